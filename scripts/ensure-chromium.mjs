@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Runs after `npm install`: makes sure a Chromium is there for the service to launch.
+// Order: PAGEWATCH_CHROMIUM_PATH → Playwright's own build → a system Chromium → install one
+// (Debian/Ubuntu as root: the `chromium` package and fonts; elsewhere Playwright's installer).
+// It never fails the install: without a browser the service still starts and /ready says why.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const SYSTEM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome-stable', '/usr/bin/google-chrome', '/snap/bin/chromium'];
+const APT_PACKAGES = ['chromium', 'fonts-liberation', 'fonts-noto-color-emoji'];
+const say = (msg) => console.log(`[pagewatch] ${msg}`);
+
+async function playwrightChromium() {
+  try {
+    const { chromium } = await import('playwright');
+    const path = chromium.executablePath();
+    return path && existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function findChromium() {
+  const configured = process.env.PAGEWATCH_CHROMIUM_PATH;
+  if (configured) return existsSync(configured) ? configured : undefined;
+  return (await playwrightChromium()) ?? SYSTEM_PATHS.find((p) => existsSync(p));
+}
+
+function isDebianRoot() {
+  return process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
+}
+
+function run(cmd, args) {
+  say(`$ ${cmd} ${args.join(' ')}`);
+  return spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+}
+
+function missingAptPackages() {
+  return APT_PACKAGES.filter((pkg) => {
+    try { execFileSync('dpkg', ['-s', pkg], { stdio: 'ignore' }); return false; } catch { return true; }
+  });
+}
+
+async function main() {
+  if (process.env.PAGEWATCH_SKIP_BROWSER_INSTALL === '1') return say('PAGEWATCH_SKIP_BROWSER_INSTALL=1: not checking for Chromium');
+  const found = await findChromium();
+  // On Debian the fonts matter as much as the browser: without them pages render in fallback glyphs.
+  const missing = isDebianRoot() ? missingAptPackages().filter((p) => p !== 'chromium' || !found) : [];
+  if (found && missing.length === 0) return say(`Chromium: ${found}`);
+
+  if (isDebianRoot()) {
+    say(`installing ${missing.join(', ')} with apt-get (Debian/Ubuntu, running as root)`);
+    if (run('apt-get', ['update', '-qq']) && run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing])) {
+      const now = await findChromium();
+      if (now) return say(`Chromium: ${now}`);
+    }
+  } else if (!found) {
+    say("installing Chromium with Playwright's installer");
+    if (run(process.execPath, ['node_modules/playwright/cli.js', 'install', 'chromium'])) {
+      const now = await findChromium();
+      if (now) return say(`Chromium: ${now}`);
+    }
+  }
+  if (found) return say(`Chromium: ${found} (some fonts could not be installed)`);
+  say('No Chromium found and none could be installed. Install one, then start again:');
+  say('  Debian/Ubuntu:  sudo apt-get install chromium fonts-liberation fonts-noto-color-emoji');
+  say('  elsewhere:      npx playwright install --with-deps chromium');
+  say('  or point PAGEWATCH_CHROMIUM_PATH at an existing Chrome/Chromium executable.');
+}
+
+main().catch((err) => say(`browser check failed: ${err?.message ?? err}`));

@@ -1,0 +1,37 @@
+// The named errors of the API contract (shared/API.md, "Errors"). Anything thrown that is not an
+// AppError becomes a generic 500 in the error middleware, with its cause logged, never sent.
+
+export type ErrorCode =
+  | 'invalid_request' | 'unauthorized' | 'url_blocked' | 'not_found' | 'conflict'
+  | 'payload_too_large' | 'unsupported_media_type' | 'render_failed' | 'rate_limited'
+  | 'queue_full' | 'internal' | 'unavailable' | 'render_timeout';
+
+export interface ErrorDetail { path: string; message: string }
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: { details?: ErrorDetail[]; retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
+    super(message, { cause: extra.cause });
+  }
+}
+
+export const invalidRequest = (message: string, details?: ErrorDetail[]) =>
+  new AppError(400, 'invalid_request', message, { details });
+export const notFound = (message = 'Not found') => new AppError(404, 'not_found', message);
+export const payloadTooLarge = (limit: number) =>
+  new AppError(413, 'payload_too_large', `Request body is larger than the limit of ${limit} bytes`);
+export const unsupportedMediaType = (got: string | undefined) =>
+  new AppError(415, 'unsupported_media_type',
+    `Content-Type must be application/json or text/html${got ? `, got ${got}` : ''}`);
+export const renderFailed = (message: string, cause?: unknown) =>
+  new AppError(422, 'render_failed', message, { cause });
+export const queueFull = (retryAfterSeconds: number) =>
+  new AppError(429, 'queue_full', 'The render queue is full; try again shortly', { retryAfterSeconds });
+export const unavailable = (message: string, cause?: unknown) =>
+  new AppError(503, 'unavailable', message, { cause });
+export const renderTimeout = (ms: number) =>
+  new AppError(504, 'render_timeout', `The render did not finish within its timeout of ${ms} ms`);

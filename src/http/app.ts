@@ -1,0 +1,39 @@
+// createApp wires middleware and routes around injected services; it never listens, so tests can
+// drive `app.callback()` directly and hand it a fake renderer.
+import Koa from 'koa';
+import { notFound, unavailable } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Renderer } from '../render/renderer.js';
+import { errorResponses } from './middleware/errors.js';
+import { requestLog } from './middleware/request-log.js';
+import { healthRoutes, type Readiness } from './routes/health.js';
+import { renderRoutes } from './routes/render.js';
+
+export interface AppDeps {
+  log: Logger;
+  renderer: Renderer;
+  readiness: Readiness;
+  limits: { maxBodyBytes: number; maxTimeoutMs: number };
+  isShuttingDown: () => boolean;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true; // errors are logged by errorResponses, once, with the request id
+  const routers = [healthRoutes(deps.readiness), renderRoutes({ renderer: deps.renderer, limits: deps.limits })];
+
+  app.use(requestLog(deps.log));
+  app.use(errorResponses(deps.log));
+  app.use(async (ctx, next) => {
+    // Draining: /health still answers (the process runs); everything else is refused.
+    if (deps.isShuttingDown() && ctx.path !== '/health') {
+      ctx.set('Connection', 'close');
+      throw unavailable('the service is shutting down');
+    }
+    await next();
+  });
+  for (const router of routers) app.use(router.routes());
+  app.use((ctx) => { throw notFound(`no route for ${ctx.method} ${ctx.path}`); });
+  return app;
+}

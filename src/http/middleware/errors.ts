@@ -1,0 +1,32 @@
+// The one place errors become responses (shared/API.md, "Errors"). Anything that is not an AppError
+// is a bug: the client gets a generic 500, the log gets the cause with the request id.
+import type { Middleware } from 'koa';
+import { AppError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { RenderAborted } from '../../render/renderer.js';
+
+export function errorResponses(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const requestId = ctx.state.requestId as string;
+      if (err instanceof RenderAborted) {
+        ctx.status = 499; // nginx's "client closed request": only for the log, nobody reads it
+        return;
+      }
+      const appError = err instanceof AppError ? err
+        : new AppError(500, 'internal', 'Internal error; the request id identifies it in the service log');
+      if (!(err instanceof AppError)) log.error({ err, requestId }, 'unhandled error');
+      else if (appError.status >= 500) log.warn({ requestId, code: appError.code, cause: appError.cause }, appError.message);
+
+      ctx.status = appError.status;
+      if (appError.extra.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(appError.extra.retryAfterSeconds));
+      ctx.remove('Content-Disposition');
+      ctx.body = {
+        error: { code: appError.code, message: appError.message, ...(appError.extra.details && { details: appError.extra.details }) },
+        requestId,
+      };
+    }
+  };
+}

@@ -1,0 +1,147 @@
+// One schema per render endpoint. They validate requests and (later) generate the OpenAPI document,
+// so a field's range, default and description are written exactly once.
+import { devices } from 'playwright';
+import { z } from 'zod';
+
+export interface SchemaLimits { maxTimeoutMs: number }
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const cssLength = z.union([z.string().regex(/^\s*\d+(\.\d+)?\s*(px|in|cm|mm)?\s*$/, 'a CSS length such as "10mm", "1in", "96px"'), z.number().min(0)]);
+
+const httpUrl = (what: string) => z.string().refine((value) => {
+  try {
+    const u = new URL(value);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, `${what} must be an absolute http or https URL`);
+
+const validTimeZone = (tz: string) => {
+  try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true; } catch { return false; }
+};
+
+export const RESOURCE_TYPES = ['image', 'media', 'font', 'stylesheet', 'script', 'xhr', 'fetch', 'websocket'] as const;
+
+const cookie = z.object({
+  name: z.string().min(1),
+  value: z.string(),
+  domain: z.string().optional(),
+  path: z.string().optional(),
+  url: httpUrl('cookie url').optional(),
+  httpOnly: z.boolean().optional(),
+  secure: z.boolean().optional(),
+  sameSite: z.enum(['Strict', 'Lax', 'None']).optional(),
+}).strict();
+
+function pageOptions(limits: SchemaLimits) {
+  return {
+    url: httpUrl('url').optional().describe('Address of the page to render (http or https)'),
+    html: z.string().optional().describe('HTML to render'),
+    baseUrl: httpUrl('baseUrl').optional().describe('Resolves relative links in html'),
+    viewport: z.object({ width: int(1, 3840), height: int(1, 2160) }).strict().optional()
+      .describe('Viewport in CSS pixels; default 1280×800 (or the device\'s)'),
+    deviceScaleFactor: z.number().min(1).max(3).optional().describe('Device pixel ratio, 1..3; default 1'),
+    device: z.string().refine((name) => name in devices, 'unknown device; use a Playwright device name such as "iPhone 13"')
+      .optional().describe('Playwright device name: sets viewport, user agent, scale and touch'),
+    userAgent: z.string().min(1).optional(),
+    locale: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a BCP 47 locale such as "en-US"').optional(),
+    timezoneId: z.string().refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"').optional(),
+    colorScheme: z.enum(['light', 'dark']).default('light'),
+    reducedMotion: z.enum(['reduce', 'no-preference']).optional(),
+    media: z.enum(['screen', 'print']).optional().describe('CSS media type; image default screen, pdf default print'),
+    javaScriptEnabled: z.boolean().default(true),
+    waitUntil: z.enum(['load', 'domcontentloaded', 'networkidle']).default('load'),
+    waitForSelector: z.string().min(1).optional().describe('Wait until it is visible; 422 if it never is'),
+    waitForFunction: z.string().min(1).optional().describe('JS expression waited until truthy'),
+    delay: int(0, 10_000).default(0).describe('Extra wait after readiness, ms'),
+    timeout: int(1000, limits.maxTimeoutMs).default(30_000).describe('Whole render budget, ms'),
+    headers: z.record(z.string(), z.string()).optional().describe('Extra HTTP headers for the page\'s requests'),
+    cookies: z.array(cookie).max(100).optional(),
+    httpCredentials: z.object({ username: z.string(), password: z.string() }).strict().optional(),
+    css: z.string().optional().describe('Style added after load, before capture'),
+    js: z.string().optional().describe('Script added after load, before capture'),
+    hideSelectors: z.array(z.string().min(1)).max(100).optional().describe('CSS selectors set to visibility:hidden'),
+    blockResources: z.array(z.enum(RESOURCE_TYPES)).optional().describe('Resource types not loaded'),
+    scrollPage: z.boolean().default(false).describe('Scroll to the bottom and back to trigger lazy loading'),
+    failOnHttpError: z.boolean().optional().describe('Main document status >= 400 → 422; default true for url'),
+    filename: z.string().min(1).max(200).optional().describe('Used in Content-Disposition'),
+    response: z.enum(['binary', 'json']).default('binary'),
+  };
+}
+
+/** Rules that span fields; each adds a detail naming the field to fix. */
+function crossFieldRules(value: { url?: string; html?: string; baseUrl?: string; cookies?: z.infer<typeof cookie>[] }, ctx: z.RefinementCtx) {
+  if ((value.url === undefined) === (value.html === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url or html' });
+  }
+  if (value.baseUrl !== undefined && value.url !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'baseUrl applies only to html' });
+  }
+  const pageUrl = value.url ?? value.baseUrl;
+  value.cookies?.forEach((c, i) => {
+    if (!c.url && !c.domain && !pageUrl) {
+      ctx.addIssue({ code: 'custom', path: ['cookies', i, 'domain'], message: 'a cookie needs url or domain when rendering html without baseUrl' });
+    }
+  });
+}
+
+export function imageRequestSchema(limits: SchemaLimits) {
+  return z.object({
+    ...pageOptions(limits),
+    format: z.enum(['png', 'jpeg', 'jpg', 'webp']).default('png'),
+    quality: int(1, 100).optional().describe('jpeg/webp quality; default 80'),
+    fullPage: z.boolean().default(false),
+    selector: z.string().min(1).optional().describe('Capture one element'),
+    clip: z.object({ x: z.number().min(0), y: z.number().min(0), width: z.number().positive(), height: z.number().positive() })
+      .strict().optional(),
+    omitBackground: z.boolean().default(false).describe('Transparent background (png)'),
+    animations: z.enum(['disabled', 'allow']).default('disabled'),
+    caret: z.enum(['hide', 'initial']).default('hide'),
+  }).strict().superRefine((value, ctx) => {
+    crossFieldRules(value, ctx);
+    if (value.quality !== undefined && value.format === 'png') {
+      ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to jpeg and webp only' });
+    }
+    const modes = [value.fullPage && 'fullPage', value.selector && 'selector', value.clip && 'clip'].filter(Boolean);
+    if (modes.length > 1) {
+      ctx.addIssue({ code: 'custom', path: [String(modes[1])], message: `${modes.join(' and ')} cannot be combined` });
+    }
+  });
+}
+
+export const PAPER_FORMATS = ['A4', 'Letter', 'Legal', 'Tabloid', 'A3', 'A5'] as const;
+
+export function pdfRequestSchema(limits: SchemaLimits) {
+  return z.object({
+    ...pageOptions(limits),
+    format: z.enum(PAPER_FORMATS).optional().describe('Paper size; default A4 unless width/height are given'),
+    width: cssLength.optional().describe('Paper width, CSS units'),
+    height: cssLength.optional().describe('Paper height, CSS units'),
+    landscape: z.boolean().default(false),
+    margin: z.object({ top: cssLength.optional(), right: cssLength.optional(), bottom: cssLength.optional(), left: cssLength.optional() })
+      .strict().optional().describe('Default 10mm each'),
+    scale: z.number().min(0.1).max(2).default(1),
+    printBackground: z.boolean().default(true),
+    preferCSSPageSize: z.boolean().default(false),
+    pageRanges: z.string().regex(/^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/, 'page ranges such as "1-3,5"').optional(),
+    headerTemplate: z.string().optional(),
+    footerTemplate: z.string().optional(),
+    tagged: z.boolean().default(true),
+    outline: z.boolean().default(false),
+    metadata: z.object({ title: z.string().optional(), author: z.string().optional(), subject: z.string().optional(), keywords: z.string().optional() })
+      .strict().optional(),
+  }).strict().superRefine((value, ctx) => {
+    crossFieldRules(value, ctx);
+    if ((value.width === undefined) !== (value.height === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [value.width === undefined ? 'width' : 'height'], message: 'give both width and height' });
+    }
+    if (value.format !== undefined && value.width !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['format'], message: 'give format or width/height, not both' });
+    }
+  });
+}
+
+export type ImageRequest = z.infer<ReturnType<typeof imageRequestSchema>>;
+export type PdfRequest = z.infer<ReturnType<typeof pdfRequestSchema>>;
+export type PageRequest = ImageRequest | PdfRequest;

@@ -1,0 +1,89 @@
+// The one place that wires things together and knows their order.
+// Start: config → database + migrations → browser → HTTP. Stop: HTTP (refuse new work) → renders in
+// flight drain (up to shutdownGraceMs) → browser → database.
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { resolve } from 'node:path';
+import type { Config } from './config.js';
+import { migrate, readMigrations } from './db/migrate.js';
+import { openDatabase, type Db } from './db/open.js';
+import { createApp } from './http/app.js';
+import type { Logger } from './log.js';
+import { projectRoot } from './project-root.js';
+import { BrowserManager } from './render/browser-manager.js';
+import { findChromium } from './render/chromium-path.js';
+import { RenderLimiter } from './render/limiter.js';
+import { PlaywrightRenderer } from './render/renderer.js';
+
+export interface Service {
+  server: Server;
+  port: number;
+  url: string;
+  db: Db;
+  browsers: BrowserManager;
+  limiter: RenderLimiter;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Readonly<Config>, log: Logger): Promise<Service> {
+  const dataDir = resolve(config.dataDir);
+  const db = openDatabase(resolve(dataDir, 'pagewatch.db'));
+  try {
+    const applied = migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+    if (applied.length) log.info({ applied }, 'migrations applied');
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+
+  const executablePath = findChromium(config.chromiumPath);
+  const browsers = new BrowserManager({
+    executablePath, warmPages: config.render.concurrency, restartAfter: config.render.restartAfter,
+    pageMaxUses: config.render.pageMaxUses, log,
+  });
+  // A browser that cannot start does not stop the service: /ready says 503, renders answer 503, and
+  // each new render tries to launch again.
+  await browsers.start().catch((err) => log.error({ err, executablePath }, 'browser could not be started'));
+
+  const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
+  const renderer = new PlaywrightRenderer(browsers, limiter, config.limits);
+  let shuttingDown = false;
+  const app = createApp({
+    log, renderer, limits: config.limits, isShuttingDown: () => shuttingDown,
+    readiness: { database: () => databaseUsable(db), browser: () => browsers.isUsable() },
+  });
+
+  const server = app.listen(config.port, config.host);
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  log.info({ port, host: config.host, dataDir, concurrency: config.render.concurrency }, 'pagewatch listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= (async () => {
+    shuttingDown = true;
+    const closed = new Promise<void>((done) => server.close(() => done()));
+    server.closeIdleConnections();
+    const drained = await Promise.race([
+      limiter.idle().then(() => true),
+      new Promise<false>((done) => setTimeout(done, config.shutdownGraceMs, false).unref()),
+    ]);
+    if (!drained) log.warn({ graceMs: config.shutdownGraceMs }, 'renders still running at the shutdown deadline');
+    // Let the drained responses finish writing, then cut whatever keep-alive connections remain.
+    setTimeout(() => server.closeAllConnections(), drained ? 1000 : 0).unref();
+    await closed;
+    await browsers.stop();
+    db.close();
+    log.info('pagewatch stopped');
+  })());
+
+  return { server, port, url: `http://127.0.0.1:${port}`, db, browsers, limiter, stop };
+}
+
+function databaseUsable(db: Db): boolean {
+  try {
+    return db.prepare('SELECT 1 AS ok').get() !== undefined;
+  } catch {
+    return false;
+  }
+}

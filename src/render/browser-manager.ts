@@ -1,0 +1,199 @@
+// One long-lived Chromium, recycled after `restartAfter` renders and relaunched after a crash.
+// Renders lease a page: a warm reusable one (wiped after use), or — when the render needs options a
+// reused page cannot take (user agent, locale, device...) — a single-use context of its own.
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright';
+import type { Logger } from '../log.js';
+import { launchChromium, killProcessGroup } from './launch.js';
+import { BASE_CONTEXT_OPTIONS, guardPage, WarmPage } from './warm-page.js';
+
+export interface Lease {
+  page: Page;
+  context: BrowserContext;
+  /** Hand the page back. `reusable: false` after a timeout, abort or crash: the page is thrown away. */
+  release(reusable: boolean): void;
+  browserConnected(): boolean;
+}
+
+export interface BrowserManagerOptions {
+  executablePath: string | undefined;
+  warmPages: number;
+  restartAfter: number;
+  pageMaxUses: number;
+  log: Logger;
+}
+
+export interface BrowserStats { up: boolean; version?: string; renders: number; restarts: number; warmPages: number }
+
+class Generation {
+  renders = 0;
+  inFlight = 0;
+  retired = false;
+  readonly idle: WarmPage[] = [];
+  private filling = false;
+
+  constructor(readonly browser: Browser, readonly pid: number | undefined, readonly version: string) {}
+
+  get connected(): boolean { return this.browser.isConnected(); }
+
+  /** Keep `target` warm pages ready ahead of demand, created one at a time in the background. */
+  fill(target: number, log: Logger): void {
+    if (this.filling) return;
+    this.filling = true;
+    const step = async (): Promise<void> => {
+      while (!this.retired && this.connected && this.idle.length + this.inFlight < target) {
+        this.idle.push(await WarmPage.create(this.browser));
+      }
+    };
+    step().catch((err) => log.warn({ err }, 'warm page creation failed')).finally(() => { this.filling = false; });
+  }
+
+  async close(): Promise<void> {
+    this.retired = true;
+    const pages = this.idle.splice(0);
+    await Promise.all(pages.map((p) => p.close()));
+    await this.browser.close().catch(() => undefined);
+    killProcessGroup(this.pid);
+  }
+}
+
+export class BrowserManager {
+  private current: Generation | undefined;
+  private launching: Promise<Generation> | undefined;
+  private restarts = 0;
+  private totalRenders = 0;
+  private stopped = false;
+
+  constructor(private readonly opts: BrowserManagerOptions) {}
+
+  async start(): Promise<void> {
+    await this.generation();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const gen = this.current ?? (await this.launching?.catch(() => undefined));
+    this.current = undefined;
+    await gen?.close();
+  }
+
+  stats(): BrowserStats {
+    const gen = this.current;
+    return {
+      up: Boolean(gen?.connected), version: gen?.version, renders: this.totalRenders,
+      restarts: this.restarts, warmPages: gen?.idle.length ?? 0,
+    };
+  }
+
+  /** True when a browser is up, launching one if none is. */
+  async isUsable(): Promise<boolean> {
+    try { return (await this.generation()).connected; } catch { return false; }
+  }
+
+  async lease(contextOptions: BrowserContextOptions | undefined): Promise<Lease> {
+    const gen = await this.generation();
+    gen.inFlight++;
+    gen.renders++;
+    this.totalRenders++;
+    // Recycle: launch the successor now and keep serving from this browser until it is ready.
+    if (gen.renders >= this.opts.restartAfter && !this.stopped) this.launchInBackground();
+    try {
+      return contextOptions ? await this.singleUse(gen, contextOptions) : await this.warm(gen);
+    } catch (err) {
+      this.done(gen);
+      throw err;
+    }
+  }
+
+  private async warm(gen: Generation): Promise<Lease> {
+    const wp = gen.idle.pop() ?? (await WarmPage.create(gen.browser));
+    wp.uses++;
+    return {
+      page: wp.page,
+      context: wp.context,
+      browserConnected: () => gen.connected,
+      release: (reusable) => {
+        this.done(gen);
+        // The wipe runs after the response has gone out, so it costs the client nothing.
+        const keep = reusable && !gen.retired && gen.connected && wp.uses < this.opts.pageMaxUses;
+        (keep ? wp.wipe().then(() => { if (gen.retired) return wp.close(); gen.idle.push(wp); }) : wp.close())
+          .catch((err) => { this.opts.log.debug({ err }, 'warm page discarded after failed wipe'); return wp.close(); })
+          .finally(() => { if (!gen.retired) gen.fill(this.opts.warmPages, this.opts.log); });
+      },
+    };
+  }
+
+  private async singleUse(gen: Generation, options: BrowserContextOptions): Promise<Lease> {
+    const context = await gen.browser.newContext({ ...BASE_CONTEXT_OPTIONS, ...options });
+    try {
+      const page = await context.newPage();
+      guardPage(page);
+      return {
+        page, context,
+        browserConnected: () => gen.connected,
+        release: () => { this.done(gen); context.close().catch(() => undefined); },
+      };
+    } catch (err) {
+      await context.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private done(gen: Generation): void {
+    gen.inFlight--;
+    if (gen.retired && gen.inFlight === 0) {
+      gen.close().catch((err) => this.opts.log.warn({ err }, 'closing retired browser failed'));
+    }
+  }
+
+  private async generation(): Promise<Generation> {
+    if (this.stopped) throw new Error('browser manager stopped');
+    const gen = this.current;
+    if (gen?.connected) return gen;
+    if (gen) this.retire(gen, 'crash');
+    return (this.launching ??= this.launch());
+  }
+
+  private launchInBackground(): void {
+    (this.launching ??= this.launch()).catch((err) => this.opts.log.error({ err }, 'browser relaunch failed'));
+  }
+
+  /**
+   * Retire a generation: renders in flight on it finish normally (or, after a crash, fail) and it
+   * closes when the last one is done; new renders go to its successor.
+   */
+  private retire(gen: Generation, reason: 'recycle' | 'crash'): void {
+    if (gen.retired) return;
+    gen.retired = true;
+    if (this.current === gen) this.current = undefined;
+    this.restarts++;
+    this.opts.log.info({ reason, renders: gen.renders, pid: gen.pid }, 'browser retired');
+    if (reason === 'crash' || gen.inFlight === 0) gen.close().catch(() => undefined);
+  }
+
+  private async launch(): Promise<Generation> {
+    try {
+      if (!this.opts.executablePath) {
+        throw new Error('no Chromium found: set PAGEWATCH_CHROMIUM_PATH or run `npm install` (which installs one)');
+      }
+      const { browser, pid, version } = await launchChromium(this.opts.executablePath);
+      const gen = new Generation(browser, pid, version);
+      browser.on('disconnected', () => {
+        // A crash or kill: reap the whole process group now; the next lease launches a new browser.
+        killProcessGroup(pid);
+        this.retire(gen, 'crash');
+      });
+      if (this.stopped) {
+        await gen.close();
+        throw new Error('browser manager stopped');
+      }
+      const previous = this.current;
+      this.current = gen;
+      if (previous) this.retire(previous, 'recycle');
+      gen.fill(this.opts.warmPages, this.opts.log);
+      this.opts.log.info({ pid, version }, 'browser launched');
+      return gen;
+    } finally {
+      this.launching = undefined;
+    }
+  }
+}

@@ -1,0 +1,13 @@
+/** The time left of one render's `timeout`, shared by every step so the whole render fits in it. */
+export class Budget {
+  private readonly deadline: number;
+
+  constructor(readonly timeoutMs: number, start = Date.now()) {
+    this.deadline = start + timeoutMs;
+  }
+
+  /** Milliseconds left, less `reserve` (so a step's own timeout fires before the whole render's). */
+  remaining(reserve = 0): number {
+    return Math.max(1, this.deadline - Date.now() - reserve);
+  }
+}

@@ -1,0 +1,37 @@
+import { chromium, type Browser } from 'playwright';
+
+// --no-sandbox: Chromium's sandbox cannot start as root (the usual container case). The rest stop
+// Chromium from calling home, which on a closed network means a storm of refused connections.
+const ARGS = [
+  '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-first-run', '--disable-default-apps', '--disable-extensions', '--mute-audio',
+  '--disable-dev-shm-usage', '--hide-scrollbars', '--font-render-hinting=none',
+];
+
+export interface LaunchedBrowser { browser: Browser; pid: number | undefined; version: string }
+
+export async function launchChromium(executablePath: string): Promise<LaunchedBrowser> {
+  const browser = await chromium.launch({ executablePath, args: ARGS, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+  return { browser, pid: await browserPid(browser), version: browser.version() };
+}
+
+/** Chromium's main process id, so a crashed or recycled browser's whole process group can be reaped. */
+async function browserPid(browser: Browser): Promise<number | undefined> {
+  try {
+    const cdp = await browser.newBrowserCDPSession();
+    const info = await cdp.send('SystemInfo.getProcessInfo') as { processInfo: { type: string; id: number }[] };
+    await cdp.detach();
+    return info.processInfo.find((p) => p.type === 'browser')?.id;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Playwright starts Chromium in its own process group. Killing the group makes sure no renderer or
+ * zygote outlives a crashed or recycled browser as an orphan.
+ */
+export function killProcessGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try { process.kill(-pid, 'SIGKILL'); } catch { /* already gone */ }
+}

@@ -1,0 +1,158 @@
+// Everything between "a page is ours" and "capture": emulation, cookies, routes, navigation, the
+// waits that make a capture stable, and the caller's css/js/hide/scroll.
+import type { BrowserContext, Page, Response } from 'playwright';
+import { errors as pwErrors } from 'playwright';
+import { invalidRequest, renderFailed } from '../errors.js';
+import type { PageRequest } from '../http/schemas/render.js';
+import { Budget } from './budget.js';
+
+export interface Prepared { finalUrl?: string }
+
+export async function preparePage(
+  page: Page, context: BrowserContext, req: PageRequest, media: 'screen' | 'print',
+  viewport: { width: number; height: number }, budget: Budget,
+): Promise<Prepared> {
+  page.setDefaultTimeout(budget.remaining());
+  // Set every render, so nothing of the previous render's emulation survives on a reused page.
+  await page.setViewportSize(viewport);
+  await page.emulateMedia({ media: req.media ?? media, colorScheme: req.colorScheme, reducedMotion: req.reducedMotion ?? 'no-preference' });
+  await page.setExtraHTTPHeaders(req.headers ?? {});
+  if (req.cookies?.length) await addCookies(context, req);
+  if (req.blockResources?.length) await blockResources(page, req.blockResources);
+
+  const finalUrl = await navigate(page, req, budget);
+  await waitUntilReady(page, req, budget);
+  await applyPageChanges(page, req, budget);
+  return { finalUrl };
+}
+
+async function addCookies(context: BrowserContext, req: PageRequest): Promise<void> {
+  const pageUrl = req.url ?? req.baseUrl;
+  await context.addCookies(req.cookies!.map((c) => {
+    // Playwright takes either url, or domain + path; fill in from the page when the caller gave neither.
+    if (c.url || !c.domain) return { ...c, url: c.url ?? pageUrl, domain: undefined, path: undefined };
+    return { ...c, path: c.path ?? '/' };
+  }));
+}
+
+async function blockResources(page: Page, types: readonly string[]): Promise<void> {
+  const blocked = new Set(types);
+  // WebSockets never reach page.route; a route that answers nothing and closes refuses them.
+  if (blocked.has('websocket')) await page.routeWebSocket(/.*/, (ws) => { ws.close().catch(() => undefined); });
+  await page.route('**/*', (route) => (blocked.has(route.request().resourceType())
+    ? route.abort('blockedbyclient') : route.fallback()));
+}
+
+async function navigate(page: Page, req: PageRequest, budget: Budget): Promise<string | undefined> {
+  const waitUntil = req.waitUntil;
+  if (req.html !== undefined && !req.baseUrl) {
+    await page.setContent(req.html, { waitUntil, timeout: budget.remaining() });
+    return undefined;
+  }
+  if (req.html !== undefined && req.baseUrl) {
+    // Serve the HTML as the document at baseUrl, so relative links resolve and it has that origin.
+    const html = req.html;
+    const baseUrl = req.baseUrl;
+    await page.route((u) => u.href === new URL(baseUrl).href, (route) => (route.request().isNavigationRequest()
+      ? route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }) : route.fallback()));
+    await goto(page, baseUrl, waitUntil, budget);
+    return undefined;
+  }
+  const response = await goto(page, req.url!, waitUntil, budget);
+  const failOnHttpError = req.failOnHttpError ?? true;
+  if (failOnHttpError && response && response.status() >= 400) {
+    throw renderFailed(`the page answered HTTP ${response.status()} (set failOnHttpError: false to render it anyway)`);
+  }
+  return page.url();
+}
+
+async function goto(page: Page, url: string, waitUntil: PageRequest['waitUntil'], budget: Budget): Promise<Response | null> {
+  try {
+    return await page.goto(url, { waitUntil, timeout: budget.remaining() });
+  } catch (err) {
+    if (err instanceof pwErrors.TimeoutError) throw err; // the budget ran out: a timeout, not a failure
+    throw renderFailed(`could not load ${url}: ${firstLine(err)}`, err);
+  }
+}
+
+async function waitUntilReady(page: Page, req: PageRequest, budget: Budget): Promise<void> {
+  if (req.waitForSelector) {
+    try {
+      await page.locator(req.waitForSelector).first().waitFor({ state: 'visible', timeout: budget.remaining(100) });
+    } catch (err) {
+      if (err instanceof pwErrors.TimeoutError) throw renderFailed(`waitForSelector "${req.waitForSelector}" never became visible`);
+      throw renderFailed(`waitForSelector "${req.waitForSelector}": ${firstLine(err)}`, err);
+    }
+  }
+  if (req.waitForFunction) {
+    try {
+      await page.waitForFunction(req.waitForFunction, undefined, { timeout: budget.remaining(100) });
+    } catch (err) {
+      if (err instanceof pwErrors.TimeoutError) throw renderFailed('waitForFunction never became truthy');
+      throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);
+    }
+  }
+  if (req.javaScriptEnabled) await fontsAndImagesReady(page);
+}
+
+/** Fonts loaded and the images in the viewport decoded, so the capture does not catch them half-drawn. */
+async function fontsAndImagesReady(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    await document.fonts.ready;
+    const inView = [...document.images].filter((img) => {
+      const r = img.getBoundingClientRect();
+      return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
+    });
+    await Promise.all(inView.map((img) => img.decode().catch(() => undefined)));
+  });
+}
+
+async function applyPageChanges(page: Page, req: PageRequest, budget: Budget): Promise<void> {
+  if (req.css) await page.addStyleTag({ content: req.css });
+  if (req.js) {
+    try {
+      await page.addScriptTag({ content: req.js });
+    } catch (err) {
+      throw renderFailed(`js could not be added: ${firstLine(err)}`, err);
+    }
+  }
+  if (req.hideSelectors?.length) await hide(page, req.hideSelectors);
+  if (req.scrollPage) await scrollThrough(page, budget);
+  if (req.delay > 0) await page.waitForTimeout(Math.min(req.delay, budget.remaining()));
+}
+
+async function hide(page: Page, selectors: string[]): Promise<void> {
+  const bad = await page.evaluate((sels) => {
+    for (const [i, sel] of sels.entries()) {
+      try {
+        document.querySelectorAll<HTMLElement>(sel).forEach((el) => el.style.setProperty('visibility', 'hidden', 'important'));
+      } catch {
+        return i;
+      }
+    }
+    return -1;
+  }, selectors);
+  if (bad >= 0) throw invalidRequest('hideSelectors holds an invalid CSS selector', [{ path: `hideSelectors.${bad}`, message: 'not a valid CSS selector' }]);
+}
+
+/** Scroll down a viewport at a time so lazy content loads, then back to the top and wait for images. */
+async function scrollThrough(page: Page, budget: Budget): Promise<void> {
+  await page.evaluate(async (maxMs) => {
+    const until = Date.now() + maxMs;
+    const pause = () => new Promise((r) => setTimeout(r, 100));
+    for (let y = 0; y < document.documentElement.scrollHeight && Date.now() < until; y += innerHeight) {
+      scrollTo(0, y);
+      await pause();
+    }
+    scrollTo(0, 0);
+    const pending = [...document.images].filter((img) => !img.complete);
+    await Promise.race([
+      Promise.all(pending.map((img) => new Promise((r) => { img.addEventListener('load', r); img.addEventListener('error', r); }))),
+      new Promise((r) => setTimeout(r, Math.max(0, until - Date.now()))),
+    ]);
+  }, Math.max(0, budget.remaining() - 500));
+}
+
+export function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/^\w+\.\w+: /, '');
+}

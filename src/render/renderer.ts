@@ -1,0 +1,137 @@
+// A render: wait for a slot → lease a page → prepare → capture → hand the page back.
+// The request's `timeout` bounds all of it (queue wait included); on timeout or client disconnect the
+// page is thrown away, which really stops whatever it was doing.
+import { devices, type BrowserContextOptions } from 'playwright';
+import { AppError, renderTimeout, unavailable } from '../errors.js';
+import type { ImageRequest, PageRequest, PdfRequest } from '../http/schemas/render.js';
+import type { BrowserManager, Lease } from './browser-manager.js';
+import { Budget } from './budget.js';
+import { captureImage } from './capture-image.js';
+import { capturePdf } from './capture-pdf.js';
+import type { RenderLimiter } from './limiter.js';
+import { preparePage } from './prepare.js';
+
+export interface RenderOutput {
+  bytes: Buffer;
+  contentType: string;
+  renderMs: number;
+  finalUrl?: string;
+  pageCount?: number;
+  truncated: boolean;
+}
+
+export interface Renderer {
+  renderPdf(req: PdfRequest, signal: AbortSignal): Promise<RenderOutput>;
+  renderImage(req: ImageRequest, signal: AbortSignal): Promise<RenderOutput>;
+}
+
+/** The client went away; nobody is waiting for an answer. */
+export class RenderAborted extends Error {}
+
+const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
+
+export class PlaywrightRenderer implements Renderer {
+  constructor(
+    private readonly browsers: BrowserManager,
+    private readonly limiter: RenderLimiter,
+    private readonly limits: { maxFullPageHeight: number },
+  ) {}
+
+  renderPdf(req: PdfRequest, signal: AbortSignal): Promise<RenderOutput> {
+    return this.render(req, signal, 'print', async (lease) => {
+      const pdf = await capturePdf(lease.page, req);
+      return { bytes: pdf.bytes, contentType: 'application/pdf', pageCount: pdf.pageCount, truncated: false };
+    });
+  }
+
+  renderImage(req: ImageRequest, signal: AbortSignal): Promise<RenderOutput> {
+    return this.render(req, signal, 'screen', (lease) => captureImage(lease.page, lease.context, req, this.limits.maxFullPageHeight));
+  }
+
+  private async render(
+    req: PageRequest, clientSignal: AbortSignal, media: 'screen' | 'print',
+    capture: (lease: Lease) => Promise<Omit<RenderOutput, 'renderMs' | 'finalUrl'>>,
+  ): Promise<RenderOutput> {
+    const started = performance.now();
+    const budget = new Budget(req.timeout);
+    const timeoutSignal = AbortSignal.timeout(req.timeout);
+    const signal = AbortSignal.any([clientSignal, timeoutSignal]);
+    const fail = (err: unknown): never => {
+      if (timeoutSignal.aborted) throw renderTimeout(req.timeout);
+      if (clientSignal.aborted) throw new RenderAborted('client disconnected');
+      throw err;
+    };
+
+    try {
+      return await this.limiter.run(signal, async () => {
+        const lease = await abortable(this.browsers.lease(ownContextOptions(req)), signal, (l) => l.release(false));
+        let reusable = false;
+        try {
+          const work = (async () => {
+            const { finalUrl } = await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
+            const out = await capture(lease);
+            return { ...out, finalUrl, renderMs: Math.round(performance.now() - started) };
+          })();
+          const result = await abortable(work, signal);
+          reusable = true;
+          return result;
+        } catch (err) {
+          // A render that failed on its own (404, bad selector) leaves a healthy page; keep it.
+          reusable = err instanceof AppError && !signal.aborted && lease.browserConnected();
+          if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
+          throw err;
+        } finally {
+          lease.release(reusable);
+        }
+      });
+    } catch (err) {
+      return fail(err);
+    }
+  }
+}
+
+/**
+ * Rejects as soon as `signal` aborts, without waiting for `work` (a hung page never settles until it
+ * is closed). If `work` settles later, `cleanup` gets its value.
+ */
+function abortable<T>(work: Promise<T>, signal: AbortSignal, cleanup?: (value: T) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason);
+      work.then((v) => cleanup?.(v), () => undefined);
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
+      (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
+    );
+  });
+}
+
+function viewportFor(req: PageRequest): { width: number; height: number } {
+  return req.viewport ?? (req.device ? devices[req.device]!.viewport : DEFAULT_VIEWPORT);
+}
+
+/**
+ * Options a reused page cannot take: these renders get a single-use context of their own.
+ * Undefined means a warm page will do.
+ */
+export function ownContextOptions(req: PageRequest): BrowserContextOptions | undefined {
+  const needsOwn = req.device !== undefined || req.userAgent !== undefined || req.locale !== undefined
+    || req.timezoneId !== undefined || (req.deviceScaleFactor ?? 1) !== 1 || !req.javaScriptEnabled
+    || req.httpCredentials !== undefined
+    || req.blockResources?.includes('websocket') === true; // WebSocket routes are not cleared by unrouteAll
+  if (!needsOwn) return undefined;
+  const device = req.device ? devices[req.device] : undefined;
+  return {
+    ...(device && { userAgent: device.userAgent, isMobile: device.isMobile, hasTouch: device.hasTouch }),
+    viewport: viewportFor(req),
+    deviceScaleFactor: req.deviceScaleFactor ?? device?.deviceScaleFactor ?? 1,
+    ...(req.userAgent && { userAgent: req.userAgent }),
+    locale: req.locale,
+    timezoneId: req.timezoneId,
+    javaScriptEnabled: req.javaScriptEnabled,
+    httpCredentials: req.httpCredentials,
+  };
+}

@@ -1,0 +1,71 @@
+// A page kept open between renders, because creating one costs ~300 ms (a renderer process) while
+// a render itself takes ~50–90 ms. Between renders every trace of the previous one is wiped.
+import type { Browser, BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright';
+
+export const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
+  viewport: { width: 1280, height: 800 },
+  acceptDownloads: false,
+  // A service worker would outlive the render that installed it and serve the next one: block them.
+  serviceWorkers: 'block',
+};
+
+/** Page-level hygiene for any render page: dialogs dismissed, popups closed, downloads refused. */
+export function guardPage(page: Page): void {
+  page.on('dialog', (d) => { d.dismiss().catch(() => undefined); });
+  page.on('popup', (p) => { p.close().catch(() => undefined); });
+  page.on('download', (d) => { d.cancel().catch(() => undefined); });
+}
+
+export class WarmPage {
+  uses = 0;
+  /** Origins this page has touched since its last wipe: their storage is cleared. */
+  private readonly origins = new Set<string>();
+
+  private constructor(readonly context: BrowserContext, readonly page: Page, private readonly cdp: CDPSession) {
+    const note = (url: string) => {
+      if (url.startsWith('http:') || url.startsWith('https:')) this.origins.add(new URL(url).origin);
+    };
+    page.on('request', (r) => note(r.url()));
+    page.on('framenavigated', (f) => note(f.url()));
+  }
+
+  static async create(browser: Browser): Promise<WarmPage> {
+    const context = await browser.newContext(BASE_CONTEXT_OPTIONS);
+    try {
+      const page = await context.newPage();
+      guardPage(page);
+      const cdp = await context.newCDPSession(page);
+      return new WarmPage(context, page, cdp);
+    } catch (err) {
+      await context.close().catch(() => undefined);
+      throw new Error('create warm page', { cause: err });
+    }
+  }
+
+  /**
+   * Leave nothing for the next render: unload the document first (so no script of it can write again),
+   * then cookies, per-origin storage (local, session, IndexedDB, cache storage), HTTP cache, history,
+   * permissions, routes and headers. Emulation (viewport, media) is set afresh by every render.
+   */
+  async wipe(): Promise<void> {
+    await this.page.goto('about:blank', { timeout: 5000 });
+    const origins = [...this.origins];
+    this.origins.clear();
+    await Promise.all([
+      this.context.clearCookies(),
+      this.context.clearPermissions(),
+      this.page.unrouteAll({ behavior: 'ignoreErrors' }),
+      this.page.setExtraHTTPHeaders({}),
+      this.cdp.send('Network.clearBrowserCache'),
+      this.cdp.send('Page.resetNavigationHistory'),
+      ...origins.flatMap((origin) => [
+        this.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' }),
+        this.cdp.send('DOMStorage.clear', { storageId: { securityOrigin: origin, isLocalStorage: false } }),
+      ]),
+    ]);
+  }
+
+  async close(): Promise<void> {
+    await this.context.close().catch(() => undefined);
+  }
+}
