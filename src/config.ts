@@ -25,6 +25,7 @@ export const configSchema = z.object({
     concurrency: int(0, 64).default(0).describe('Renders at once; 0 = number of CPU cores, at least 2'),
     queueSize: int(0, 100_000).default(100).describe('Renders waiting for a slot; beyond it 429 queue_full'),
     restartAfter: int(1, 1_000_000).default(500).describe('Recycle the browser after this many renders'),
+    warmPages: int(0, 128).default(0).describe('Warm pages kept ready for reuse; 0 = concurrency + 1 (one is wiped while the others render)'),
     pageMaxUses: int(1, 100_000).default(100).describe('Retire a warm page after this many renders'),
   }).strict().prefault({}),
 }).strict();
@@ -116,6 +117,7 @@ export function validate(raw: unknown): Readonly<Config> {
   }
   const cfg = parsed.data;
   if (cfg.render.concurrency === 0) cfg.render.concurrency = Math.max(2, availableParallelism());
+  if (cfg.render.warmPages === 0) cfg.render.warmPages = cfg.render.concurrency + 1;
   return deepFreeze(cfg) as Readonly<Config>;
 }
 

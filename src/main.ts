@@ -38,7 +38,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
 
   const executablePath = findChromium(config.chromiumPath);
   const browsers = new BrowserManager({
-    executablePath, warmPages: config.render.concurrency, restartAfter: config.render.restartAfter,
+    executablePath, warmPages: config.render.warmPages, restartAfter: config.render.restartAfter,
     pageMaxUses: config.render.pageMaxUses, log,
   });
   // A browser that cannot start does not stop the service: /ready says 503, renders answer 503, and

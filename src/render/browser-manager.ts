@@ -4,7 +4,8 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright';
 import type { Logger } from '../log.js';
 import { launchChromium, killProcessGroup } from './launch.js';
-import { BASE_CONTEXT_OPTIONS, guardPage, WarmPage } from './warm-page.js';
+import { BASE_CONTEXT_OPTIONS, guardPage } from './warm-page.js';
+import { WarmPool } from './warm-pool.js';
 
 export interface Lease {
   page: Page;
@@ -22,35 +23,24 @@ export interface BrowserManagerOptions {
   log: Logger;
 }
 
-export interface BrowserStats { up: boolean; version?: string; renders: number; restarts: number; warmPages: number }
+export interface BrowserStats {
+  up: boolean; version?: string; pid?: number; renders: number; restarts: number;
+  /** Warm pages idle now, and created by the current browser so far (reuse keeps the latter flat). */
+  warmPages: number; pagesCreated: number;
+}
 
 class Generation {
   renders = 0;
   inFlight = 0;
   retired = false;
-  readonly idle: WarmPage[] = [];
-  private filling = false;
 
-  constructor(readonly browser: Browser, readonly pid: number | undefined, readonly version: string) {}
+  constructor(readonly browser: Browser, readonly pid: number | undefined, readonly version: string, readonly pool: WarmPool) {}
 
   get connected(): boolean { return this.browser.isConnected(); }
 
-  /** Keep `target` warm pages ready ahead of demand, created one at a time in the background. */
-  fill(target: number, log: Logger): void {
-    if (this.filling) return;
-    this.filling = true;
-    const step = async (): Promise<void> => {
-      while (!this.retired && this.connected && this.idle.length + this.inFlight < target) {
-        this.idle.push(await WarmPage.create(this.browser));
-      }
-    };
-    step().catch((err) => log.warn({ err }, 'warm page creation failed')).finally(() => { this.filling = false; });
-  }
-
   async close(): Promise<void> {
     this.retired = true;
-    const pages = this.idle.splice(0);
-    await Promise.all(pages.map((p) => p.close()));
+    await this.pool.close();
     await this.browser.close().catch(() => undefined);
     killProcessGroup(this.pid);
   }
@@ -79,8 +69,8 @@ export class BrowserManager {
   stats(): BrowserStats {
     const gen = this.current;
     return {
-      up: Boolean(gen?.connected), version: gen?.version, renders: this.totalRenders,
-      restarts: this.restarts, warmPages: gen?.idle.length ?? 0,
+      up: Boolean(gen?.connected), version: gen?.version, pid: gen?.pid, renders: this.totalRenders,
+      restarts: this.restarts, warmPages: gen?.pool.idleCount ?? 0, pagesCreated: gen?.pool.createdCount ?? 0,
     };
   }
 
@@ -105,19 +95,14 @@ export class BrowserManager {
   }
 
   private async warm(gen: Generation): Promise<Lease> {
-    const wp = gen.idle.pop() ?? (await WarmPage.create(gen.browser));
-    wp.uses++;
+    const wp = await gen.pool.take();
     return {
       page: wp.page,
       context: wp.context,
       browserConnected: () => gen.connected,
       release: (reusable) => {
+        gen.pool.release(wp, reusable && !gen.retired && gen.connected);
         this.done(gen);
-        // The wipe runs after the response has gone out, so it costs the client nothing.
-        const keep = reusable && !gen.retired && gen.connected && wp.uses < this.opts.pageMaxUses;
-        (keep ? wp.wipe().then(() => { if (gen.retired) return wp.close(); gen.idle.push(wp); }) : wp.close())
-          .catch((err) => { this.opts.log.debug({ err }, 'warm page discarded after failed wipe'); return wp.close(); })
-          .finally(() => { if (!gen.retired) gen.fill(this.opts.warmPages, this.opts.log); });
       },
     };
   }
@@ -176,7 +161,8 @@ export class BrowserManager {
         throw new Error('no Chromium found: set PAGEWATCH_CHROMIUM_PATH or run `npm install` (which installs one)');
       }
       const { browser, pid, version } = await launchChromium(this.opts.executablePath);
-      const gen = new Generation(browser, pid, version);
+      const pool = new WarmPool(browser, this.opts.warmPages, this.opts.pageMaxUses, this.opts.log);
+      const gen = new Generation(browser, pid, version, pool);
       browser.on('disconnected', () => {
         // A crash or kill: reap the whole process group now; the next lease launches a new browser.
         killProcessGroup(pid);
@@ -189,7 +175,7 @@ export class BrowserManager {
       const previous = this.current;
       this.current = gen;
       if (previous) this.retire(previous, 'recycle');
-      gen.fill(this.opts.warmPages, this.opts.log);
+      pool.fill().catch((err) => this.opts.log.warn({ err }, 'warm page creation failed'));
       this.opts.log.info({ pid, version }, 'browser launched');
       return gen;
     } finally {

@@ -49,6 +49,8 @@ export class WarmPage {
    */
   async wipe(): Promise<void> {
     await this.page.goto('about:blank', { timeout: 5000 });
+    // window.name survives navigations within a tab; it must not carry anything to the next render.
+    await this.page.evaluate(() => { window.name = ''; });
     const origins = [...this.origins];
     this.origins.clear();
     await Promise.all([
@@ -58,10 +60,8 @@ export class WarmPage {
       this.page.setExtraHTTPHeaders({}),
       this.cdp.send('Network.clearBrowserCache'),
       this.cdp.send('Page.resetNavigationHistory'),
-      ...origins.flatMap((origin) => [
-        this.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' }),
-        this.cdp.send('DOMStorage.clear', { storageId: { securityOrigin: origin, isLocalStorage: false } }),
-      ]),
+      // 'all' covers cookies, local and session storage, IndexedDB, cache storage, service workers.
+      ...origins.map((origin) => this.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
     ]);
   }
 

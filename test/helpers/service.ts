@@ -1,0 +1,50 @@
+// Starts the real service in-process — real HTTP server on 127.0.0.1, real Chromium, real SQLite file
+// in a fresh temp directory — for integration tests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { startService, type Service } from '../../src/main.js';
+
+export interface TestService extends Service {
+  dataDir: string;
+  /** POST a JSON body to `path`; returns the fetch Response. */
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startTestService(overrides: Record<string, unknown> = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-test-'));
+  const config = loadConfig({
+    env: {}, // ignore the developer's PAGEWATCH_* variables
+    overrides: { port: 0, host: '127.0.0.1', dataDir, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', ...overrides },
+  });
+  const service = await startService(config, createLogger(config.logLevel));
+  return {
+    ...service,
+    dataDir,
+    post: (path, body, headers = {}) => fetch(`${service.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+    close: async () => {
+      await service.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Reads an error response body, asserting the contract's error shape along the way. */
+export async function errorOf(res: Response): Promise<{ code: string; message: string; details?: { path: string; message: string }[] }> {
+  const body = await res.json() as { error: { code: string; message: string; details?: { path: string; message: string }[] }; requestId: string };
+  if (!body.error || typeof body.error.code !== 'string' || typeof body.requestId !== 'string') {
+    throw new Error(`not the contract's error shape: ${JSON.stringify(body)}`);
+  }
+  return body.error;
+}
+
+export async function bytesOf(res: Response): Promise<Buffer> {
+  return Buffer.from(await res.arrayBuffer());
+}
