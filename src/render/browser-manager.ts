@@ -13,6 +13,11 @@ export interface Lease {
   /** Hand the page back. `reusable: false` after a timeout, abort or crash: the page is thrown away. */
   release(reusable: boolean): void;
   browserConnected(): boolean;
+  /**
+   * Aborts when the browser dies or the page crashes. Pending Playwright calls do not all reject
+   * when that happens (a wait can sit until its own timeout), so renders race against this.
+   */
+  lost: AbortSignal;
 }
 
 export interface BrowserManagerOptions {
@@ -33,6 +38,7 @@ class Generation {
   renders = 0;
   inFlight = 0;
   retired = false;
+  readonly disconnected = new AbortController();
 
   constructor(readonly browser: Browser, readonly pid: number | undefined, readonly version: string, readonly pool: WarmPool) {}
 
@@ -96,11 +102,14 @@ export class BrowserManager {
 
   private async warm(gen: Generation): Promise<Lease> {
     const wp = await gen.pool.take();
+    const watch = watchLoss(gen, wp.page);
     return {
       page: wp.page,
       context: wp.context,
+      lost: watch.signal,
       browserConnected: () => gen.connected,
       release: (reusable) => {
+        watch.dispose();
         gen.pool.release(wp, reusable && !gen.retired && gen.connected);
         this.done(gen);
       },
@@ -112,10 +121,15 @@ export class BrowserManager {
     try {
       const page = await context.newPage();
       guardPage(page);
+      const watch = watchLoss(gen, page);
       return {
-        page, context,
+        page, context, lost: watch.signal,
         browserConnected: () => gen.connected,
-        release: () => { this.done(gen); context.close().catch(() => undefined); },
+        release: () => {
+          watch.dispose();
+          this.done(gen);
+          context.close().catch(() => undefined);
+        },
       };
     } catch (err) {
       await context.close().catch(() => undefined);
@@ -165,6 +179,7 @@ export class BrowserManager {
       const gen = new Generation(browser, pid, version, pool);
       browser.on('disconnected', () => {
         // A crash or kill: reap the whole process group now; the next lease launches a new browser.
+        gen.disconnected.abort(new Error('browser disconnected'));
         killProcessGroup(pid);
         this.retire(gen, 'crash');
       });
@@ -182,4 +197,11 @@ export class BrowserManager {
       this.launching = undefined;
     }
   }
+}
+
+function watchLoss(gen: Generation, page: Page): { signal: AbortSignal; dispose: () => void } {
+  const crashed = new AbortController();
+  const onCrash = () => crashed.abort(new Error('page crashed'));
+  page.once('crash', onCrash);
+  return { signal: AbortSignal.any([gen.disconnected.signal, crashed.signal]), dispose: () => page.off('crash', onCrash) };
 }

@@ -4,6 +4,7 @@ import type { ImageRequest } from '../http/schemas/render.js';
 
 export interface ImageCapture { bytes: Buffer; contentType: string; truncated: boolean }
 
+/** A rectangle in document coordinates (CSS pixels from the top-left of the page, not the viewport). */
 type Clip = { x: number; y: number; width: number; height: number };
 
 const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
@@ -19,19 +20,16 @@ export async function captureImage(page: Page, context: BrowserContext, req: Ima
       width: Math.max(document.documentElement.scrollWidth, document.body?.scrollWidth ?? 0, innerWidth),
       height: Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0),
     }));
-    if (size.height > maxFullPageHeight) {
-      truncated = true;
-      clip = { x: 0, y: 0, width: size.width, height: maxFullPageHeight };
-    } else if (format === 'webp') {
-      clip = { x: 0, y: 0, ...size };
-    }
+    truncated = size.height > maxFullPageHeight;
+    clip = { x: 0, y: 0, width: size.width, height: Math.min(size.height, maxFullPageHeight) };
   }
-  if (req.selector) clip = await elementClip(page, req.selector, format === 'webp');
+  if (req.selector) clip = await elementClip(page, req.selector);
 
   const bytes = format === 'webp'
-    ? await webpScreenshot(page, context, clip ?? await viewportClip(page), quality!, req)
+    ? await webpScreenshot(page, context, clip, quality!, req)
+    // fullPage lets a clip reach below the first screen; Playwright then reads it in page coordinates.
     : await page.screenshot({
-      type: format, quality, clip, fullPage: req.fullPage, omitBackground: req.omitBackground,
+      type: format, quality, clip, fullPage: clip !== undefined, omitBackground: req.omitBackground,
       animations: req.animations, caret: req.caret, scale: 'device',
     });
   return { bytes, contentType: CONTENT_TYPES[format], truncated };
@@ -41,35 +39,37 @@ export async function captureImage(page: Page, context: BrowserContext, req: Ima
  * The element's box in document coordinates. Missing elements fail at once rather than waiting out
  * the timeout: the page is already loaded and ready by now.
  */
-async function elementClip(page: Page, selector: string, documentCoordinates: boolean): Promise<Clip> {
-  const element = page.locator(selector).first();
-  if ((await page.locator(selector).count()) === 0) throw renderFailed(`selector "${selector}" matched no element`);
-  await element.scrollIntoViewIfNeeded();
-  const box = await element.boundingBox();
-  if (!box || box.width === 0 || box.height === 0) throw renderFailed(`selector "${selector}" matched an element with no visible box`);
-  const scroll = await page.evaluate(() => ({ x: scrollX, y: scrollY }));
-  // Playwright's clip is relative to the viewport; CDP's (webp) to the document.
-  return documentCoordinates ? { ...box, x: box.x + scroll.x, y: box.y + scroll.y } : box;
-}
-
-async function viewportClip(page: Page): Promise<Clip> {
-  return page.evaluate(() => ({ x: scrollX, y: scrollY, width: innerWidth, height: innerHeight }));
+async function elementClip(page: Page, selector: string): Promise<Clip> {
+  const box = await page.evaluate((sel) => {
+    const el = document.querySelector(sel);
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return { x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height };
+  }, selector).catch(() => { throw renderFailed(`selector "${selector}" is not a valid CSS selector`); });
+  if (!box) throw renderFailed(`selector "${selector}" matched no element`);
+  if (box.width === 0 || box.height === 0) throw renderFailed(`selector "${selector}" matched an element with no visible box`);
+  return box;
 }
 
 /** Playwright screenshots only PNG and JPEG; Chromium itself encodes WebP, so ask it over CDP. */
-async function webpScreenshot(page: Page, context: BrowserContext, clip: Clip, quality: number, req: ImageRequest): Promise<Buffer> {
+async function webpScreenshot(page: Page, context: BrowserContext, clip: Clip | undefined, quality: number, req: ImageRequest): Promise<Buffer> {
   if (req.animations === 'disabled') {
     await page.evaluate(() => document.getAnimations().forEach((a) => {
       try { a.finish(); } catch { a.cancel(); } // infinite animations cannot finish
     })).catch(() => undefined);
   }
   if (req.caret === 'hide') await page.addStyleTag({ content: '*{caret-color:transparent !important}' });
+  // CDP's clip scale is output pixels per CSS pixel: the device pixel ratio (and pinch zoom, on a
+  // mobile device's layout viewport), or a WebP would come out smaller than the PNG of the same page.
+  const view = await page.evaluate(() => ({
+    x: scrollX, y: scrollY, width: visualViewport?.width ?? innerWidth, height: visualViewport?.height ?? innerHeight,
+    dpr: devicePixelRatio, zoom: visualViewport?.scale ?? 1,
+  }));
+  const region = clip ? { ...clip, scale: view.dpr } : { x: view.x, y: view.y, width: view.width, height: view.height, scale: view.dpr * view.zoom };
   const cdp = await context.newCDPSession(page);
   try {
     if (req.omitBackground) await cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
-    const shot = await cdp.send('Page.captureScreenshot', {
-      format: 'webp', quality, captureBeyondViewport: true, clip: { ...clip, scale: 1 },
-    });
+    const shot = await cdp.send('Page.captureScreenshot', { format: 'webp', quality, captureBeyondViewport: true, clip: region });
     return Buffer.from(shot.data, 'base64');
   } finally {
     await cdp.detach().catch(() => undefined);

@@ -51,6 +51,7 @@ async function withMetadata(pdf: Buffer, meta: NonNullable<PdfRequest['metadata'
   if (meta.title !== undefined) doc.setTitle(meta.title);
   if (meta.author !== undefined) doc.setAuthor(meta.author);
   if (meta.subject !== undefined) doc.setSubject(meta.subject);
-  if (meta.keywords !== undefined) doc.setKeywords(meta.keywords.split(',').map((k) => k.trim()).filter(Boolean));
+  // One string, written as given: pdf-lib joins an array with spaces, which would eat the caller's commas.
+  if (meta.keywords !== undefined) doc.setKeywords([meta.keywords]);
   return Buffer.from(await doc.save({ useObjectStreams: false }));
 }

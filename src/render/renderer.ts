@@ -1,15 +1,15 @@
 // A render: wait for a slot → lease a page → prepare → capture → hand the page back.
 // The request's `timeout` bounds all of it (queue wait included); on timeout or client disconnect the
 // page is thrown away, which really stops whatever it was doing.
-import { devices, type BrowserContextOptions } from 'playwright';
-import { AppError, renderTimeout, unavailable } from '../errors.js';
+import { devices, errors as pwErrors, type BrowserContextOptions } from 'playwright';
+import { AppError, renderFailed, renderTimeout, unavailable } from '../errors.js';
 import type { ImageRequest, PageRequest, PdfRequest } from '../http/schemas/render.js';
 import type { BrowserManager, Lease } from './browser-manager.js';
 import { Budget } from './budget.js';
 import { captureImage } from './capture-image.js';
 import { capturePdf } from './capture-pdf.js';
 import type { RenderLimiter } from './limiter.js';
-import { preparePage } from './prepare.js';
+import { firstLine, preparePage } from './prepare.js';
 
 export interface RenderOutput {
   bytes: Buffer;
@@ -57,9 +57,12 @@ export class PlaywrightRenderer implements Renderer {
     const timeoutSignal = AbortSignal.timeout(req.timeout);
     const signal = AbortSignal.any([clientSignal, timeoutSignal]);
     const fail = (err: unknown): never => {
-      if (timeoutSignal.aborted) throw renderTimeout(req.timeout);
       if (clientSignal.aborted) throw new RenderAborted('client disconnected');
-      throw err;
+      if (timeoutSignal.aborted || err instanceof pwErrors.TimeoutError) throw renderTimeout(req.timeout);
+      if (err instanceof AppError) throw err;
+      // Anything else Playwright throws mid-render comes from what the page did (it navigated away
+      // during a step, closed itself, refused a clip...): the page could not be rendered.
+      throw renderFailed(`the page could not be rendered: ${firstLine(err)}`, err);
     };
 
     try {
@@ -72,13 +75,16 @@ export class PlaywrightRenderer implements Renderer {
             const out = await capture(lease);
             return { ...out, finalUrl, renderMs: Math.round(performance.now() - started) };
           })();
-          const result = await abortable(work, signal);
+          const result = await abortable(work, AbortSignal.any([signal, lease.lost]));
           reusable = true;
           return result;
         } catch (err) {
+          if (lease.lost.aborted || !lease.browserConnected()) {
+            if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
+            throw renderFailed('the page crashed while rendering (it may have run out of memory)', err);
+          }
           // A render that failed on its own (404, bad selector) leaves a healthy page; keep it.
-          reusable = err instanceof AppError && !signal.aborted && lease.browserConnected();
-          if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
+          reusable = err instanceof AppError && !signal.aborted;
           throw err;
         } finally {
           lease.release(reusable);

@@ -1,6 +1,6 @@
 // A page kept open between renders, because creating one costs ~300 ms (a renderer process) while
 // a render itself takes ~50–90 ms. Between renders every trace of the previous one is wiped.
-import type { Browser, BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright';
 
 export const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
   viewport: { width: 1280, height: 800 },
@@ -21,7 +21,7 @@ export class WarmPage {
   /** Origins this page has touched since its last wipe: their storage is cleared. */
   private readonly origins = new Set<string>();
 
-  private constructor(readonly context: BrowserContext, readonly page: Page, private readonly cdp: CDPSession) {
+  private constructor(readonly context: BrowserContext, readonly page: Page) {
     const note = (url: string) => {
       if (url.startsWith('http:') || url.startsWith('https:')) this.origins.add(new URL(url).origin);
     };
@@ -34,8 +34,7 @@ export class WarmPage {
     try {
       const page = await context.newPage();
       guardPage(page);
-      const cdp = await context.newCDPSession(page);
-      return new WarmPage(context, page, cdp);
+      return new WarmPage(context, page);
     } catch (err) {
       await context.close().catch(() => undefined);
       throw new Error('create warm page', { cause: err });
@@ -53,16 +52,23 @@ export class WarmPage {
     await this.page.evaluate(() => { window.name = ''; });
     const origins = [...this.origins];
     this.origins.clear();
-    await Promise.all([
-      this.context.clearCookies(),
-      this.context.clearPermissions(),
-      this.page.unrouteAll({ behavior: 'ignoreErrors' }),
-      this.page.setExtraHTTPHeaders({}),
-      this.cdp.send('Network.clearBrowserCache'),
-      this.cdp.send('Page.resetNavigationHistory'),
-      // 'all' covers cookies, local and session storage, IndexedDB, cache storage, service workers.
-      ...origins.map((origin) => this.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
-    ]);
+    // A CDP session only for the wipe: one left attached makes Chromium drop the emulated media
+    // type on the next navigation.
+    const cdp = await this.context.newCDPSession(this.page);
+    try {
+      await Promise.all([
+        this.context.clearCookies(),
+        this.context.clearPermissions(),
+        this.page.unrouteAll({ behavior: 'ignoreErrors' }),
+        this.page.setExtraHTTPHeaders({}),
+        cdp.send('Network.clearBrowserCache'),
+        cdp.send('Page.resetNavigationHistory'),
+        // 'all' covers cookies, local and session storage, IndexedDB, cache storage, service workers.
+        ...origins.map((origin) => cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+      ]);
+    } finally {
+      await cdp.detach().catch(() => undefined);
+    }
   }
 
   async close(): Promise<void> {

@@ -2,9 +2,10 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { chromium, type Browser } from 'playwright';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { parsePdf } from '../helpers/pdf.js';
+import { findChromium } from '../../src/render/chromium-path.js';
 import { decodePng, isJpeg, isPng, isWebp, jpegSize } from '../helpers/png.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = findChromium(process.env.PAGEWATCH_CHROMIUM_PATH ?? '');
 
 describe('fixture server', () => {
   let server: FixtureServer;
@@ -141,7 +142,7 @@ describe('pdf / image helpers with real Chromium output', () => {
 
   beforeAll(async () => {
     server = await startFixtureServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
