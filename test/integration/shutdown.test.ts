@@ -1,0 +1,77 @@
+// SIGTERM to a real `pagewatch serve` process: renders in flight finish, new work is refused, the
+// process exits 0, and no Chromium process outlives it. Runs the built CLI (npm test builds first).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { processGroup, waitFor } from '../helpers/processes.js';
+
+const CLI = resolve(import.meta.dirname, '../../dist/src/cli.js');
+
+interface Running { child: ChildProcess; port: number; browserPid: number; exit: Promise<number | null>; dataDir: string }
+
+async function startCli(): Promise<Running> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does)`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-cli-'));
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...process.env, PAGEWATCH_PORT: '0', PAGEWATCH_HOST: '127.0.0.1', PAGEWATCH_DATA_DIR: dataDir, PAGEWATCH_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  let browserPid = 0;
+  const port = await new Promise<number>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error('service did not start within 30 s')), 30_000);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const entry = JSON.parse(line) as { msg: string; pid?: number; port?: number };
+      if (entry.msg === 'browser launched') browserPid = entry.pid!;
+      if (entry.msg === 'pagewatch listening') { clearTimeout(timer); done(entry.port!); }
+    });
+  });
+  return { child, port, browserPid, exit, dataDir };
+}
+
+describe('graceful shutdown', () => {
+  let running: Running | undefined;
+  afterEach(() => {
+    running?.child.kill('SIGKILL');
+    if (running) rmSync(running.dataDir, { recursive: true, force: true });
+  });
+
+  it('SIGTERM during a render: the render completes, new requests are refused, exit 0, no Chromium left', async () => {
+    running = await startCli();
+    const { port, browserPid, child } = running;
+    expect(browserPid).toBeGreaterThan(0);
+    const base = `http://127.0.0.1:${port}`;
+    const inFlight = fetch(`${base}/api/pdf`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ html: '<h1>SHUTDOWN-TEST</h1>', delay: 2000 }),
+    });
+    await new Promise((r) => setTimeout(r, 700));
+    child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+
+    // New work is refused while the render drains: 503 on an open connection, or no connection at all.
+    const late = await fetch(`${base}/api/pdf`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ html: 'late' }),
+    }).then((r) => r.status, () => 'refused');
+    expect([503, 'refused']).toContain(late);
+
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+
+    expect(await running.exit).toBe(0);
+    expect(await waitFor(() => processGroup(browserPid).length === 0, 5000)).toBe(true);
+  });
+
+  it('SIGINT with nothing in flight exits 0 promptly', async () => {
+    running = await startCli();
+    const started = Date.now();
+    running.child.kill('SIGINT');
+    expect(await running.exit).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await waitFor(() => processGroup(running!.browserPid).length === 0, 5000)).toBe(true);
+  });
+});
