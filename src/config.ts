@@ -16,10 +16,12 @@ export const configSchema = z.object({
   chromiumPath: z.string().default('').describe('Chromium executable; empty = discover (Playwright-managed, then system)'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level'),
   shutdownGraceMs: int(0, 600_000).default(30_000).describe('On SIGTERM/SIGINT, how long renders in flight may take to finish'),
+  trustProxy: z.boolean().default(false).describe('Take the client address from X-Forwarded-For (only behind a reverse proxy you run)'),
   limits: z.object({
     maxBodyBytes: int(1024, 256 * 1024 * 1024).default(8 * 1024 * 1024).describe('Largest request body (JSON or HTML)'),
     maxTimeoutMs: int(1000, 3_600_000).default(120_000).describe('Largest per-render timeout a request may ask for'),
     maxFullPageHeight: int(100, 100_000).default(16_384).describe('Full-page screenshots are cut at this height (px)'),
+    anonymousMaxBodyBytes: int(1024, 256 * 1024 * 1024).default(1024 * 1024).describe('Largest request body without an API key'),
   }).strict().prefault({}),
   render: z.object({
     concurrency: int(0, 64).default(0).describe('Renders at once; 0 = number of CPU cores, at least 2'),
@@ -27,6 +29,18 @@ export const configSchema = z.object({
     restartAfter: int(1, 1_000_000).default(500).describe('Recycle the browser after this many renders'),
     warmPages: int(0, 128).default(0).describe('Warm pages kept ready for reuse; 0 = concurrency + 1 (one is wiped while the others render)'),
     pageMaxUses: int(1, 100_000).default(100).describe('Retire a warm page after this many renders'),
+  }).strict().prefault({}),
+  auth: z.object({
+    anonymous: z.boolean().default(true).describe('Allow synchronous renders without an API key (the public converter tier)'),
+  }).strict().prefault({}),
+  rateLimit: z.object({
+    perKeyPerMinute: int(1, 1_000_000).default(600).describe('Requests per minute per API key'),
+    anonymousPerMinute: int(1, 1_000_000).default(20).describe('Requests per minute per client IP without a key'),
+  }).strict().prefault({}),
+  egress: z.object({
+    allowPrivate: z.boolean().default(false).describe('Let renders and webhooks reach non-public addresses (loopback, private, link-local...)'),
+    allowHosts: z.array(z.string().min(1)).default([]).describe('Hosts always allowed: names, *.suffix, IPs or CIDRs'),
+    denyHosts: z.array(z.string().min(1)).default([]).describe('Hosts always refused: names, *.suffix, IPs or CIDRs'),
   }).strict().prefault({}),
 }).strict();
 
@@ -108,7 +122,10 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
 export function validate(raw: unknown): Readonly<Config> {
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
+    const lines = parsed.error.issues.flatMap((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        return issue.keys.map((key) => `  ${[...issue.path, key].join('.')}: unknown setting`);
+      }
       const path = issue.path.join('.');
       const where = path ? `${path} (env ${envName(path)})` : 'config';
       return `  ${where}: ${issue.message}`;

@@ -27,6 +27,12 @@ export const payloadTooLarge = (limit: number) =>
 export const unsupportedMediaType = (got: string | undefined) =>
   new AppError(415, 'unsupported_media_type',
     `Content-Type must be application/json or text/html${got ? `, got ${got}` : ''}`);
+export const unauthorized = (message = 'A valid API key is required (Authorization: Bearer <key> or X-API-Key)') =>
+  new AppError(401, 'unauthorized', message);
+export const urlBlocked = (reason: string) =>
+  new AppError(403, 'url_blocked', `The URL is not allowed by the egress policy: ${reason}`);
+export const rateLimited = (retryAfterSeconds: number) =>
+  new AppError(429, 'rate_limited', 'Rate limit exceeded; try again after Retry-After seconds', { retryAfterSeconds });
 export const renderFailed = (message: string, cause?: unknown) =>
   new AppError(422, 'render_failed', message, { cause });
 export const queueFull = (retryAfterSeconds: number) =>

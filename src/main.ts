@@ -7,6 +7,8 @@ import { resolve } from 'node:path';
 import type { Config } from './config.js';
 import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
+import { EgressPolicy } from './egress/policy.js';
+import { EgressProxy } from './egress/proxy.js';
 import { createApp } from './http/app.js';
 import type { Logger } from './log.js';
 import { projectRoot } from './project-root.js';
@@ -36,9 +38,14 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     throw err;
   }
 
+  const egress = new EgressPolicy(config.egress);
+  const proxy = new EgressProxy(egress);
+  const proxyUrl = await proxy.start();
+  proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
+
   const executablePath = findChromium(config.chromiumPath);
   const browsers = new BrowserManager({
-    executablePath, warmPages: config.render.warmPages, restartAfter: config.render.restartAfter,
+    executablePath, proxyUrl, warmPages: config.render.warmPages, restartAfter: config.render.restartAfter,
     pageMaxUses: config.render.pageMaxUses, log,
   });
   // A browser that cannot start does not stop the service: /ready says 503, renders answer 503, and
@@ -46,7 +53,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   await browsers.start().catch((err) => log.error({ err, executablePath }, 'browser could not be started'));
 
   const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
-  const renderer = new PlaywrightRenderer(browsers, limiter, config.limits);
+  const renderer = new PlaywrightRenderer(browsers, limiter, config.limits, egress);
   let shuttingDown = false;
   const app = createApp({
     log, renderer, limits: config.limits, isShuttingDown: () => shuttingDown,
@@ -73,6 +80,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     setTimeout(() => server.closeAllConnections(), drained ? 1000 : 0).unref();
     await closed;
     await browsers.stop();
+    await proxy.stop();
     db.close();
     log.info('pagewatch stopped');
   })());

@@ -22,6 +22,8 @@ export interface Lease {
 
 export interface BrowserManagerOptions {
   executablePath: string | undefined;
+  /** The egress proxy every browser connection goes through. */
+  proxyUrl: string;
   warmPages: number;
   restartAfter: number;
   pageMaxUses: number;
@@ -174,7 +176,7 @@ export class BrowserManager {
       if (!this.opts.executablePath) {
         throw new Error('no Chromium found: set PAGEWATCH_CHROMIUM_PATH or run `npm install` (which installs one)');
       }
-      const { browser, pid, version } = await launchChromium(this.opts.executablePath);
+      const { browser, pid, version } = await launchChromium(this.opts.executablePath, this.opts.proxyUrl);
       const pool = new WarmPool(browser, this.opts.warmPages, this.opts.pageMaxUses, this.opts.log);
       const gen = new Generation(browser, pid, version, pool);
       browser.on('disconnected', () => {

@@ -8,10 +8,31 @@ const ARGS = [
   '--disable-dev-shm-usage', '--hide-scrollbars', '--font-render-hinting=none',
 ];
 
+/**
+ * Every connection goes through the egress proxy. `<-loopback>` removes Chromium's built-in rule
+ * that sends loopback addresses around the proxy; WebRTC may not send UDP the proxy cannot see.
+ */
+function egressArgs(proxyUrl: string): string[] {
+  return [
+    `--proxy-server=${proxyUrl}`, '--proxy-bypass-list=<-loopback>',
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--disable-quic',
+  ];
+}
+
+// A page that allocates without end crashes its renderer at this heap size instead of eating the host.
+const HOSTILE_PAGE_ARGS = ['--js-flags=--max-old-space-size=512'];
+
 export interface LaunchedBrowser { browser: Browser; pid: number | undefined; version: string }
 
-export async function launchChromium(executablePath: string): Promise<LaunchedBrowser> {
-  const browser = await chromium.launch({ executablePath, args: ARGS, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+export async function launchChromium(executablePath: string, proxyUrl: string): Promise<LaunchedBrowser> {
+  const browser = await chromium.launch({
+    executablePath,
+    args: [...ARGS, ...egressArgs(proxyUrl), ...HOSTILE_PAGE_ARGS],
+    // Playwright turns Chromium's popup blocker off; keep it on so a page cannot open windows at will.
+    ignoreDefaultArgs: ['--disable-popup-blocking'],
+    handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+  });
   return { browser, pid: await browserPid(browser), version: browser.version() };
 }
 

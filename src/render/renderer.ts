@@ -2,12 +2,14 @@
 // The request's `timeout` bounds all of it (queue wait included); on timeout or client disconnect the
 // page is thrown away, which really stops whatever it was doing.
 import { devices, errors as pwErrors, type BrowserContextOptions } from 'playwright';
-import { AppError, renderFailed, renderTimeout, unavailable } from '../errors.js';
+import type { EgressPolicy } from '../egress/policy.js';
+import { AppError, renderFailed, renderTimeout, unavailable, urlBlocked } from '../errors.js';
 import type { ImageRequest, PageRequest, PdfRequest } from '../http/schemas/render.js';
 import type { BrowserManager, Lease } from './browser-manager.js';
 import { Budget } from './budget.js';
 import { captureImage } from './capture-image.js';
 import { capturePdf } from './capture-pdf.js';
+import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
 import { firstLine, preparePage } from './prepare.js';
 
@@ -18,6 +20,8 @@ export interface RenderOutput {
   finalUrl?: string;
   pageCount?: number;
   truncated: boolean;
+  /** Sub-resources the egress policy refused (they were simply not loaded). */
+  blockedRequests: number;
 }
 
 export interface Renderer {
@@ -35,6 +39,7 @@ export class PlaywrightRenderer implements Renderer {
     private readonly browsers: BrowserManager,
     private readonly limiter: RenderLimiter,
     private readonly limits: { maxFullPageHeight: number },
+    private readonly egress: EgressPolicy,
   ) {}
 
   renderPdf(req: PdfRequest, signal: AbortSignal): Promise<RenderOutput> {
@@ -50,7 +55,7 @@ export class PlaywrightRenderer implements Renderer {
 
   private async render(
     req: PageRequest, clientSignal: AbortSignal, media: 'screen' | 'print',
-    capture: (lease: Lease) => Promise<Omit<RenderOutput, 'renderMs' | 'finalUrl'>>,
+    capture: (lease: Lease) => Promise<Omit<RenderOutput, 'renderMs' | 'finalUrl' | 'blockedRequests'>>,
   ): Promise<RenderOutput> {
     const started = performance.now();
     const budget = new Budget(req.timeout);
@@ -66,19 +71,24 @@ export class PlaywrightRenderer implements Renderer {
     };
 
     try {
+      // Refuse a blocked address before queueing, so not even one request is made to it.
+      if (req.url) await this.checkTopLevel(req.url);
       return await this.limiter.run(signal, async () => {
         const lease = await abortable(this.browsers.lease(ownContextOptions(req)), signal, (l) => l.release(false));
+        const watch = new EgressWatch(lease.page);
         let reusable = false;
         try {
           const work = (async () => {
             const { finalUrl } = await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
             const out = await capture(lease);
-            return { ...out, finalUrl, renderMs: Math.round(performance.now() - started) };
+            await this.assertDocumentAllowed(watch); // a redirect after load may have reached a blocked address
+            return { ...out, finalUrl, blockedRequests: watch.blockedSubresources, renderMs: Math.round(performance.now() - started) };
           })();
           const result = await abortable(work, AbortSignal.any([signal, lease.lost]));
           reusable = true;
           return result;
         } catch (err) {
+          if (!(err instanceof AppError && err.code === 'url_blocked')) await this.assertDocumentAllowed(watch);
           if (lease.lost.aborted || !lease.browserConnected()) {
             if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
             throw renderFailed('the page crashed while rendering (it may have run out of memory)', err);
@@ -87,11 +97,28 @@ export class PlaywrightRenderer implements Renderer {
           reusable = err instanceof AppError && !signal.aborted;
           throw err;
         } finally {
+          watch.dispose();
           lease.release(reusable);
         }
       });
     } catch (err) {
       return fail(err);
+    }
+  }
+
+  private async checkTopLevel(url: string): Promise<void> {
+    const verdict = await this.egress.checkUrl(url);
+    if (verdict.allowed) return;
+    if (verdict.unresolvable) throw renderFailed(`could not load ${url}: ${verdict.reason}`);
+    throw urlBlocked(verdict.reason);
+  }
+
+  /** 403 when the main document (or one of its redirects) was refused by the egress proxy. */
+  private async assertDocumentAllowed(watch: EgressWatch): Promise<void> {
+    if (watch.blockedDocument) throw urlBlocked(`the page led to ${watch.blockedDocument}`);
+    if (watch.failedTunnel) {
+      const verdict = await this.egress.checkUrl(watch.failedTunnel);
+      if (!verdict.allowed && !verdict.unresolvable) throw urlBlocked(`the page led to ${watch.failedTunnel}: ${verdict.reason}`);
     }
   }
 }

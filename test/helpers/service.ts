@@ -14,11 +14,17 @@ export interface TestService extends Service {
   close(): Promise<void>;
 }
 
+/**
+ * The fixture servers run on loopback, which the egress policy refuses by default: test services
+ * allow exactly the fixture hosts. Egress tests pass their own `egress` to turn the policy fully on.
+ */
+export const FIXTURE_EGRESS = { allowHosts: ['127.0.0.1', 'localhost'] };
+
 export async function startTestService(overrides: Record<string, unknown> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-test-'));
   const config = loadConfig({
     env: {}, // ignore the developer's PAGEWATCH_* variables
-    overrides: { port: 0, host: '127.0.0.1', dataDir, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', ...overrides },
+    overrides: { port: 0, host: '127.0.0.1', dataDir, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', egress: FIXTURE_EGRESS, ...overrides },
   });
   const service = await startService(config, createLogger(config.logLevel));
   return {

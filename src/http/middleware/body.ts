@@ -7,7 +7,7 @@ import { invalidRequest, payloadTooLarge, unsupportedMediaType } from '../../err
  * while reading (and up front from Content-Length), so an oversized body is never held in memory.
  */
 export async function readRenderBody(ctx: Context, maxBytes: number): Promise<unknown> {
-  const type = ctx.request.type; // media type without parameters, lower-cased
+  const type = ctx.request.type.trim().toLowerCase(); // media types are case-insensitive (RFC 9110)
   if (type !== 'application/json' && type !== 'text/html') throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
   let text: string;
   try {

@@ -59,7 +59,8 @@ export function safeFilename(requested: string | undefined, fallback: string): s
   // eslint-disable-next-line no-control-regex
   const base = (requested ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f"]/g, '').trim();
   if (!base || base === '.' || base === '..') return fallback;
-  return base.toLowerCase().endsWith(ext) ? base : `${base}${ext}`;
+  const accepted = ext === '.jpg' ? ['.jpg', '.jpeg'] : [ext];
+  return accepted.some((e) => base.toLowerCase().endsWith(e)) ? base : `${base}${ext}`;
 }
 
 function contentDisposition(filename: string): string {

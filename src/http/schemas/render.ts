@@ -42,7 +42,7 @@ function pageOptions(limits: SchemaLimits) {
     viewport: z.object({ width: int(1, 3840), height: int(1, 2160) }).strict().optional()
       .describe('Viewport in CSS pixels; default 1280×800 (or the device\'s)'),
     deviceScaleFactor: z.number().min(1).max(3).optional().describe('Device pixel ratio, 1..3; default 1'),
-    device: z.string().refine((name) => name in devices, 'unknown device; use a Playwright device name such as "iPhone 13"')
+    device: z.string().refine((name) => Object.hasOwn(devices, name), 'unknown device; use a Playwright device name such as "iPhone 13"')
       .optional().describe('Playwright device name: sets viewport, user agent, scale and touch'),
     userAgent: z.string().min(1).optional(),
     locale: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a BCP 47 locale such as "en-US"').optional(),
@@ -70,8 +70,11 @@ function pageOptions(limits: SchemaLimits) {
   };
 }
 
-/** Rules that span fields; each adds a detail naming the field to fix. */
-function crossFieldRules(value: { url?: string; html?: string; baseUrl?: string; cookies?: z.infer<typeof cookie>[] }, ctx: z.RefinementCtx) {
+/**
+ * Rules that span fields; each adds a detail naming the field to fix. They run even when some field
+ * failed its own check (so one response lists every problem), hence the defensive reads.
+ */
+function crossFieldRules(value: { url?: unknown; html?: unknown; baseUrl?: unknown; cookies?: unknown }, ctx: z.RefinementCtx) {
   if ((value.url === undefined) === (value.html === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url or html' });
   }
@@ -79,8 +82,9 @@ function crossFieldRules(value: { url?: string; html?: string; baseUrl?: string;
     ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'baseUrl applies only to html' });
   }
   const pageUrl = value.url ?? value.baseUrl;
-  value.cookies?.forEach((c, i) => {
-    if (!c.url && !c.domain && !pageUrl) {
+  if (!Array.isArray(value.cookies)) return;
+  value.cookies.forEach((c: { url?: unknown; domain?: unknown } | null, i) => {
+    if (c && typeof c === 'object' && !c.url && !c.domain && !pageUrl) {
       ctx.addIssue({ code: 'custom', path: ['cookies', i, 'domain'], message: 'a cookie needs url or domain when rendering html without baseUrl' });
     }
   });
@@ -103,11 +107,11 @@ export function imageRequestSchema(limits: SchemaLimits) {
     if (value.quality !== undefined && value.format === 'png') {
       ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to jpeg and webp only' });
     }
-    const modes = [value.fullPage && 'fullPage', value.selector && 'selector', value.clip && 'clip'].filter(Boolean);
+    const modes = [value.fullPage === true && 'fullPage', value.selector !== undefined && 'selector', value.clip !== undefined && 'clip'].filter(Boolean);
     if (modes.length > 1) {
       ctx.addIssue({ code: 'custom', path: [String(modes[1])], message: `${modes.join(' and ')} cannot be combined` });
     }
-  });
+  }, { when: () => true });
 }
 
 export const PAPER_FORMATS = ['A4', 'Letter', 'Legal', 'Tabloid', 'A3', 'A5'] as const;
@@ -139,7 +143,7 @@ export function pdfRequestSchema(limits: SchemaLimits) {
     if (value.format !== undefined && value.width !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['format'], message: 'give format or width/height, not both' });
     }
-  });
+  }, { when: () => true });
 }
 
 export type ImageRequest = z.infer<ReturnType<typeof imageRequestSchema>>;

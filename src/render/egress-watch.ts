@@ -1,0 +1,42 @@
+// What the egress proxy refused during one render, seen from the page: a refused main-document hop
+// makes the render a 403 url_blocked; refused sub-resources are only counted.
+import type { Page, Request, Response } from 'playwright';
+import { BLOCKED_HEADER } from '../egress/proxy.js';
+
+export class EgressWatch {
+  blockedSubresources = 0;
+  /** A main-document URL the proxy refused (plain http: it answers 403 with BLOCKED_HEADER). */
+  blockedDocument: string | undefined;
+  /** A main-document URL whose tunnel failed (https: a refusal looks like any tunnel failure). */
+  failedTunnel: string | undefined;
+
+  private readonly onResponse = (res: Response) => {
+    if (res.headers()[BLOCKED_HEADER] !== 'blocked') return;
+    if (this.isMainDocument(res.request())) this.blockedDocument ??= res.url();
+    else this.blockedSubresources++;
+  };
+
+  private readonly onFailed = (req: Request) => {
+    if (req.failure()?.errorText !== 'net::ERR_TUNNEL_CONNECTION_FAILED') return;
+    if (this.isMainDocument(req)) this.failedTunnel ??= req.url();
+    else this.blockedSubresources++;
+  };
+
+  constructor(private readonly page: Page) {
+    page.on('response', this.onResponse);
+    page.on('requestfailed', this.onFailed);
+  }
+
+  dispose(): void {
+    this.page.off('response', this.onResponse);
+    this.page.off('requestfailed', this.onFailed);
+  }
+
+  private isMainDocument(req: Request): boolean {
+    try {
+      return req.isNavigationRequest() && req.frame() === this.page.mainFrame();
+    } catch {
+      return false; // a request of a service worker has no frame
+    }
+  }
+}

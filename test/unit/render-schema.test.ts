@@ -1,0 +1,283 @@
+import { describe, expect, it } from 'vitest';
+import { imageRequestSchema, pdfRequestSchema } from '../../src/http/schemas/render.js';
+import { parseBody } from '../../src/http/validate.js';
+import { AppError } from '../../src/errors.js';
+
+const limits = { maxTimeoutMs: 120_000 };
+const image = imageRequestSchema(limits);
+const pdf = pdfRequestSchema(limits);
+
+type Schema = typeof image | typeof pdf;
+
+/** The issue paths of a failed parse, e.g. ["viewport.width", "delay"]. */
+function issuePaths(schema: Schema, body: unknown): string[] {
+  const result = schema.safeParse(body);
+  expect(result.success, `expected ${JSON.stringify(body)} to be refused`).toBe(false);
+  return result.success ? [] : result.error.issues.map((i) => i.path.join('.'));
+}
+
+function ok(schema: Schema, body: unknown): void {
+  const result = schema.safeParse(body);
+  expect(result.success, `expected ${JSON.stringify(body)} to be accepted: ${result.success ? '' : JSON.stringify(result.error.issues)}`).toBe(true);
+}
+
+/** The details parseBody (the HTTP layer) would send. */
+function details(schema: Schema, body: unknown): { path: string; message: string }[] {
+  try {
+    parseBody(schema, body);
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).status).toBe(400);
+    expect((err as AppError).code).toBe('invalid_request');
+    return (err as AppError).extra.details ?? [];
+  }
+  throw new Error(`expected ${JSON.stringify(body)} to be refused`);
+}
+
+describe('imageRequestSchema defaults', () => {
+  it('fills in the documented defaults for a bare html request', () => {
+    const req = image.parse({ html: '<p>x</p>' });
+    expect(req).toEqual({
+      html: '<p>x</p>',
+      colorScheme: 'light',
+      javaScriptEnabled: true,
+      waitUntil: 'load',
+      delay: 0,
+      timeout: 30_000,
+      scrollPage: false,
+      response: 'binary',
+      format: 'png',
+      fullPage: false,
+      omitBackground: false,
+      animations: 'disabled',
+      caret: 'hide',
+    });
+  });
+
+  it('leaves optional fields without a fixed default unset (resolved at render time)', () => {
+    const req = image.parse({ url: 'https://example.com/' });
+    for (const key of ['viewport', 'deviceScaleFactor', 'media', 'quality', 'failOnHttpError', 'filename', 'selector', 'clip'] as const) {
+      expect(req[key], key).toBeUndefined();
+    }
+  });
+
+  it('keeps given values instead of defaults', () => {
+    const req = image.parse({ html: 'x', colorScheme: 'dark', timeout: 5000, format: 'webp', quality: 50, fullPage: true, delay: 250 });
+    expect(req).toMatchObject({ colorScheme: 'dark', timeout: 5000, format: 'webp', quality: 50, fullPage: true, delay: 250 });
+  });
+
+  it('accepts "jpg" as a format', () => {
+    expect(image.parse({ html: 'x', format: 'jpg' }).format).toBe('jpg');
+  });
+});
+
+describe('pdfRequestSchema defaults', () => {
+  it('fills in the documented defaults for a bare html request', () => {
+    const req = pdf.parse({ html: '<p>x</p>' });
+    expect(req).toEqual({
+      html: '<p>x</p>',
+      colorScheme: 'light',
+      javaScriptEnabled: true,
+      waitUntil: 'load',
+      delay: 0,
+      timeout: 30_000,
+      scrollPage: false,
+      response: 'binary',
+      landscape: false,
+      scale: 1,
+      printBackground: true,
+      preferCSSPageSize: false,
+      tagged: true,
+      outline: false,
+    });
+    // A4 and 10 mm margins are applied at render time, so width/height can be given instead.
+    expect(req.format).toBeUndefined();
+    expect(req.margin).toBeUndefined();
+  });
+
+  it('accepts the documented paper formats and CSS lengths', () => {
+    for (const format of ['A4', 'Letter', 'Legal', 'Tabloid', 'A3', 'A5']) ok(pdf, { html: 'x', format });
+    expect(issuePaths(pdf, { html: 'x', format: 'a4' })).toEqual(['format']);
+    expect(issuePaths(pdf, { html: 'x', format: 'B5' })).toEqual(['format']);
+    ok(pdf, { html: 'x', width: '8.5in', height: '11in' });
+    ok(pdf, { html: 'x', width: 600, height: '800px' });
+    ok(pdf, { html: 'x', margin: { top: '1cm', right: 0, bottom: '10mm', left: '0.5in' } });
+    expect(issuePaths(pdf, { html: 'x', margin: { top: '1 parsec' } })).toEqual(['margin.top']);
+    expect(issuePaths(pdf, { html: 'x', margin: { top: '1cm', inner: '1cm' } })).toEqual(['margin']);
+  });
+
+  it('validates pageRanges', () => {
+    ok(pdf, { html: 'x', pageRanges: '1-3,5' });
+    ok(pdf, { html: 'x', pageRanges: ' 2 ' });
+    expect(issuePaths(pdf, { html: 'x', pageRanges: 'first' })).toEqual(['pageRanges']);
+    expect(issuePaths(pdf, { html: 'x', pageRanges: '1-' })).toEqual(['pageRanges']);
+  });
+});
+
+describe('source rules', () => {
+  for (const [name, schema] of [['image', image], ['pdf', pdf]] as const) {
+    it(`${name}: exactly one of url or html`, () => {
+      ok(schema, { url: 'https://example.com' });
+      ok(schema, { html: '' }); // an empty document is still a document
+      expect(issuePaths(schema, { url: 'https://example.com', html: 'x' })).toEqual(['url']);
+      expect(issuePaths(schema, {})).toEqual(['url']);
+    });
+
+    it(`${name}: url must be absolute http(s)`, () => {
+      ok(schema, { url: 'http://example.com/a?b=c' });
+      for (const url of ['ftp://example.com/f', 'file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,x', '/relative', 'example.com']) {
+        expect(issuePaths(schema, { url }), url).toEqual(['url']);
+      }
+    });
+
+    it(`${name}: baseUrl only with html, and http(s) only`, () => {
+      ok(schema, { html: '<img src="a.png">', baseUrl: 'https://example.com/' });
+      expect(issuePaths(schema, { url: 'https://example.com', baseUrl: 'https://example.com/' })).toEqual(['baseUrl']);
+      expect(issuePaths(schema, { html: 'x', baseUrl: 'file:///tmp/' })).toEqual(['baseUrl']);
+    });
+  }
+});
+
+describe('field ranges', () => {
+  const edges: [string, Record<string, unknown>, Record<string, unknown>, string][] = [
+    ['viewport width', { viewport: { width: 3840, height: 1 } }, { viewport: { width: 3841, height: 1 } }, 'viewport.width'],
+    ['viewport width min', { viewport: { width: 1, height: 1 } }, { viewport: { width: 0, height: 1 } }, 'viewport.width'],
+    ['viewport height', { viewport: { width: 1, height: 2160 } }, { viewport: { width: 1, height: 2161 } }, 'viewport.height'],
+    ['viewport height min', { viewport: { width: 1, height: 1 } }, { viewport: { width: 1, height: 0 } }, 'viewport.height'],
+    ['viewport integers', { viewport: { width: 100, height: 100 } }, { viewport: { width: 100.5, height: 100 } }, 'viewport.width'],
+    ['deviceScaleFactor max', { deviceScaleFactor: 3 }, { deviceScaleFactor: 3.01 }, 'deviceScaleFactor'],
+    ['deviceScaleFactor min', { deviceScaleFactor: 1 }, { deviceScaleFactor: 0.99 }, 'deviceScaleFactor'],
+    ['delay max', { delay: 10_000 }, { delay: 10_001 }, 'delay'],
+    ['delay min', { delay: 0 }, { delay: -1 }, 'delay'],
+    ['timeout min', { timeout: 1000 }, { timeout: 999 }, 'timeout'],
+    ['timeout max', { timeout: 120_000 }, { timeout: 120_001 }, 'timeout'],
+    ['hideSelectors entries', { hideSelectors: ['.ad'] }, { hideSelectors: [''] }, 'hideSelectors.0'],
+    ['blockResources types', { blockResources: ['image', 'websocket'] }, { blockResources: ['images'] }, 'blockResources.0'],
+    ['filename length', { filename: 'a'.repeat(200) }, { filename: 'a'.repeat(201) }, 'filename'],
+    ['locale', { locale: 'de-CH' }, { locale: 'german' }, 'locale'],
+    ['timezoneId', { timezoneId: 'Europe/Paris' }, { timezoneId: 'Mars/Olympus' }, 'timezoneId'],
+    ['device', { device: 'iPhone 13' }, { device: 'Nokia 3310' }, 'device'],
+    ['waitUntil', { waitUntil: 'networkidle' }, { waitUntil: 'idle' }, 'waitUntil'],
+    ['colorScheme', { colorScheme: 'dark' }, { colorScheme: 'no-preference' }, 'colorScheme'],
+  ];
+  for (const schema of [image, pdf]) {
+    for (const [name, good, bad, path] of edges) {
+      it(`${schema === image ? 'image' : 'pdf'}: ${name}`, () => {
+        ok(schema, { html: 'x', ...good });
+        expect(issuePaths(schema, { html: 'x', ...bad })).toEqual([path]);
+      });
+    }
+  }
+
+  it('image: quality 1..100 (jpeg/webp)', () => {
+    ok(image, { html: 'x', format: 'jpeg', quality: 100 });
+    ok(image, { html: 'x', format: 'webp', quality: 1 });
+    expect(issuePaths(image, { html: 'x', format: 'jpeg', quality: 101 })).toEqual(['quality']);
+    expect(issuePaths(image, { html: 'x', format: 'jpeg', quality: 0 })).toEqual(['quality']);
+  });
+
+  it('pdf: scale 0.1..2', () => {
+    ok(pdf, { html: 'x', scale: 2 });
+    ok(pdf, { html: 'x', scale: 0.1 });
+    expect(issuePaths(pdf, { html: 'x', scale: 2.01 })).toEqual(['scale']);
+    expect(issuePaths(pdf, { html: 'x', scale: 0.09 })).toEqual(['scale']);
+  });
+
+  it('timeout max follows limits.maxTimeoutMs', () => {
+    const strict = imageRequestSchema({ maxTimeoutMs: 5000 });
+    ok(strict, { html: 'x', timeout: 5000 });
+    expect(issuePaths(strict, { html: 'x', timeout: 5001 })).toEqual(['timeout']);
+    // The default (30 s) above a smaller limit is the operator's choice; the explicit value is what counts.
+    expect(issuePaths(imageRequestSchema({ maxTimeoutMs: 200_000 }), { html: 'x', timeout: 200_001 })).toEqual(['timeout']);
+  });
+
+  it('device must be a real Playwright device name, not an inherited object property', () => {
+    // `name in devices` also matches Object.prototype members; such a "device" has no viewport and
+    // would crash the render (500) instead of answering 400.
+    for (const device of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      expect(issuePaths(image, { html: 'x', device }), device).toEqual(['device']);
+    }
+  });
+});
+
+describe('image cross-field rules', () => {
+  it('quality only with jpeg/webp', () => {
+    expect(issuePaths(image, { html: 'x', quality: 80 })).toEqual(['quality']); // png is the default
+    expect(issuePaths(image, { html: 'x', format: 'png', quality: 80 })).toEqual(['quality']);
+    ok(image, { html: 'x', format: 'jpg', quality: 80 });
+  });
+
+  it('fullPage, selector and clip exclude each other', () => {
+    expect(issuePaths(image, { html: 'x', fullPage: true, selector: '#a' })).toEqual(['selector']);
+    expect(issuePaths(image, { html: 'x', fullPage: true, clip: { x: 0, y: 0, width: 10, height: 10 } })).toEqual(['clip']);
+    expect(issuePaths(image, { html: 'x', selector: '#a', clip: { x: 0, y: 0, width: 10, height: 10 } })).toEqual(['clip']);
+    ok(image, { html: 'x', fullPage: false, selector: '#a' });
+    ok(image, { html: 'x', clip: { x: 0, y: 0, width: 10, height: 10 } });
+  });
+
+  it('clip needs a positive size', () => {
+    expect(issuePaths(image, { html: 'x', clip: { x: 0, y: 0, width: 0, height: 10 } })).toEqual(['clip.width']);
+    expect(issuePaths(image, { html: 'x', clip: { x: -1, y: 0, width: 1, height: 10 } })).toEqual(['clip.x']);
+  });
+
+  it('a cookie needs url or domain when rendering html without baseUrl', () => {
+    expect(issuePaths(image, { html: 'x', cookies: [{ name: 'a', value: '1' }] })).toEqual(['cookies.0.domain']);
+    expect(issuePaths(image, { html: 'x', cookies: [{ name: 'a', value: '1', domain: 'example.com' }, { name: 'b', value: '2' }] }))
+      .toEqual(['cookies.1.domain']);
+    ok(image, { html: 'x', cookies: [{ name: 'a', value: '1', domain: 'example.com' }] });
+    ok(image, { html: 'x', cookies: [{ name: 'a', value: '1', url: 'https://example.com/' }] });
+    ok(image, { html: 'x', baseUrl: 'https://example.com/', cookies: [{ name: 'a', value: '1' }] });
+    ok(image, { url: 'https://example.com/', cookies: [{ name: 'a', value: '1' }] });
+    expect(issuePaths(image, { url: 'https://example.com/', cookies: [{ name: 'a', value: '1', url: 'ftp://x/' }] })).toEqual(['cookies.0.url']);
+  });
+});
+
+describe('pdf cross-field rules', () => {
+  it('width and height go together', () => {
+    expect(issuePaths(pdf, { html: 'x', width: '8in' })).toEqual(['height']);
+    expect(issuePaths(pdf, { html: 'x', height: '8in' })).toEqual(['width']);
+  });
+
+  it('format excludes width/height', () => {
+    expect(issuePaths(pdf, { html: 'x', format: 'A4', width: '8in', height: '11in' })).toEqual(['format']);
+  });
+
+  it('cookie without url/domain for html', () => {
+    expect(issuePaths(pdf, { html: 'x', cookies: [{ name: 'a', value: '1' }] })).toEqual(['cookies.0.domain']);
+  });
+
+  it('image-only fields are unknown to pdf and the reverse', () => {
+    expect(issuePaths(pdf, { html: 'x', fullPage: true })).toEqual(['']);
+    expect(issuePaths(image, { html: 'x', landscape: true })).toEqual(['']);
+    expect(details(pdf, { html: 'x', fullPage: true, quality: 5 }).map((d) => d.path).sort()).toEqual(['fullPage', 'quality']);
+  });
+});
+
+describe('parseBody details (what the 400 lists)', () => {
+  it('names each unknown field, nested ones by their dotted path', () => {
+    expect(details(image, { html: 'x', colour: 'red' })).toEqual([{ path: 'colour', message: 'unknown field' }]);
+    expect(details(image, { html: 'x', viewport: { width: 10, height: 10, depth: 3 } }))
+      .toEqual([{ path: 'viewport.depth', message: 'unknown field' }]);
+    expect(details(image, { html: 'x', a: 1, b: 2 }).map((d) => d.path).sort()).toEqual(['a', 'b']);
+  });
+
+  it('names each wrongly typed field', () => {
+    const d = details(image, { html: 'x', viewport: { width: 'wide', height: 800 }, delay: 'soon', fullPage: 'yes' });
+    expect(d.map((x) => x.path).sort()).toEqual(['delay', 'fullPage', 'viewport.width']);
+    for (const x of d) expect(x.message.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a non-object body with a detail', () => {
+    for (const body of [[], null, 'x', 42, [{ html: 'x' }]]) {
+      expect(details(image, body), JSON.stringify(body)).toEqual([{ path: '', message: 'expected an object' }]);
+    }
+  });
+
+  it('a type error does not hide the cross-field errors of the same request', () => {
+    // Contract: `details` lists {path, message} per bad field. Zod skips superRefine once a field
+    // has a type error, so the client only learns of the missing source / png+quality after fixing
+    // `delay` — two round trips for one bad request.
+    expect(details(image, { delay: 'soon' }).map((d) => d.path).sort()).toEqual(['delay', 'url']);
+    expect(details(image, { html: 'x', delay: 'soon', quality: 80 }).map((d) => d.path).sort()).toEqual(['delay', 'quality']);
+  });
+});
