@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -9,6 +9,8 @@ const REDACT = [
   '*.cookies', '*.httpCredentials', 'options.headers', 'key', 'secret',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, base: undefined, redact: { paths: REDACT, censor: '[redacted]' } });
+/** JSON lines on stdout (or `destination`, for tests that read what was logged). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = { level, base: undefined, redact: { paths: REDACT, censor: '[redacted]' } };
+  return destination ? pino(options, destination) : pino(options);
 }
