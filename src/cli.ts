@@ -2,16 +2,19 @@
 // `pagewatch` command: `serve` (the default) and `migrate`.
 import { resolve } from 'node:path';
 import { ConfigError, describeSettings, loadConfig } from './config.js';
+import { ApiKeyStore } from './db/api-keys.js';
 import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
 import { createLogger } from './log.js';
-import { startService } from './main.js';
 import { projectRoot } from './project-root.js';
 
 const USAGE = `usage: pagewatch <command>
-  serve        start the service (default)
-  migrate      apply database migrations and exit
-  config       list every setting, its environment variable and default`;
+  serve                      start the service (default)
+  keys create --name NAME    make an API key; prints the key and its webhook secret once
+  keys list                  list keys (never the keys themselves)
+  keys revoke ID             revoke a key; effective on its next request
+  migrate                    apply database migrations and exit
+  config                     list every setting, its environment variable and default`;
 
 async function main(argv: string[]): Promise<number> {
   const command = argv[0] ?? 'serve';
@@ -22,15 +25,23 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  if (command === 'migrate') {
+  if (command === 'migrate' || command === 'keys') {
     const db = openDatabase(resolve(config.dataDir, 'pagewatch.db'));
-    const applied = migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
-    db.close();
-    console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-    return 0;
+    try {
+      const applied = migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+      if (command === 'migrate') {
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+        return 0;
+      }
+      return keysCommand(new ApiKeyStore(db), argv.slice(1));
+    } finally {
+      db.close();
+    }
   }
   if (command !== 'serve') { console.error(USAGE); return 2; }
 
+  // Loaded only to serve: it pulls in Playwright, which `keys` and `migrate` have no use for.
+  const { startService } = await import('./main.js');
   const service = await startService(config, log);
   await new Promise<void>((done) => {
     const onSignal = (signal: NodeJS.Signals) => {
@@ -41,6 +52,38 @@ async function main(argv: string[]): Promise<number> {
     process.once('SIGINT', onSignal);
   });
   return process.exitCode === undefined ? 0 : Number(process.exitCode);
+}
+
+function keysCommand(keys: ApiKeyStore, args: string[]): number {
+  const [sub, ...rest] = args;
+  if (sub === 'create') {
+    const nameAt = rest.indexOf('--name');
+    const name = nameAt >= 0 ? rest[nameAt + 1] : undefined;
+    if (!name) { console.error('usage: pagewatch keys create --name NAME'); return 2; }
+    const issued = keys.create(name);
+    console.log(`id:             ${issued.id}`);
+    console.log(`name:           ${issued.name}`);
+    console.log(`key:            ${issued.key}`);
+    console.log(`webhook secret: ${issued.webhookSecret}`);
+    console.log('Store both now: they are not shown again (only a hash of the key is kept).');
+    return 0;
+  }
+  if (sub === 'list') {
+    const rows = keys.list();
+    if (rows.length === 0) console.log('no keys');
+    for (const k of rows) {
+      const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
+      console.log(`${k.id}\t${k.keyPrefix}…\t${k.name}\t${state}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}`);
+    }
+    return 0;
+  }
+  if (sub === 'revoke' && rest[0]) {
+    if (!keys.revoke(rest[0])) { console.error(`no active key with id ${rest[0]}`); return 1; }
+    console.log(`revoked ${rest[0]}`);
+    return 0;
+  }
+  console.error(USAGE);
+  return 2;
 }
 
 main(process.argv.slice(2)).then(

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Config } from './config.js';
+import { ApiKeyStore } from './db/api-keys.js';
 import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
 import { EgressPolicy } from './egress/policy.js';
@@ -56,7 +57,8 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const renderer = new PlaywrightRenderer(browsers, limiter, config.limits, egress);
   let shuttingDown = false;
   const app = createApp({
-    log, renderer, limits: config.limits, isShuttingDown: () => shuttingDown,
+    log, renderer, keys: new ApiKeyStore(db), limits: config.limits, auth: config.auth, rateLimit: config.rateLimit,
+    trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown,
     readiness: { database: () => databaseUsable(db), browser: () => browsers.isUsable() },
   });
 

@@ -4,7 +4,10 @@ import Koa from 'koa';
 import { notFound, unavailable } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Renderer } from '../render/renderer.js';
+import type { ApiKeyStore } from '../db/api-keys.js';
+import { authenticate } from './middleware/auth.js';
 import { errorResponses } from './middleware/errors.js';
+import { rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { renderRoutes } from './routes/render.js';
@@ -13,13 +16,17 @@ export interface AppDeps {
   log: Logger;
   renderer: Renderer;
   readiness: Readiness;
-  limits: { maxBodyBytes: number; maxTimeoutMs: number };
+  keys: ApiKeyStore;
+  limits: { maxBodyBytes: number; maxTimeoutMs: number; anonymousMaxBodyBytes: number };
+  auth: { anonymous: boolean };
+  rateLimit: { perKeyPerMinute: number; anonymousPerMinute: number };
+  trustProxy: boolean;
   isShuttingDown: () => boolean;
 }
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
-  app.proxy = false;
+  app.proxy = deps.trustProxy; // only then is X-Forwarded-For believed for the client IP
   app.silent = true; // errors are logged by errorResponses, once, with the request id
   const routers = [healthRoutes(deps.readiness), renderRoutes({ renderer: deps.renderer, limits: deps.limits })];
 
@@ -33,6 +40,8 @@ export function createApp(deps: AppDeps): Koa {
     }
     await next();
   });
+  app.use(authenticate(deps.keys, deps.auth));
+  app.use(rateLimit(deps.rateLimit));
   for (const router of routers) app.use(router.routes());
   app.use((ctx) => { throw notFound(`no route for ${ctx.method} ${ctx.path}`); });
   return app;

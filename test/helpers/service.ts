@@ -24,7 +24,12 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
   const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-test-'));
   const config = loadConfig({
     env: {}, // ignore the developer's PAGEWATCH_* variables
-    overrides: { port: 0, host: '127.0.0.1', dataDir, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', egress: FIXTURE_EGRESS, ...overrides },
+    overrides: {
+      port: 0, host: '127.0.0.1', dataDir, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', egress: FIXTURE_EGRESS,
+      // Most tests render anonymously and many times a minute; rate-limit tests set their own budget.
+      rateLimit: { anonymousPerMinute: 1_000_000 },
+      ...overrides,
+    },
   });
   const service = await startService(config, createLogger(config.logLevel));
   return {

@@ -1,24 +1,29 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { RenderOutput, Renderer } from '../../render/renderer.js';
+import type { Principal } from '../middleware/auth.js';
 import { readRenderBody } from '../middleware/body.js';
 import { imageRequestSchema, pdfRequestSchema, type PageRequest, type SchemaLimits } from '../schemas/render.js';
 import { parseBody } from '../validate.js';
 
-export interface RenderRouteDeps { renderer: Renderer; limits: SchemaLimits & { maxBodyBytes: number } }
+export interface RenderRouteDeps { renderer: Renderer; limits: SchemaLimits & { maxBodyBytes: number; anonymousMaxBodyBytes: number } }
 
 export function renderRoutes({ renderer, limits }: RenderRouteDeps): Router {
   const pdfSchema = pdfRequestSchema(limits);
   const imageSchema = imageRequestSchema(limits);
   const router = new Router();
 
+  // Anonymous callers (the public converter tier) get the smaller body limit.
+  const bodyLimit = (ctx: Context) => ((ctx.state.principal as Principal | undefined)?.kind === 'key'
+    ? limits.maxBodyBytes : Math.min(limits.maxBodyBytes, limits.anonymousMaxBodyBytes));
+
   router.post('/api/pdf', async (ctx) => {
-    const req = parseBody(pdfSchema, await readRenderBody(ctx, limits.maxBodyBytes));
+    const req = parseBody(pdfSchema, await readRenderBody(ctx, bodyLimit(ctx)));
     send(ctx, req, await renderer.renderPdf(req, clientGone(ctx)), 'render.pdf');
   });
 
   router.post('/api/image', async (ctx) => {
-    const req = parseBody(imageSchema, await readRenderBody(ctx, limits.maxBodyBytes));
+    const req = parseBody(imageSchema, await readRenderBody(ctx, bodyLimit(ctx)));
     const ext = req.format === 'jpeg' ? 'jpg' : req.format;
     send(ctx, req, await renderer.renderImage(req, clientGone(ctx)), `screenshot.${ext}`);
   });

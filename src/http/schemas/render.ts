@@ -9,6 +9,10 @@ const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const cssLength = z.union([z.string().regex(/^\s*\d+(\.\d+)?\s*(px|in|cm|mm)?\s*$/, 'a CSS length such as "10mm", "1in", "96px"'), z.number().min(0)]);
 
 const httpUrl = (what: string) => z.string().refine((value) => {
+  // The URL parser quietly drops surrounding spaces and embedded tabs/newlines; an odd spelling is
+  // refused rather than normalised into something the caller did not write.
+  // eslint-disable-next-line no-control-regex
+  if (value !== value.trim() || /[\u0000-\u001f\u007f]/.test(value)) return false;
   try {
     const u = new URL(value);
     return u.protocol === 'http:' || u.protocol === 'https:';

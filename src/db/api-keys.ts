@@ -1,0 +1,71 @@
+import { hashApiKey, KEY_PREFIX, newApiKey, newKeyId, newWebhookSecret } from '../auth/key-material.js';
+import type { Db } from './open.js';
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  keyPrefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface IssuedKey { id: string; name: string; key: string; webhookSecret: string }
+
+interface Row { id: string; name: string; key_prefix: string; created_at: string; revoked_at: string | null; last_used_at: string | null }
+
+const toRecord = (r: Row): ApiKeyRecord => ({
+  id: r.id, name: r.name, keyPrefix: r.key_prefix, createdAt: r.created_at, revokedAt: r.revoked_at, lastUsedAt: r.last_used_at,
+});
+
+/** The api_keys table. Keys themselves are never stored: they are shown once, at creation. */
+export class ApiKeyStore {
+  private readonly insert;
+  private readonly byHash;
+  private readonly all;
+  private readonly revokeStmt;
+  private readonly touchStmt;
+  private readonly secretStmt;
+
+  constructor(db: Db) {
+    this.insert = db.prepare(`INSERT INTO api_keys (id, name, key_hash, key_prefix, webhook_secret, created_at)
+      VALUES (@id, @name, @keyHash, @keyPrefix, @webhookSecret, @createdAt)`);
+    this.byHash = db.prepare('SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
+    this.all = db.prepare('SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys ORDER BY created_at, id');
+    this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+    this.touchStmt = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
+    this.secretStmt = db.prepare('SELECT webhook_secret FROM api_keys WHERE id = ?');
+  }
+
+  create(name: string): IssuedKey {
+    const issued = { id: newKeyId(), name, key: newApiKey(), webhookSecret: newWebhookSecret() };
+    this.insert.run({
+      id: issued.id, name, keyHash: hashApiKey(issued.key), keyPrefix: issued.key.slice(0, KEY_PREFIX.length + 4),
+      webhookSecret: issued.webhookSecret, createdAt: new Date().toISOString(),
+    });
+    return issued;
+  }
+
+  /** The active (not revoked) key with this plaintext, if any. */
+  findActive(key: string): ApiKeyRecord | undefined {
+    const row = this.byHash.get(hashApiKey(key)) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  list(): ApiKeyRecord[] {
+    return (this.all.all() as Row[]).map(toRecord);
+  }
+
+  /** True if the key was active and is now revoked. */
+  revoke(id: string): boolean {
+    return this.revokeStmt.run(new Date().toISOString(), id).changes === 1;
+  }
+
+  touch(id: string, when = new Date()): void {
+    this.touchStmt.run(when.toISOString(), id);
+  }
+
+  webhookSecret(id: string): string | undefined {
+    return (this.secretStmt.get(id) as { webhook_secret: string } | undefined)?.webhook_secret;
+  }
+}

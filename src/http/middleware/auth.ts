@@ -1,0 +1,41 @@
+// Who is calling: an API key (Authorization: Bearer, or X-API-Key), or — only where the contract
+// allows it — nobody (the anonymous converter tier). A key that is sent but unknown or revoked is
+// refused even where anonymous calls are allowed: a client with a broken key should hear about it.
+import type { Context, Middleware } from 'koa';
+import type { ApiKeyStore } from '../../db/api-keys.js';
+import { unauthorized } from '../../errors.js';
+
+export type Principal = { kind: 'key'; keyId: string } | { kind: 'anonymous'; ip: string };
+
+const ANONYMOUS_ROUTES = new Set(['POST /api/pdf', 'POST /api/image']);
+const TOUCH_EVERY_MS = 60_000; // last_used_at is for people; once a minute is precise enough
+
+export function presentedKey(ctx: Context): string | undefined {
+  const auth = ctx.get('Authorization');
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+  if (bearer) return bearer[1];
+  return ctx.get('X-API-Key').trim() || undefined;
+}
+
+export function authenticate(keys: ApiKeyStore, options: { anonymous: boolean }): Middleware {
+  const lastTouched = new Map<string, number>();
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith('/api/')) return next();
+    const key = presentedKey(ctx);
+    if (key !== undefined) {
+      const record = keys.findActive(key);
+      if (!record) throw unauthorized('The API key is unknown or has been revoked');
+      ctx.state.principal = { kind: 'key', keyId: record.id } satisfies Principal;
+      const now = Date.now();
+      if (now - (lastTouched.get(record.id) ?? 0) > TOUCH_EVERY_MS) {
+        lastTouched.set(record.id, now);
+        keys.touch(record.id);
+      }
+    } else if (options.anonymous && ANONYMOUS_ROUTES.has(`${ctx.method} ${ctx.path}`)) {
+      ctx.state.principal = { kind: 'anonymous', ip: ctx.ip } satisfies Principal;
+    } else {
+      throw unauthorized();
+    }
+    return next();
+  };
+}
