@@ -18,7 +18,10 @@ export function requestLog(log: Logger): Middleware {
     try {
       await next();
     } finally {
-      const line = { requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs: Math.round(performance.now() - started) };
+      const line = {
+        requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs: Math.round(performance.now() - started),
+        ...(ctx.state.blockedRequests && { blockedRequests: ctx.state.blockedRequests as number }),
+      };
       if (ctx.status >= 500) log.warn(line, 'request'); else log.info(line, 'request');
     }
   };

@@ -40,6 +40,7 @@ function clientGone(ctx: Context): AbortSignal {
 
 function send(ctx: Context, req: PageRequest, out: RenderOutput, defaultName: string): void {
   const filename = safeFilename(req.filename, defaultName);
+  if (out.blockedRequests > 0) ctx.state.blockedRequests = out.blockedRequests; // for the request log
   ctx.set('X-Render-Ms', String(out.renderMs));
   if (out.finalUrl) ctx.set('X-Final-Url', out.finalUrl);
   if (out.pageCount !== undefined) ctx.set('X-Page-Count', String(out.pageCount));
