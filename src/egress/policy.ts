@@ -14,9 +14,16 @@ export type Lookup = (host: string) => Promise<{ address: string; family: number
 
 const defaultLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
 
-/** Only globally routable unicast addresses are public; every other range ipaddr.js knows is not. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Only globally routable unicast addresses are public; every other range ipaddr.js knows is not.
+ * IPv6 must also lie in 2000::/3: ipaddr.js calls IPv4-compatible forms such as ::7f00:1
+ * (= ::127.0.0.1) "unicast", and a host that routes ::/96 would reach loopback through them.
+ */
 export function isPublicAddress(address: string): boolean {
-  return ipaddr.parse(address).range() === 'unicast';
+  const ip = ipaddr.parse(address);
+  return ip.range() === 'unicast' && (ip.kind() === 'ipv4' || ip.match(GLOBAL_UNICAST_V6));
 }
 
 /** Host as it appears in a URL or CONNECT line, made comparable: lower case, no brackets or trailing dot. */

@@ -22,7 +22,7 @@ export async function preparePage(
 
   const finalUrl = await navigate(page, req, budget);
   await waitUntilReady(page, req, budget);
-  await applyPageChanges(page, req, budget);
+  await whileNavigating(page, budget, () => applyPageChanges(page, req, budget));
   return { finalUrl };
 }
 
@@ -92,7 +92,24 @@ async function waitUntilReady(page: Page, req: PageRequest, budget: Budget): Pro
       throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);
     }
   }
-  if (req.javaScriptEnabled) await fontsAndImagesReady(page);
+  if (req.javaScriptEnabled) await whileNavigating(page, budget, () => fontsAndImagesReady(page));
+}
+
+const NAVIGATED = /Execution context was destroyed|navigat/i;
+
+/**
+ * Run a post-load step; if the page navigated itself meanwhile (meta refresh, `location =` on load),
+ * wait for the new document and run the step again — a few times, within the budget.
+ */
+async function whileNavigating<T>(page: Page, budget: Budget, step: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      if (attempt >= 4 || page.isClosed() || !NAVIGATED.test(String(err))) throw err;
+      await page.waitForLoadState('load', { timeout: budget.remaining(100) }).catch(() => undefined);
+    }
+  }
 }
 
 /** Fonts loaded and the images in the viewport decoded, so the capture does not catch them half-drawn. */
