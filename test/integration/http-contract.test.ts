@@ -4,6 +4,7 @@
 // raw-HTML shortcut and the render queue.
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKeyStore } from '../../src/db/api-keys.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { decodePng, isJpeg, isPng, jpegSize } from '../helpers/png.js';
@@ -211,13 +212,19 @@ describe('request ids', () => {
 describe('routing', () => {
   it('an unknown route → 404 not_found', async () => {
     await expectError(await get('/nope'), 404, 'not_found');
-    await expectError(await svc.post('/api/nope', { html: TINY }), 404, 'not_found');
     await expectError(await get('/api'), 404, 'not_found');
   });
 
-  it('GET on the render routes → 404', async () => {
-    await expectError(await get('/api/pdf'), 404, 'not_found');
-    await expectError(await get('/api/image'), 404, 'not_found');
+  // Under /api/ only the sync renders are open to anonymous callers: anything else is 401 without a
+  // key (API.md, "Authentication"), and 404 with one when the route does not exist.
+  it('an unknown /api/ route or GET on a render route → 401 without a key, 404 with one', async () => {
+    await expectError(await svc.post('/api/nope', { html: TINY }), 401, 'unauthorized');
+    await expectError(await get('/api/pdf'), 401, 'unauthorized');
+    const { key } = new ApiKeyStore(svc.db).create('contract');
+    const auth = { headers: { authorization: `Bearer ${key}` } };
+    await expectError(await fetch(`${svc.url}/api/nope`, auth), 404, 'not_found');
+    await expectError(await fetch(`${svc.url}/api/pdf`, auth), 404, 'not_found');
+    await expectError(await fetch(`${svc.url}/api/image`, auth), 404, 'not_found');
   });
 });
 
