@@ -3,6 +3,8 @@
 // reused page cannot take (user agent, locale, device...) — a single-use context of its own.
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright';
 import type { Logger } from '../log.js';
+import { unavailable } from '../errors.js';
+import { abortable } from './abortable.js';
 import { launchChromium, killProcessGroup } from './launch.js';
 import { BASE_CONTEXT_OPTIONS, guardPage } from './warm-page.js';
 import { WarmPool } from './warm-pool.js';
@@ -95,9 +97,13 @@ export class BrowserManager {
     // Recycle: launch the successor now and keep serving from this browser until it is ready.
     if (gen.renders >= this.opts.restartAfter && !this.stopped) this.launchInBackground();
     try {
-      return contextOptions ? await this.singleUse(gen, contextOptions) : await this.warm(gen);
+      // Creating a page on a browser that has just died can hang rather than fail: race the death.
+      const lease = contextOptions ? this.singleUse(gen, contextOptions) : this.warm(gen);
+      // If it settles after all, the browser is dead: closing the context is all there is to do.
+      return await abortable(lease, gen.disconnected.signal, (l) => { l.context.close().catch(() => undefined); });
     } catch (err) {
       this.done(gen);
+      if (gen.disconnected.signal.aborted) throw unavailable('the browser stopped while a page was being prepared; try again', err);
       throw err;
     }
   }

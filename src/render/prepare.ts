@@ -43,10 +43,28 @@ async function blockResources(page: Page, types: readonly string[]): Promise<voi
     ? route.abort('blockedbyclient') : route.fallback()));
 }
 
+/**
+ * Playwright's own load wait never ends if the page starts a download before it has loaded (it
+ * waits for a navigation that turned into a download). So, where the page can run script, commit
+ * first and then wait for the document's own readyState — the same moment, without the trap.
+ */
+function commitThenWait(req: PageRequest): boolean {
+  return req.javaScriptEnabled && req.waitUntil !== 'networkidle';
+}
+
+async function documentReady(page: Page, req: PageRequest, budget: Budget): Promise<void> {
+  if (!commitThenWait(req)) return;
+  await page.waitForFunction(
+    (state) => (state === 'load' ? document.readyState === 'complete' : document.readyState !== 'loading'),
+    req.waitUntil, { timeout: budget.remaining(), polling: 50 },
+  );
+}
+
 async function navigate(page: Page, req: PageRequest, budget: Budget): Promise<string | undefined> {
-  const waitUntil = req.waitUntil;
+  const waitUntil = commitThenWait(req) ? 'commit' : req.waitUntil;
   if (req.html !== undefined && !req.baseUrl) {
     await page.setContent(req.html, { waitUntil, timeout: budget.remaining() });
+    await whileNavigating(page, budget, () => documentReady(page, req, budget));
     return undefined;
   }
   if (req.html !== undefined && req.baseUrl) {
@@ -56,9 +74,11 @@ async function navigate(page: Page, req: PageRequest, budget: Budget): Promise<s
     await page.route((u) => u.href === new URL(baseUrl).href, (route) => (route.request().isNavigationRequest()
       ? route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }) : route.fallback()));
     await goto(page, baseUrl, waitUntil, budget);
+    await whileNavigating(page, budget, () => documentReady(page, req, budget));
     return undefined;
   }
   const response = await goto(page, req.url!, waitUntil, budget);
+  await whileNavigating(page, budget, () => documentReady(page, req, budget));
   const failOnHttpError = req.failOnHttpError ?? true;
   if (failOnHttpError && response && response.status() >= 400) {
     throw renderFailed(`the page answered HTTP ${response.status()} (set failOnHttpError: false to render it anyway)`);
@@ -66,7 +86,7 @@ async function navigate(page: Page, req: PageRequest, budget: Budget): Promise<s
   return page.url();
 }
 
-async function goto(page: Page, url: string, waitUntil: PageRequest['waitUntil'], budget: Budget): Promise<Response | null> {
+async function goto(page: Page, url: string, waitUntil: PageRequest['waitUntil'] | 'commit', budget: Budget): Promise<Response | null> {
   try {
     return await page.goto(url, { waitUntil, timeout: budget.remaining() });
   } catch (err) {

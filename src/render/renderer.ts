@@ -9,6 +9,7 @@ import type { BrowserManager, Lease } from './browser-manager.js';
 import { Budget } from './budget.js';
 import { captureImage } from './capture-image.js';
 import { capturePdf } from './capture-pdf.js';
+import { abortable } from './abortable.js';
 import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
 import { firstLine, preparePage } from './prepare.js';
@@ -121,25 +122,6 @@ export class PlaywrightRenderer implements Renderer {
       if (!verdict.allowed && !verdict.unresolvable) throw urlBlocked(`the page led to ${watch.failedTunnel}: ${verdict.reason}`);
     }
   }
-}
-
-/**
- * Rejects as soon as `signal` aborts, without waiting for `work` (a hung page never settles until it
- * is closed). If `work` settles later, `cleanup` gets its value.
- */
-function abortable<T>(work: Promise<T>, signal: AbortSignal, cleanup?: (value: T) => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      reject(signal.reason);
-      work.then((v) => cleanup?.(v), () => undefined);
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
-    );
-  });
 }
 
 function viewportFor(req: PageRequest): { width: number; height: number } {

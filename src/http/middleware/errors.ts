@@ -18,8 +18,8 @@ export function errorResponses(log: Logger): Middleware {
       const appError = err instanceof AppError ? err
         : new AppError(500, 'internal', 'Internal error; the request id identifies it in the service log');
       if (!(err instanceof AppError)) log.error({ err, requestId }, 'unhandled error');
-      else if (appError.status >= 500) log.warn({ requestId, code: appError.code, cause: appError.cause }, appError.message);
-      else if (appError.cause) log.debug({ requestId, code: appError.code, cause: appError.cause }, appError.message);
+      else if (appError.status >= 500) log.warn({ requestId, code: appError.code, err: appError.cause }, appError.message);
+      else if (appError.cause) log.debug({ requestId, code: appError.code, err: appError.cause }, appError.message);
 
       ctx.status = appError.status;
       if (appError.extra.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(appError.extra.retryAfterSeconds));

@@ -1,0 +1,73 @@
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
+import type { RenderFn } from './measure.js';
+
+export type Format = 'png' | 'pdf';
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export function chromiumPath(): string {
+  return process.env.PAGEWATCH_CHROMIUM_PATH || '/usr/bin/chromium';
+}
+
+export function launchRaw(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+}
+
+/**
+ * Output equivalent to the service's defaults for {html, format:'png'} and {html}:
+ * 1280x800 viewport, viewport-sized PNG; A4 PDF, 10 mm margins, backgrounds, tagged.
+ */
+export const VIEWPORT = { width: 1280, height: 800 };
+const PDF_OPTIONS = {
+  format: 'A4',
+  margin: { top: '10mm', right: '10mm', bottom: '10mm', left: '10mm' },
+  printBackground: true,
+  tagged: true,
+} as const;
+
+async function capture(page: Page, format: Format): Promise<void> {
+  const buf = format === 'png' ? await page.screenshot({ type: 'png' }) : await page.pdf(PDF_OPTIONS);
+  if (buf.length === 0) throw new Error(`empty ${format} from raw Playwright`);
+}
+
+/** `n` pages, each in its own context, warmed with one render each. */
+export async function openWarmPages(browser: Browser, n: number, html: string): Promise<Page[]> {
+  const pages: Page[] = [];
+  for (let i = 0; i < n; i++) {
+    const context: BrowserContext = await browser.newContext({ viewport: VIEWPORT });
+    const page = await context.newPage();
+    await page.setContent(html);
+    pages.push(page);
+  }
+  return pages;
+}
+
+/** (a) reused warm page per client: setContent + capture. */
+export function rawWarmRenderer(pages: readonly Page[], html: string, format: Format): RenderFn {
+  return async (client) => {
+    const page = pages[client];
+    if (!page) throw new Error(`no warm page for client ${client}`);
+    await page.setContent(html);
+    await capture(page, format);
+  };
+}
+
+/** (b) new context + page per render, closed afterwards. */
+export function rawNewContextRenderer(browser: Browser, html: string, format: Format): RenderFn {
+  return async () => {
+    const context = await browser.newContext({ viewport: VIEWPORT });
+    try {
+      const page = await context.newPage();
+      await page.setContent(html);
+      await capture(page, format);
+    } finally {
+      await context.close();
+    }
+  };
+}

@@ -1,0 +1,230 @@
+/**
+ * Render benchmark: raw Playwright (warm page / new context per render) vs the
+ * pagewatch service over HTTP, on the same invoice page, PNG and PDF.
+ *
+ *   npm run bench                      # full run (builds first)
+ *   BENCH_SKIP_SERVICE=1 node dist/bench/render.js        # raw Playwright only
+ *   BENCH_SECONDS=2 BENCH_SEQ=10 BENCH_RSS_RENDERS=150 node dist/bench/render.js   # smoke
+ *
+ * Env: BENCH_SECONDS (8) throughput window per concurrency level, BENCH_WARMUP_SECONDS (1),
+ * BENCH_SEQ (40) sequential samples, BENCH_SEQ_WARMUP (5), BENCH_RSS_RENDERS (1000, >= 100),
+ * BENCH_SKIP_SERVICE=1, PAGEWATCH_CHROMIUM_PATH (/usr/bin/chromium).
+ *
+ * Prints exactly one JSON line on stdout; progress goes to stderr.
+ */
+import type { Browser } from 'playwright';
+import { availableParallelism, loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { invoiceHtml } from './invoice-html.js';
+import { log, measureAll, type Figures, type MeasureConfig, type RenderFn } from './measure.js';
+import { treeMemoryMiB } from './process-tree.js';
+import { launchRaw, openWarmPages, rawNewContextRenderer, rawWarmRenderer, type Format } from './raw.js';
+import { serviceRenderer, startService, type ServiceHandle } from './service.js';
+import { round1, round1OrNull } from './stats.js';
+
+function envNumber(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+const cfg: MeasureConfig & { rssRenders: number; skipService: boolean } = {
+  seconds: envNumber('BENCH_SECONDS', 8, 0.1),
+  warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 1, 0),
+  seq: Math.floor(envNumber('BENCH_SEQ', 40, 1)),
+  seqWarmup: Math.floor(envNumber('BENCH_SEQ_WARMUP', 5, 0)),
+  rssRenders: Math.floor(envNumber('BENCH_RSS_RENDERS', 1000, 100)),
+  skipService: process.env.BENCH_SKIP_SERVICE === '1',
+};
+
+const FORMATS: readonly Format[] = ['png', 'pdf'];
+const MAX_CLIENTS = 8;
+
+// Everything that must be torn down on any exit path, most recent first.
+const cleanups = new Set<() => Promise<void>>();
+async function runCleanups(): Promise<void> {
+  for (const fn of [...cleanups].reverse()) {
+    cleanups.delete(fn);
+    try {
+      await fn();
+    } catch (err) {
+      log(`cleanup failed: ${String(err)}`);
+    }
+  }
+}
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    log(`${sig}: cleaning up`);
+    void runCleanups().finally(() => process.exit(sig === 'SIGINT' ? 130 : 143));
+  });
+}
+
+type ModeFigures = { rawWarm: Figures; rawNewContext: Figures; service: Figures | null };
+
+async function measureRaw(): Promise<{ version: string; figures: Record<Format, Omit<ModeFigures, 'service'>> }> {
+  log('launching raw Chromium');
+  const browser: Browser = await launchRaw();
+  const close = async (): Promise<void> => browser.close();
+  cleanups.add(close);
+  try {
+    const version = browser.version();
+    const pages = await openWarmPages(browser, MAX_CLIENTS, invoiceHtml);
+    const figures = {} as Record<Format, Omit<ModeFigures, 'service'>>;
+    for (const format of FORMATS) {
+      const rawWarm = await measureAll(`${format} rawWarm`, rawWarmRenderer(pages, invoiceHtml, format), cfg);
+      const rawNewContext = await measureAll(
+        `${format} rawNewContext`,
+        rawNewContextRenderer(browser, invoiceHtml, format),
+        cfg,
+      );
+      figures[format] = { rawWarm, rawNewContext };
+    }
+    return { version, figures };
+  } finally {
+    cleanups.delete(close);
+    await close();
+    log('raw Chromium closed');
+  }
+}
+
+async function withService<T>(fn: (svc: ServiceHandle) => Promise<T>): Promise<T> {
+  log('starting service');
+  const t0 = performance.now();
+  const svc = await startService();
+  log(`service ready at ${svc.baseUrl} (pid ${svc.pid}) after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  cleanups.add(svc.stop);
+  try {
+    return await fn(svc);
+  } finally {
+    cleanups.delete(svc.stop);
+    await svc.stop();
+  }
+}
+
+/** Exactly `total` renders shared among `clients` concurrent loops; first failure stops all. */
+async function renderCount(render: RenderFn, total: number, clients: number): Promise<void> {
+  let issued = 0;
+  let failure: { err: unknown } | undefined;
+  const loop = async (client: number): Promise<void> => {
+    while (!failure && issued < total) {
+      issued++;
+      try {
+        await render(client);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, (_, i) => loop(i)));
+  if (failure) throw failure.err;
+}
+
+interface MemorySample {
+  rss: number;
+  pss: number;
+}
+
+async function measureRss(): Promise<{ idle: MemorySample; after100: MemorySample; after1000: MemorySample; renders: number }> {
+  // Fresh service process so "after N renders" counts from startup.
+  return withService(async (svc) => {
+    const render = serviceRenderer(svc.baseUrl, invoiceHtml, 'png');
+    const sample = async (label: string): Promise<MemorySample> => {
+      await sleep(500); // let in-flight cleanup (closed contexts, GC) settle a little
+      const { rss, pss, processes } = treeMemoryMiB(svc.pid);
+      log(`memory ${label}: RSS ${rss.toFixed(1)} MiB, PSS ${pss.toFixed(1)} MiB over ${processes} processes`);
+      return { rss, pss };
+    };
+    const idle = await sample('idle (ready)');
+    await renderCount(render, 100, 4);
+    const after100 = await sample('after 100 png renders');
+    await renderCount(render, cfg.rssRenders - 100, 4);
+    const after1000 = await sample(`after ${cfg.rssRenders} png renders`);
+    return { idle, after100, after1000, renders: cfg.rssRenders };
+  });
+}
+
+const r1 = (f: Figures): Figures => ({ p50: round1(f.p50), p95: round1(f.p95), rps4: round1(f.rps4), rps8: round1(f.rps8) });
+
+async function main(): Promise<void> {
+  // Other work on the machine skews every figure; the 1-minute load average before/after shows it.
+  const loadBefore = loadavg()[0] ?? 0;
+  log(`config ${JSON.stringify(cfg)}; invoice HTML ${invoiceHtml.length} bytes; load ${loadBefore.toFixed(2)}`);
+  const raw = await measureRaw();
+
+  const service: Record<Format, Figures | null> = { png: null, pdf: null };
+  let rss: Awaited<ReturnType<typeof measureRss>> | null = null;
+  if (!cfg.skipService) {
+    await withService(async (svc) => {
+      for (const format of FORMATS) {
+        service[format] = await measureAll(`${format} service`, serviceRenderer(svc.baseUrl, invoiceHtml, format), cfg);
+      }
+    });
+    rss = await measureRss();
+  }
+
+  const ratio = (a: number | undefined, b: number | undefined): number | null =>
+    a === undefined || b === undefined || b === 0 ? null : a / b;
+  const pngP50 = ratio(service.png?.p50, raw.figures.png.rawWarm.p50);
+  const pdfP50 = ratio(service.pdf?.p50, raw.figures.pdf.rawWarm.p50);
+  const pngRps8 = ratio(service.png?.rps8, raw.figures.png.rawNewContext.rps8);
+  const pdfRps8 = ratio(service.pdf?.rps8, raw.figures.pdf.rawNewContext.rps8);
+  // Targets are judged on unrounded ratios.
+  const both = (a: number | null, b: number | null, ok: (x: number) => boolean): boolean | null =>
+    a === null || b === null ? null : ok(a) && ok(b);
+
+  const section = (f: Format): Record<string, Figures | null> => ({
+    rawWarm: r1(raw.figures[f].rawWarm),
+    rawNewContext: r1(raw.figures[f].rawNewContext),
+    service: service[f] ? r1(service[f]) : null,
+  });
+  const out = {
+    bench: 'render',
+    chromium: raw.version,
+    cpus: availableParallelism(),
+    png: section('png'),
+    pdf: section('pdf'),
+    ratios: {
+      pngP50ServiceOverRawWarm: round1OrNull(pngP50),
+      pdfP50ServiceOverRawWarm: round1OrNull(pdfP50),
+      pngRps8ServiceOverRawNewContext: round1OrNull(pngRps8),
+      pdfRps8ServiceOverRawNewContext: round1OrNull(pdfRps8),
+    },
+    // Summed VmRSS as specified; after1000 is taken after BENCH_RSS_RENDERS renders (see "renders").
+    rssMiB: rss
+      ? {
+          after100: round1(rss.after100.rss),
+          after1000: round1(rss.after1000.rss),
+          idle: round1(rss.idle.rss),
+          renders: rss.renders,
+        }
+      : null,
+    // Same samples as proportional set size (shared pages split between processes).
+    pssMiB: rss
+      ? { after100: round1(rss.after100.pss), after1000: round1(rss.after1000.pss), idle: round1(rss.idle.pss) }
+      : null,
+    targets: {
+      'p50Ratio<=1.3': both(pngP50, pdfP50, (x) => x <= 1.3),
+      'rps8Ratio>=4': both(pngRps8, pdfRps8, (x) => x >= 4),
+    },
+    config: {
+      seconds: cfg.seconds,
+      warmupSeconds: cfg.warmupSeconds,
+      seq: cfg.seq,
+      seqWarmup: cfg.seqWarmup,
+      htmlBytes: invoiceHtml.length,
+      loadAvg1: [round1(loadBefore), round1(loadavg()[0] ?? 0)],
+    },
+  };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+try {
+  await main();
+} catch (err) {
+  log(`FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  process.exitCode = 1;
+} finally {
+  await runCleanups();
+}

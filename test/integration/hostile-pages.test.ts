@@ -1,0 +1,242 @@
+// Hostile pages — endless loops, memory hogs, dialog storms, window floods, navigation loops,
+// documents that never finish, downloads — each end within their `timeout` with a clear answer
+// (never a 500), leave no trace for the next render and no process behind.
+// The service runs with one render slot and one warm page, so the render right after a hostile one
+// runs on the page the hostile one used (or on its replacement) — the hardest case for recovery.
+import { readdirSync, statSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { parsePdf } from '../helpers/pdf.js';
+import { processGroup, waitFor, zombiesOf } from '../helpers/processes.js';
+import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
+
+const TIMEOUT = 5000;
+/** Functional bound of the contract (a render ends at its timeout, plus answer/teardown), not a benchmark. */
+const WALL_LIMIT = TIMEOUT + 3000;
+
+interface Outcome { name: string; status: number; code?: string; message?: string; ms: number; text?: string }
+const outcomes: Outcome[] = [];
+
+const page = (body: string) => `<!doctype html><html><head><meta charset="utf-8"></head><body>${body}</body></html>`;
+const clickDownload = (href: string) =>
+  `const a = document.createElement('a'); a.href = ${href}; a.download = 'x.txt'; document.body.append(a); a.click();`;
+const serve = (body: string) => (_req: unknown, res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(page(body));
+};
+
+/** Regular files under os.tmpdir()/playwright-artifacts-* (where Playwright would put downloads). */
+function artifactFiles(): Set<string> {
+  const found = new Set<string>();
+  const walk = (dir: string) => {
+    let entries: string[];
+    try { entries = readdirSync(dir); } catch { return; }
+    for (const name of entries) {
+      const full = join(dir, name);
+      try {
+        const st = statSync(full);
+        if (st.isDirectory()) walk(full); else if (st.isFile()) found.add(full);
+      } catch { /* removed while we looked */ }
+    }
+  };
+  for (const name of readdirSync(tmpdir())) if (name.startsWith('playwright-artifacts-')) walk(join(tmpdir(), name));
+  return found;
+}
+
+describe('hostile pages', () => {
+  let service: TestService;
+  let fixture: FixtureServer;
+  const hanging = new Set<ServerResponse>();
+  let popupHits = 0;
+  let popupHeartbeats = 0;
+  let artifactsBefore: Set<string>;
+
+  beforeAll(async () => {
+    artifactsBefore = artifactFiles();
+    fixture = await startFixtureServer();
+    fixture.route('/reload-loop', serve('<p>RELOAD</p><script>onload=()=>setInterval(()=>location.reload(),20)</script>'));
+    fixture.route('/href-loop', serve(`<p>HREF</p><script>location.href='?n='+Math.random()</script>`));
+    fixture.route('/never-ends', (_req, res) => {
+      hanging.add(res);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.write('<!doctype html><html><head><meta charset="utf-8"><title>never</title></head><body><p>PARTIAL-BODY</p>');
+    });
+    fixture.route('/attachment', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="evil.bin"' });
+      res.end('DOWNLOADED-BYTES');
+    });
+    fixture.route('/dl-same-origin', serve(`<p>DL-PAGE</p><script>${clickDownload(`'/attachment'`)}</script>`));
+    // A popup that stays open says so: it pings the fixture every 100 ms.
+    fixture.route('/popup-target', (req, res) => { popupHits++; serve('<script>setInterval(()=>fetch("/popup-alive"),100)</script>')(req, res); });
+    fixture.route('/popup-alive', (_req, res) => { popupHeartbeats++; res.writeHead(204).end(); });
+    fixture.route('/set-state', serve(`<p>STATE-SET</p><script>
+      document.cookie = 'hostile=A1; max-age=3600'; localStorage.setItem('hostile', 'A1');
+      for (let i = 0; i < 50; i++) alert(i);
+      setInterval(() => { document.cookie = 'hostile=A2; max-age=3600'; localStorage.setItem('hostile', 'A2'); }, 5);
+    </script>`));
+    fixture.route('/read-state', serve(`<script>document.write('SEEN[' + document.cookie + '|' + (localStorage.getItem('hostile') ?? '') + ']')</script>`));
+    service = await startTestService({ render: { concurrency: 1, warmPages: 1 } });
+  });
+
+  afterAll(async () => {
+    for (const res of hanging) res.destroy();
+    console.table(outcomes.map(({ text: _t, ...o }) => o));
+    await service?.close();
+    await fixture?.close();
+  });
+
+  /** A hostile render: ends within the wall limit, with one of `allowed` statuses, never a 500. */
+  async function hostile(name: string, body: Record<string, unknown>, allowed: number[]): Promise<Outcome> {
+    const started = performance.now();
+    const res = await service.post('/api/pdf', { timeout: TIMEOUT, ...body });
+    const out: Outcome = { name, status: res.status, ms: 0 };
+    if (res.ok) out.text = (await parsePdf(await bytesOf(res))).text;
+    else Object.assign(out, await errorOf(res));
+    out.ms = Math.round(performance.now() - started);
+    outcomes.push(out);
+    expect(out.status, `${name}: ${out.code} ${out.message}`).not.toBe(500);
+    expect(allowed, `${name} got ${out.status} ${out.code}: ${out.message}`).toContain(out.status);
+    expect(out.ms, `${name} wall time`).toBeLessThan(WALL_LIMIT);
+    if (out.status === 504) expect(out.code).toBe('render_timeout');
+    if (out.status === 422) expect(out.code).toBe('render_failed');
+    return out;
+  }
+
+  /** The render after a hostile one succeeds, promptly, with the right content. */
+  async function nextRenderWorks(): Promise<void> {
+    const marker = `NEXT-OK-${Math.random().toString(36).slice(2, 8)}`;
+    const started = performance.now();
+    const res = await service.post('/api/pdf', { html: page(`<h1>${marker}</h1>`), timeout: 10_000 });
+    expect(res.status).toBe(200);
+    expect((await parsePdf(await bytesOf(res))).text).toContain(marker);
+    expect(performance.now() - started).toBeLessThan(5000);
+  }
+
+  it('an infinite loop ends with 504 render_timeout', async () => {
+    const out = await hostile('infinite loop', { html: page('<p>LOOP</p><script>for(;;){}</script>') }, [504]);
+    expect(out.ms).toBeGreaterThanOrEqual(TIMEOUT - 100);
+    await nextRenderWorks();
+  });
+
+  it('endless allocation crashes the page (422) or times out (504); the browser stays usable', async () => {
+    const pid = service.browsers.stats().pid;
+    await hostile('memory without end', { html: page('<script>const a=[];for(;;)a.push(new Array(1e6).fill(Math.random()))</script>') }, [422, 504]);
+    const stats = service.browsers.stats();
+    expect(stats.up).toBe(true);
+    expect(stats.pid).toBe(pid); // only the renderer died, not the browser
+    await nextRenderWorks();
+  });
+
+  it('dialog storms end within the timeout (dialogs are dismissed)', async () => {
+    await hostile('1000 alerts', { html: page('<p>ALERTS</p><script>for(let i=0;i<1000;i++)alert(i)</script>') }, [200, 504]);
+    await nextRenderWorks();
+    await hostile('endless confirm', { html: page(`<script>for(;;)confirm('x')</script>`) }, [200, 504]);
+    await nextRenderWorks();
+  });
+
+  it('window.open floods render and leave no window behind', async () => {
+    // What is observable from outside: (1) a popup that loads a URL makes a request the fixture sees,
+    // and one left open keeps pinging the fixture (popup-alive heartbeats); (2) a popup to another site gets a renderer process of its own in the browser's process group,
+    // so lingering popups would grow the group; (3) the pool's counters and the next render's latency.
+    // The popup blocker stops window.open without a user gesture — but every Playwright evaluate
+    // (setContent included) runs with userGesture: true, which lets the page open one popup per
+    // evaluate; guardPage closes those at once. So: a few popups per render at most, none lingering.
+    await nextRenderWorks(); // steady state: warm page, renderer and utility processes all started
+    const pid = service.browsers.stats().pid!;
+    const chromiums = () => processGroup(pid).filter((p) => p.comm.includes('chrom')).length;
+    const before = chromiums();
+    const createdBefore = service.browsers.stats().pagesCreated;
+    // localhost ≠ 127.0.0.1: a cross-site popup, so Chromium would give it a process of its own.
+    const target = `${fixture.url.replace('127.0.0.1', 'localhost')}/popup-target`;
+    const flood = `<p>FLOOD</p><script>for(let i=0;i<200;i++)window.open(i%2?'about:blank':'${target}?i='+i)</script>`;
+    const interval = `<p>INTERVAL</p><script>setInterval(()=>window.open('${target}?t='+Date.now()),10)</script>`;
+    const perRender: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (const [name, html] of [['window.open x200', flood], ['window.open interval', interval]] as const) {
+        const hitsBefore = popupHits;
+        expect((await hostile(name, { html: page(html), delay: 300 }, [200])).text).toMatch(/FLOOD|INTERVAL/);
+        perRender.push(popupHits - hitsBefore);
+      }
+    }
+    await nextRenderWorks();
+    console.log(`popup loads per render: ${perRender.join(',')}; chromium processes before: ${before}, after: ${chromiums()}`);
+    // Without the popup blocker, the flood alone would load 100 popups per render (and hang the render).
+    // A few do get through: Playwright runs each evaluate (readiness polls included) as a user gesture,
+    // which lets the page open one window per gesture. They are closed at once and go through the
+    // egress proxy like any request; what matters is that none lingers (checked above and below).
+    expect(Math.max(...perRender), `popup loads per render: ${perRender.join(',')}`).toBeLessThanOrEqual(10);
+    await new Promise((r) => setTimeout(r, 500));
+    const beats = popupHeartbeats;
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(popupHeartbeats - beats, 'heartbeats of popups still open').toBe(0);
+    expect(await waitFor(() => chromiums() <= before + 1, 5000), `chromium processes: ${before} before, ${chromiums()} after`).toBe(true);
+    const stats = service.browsers.stats();
+    expect(stats.pid).toBe(pid);
+    expect(stats.pagesCreated - createdBefore).toBeLessThanOrEqual(1); // successful renders reuse the page
+    expect(stats.warmPages).toBeLessThanOrEqual(1);
+  });
+
+  it('self-navigation loops end with 200, 422 or 504', async () => {
+    await hostile('reload every 20 ms after load', { url: `${fixture.url}/reload-loop` }, [200, 422, 504]);
+    await nextRenderWorks();
+    await hostile('location.href loop', { url: `${fixture.url}/href-loop` }, [200, 422, 504]);
+    await nextRenderWorks();
+  });
+
+  it('a document that never finishes loading times out (load), and domcontentloaded cannot save it', async () => {
+    await hostile('never ends (load)', { url: `${fixture.url}/never-ends` }, [504]);
+    await nextRenderWorks();
+    // The parser has not seen the end of the document, so DOMContentLoaded never fires either; a 200
+    // would be acceptable only with the body that was sent.
+    const out = await hostile('never ends (domcontentloaded)', { url: `${fixture.url}/never-ends`, waitUntil: 'domcontentloaded' }, [200, 504]);
+    if (out.status === 200) expect(out.text).toContain('PARTIAL-BODY');
+    await nextRenderWorks();
+  });
+
+  it('downloads: an attachment document is a clear 422; scripted downloads render; nothing reaches the disk', async () => {
+    const att = await hostile('attachment as document', { url: `${fixture.url}/attachment` }, [422]);
+    expect(att.message).toMatch(/download/i);
+    await nextRenderWorks();
+    const local = `<p>DL-PAGE</p><script>${clickDownload(`URL.createObjectURL(new Blob(['BLOB']))`)} ${clickDownload(`'data:text/plain,DATA'`)}</script>`;
+    expect((await hostile('scripted blob: + data: downloads', { html: page(local), delay: 300 }, [200])).text).toContain('DL-PAGE');
+    expect((await hostile('scripted same-origin download (url)', { url: `${fixture.url}/dl-same-origin`, delay: 300 }, [200])).text).toContain('DL-PAGE');
+    await nextRenderWorks();
+    await new Promise((r) => setTimeout(r, 500));
+    expect([...artifactFiles()].filter((f) => !artifactsBefore.has(f))).toEqual([]);
+  });
+
+  // BUG (see report): a script navigation that turns into a download before `load` — an a.download
+  // click to another origin (every http URL is another origin for an `html` source) — leaves
+  // Playwright waiting for a load that never comes, although the document is complete: 504 after
+  // the whole timeout instead of a render.
+  it('a scripted download of an http URL from an html source renders', async () => {
+    const html = page(`<p>DL-HTTP</p><script>${clickDownload(`'${fixture.url}/attachment'`)}</script>`);
+    const out = await hostile('scripted http download (html)', { html, delay: 300 }, [200]);
+    expect(out.text).toContain('DL-HTTP');
+    await nextRenderWorks();
+    expect([...artifactFiles()].filter((f) => !artifactsBefore.has(f))).toEqual([]);
+  });
+
+  it('a cookie and localStorage set by a hostile but successful render are gone in the next', async () => {
+    await nextRenderWorks(); // the pool is settled: no replacement page is still being created
+    const created = service.browsers.stats().pagesCreated;
+    const a = await hostile('state setter with alerts + interval', { url: `${fixture.url}/set-state`, delay: 300 }, [200]);
+    expect(a.text).toContain('STATE-SET');
+    const res = await service.post('/api/pdf', { url: `${fixture.url}/read-state` });
+    expect(res.status).toBe(200);
+    expect((await parsePdf(await bytesOf(res))).text.replace(/\s/g, '')).toContain('SEEN[|]');
+    const readReq = fixture.requests.filter((r) => r.path === '/read-state').at(-1);
+    expect(readReq?.headers.cookie).toBeUndefined();
+    expect(service.browsers.stats().pagesCreated).toBe(created); // B ran on A's (wiped) page
+  });
+
+  it('after all of the above: no 500, no zombie children, the browser still renders', async () => {
+    expect(outcomes.length).toBeGreaterThanOrEqual(19);
+    expect(outcomes.filter((o) => o.status === 500)).toEqual([]);
+    await nextRenderWorks();
+    expect(await waitFor(() => zombiesOf(process.pid).length === 0, 3000)).toBe(true);
+  });
+});
