@@ -35,17 +35,22 @@ function run(cmd, args) {
   return spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
 }
 
-function missingAptPackages() {
-  return APT_PACKAGES.filter((pkg) => {
-    try { execFileSync('dpkg', ['-s', pkg], { stdio: 'ignore' }); return false; } catch { return true; }
-  });
+// `dpkg -s` succeeds for a removed package whose config files remain: ask for the real status.
+function aptInstalled(pkg) {
+  try {
+    return execFileSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }) === 'install ok installed';
+  } catch {
+    return false;
+  }
 }
 
 async function main() {
   if (process.env.PAGEWATCH_SKIP_BROWSER_INSTALL === '1') return say('PAGEWATCH_SKIP_BROWSER_INSTALL=1: not checking for Chromium');
   const found = await findChromium();
   // On Debian the fonts matter as much as the browser: without them pages render in fallback glyphs.
-  const missing = isDebianRoot() ? missingAptPackages().filter((p) => p !== 'chromium' || !found) : [];
+  const missing = isDebianRoot()
+    ? APT_PACKAGES.filter((pkg) => (pkg === 'chromium' ? !found : !aptInstalled(pkg)))
+    : [];
   if (found && missing.length === 0) return say(`Chromium: ${found}`);
 
   if (isDebianRoot()) {
