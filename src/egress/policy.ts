@@ -90,7 +90,10 @@ export class EgressPolicy {
     // Every answer must pass: a name with one public and one private address is refused, or an
     // attacker could steer which one is used.
     const refused = addresses.find(({ address }) => !allowed(address));
-    if (refused) return { allowed: false, reason: `${host} resolves to ${refused.address}, which is not a public address` };
+    if (refused) {
+      const what = refused.address === host ? host : `${host} resolves to ${refused.address}, which`;
+      return { allowed: false, reason: `${what} is not a public address` };
+    }
     const first = addresses[0]!;
     return { allowed: true, address: first.address, family: first.family === 6 ? 6 : 4 };
   }

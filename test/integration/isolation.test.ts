@@ -100,6 +100,30 @@ describe('render isolation on a reused warm page', () => {
     expect(text).toContain('IDB-DENIED');
   });
 
+  it('a service worker cannot be installed, so none can outlive its render and answer the next', async () => {
+    fixture.route('/sw.js', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      res.end("self.addEventListener('fetch', (e) => e.respondWith(new Response('FROM-SW')));");
+    });
+    fixture.route('/register-sw', html(`<script>
+      const say = (t) => document.body.insertAdjacentHTML('beforeend', '<p id="done">' + t + '</p>');
+      // Blocked registration may reject, or never settle: report whichever comes first, after 1.5 s.
+      if (!navigator.serviceWorker) say('SW-UNAVAILABLE');
+      else Promise.race([
+        navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then(() => 'SW-INSTALLED', () => 'SW-REFUSED'),
+        new Promise((r) => setTimeout(() => r('SW-PENDING'), 1500)),
+      ]).then(say);
+    </script>`));
+    const first = await pdfText({ url: `${fixture.url}/register-sw`, waitForSelector: '#done' });
+    expect(first).toMatch(/SW-(UNAVAILABLE|REFUSED|PENDING)/);
+    expect(first).not.toContain('SW-INSTALLED');
+    fixture.requests.length = 0;
+    const next = await pdfText({ url: `${fixture.url}/invoice` });
+    expect(next).toContain('INVOICE-TEST-MARKER');
+    expect(next).not.toContain('FROM-SW');
+    expect(fixture.requests.some((r) => r.path === '/invoice')).toBe(true); // served by the network
+  });
+
   it('render A\'s own state is visible within render A (the test can detect state at all)', async () => {
     const text = await pdfText({
       url: `${fixture.url}/set-state?v=self`, waitForSelector: '#done',
