@@ -180,9 +180,11 @@ export class BrowserManager {
   private async launch(): Promise<Generation> {
     try {
       if (!this.opts.executablePath) {
-        throw new Error('no Chromium found: set PAGEWATCH_CHROMIUM_PATH or run `npm install` (which installs one)');
+        throw unavailable('no Chromium found: set PAGEWATCH_CHROMIUM_PATH or run `npm install` (which installs one)');
       }
-      const { browser, pid, version } = await launchChromium(this.opts.executablePath, this.opts.proxyUrl);
+      // A browser that will not start is the service being unavailable (503), not a bad page.
+      const { browser, pid, version } = await launchChromium(this.opts.executablePath, this.opts.proxyUrl)
+        .catch((err: unknown) => { throw unavailable('the browser could not be started', err); });
       const pool = new WarmPool(browser, this.opts.warmPages, this.opts.pageMaxUses, this.opts.log);
       const gen = new Generation(browser, pid, version, pool);
       browser.on('disconnected', () => {

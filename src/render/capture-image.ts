@@ -72,6 +72,8 @@ async function webpScreenshot(page: Page, context: BrowserContext, clip: Clip | 
     const shot = await cdp.send('Page.captureScreenshot', { format: 'webp', quality, captureBeyondViewport: true, clip: region });
     return Buffer.from(shot.data, 'base64');
   } finally {
+    // The page may be a warm one: the next render must not inherit a transparent background.
+    if (req.omitBackground) await cdp.send('Emulation.setDefaultBackgroundColorOverride', {}).catch(() => undefined);
     await cdp.detach().catch(() => undefined);
   }
 }

@@ -62,42 +62,45 @@ function commitThenWait(req: PageRequest): boolean {
   return req.javaScriptEnabled && req.waitUntil !== 'networkidle';
 }
 
-async function documentReady(page: Page, req: PageRequest, budget: Budget): Promise<void> {
+/**
+ * One round trip that resolves on the event itself (polling would add up to its interval). It needs
+ * no timer of its own: the render's timeout closes the page, which ends this wait.
+ */
+async function documentReady(page: Page, req: PageRequest): Promise<void> {
   if (!commitThenWait(req)) return;
-  // One round trip that resolves on the event itself (polling would add up to its interval).
-  const ready = page.evaluate((state) => new Promise<void>((resolve) => {
+  await page.evaluate((state) => new Promise<void>((resolve) => {
     if (state === 'load' ? document.readyState === 'complete' : document.readyState !== 'loading') return resolve();
     if (state === 'load') window.addEventListener('load', () => resolve(), { once: true });
     else document.addEventListener('DOMContentLoaded', () => resolve(), { once: true });
   }), req.waitUntil);
-  await Promise.race([ready, new Promise((_, reject) => setTimeout(
-    () => reject(new pwErrors.TimeoutError(`document not ready within the timeout`)), budget.remaining()).unref())]);
 }
 
 async function navigate(page: Page, req: PageRequest, budget: Budget): Promise<string | undefined> {
-  const waitUntil = commitThenWait(req) ? 'commit' : req.waitUntil;
-  if (req.html !== undefined && !req.baseUrl) {
-    await page.setContent(req.html, { waitUntil, timeout: budget.remaining() });
-    await whileNavigating(page, budget, () => documentReady(page, req, budget));
-    return undefined;
-  }
-  if (req.html !== undefined && req.baseUrl) {
-    // Serve the HTML as the document at baseUrl, so relative links resolve and it has that origin.
-    const html = req.html;
-    const baseUrl = req.baseUrl;
-    await page.route((u) => u.href === new URL(baseUrl).href, (route) => (route.request().isNavigationRequest()
-      ? route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }) : route.fallback()));
-    await goto(page, baseUrl, waitUntil, budget);
-    await whileNavigating(page, budget, () => documentReady(page, req, budget));
-    return undefined;
-  }
-  const response = await goto(page, req.url!, waitUntil, budget);
-  await whileNavigating(page, budget, () => documentReady(page, req, budget));
+  const response = await load(page, req, commitThenWait(req) ? 'commit' : req.waitUntil, budget);
+  await whileNavigating(page, budget, () => documentReady(page, req));
+  if (req.url === undefined) return undefined;
   const failOnHttpError = req.failOnHttpError ?? true;
   if (failOnHttpError && response && response.status() >= 400) {
     throw renderFailed(`the page answered HTTP ${response.status()} (set failOnHttpError: false to render it anyway)`);
   }
   return page.url();
+}
+
+/** Start the document: the caller's HTML, that HTML served at baseUrl, or the url itself. */
+async function load(page: Page, req: PageRequest, waitUntil: PageRequest['waitUntil'] | 'commit', budget: Budget): Promise<Response | null> {
+  if (req.html !== undefined && !req.baseUrl) {
+    await page.setContent(req.html, { waitUntil, timeout: budget.remaining() });
+    return null;
+  }
+  if (req.html !== undefined && req.baseUrl) {
+    // Serve the HTML as the document at baseUrl, so relative links resolve and it has that origin.
+    const { html } = req;
+    const href = new URL(req.baseUrl).href;
+    await page.route((u) => u.href === href, (route) => (route.request().isNavigationRequest()
+      ? route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }) : route.fallback()));
+    return goto(page, href, waitUntil, budget);
+  }
+  return goto(page, req.url!, waitUntil, budget);
 }
 
 async function goto(page: Page, url: string, waitUntil: PageRequest['waitUntil'] | 'commit', budget: Budget): Promise<Response | null> {

@@ -47,8 +47,6 @@ export class WarmPage {
    * permissions, routes and headers. Emulation (viewport, media) is set afresh by every render.
    */
   async wipe(): Promise<void> {
-    const origins = [...this.origins];
-    this.origins.clear();
     // A CDP session only for the wipe: one left attached makes Chromium drop the emulated media
     // type on the next navigation.
     const cdp = await this.context.newCDPSession(this.page);
@@ -59,6 +57,10 @@ export class WarmPage {
       await this.page.goto('about:blank', { timeout: 5000 });
       // window.name survives navigations within a tab; it must not carry anything to the next render.
       await this.page.evaluate(() => { window.name = ''; });
+      // Only now, with the old document gone, is the set of touched origins final: a script of it
+      // could still reach a new origin until the moment it was unloaded.
+      const origins = [...this.origins];
+      this.origins.clear();
       await Promise.all([
         this.context.clearCookies(),
         this.context.clearPermissions(),
