@@ -73,7 +73,8 @@ export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest] }> {
       path: `${url.pathname}${url.search}`, headers, setHost: false, agent: this.agent,
     }, (up) => {
       const out = { ...up.headers };
-      for (const h of HOP_BY_HOP) delete out[h];
+      // Only the proxy may say "blocked": an origin sending the marker must not fake a refusal.
+      for (const h of [...HOP_BY_HOP, BLOCKED_HEADER]) delete out[h];
       res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
       up.pipe(res);
     });
@@ -104,7 +105,8 @@ export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest] }> {
       upstream.pipe(client);
       client.pipe(upstream);
     });
-    upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+    // Before the tunnel is up the client still speaks HTTP to us; after, bytes are TLS: just cut it.
+    upstream.on('error', () => (upstream.connecting ? client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n') : client.destroy()));
     client.on('close', () => upstream.destroy());
   }
 }

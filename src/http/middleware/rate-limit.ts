@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import { rateLimited } from '../../errors.js';
 import type { Principal } from './auth.js';
 
-interface Bucket { tokens: number; updated: number }
+interface Bucket { tokens: number; updated: number; perMinute: number }
 
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
@@ -15,13 +15,14 @@ export class TokenBuckets {
   take(id: string, perMinute: number): { allowed: boolean; remaining: number; resetSeconds: number; retryAfterSeconds: number } {
     const rate = perMinute / 60_000; // tokens per ms
     const now = this.now();
-    const bucket = this.buckets.get(id) ?? { tokens: perMinute, updated: now };
+    const bucket = this.buckets.get(id) ?? { tokens: perMinute, updated: now, perMinute };
+    bucket.perMinute = perMinute;
     bucket.tokens = Math.min(perMinute, bucket.tokens + (now - bucket.updated) * rate);
     bucket.updated = now;
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
     this.buckets.set(id, bucket);
-    if (this.buckets.size > 10_000) this.forgetFull(now, perMinute);
+    if (this.buckets.size > 10_000) this.forgetFull(now);
     return {
       allowed,
       remaining: Math.floor(bucket.tokens),
@@ -31,9 +32,9 @@ export class TokenBuckets {
   }
 
   /** Buckets that have refilled completely carry no information: drop them to bound memory. */
-  private forgetFull(now: number, perMinute: number): void {
+  private forgetFull(now: number): void {
     for (const [id, b] of this.buckets) {
-      if (b.tokens + (now - b.updated) * (perMinute / 60_000) >= perMinute) this.buckets.delete(id);
+      if (b.tokens + (now - b.updated) * (b.perMinute / 60_000) >= b.perMinute) this.buckets.delete(id);
     }
   }
 }
