@@ -6,15 +6,13 @@ import { invalidRequest, renderFailed } from '../errors.js';
 import type { PageRequest } from '../http/schemas/render.js';
 import { Budget } from './budget.js';
 
-export interface Prepared { finalUrl?: string }
-
 /** The media emulation each page has now, so an unchanged one is not sent again (~6 ms a call). */
 const emulated = new WeakMap<Page, string>();
 
 export async function preparePage(
   page: Page, context: BrowserContext, req: PageRequest, media: 'screen' | 'print',
   viewport: { width: number; height: number }, budget: Budget,
-): Promise<Prepared> {
+): Promise<void> {
   page.setDefaultTimeout(budget.remaining());
   // Set for every render, so nothing of the previous render's emulation survives on a reused page
   // (skipped only where the page already has exactly these values).
@@ -30,10 +28,17 @@ export async function preparePage(
   if (req.cookies?.length) await addCookies(context, req);
   if (req.blockResources?.length) await blockResources(page, req.blockResources);
 
-  const finalUrl = await navigate(page, req, budget);
+  await navigate(page, req, budget);
+}
+
+/**
+ * The post-load steps: the document ready as `waitUntil` says, the caller's waits, then the caller's
+ * css/js/hide/scroll/delay. Run again by the renderer if the page moves to another document.
+ */
+export async function readyPage(page: Page, req: PageRequest, budget: Budget): Promise<void> {
+  await documentReady(page, req);
   await waitUntilReady(page, req, budget);
-  await whileNavigating(page, budget, () => applyPageChanges(page, req, budget));
-  return { finalUrl };
+  await applyPageChanges(page, req, budget);
 }
 
 async function addCookies(context: BrowserContext, req: PageRequest): Promise<void> {
@@ -75,15 +80,12 @@ async function documentReady(page: Page, req: PageRequest): Promise<void> {
   }), req.waitUntil);
 }
 
-async function navigate(page: Page, req: PageRequest, budget: Budget): Promise<string | undefined> {
+async function navigate(page: Page, req: PageRequest, budget: Budget): Promise<void> {
   const response = await load(page, req, commitThenWait(req) ? 'commit' : req.waitUntil, budget);
-  await whileNavigating(page, budget, () => documentReady(page, req));
-  if (req.url === undefined) return undefined;
   const failOnHttpError = req.failOnHttpError ?? true;
-  if (failOnHttpError && response && response.status() >= 400) {
+  if (req.url !== undefined && failOnHttpError && response && response.status() >= 400) {
     throw renderFailed(`the page answered HTTP ${response.status()} (set failOnHttpError: false to render it anyway)`);
   }
-  return page.url();
 }
 
 /** Start the document: the caller's HTML, that HTML served at baseUrl, or the url itself. */
@@ -129,24 +131,7 @@ async function waitUntilReady(page: Page, req: PageRequest, budget: Budget): Pro
       throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);
     }
   }
-  if (req.javaScriptEnabled) await whileNavigating(page, budget, () => fontsAndImagesReady(page));
-}
-
-const NAVIGATED = /Execution context was destroyed|navigat/i;
-
-/**
- * Run a post-load step; if the page navigated itself meanwhile (meta refresh, `location =` on load),
- * wait for the new document and run the step again — a few times, within the budget.
- */
-async function whileNavigating<T>(page: Page, budget: Budget, step: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await step();
-    } catch (err) {
-      if (attempt >= 4 || page.isClosed() || !NAVIGATED.test(String(err))) throw err;
-      await page.waitForLoadState('load', { timeout: budget.remaining(100) }).catch(() => undefined);
-    }
-  }
+  if (req.javaScriptEnabled) await fontsAndImagesReady(page);
 }
 
 /** Fonts loaded and the images in the viewport decoded, so the capture does not catch them half-drawn. */

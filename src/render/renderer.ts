@@ -12,7 +12,8 @@ import { capturePdf } from './capture-pdf.js';
 import { abortable } from './abortable.js';
 import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
-import { firstLine, preparePage } from './prepare.js';
+import { MainFrameNavigations } from './navigations.js';
+import { firstLine, preparePage, readyPage } from './prepare.js';
 
 export interface RenderOutput {
   bytes: Buffer;
@@ -77,12 +78,17 @@ export class PlaywrightRenderer implements Renderer {
       return await this.limiter.run(signal, async () => {
         const lease = await abortable(this.browsers.lease(ownContextOptions(req)), signal, (l) => l.release(false));
         const watch = new EgressWatch(lease.page);
+        const navigations = new MainFrameNavigations(lease.page);
         let reusable = false;
         try {
           const work = (async () => {
-            const { finalUrl } = await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
-            const out = await capture(lease);
+            await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
+            const out = await navigations.untilSettled(budget, async () => {
+              await readyPage(lease.page, req, budget);
+              return capture(lease);
+            });
             await this.assertDocumentAllowed(watch); // a redirect after load may have reached a blocked address
+            const finalUrl = req.url === undefined ? undefined : lease.page.url();
             return { ...out, finalUrl, blockedRequests: watch.blockedSubresources, renderMs: Math.round(performance.now() - started) };
           })();
           const result = await abortable(work, AbortSignal.any([signal, lease.lost]));
@@ -99,6 +105,7 @@ export class PlaywrightRenderer implements Renderer {
           throw err;
         } finally {
           watch.dispose();
+          navigations.dispose();
           lease.release(reusable);
         }
       });

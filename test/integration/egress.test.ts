@@ -162,13 +162,12 @@ describe('allowed site, forbidden canary', () => {
     });
 
     it.each(clientSide)('positive control: %s to an allowed page is followed within the render', async (_what, path) => {
-      // waitForSelector (h1 is only on the invoice) rides out the navigation; see the next test for why.
+      // h1 is only on the invoice, so this also proves the caller's wait applies to the final document.
       const text = await pdfText(svc, { url: `${siteUrl}${path}?to=${encodeURIComponent(`${siteUrl}/invoice`)}`, waitForSelector: 'h1' });
       expect(text).toContain('INVOICE-TEST-MARKER');
     });
 
-    // BUG (renderer, not egress): a page that refreshes itself right after load fails the render with
-    // 422 "Execution context was destroyed" (prepare.ts' post-load page.evaluate dies with the page).
+    // The refresh happens after load: the renderer must wait for the page to settle on the target.
     it('a meta refresh to an allowed page renders the target with default waits', async () => {
       const text = await pdfText(svc, { url: `${siteUrl}/meta?to=${encodeURIComponent(`${siteUrl}/invoice`)}`, delay: 1000 });
       expect(text).toContain('INVOICE-TEST-MARKER');

@@ -63,6 +63,41 @@ describe('sources', () => {
     expect(decodePng(await bytesOf(res)).pixel(5, 5)).toMatchObject({ r: 0, g: 0, b: 255 });
   });
 
+  describe('a page that moves itself to other documents after loading', () => {
+    /** /hop?n=N meta-refreshes (or, with via=script, sets location) N times, then lands on /invoice. */
+    beforeAll(() => {
+      fixture.route('/hop', (req, res) => {
+        const q = new URL(req.url ?? '/', 'http://x').searchParams;
+        const n = Number(q.get('n'));
+        const next = n > 0 ? `/hop?n=${n - 1}&via=${q.get('via')}` : '/invoice';
+        const move = q.get('via') === 'script'
+          ? `<script>addEventListener('load', () => { location = ${JSON.stringify(next)}; });</script>`
+          : `<meta http-equiv="refresh" content="0;url=${next}">`;
+        res.writeHead(200, { 'content-type': 'text/html' }).end(doc(`<p>HOP-${n}</p>${move}`));
+      });
+    });
+
+    // Each hop used to be able to fail a step mid-navigation ("Execution context was destroyed",
+    // "Printing failed"): 9 of 30 renders of 0–5 hops failed before the renderer waited for the page to settle.
+    it.each(['meta', 'script'])('renders the document it lands on after five %s hops, as PDF and PNG', async (via) => {
+      for (let round = 0; round < 3; round++) {
+        const { res, text } = await pdfOf({ url: `${fixture.url}/hop?n=5&via=${via}` });
+        expect(text).toContain('INVOICE-TEST-MARKER');
+        expect(text).not.toContain('HOP-');
+        expect(res.headers.get('x-final-url')).toBe(`${fixture.url}/invoice`);
+        const img = await svc.post('/api/image', { url: `${fixture.url}/hop?n=5&via=${via}` });
+        expect(img.status, await img.clone().text()).toBe(200);
+        expect(img.headers.get('x-final-url')).toBe(`${fixture.url}/invoice`);
+      }
+    });
+
+    it('more than ten hops after loading is a navigation loop: 422 render_failed', async () => {
+      const message = await expectError({ url: `${fixture.url}/hop?n=12&via=meta` }, 422, 'render_failed');
+      expect(message).toMatch(/kept navigating/);
+      expect((await pdfOf({ url: `${fixture.url}/invoice` })).text).toContain('INVOICE-TEST-MARKER');
+    });
+  });
+
   it('waitUntil domcontentloaded and networkidle are accepted', async () => {
     for (const waitUntil of ['domcontentloaded', 'networkidle']) {
       expect((await pdfOf({ url: `${fixture.url}/invoice`, waitUntil })).text).toContain('INVOICE-TEST-MARKER');
