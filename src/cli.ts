@@ -13,6 +13,9 @@ const USAGE = `usage: pagewatch <command>
   keys create --name NAME    make an API key; prints the key and its webhook secret once
   keys list                  list keys (never the keys themselves)
   keys revoke ID             revoke a key; effective on its next request
+  keys rotate-secret ID [--grace-hours H]
+                             new webhook signing secret, printed once; the old one also signs for H hours
+                             (default webhooks.secretGraceHours)
   migrate                    apply database migrations and exit
   config                     list every setting, its environment variable and default`;
 
@@ -33,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
         return 0;
       }
-      return keysCommand(new ApiKeyStore(db), argv.slice(1));
+      return keysCommand(new ApiKeyStore(db), argv.slice(1), config.webhooks.secretGraceHours);
     } finally {
       db.close();
     }
@@ -54,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
   return process.exitCode === undefined ? 0 : Number(process.exitCode);
 }
 
-function keysCommand(keys: ApiKeyStore, args: string[]): number {
+function keysCommand(keys: ApiKeyStore, args: string[], defaultGraceHours: number): number {
   const [sub, ...rest] = args;
   if (sub === 'create') {
     const nameAt = rest.indexOf('--name');
@@ -80,6 +83,18 @@ function keysCommand(keys: ApiKeyStore, args: string[]): number {
   if (sub === 'revoke' && rest[0]) {
     if (!keys.revoke(rest[0])) { console.error(`no active key with id ${rest[0]}`); return 1; }
     console.log(`revoked ${rest[0]}`);
+    return 0;
+  }
+  if (sub === 'rotate-secret' && rest[0]) {
+    const graceAt = rest.indexOf('--grace-hours');
+    const graceHours = graceAt >= 0 ? Number(rest[graceAt + 1]) : defaultGraceHours;
+    if (!Number.isFinite(graceHours) || graceHours < 0) { console.error('--grace-hours takes a number of hours, 0 or more'); return 2; }
+    const secret = keys.rotateSecret(rest[0], graceHours * 3600_000);
+    if (!secret) { console.error(`no active key with id ${rest[0]}`); return 1; }
+    console.log(`webhook secret: ${secret}`);
+    console.log(graceHours > 0
+      ? `Webhooks carry signatures with both the new and the old secret for ${graceHours} h; switch your receivers within that time.`
+      : 'The old secret no longer signs.');
     return 0;
   }
   console.error(USAGE);

@@ -17,6 +17,8 @@ export const configSchema = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level'),
   shutdownGraceMs: int(0, 600_000).default(30_000).describe('On SIGTERM/SIGINT, how long renders in flight may take to finish'),
   trustProxy: z.boolean().default(false).describe('Take the client address from X-Forwarded-For (only behind a reverse proxy you run)'),
+  publicUrl: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]).default('')
+    .describe('The address clients reach the service at, for absolute URLs in jobs and webhooks; empty = taken from each request'),
   limits: z.object({
     maxBodyBytes: int(1024, 256 * 1024 * 1024).default(8 * 1024 * 1024).describe('Largest request body (JSON or HTML)'),
     maxTimeoutMs: int(1000, 3_600_000).default(120_000).describe('Largest per-render timeout a request may ask for'),
@@ -36,6 +38,21 @@ export const configSchema = z.object({
   rateLimit: z.object({
     perKeyPerMinute: int(1, 1_000_000).default(600).describe('Requests per minute per API key'),
     anonymousPerMinute: int(1, 1_000_000).default(20).describe('Requests per minute per client IP without a key'),
+  }).strict().prefault({}),
+  jobs: z.object({
+    maxAttempts: int(1, 100).default(3).describe('Tries per async job (a worker that died, a browser that crashed) before it fails'),
+    resultTtlHours: z.number().positive().max(24 * 365).default(24).describe('How long a job result can be fetched; then 410 and the file is removed'),
+    leaseMs: int(1000, 3_600_000).default(30_000).describe('A running job whose worker has not renewed its claim for this long is taken up again'),
+    maxQueuedPerKey: int(1, 10_000_000).default(1000).describe('Queued and running jobs per API key; beyond it 429 queue_full'),
+    pollIntervalMs: int(20, 60_000).default(1000).describe('How often workers look for due work they were not told about'),
+    sweepIntervalMs: int(100, 86_400_000).default(60_000).describe('How often expired results and idempotency keys are removed'),
+  }).strict().prefault({}),
+  webhooks: z.object({
+    retryScheduleMs: z.array(int(0, 30 * 86_400_000)).max(30).default([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000])
+      .describe('Delays before each retry of a failed delivery (each with ±20 % jitter); its length is the number of retries'),
+    timeoutMs: int(100, 120_000).default(15_000).describe('A receiver that has not answered in this time has failed the attempt'),
+    maxInFlight: int(1, 1000).default(8).describe('Deliveries sent at once'),
+    secretGraceHours: z.number().min(0).max(24 * 90).default(24).describe('After `keys rotate-secret`, how long the old secret also signs'),
   }).strict().prefault({}),
   egress: z.object({
     allowPrivate: z.boolean().default(false).describe('Let renders and webhooks reach non-public addresses (loopback, private, link-local...)'),

@@ -4,7 +4,7 @@
 export type ErrorCode =
   | 'invalid_request' | 'unauthorized' | 'url_blocked' | 'not_found' | 'conflict'
   | 'payload_too_large' | 'unsupported_media_type' | 'render_failed' | 'rate_limited'
-  | 'queue_full' | 'internal' | 'unavailable' | 'render_timeout';
+  | 'queue_full' | 'internal' | 'unavailable' | 'render_timeout' | 'gone';
 
 export interface ErrorDetail { path: string; message: string }
 
@@ -35,8 +35,11 @@ export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'rate_limited', 'Rate limit exceeded; try again after Retry-After seconds', { retryAfterSeconds });
 export const renderFailed = (message: string, cause?: unknown) =>
   new AppError(422, 'render_failed', message, { cause });
-export const queueFull = (retryAfterSeconds: number) =>
-  new AppError(429, 'queue_full', 'The render queue is full; try again shortly', { retryAfterSeconds });
+export const queueFull = (retryAfterSeconds: number, message = 'The render queue is full; try again shortly') =>
+  new AppError(429, 'queue_full', message, { retryAfterSeconds });
+export const conflict = (message: string) => new AppError(409, 'conflict', message);
+/** Not in the contract's table: a job result past jobs.resultTtlHours (410, as "Jobs" says). */
+export const gone = (message: string) => new AppError(410, 'gone', message);
 export const unavailable = (message: string, cause?: unknown) =>
   new AppError(503, 'unavailable', message, { cause });
 export const renderTimeout = (ms: number) =>

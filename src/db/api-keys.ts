@@ -26,6 +26,7 @@ export class ApiKeyStore {
   private readonly revokeStmt;
   private readonly touchStmt;
   private readonly secretStmt;
+  private readonly rotateStmt;
 
   constructor(db: Db) {
     this.insert = db.prepare(`INSERT INTO api_keys (id, name, key_hash, key_prefix, webhook_secret, created_at)
@@ -34,7 +35,9 @@ export class ApiKeyStore {
     this.all = db.prepare('SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys ORDER BY created_at, id');
     this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.touchStmt = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
-    this.secretStmt = db.prepare('SELECT webhook_secret FROM api_keys WHERE id = ?');
+    this.secretStmt = db.prepare('SELECT webhook_secret, previous_webhook_secret, previous_secret_expires_at FROM api_keys WHERE id = ?');
+    this.rotateStmt = db.prepare(`UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_expires_at = @graceUntil,
+      webhook_secret = @secret WHERE id = @id AND revoked_at IS NULL`);
   }
 
   create(name: string): IssuedKey {
@@ -65,7 +68,23 @@ export class ApiKeyStore {
     this.touchStmt.run(when.toISOString(), id);
   }
 
-  webhookSecret(id: string): string | undefined {
-    return (this.secretStmt.get(id) as { webhook_secret: string } | undefined)?.webhook_secret;
+  /**
+   * The secrets that sign this key's webhooks now: the current one, and during the grace period after
+   * a rotation the previous one too (receivers that have not switched yet keep verifying).
+   */
+  signingSecrets(id: string, now = new Date()): string[] {
+    const row = this.secretStmt.get(id) as SecretRow | undefined;
+    if (!row) return [];
+    const previousValid = row.previous_webhook_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > now.toISOString();
+    return previousValid ? [row.webhook_secret, row.previous_webhook_secret!] : [row.webhook_secret];
+  }
+
+  /** A new signing secret for an active key; the old one keeps signing for `graceMs`. */
+  rotateSecret(id: string, graceMs: number, now = new Date()): string | undefined {
+    const secret = newWebhookSecret();
+    const changed = this.rotateStmt.run({ id, secret, graceUntil: new Date(now.getTime() + graceMs).toISOString() }).changes;
+    return changed === 1 ? secret : undefined;
   }
 }
+
+interface SecretRow { webhook_secret: string; previous_webhook_secret: string | null; previous_secret_expires_at: string | null }

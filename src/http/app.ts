@@ -5,16 +5,25 @@ import { notFound, unavailable } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Renderer } from '../render/renderer.js';
 import type { ApiKeyStore } from '../db/api-keys.js';
+import type { DeliveryStore } from '../db/webhook-deliveries.js';
+import type { JobService } from '../jobs/service.js';
 import { authenticate } from './middleware/auth.js';
 import { errorResponses } from './middleware/errors.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
+import { jobRoutes } from './routes/jobs.js';
 import { renderRoutes } from './routes/render.js';
+import { deliveryRoutes } from './routes/webhook-deliveries.js';
 
 export interface AppDeps {
   log: Logger;
   renderer: Renderer;
+  jobs: JobService;
+  deliveries: DeliveryStore;
+  /** Tell the webhook dispatcher that a delivery is due now. */
+  wakeDispatcher: () => void;
+  publicUrl: string;
   readiness: Readiness;
   keys: ApiKeyStore;
   limits: { maxBodyBytes: number; maxTimeoutMs: number; anonymousMaxBodyBytes: number };
@@ -28,7 +37,12 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.proxy = deps.trustProxy; // only then is X-Forwarded-For believed for the client IP
   app.silent = true; // errors are logged by errorResponses, once, with the request id
-  const routers = [healthRoutes(deps.readiness), renderRoutes({ renderer: deps.renderer, limits: deps.limits })];
+  const routers = [
+    healthRoutes(deps.readiness),
+    renderRoutes({ renderer: deps.renderer, jobs: deps.jobs, limits: deps.limits, publicUrl: deps.publicUrl }),
+    jobRoutes(deps.jobs),
+    deliveryRoutes({ deliveries: deps.deliveries, wake: deps.wakeDispatcher }),
+  ];
 
   app.use(requestLog(deps.log));
   app.use(errorResponses(deps.log));

@@ -15,9 +15,13 @@ export class RenderLimiter {
   get activeCount(): number { return this.active; }
   get queuedCount(): number { return this.waiting.length; }
 
-  /** Run `fn` when a slot is free. Rejects with queue_full, or with the signal's reason if aborted while waiting. */
-  async run<T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
-    await this.acquire(signal);
+  /**
+   * Run `fn` when a slot is free. Rejects with queue_full, or with the signal's reason if aborted while
+   * waiting. `background` work (the job worker, which bounds its own demand) waits in the same line —
+   * first come, first served, so neither kind starves the other — but is never refused for a full queue.
+   */
+  async run<T>(signal: AbortSignal, fn: () => Promise<T>, options: { background?: boolean } = {}): Promise<T> {
+    await this.acquire(signal, options.background === true);
     const started = performance.now();
     try {
       return await fn();
@@ -34,13 +38,13 @@ export class RenderLimiter {
     return new Promise((resolve) => this.idleResolvers.push(resolve));
   }
 
-  private acquire(signal: AbortSignal): Promise<void> {
+  private acquire(signal: AbortSignal, background: boolean): Promise<void> {
     signal.throwIfAborted();
     if (this.active < this.concurrency) {
       this.active++;
       return Promise.resolve();
     }
-    if (this.waiting.length >= this.queueSize) throw queueFull(this.retryAfterSeconds());
+    if (!background && this.waiting.length >= this.queueSize) throw queueFull(this.retryAfterSeconds());
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         resolve: () => { signal.removeEventListener('abort', onAbort); resolve(); },

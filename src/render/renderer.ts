@@ -26,9 +26,14 @@ export interface RenderOutput {
   blockedRequests: number;
 }
 
+export interface RenderOptions {
+  /** Work that bounds its own demand (async jobs): queued with everyone else, never refused as queue_full. */
+  background?: boolean;
+}
+
 export interface Renderer {
-  renderPdf(req: PdfRequest, signal: AbortSignal): Promise<RenderOutput>;
-  renderImage(req: ImageRequest, signal: AbortSignal): Promise<RenderOutput>;
+  renderPdf(req: PdfRequest, signal: AbortSignal, options?: RenderOptions): Promise<RenderOutput>;
+  renderImage(req: ImageRequest, signal: AbortSignal, options?: RenderOptions): Promise<RenderOutput>;
 }
 
 /** The client went away; nobody is waiting for an answer. */
@@ -44,19 +49,19 @@ export class PlaywrightRenderer implements Renderer {
     private readonly egress: EgressPolicy,
   ) {}
 
-  renderPdf(req: PdfRequest, signal: AbortSignal): Promise<RenderOutput> {
-    return this.render(req, signal, 'print', async (lease) => {
+  renderPdf(req: PdfRequest, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
+    return this.render(req, signal, options, 'print', async (lease) => {
       const pdf = await capturePdf(lease.page, req);
       return { bytes: pdf.bytes, contentType: 'application/pdf', pageCount: pdf.pageCount, truncated: false };
     });
   }
 
-  renderImage(req: ImageRequest, signal: AbortSignal): Promise<RenderOutput> {
-    return this.render(req, signal, 'screen', (lease) => captureImage(lease.page, lease.context, req, this.limits.maxFullPageHeight));
+  renderImage(req: ImageRequest, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
+    return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, this.limits.maxFullPageHeight));
   }
 
   private async render(
-    req: PageRequest, clientSignal: AbortSignal, media: 'screen' | 'print',
+    req: PageRequest, clientSignal: AbortSignal, options: RenderOptions, media: 'screen' | 'print',
     capture: (lease: Lease) => Promise<Omit<RenderOutput, 'renderMs' | 'finalUrl' | 'blockedRequests'>>,
   ): Promise<RenderOutput> {
     const started = performance.now();
@@ -108,7 +113,7 @@ export class PlaywrightRenderer implements Renderer {
           navigations.dispose();
           lease.release(reusable);
         }
-      });
+      }, { background: options.background });
     } catch (err) {
       return fail(err);
     }

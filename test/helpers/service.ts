@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
+import { ApiKeyStore, type IssuedKey } from '../../src/db/api-keys.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/main.js';
 
@@ -11,6 +12,10 @@ export interface TestService extends Service {
   dataDir: string;
   /** POST a JSON body to `path`; returns the fetch Response. */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** A new API key (as `pagewatch keys create` makes it). */
+  createKey(name?: string): IssuedKey;
+  /** GET/DELETE/POST `path` with the key (and a JSON body, if given). */
+  call(method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -39,6 +44,12 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+    createKey: (name = 'test') => new ApiKeyStore(service.db).create(name),
+    call: (method, path, key, body, headers = {}) => fetch(`${service.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
     }),
     close: async () => {
       await service.stop();

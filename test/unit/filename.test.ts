@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { safeFilename } from '../../src/http/routes/render.js';
+import { safeFilename } from '../../src/http/filename.js';
 
 describe('safeFilename', () => {
   it('keeps a plain name that already has the right extension', () => {

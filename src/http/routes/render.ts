@@ -1,14 +1,26 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { JobKind } from '../../db/jobs.js';
+import { invalidRequest } from '../../errors.js';
+import type { JobService } from '../../jobs/service.js';
+import { jobView } from '../../jobs/view.js';
 import type { RenderOutput, Renderer } from '../../render/renderer.js';
 import type { Principal } from '../middleware/auth.js';
 import { readRenderBody } from '../middleware/body.js';
 import { imageRequestSchema, pdfRequestSchema, type PageRequest, type SchemaLimits } from '../schemas/render.js';
+import { keyIdOf } from '../principal.js';
 import { parseBody } from '../validate.js';
+import { contentDisposition, safeFilename } from '../filename.js';
 
-export interface RenderRouteDeps { renderer: Renderer; limits: SchemaLimits & { maxBodyBytes: number; anonymousMaxBodyBytes: number } }
+export interface RenderRouteDeps {
+  renderer: Renderer;
+  jobs: JobService;
+  limits: SchemaLimits & { maxBodyBytes: number; anonymousMaxBodyBytes: number };
+  /** Base of absolute URLs in jobs; empty = the origin the request came to. */
+  publicUrl: string;
+}
 
-export function renderRoutes({ renderer, limits }: RenderRouteDeps): Router {
+export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteDeps): Router {
   const pdfSchema = pdfRequestSchema(limits);
   const imageSchema = imageRequestSchema(limits);
   const router = new Router();
@@ -17,18 +29,50 @@ export function renderRoutes({ renderer, limits }: RenderRouteDeps): Router {
   const bodyLimit = (ctx: Context) => ((ctx.state.principal as Principal | undefined)?.kind === 'key'
     ? limits.maxBodyBytes : Math.min(limits.maxBodyBytes, limits.anonymousMaxBodyBytes));
 
+  /** `"async": true`: 202 with a new job (200 with the earlier one for a repeated Idempotency-Key). */
+  async function submit(ctx: Context, kind: JobKind, req: PageRequest): Promise<void> {
+    const keyId = keyIdOf(ctx, 'async jobs need an API key');
+    const { job, created } = await jobs.submit({
+      keyId, kind, request: req, idempotencyKey: idempotencyKeyOf(ctx), baseUrl: publicUrl.replace(/\/+$/, '') || serviceOrigin(ctx),
+    });
+    ctx.status = created ? 202 : 200;
+    ctx.set('Location', `/api/jobs/${job.id}`);
+    ctx.body = jobView(job);
+  }
+
   router.post('/api/pdf', async (ctx) => {
     const req = parseBody(pdfSchema, await readRenderBody(ctx, bodyLimit(ctx)));
+    if (req.async) return submit(ctx, 'pdf', req);
     send(ctx, req, await renderer.renderPdf(req, clientGone(ctx)), 'render.pdf');
   });
 
   router.post('/api/image', async (ctx) => {
     const req = parseBody(imageSchema, await readRenderBody(ctx, bodyLimit(ctx)));
+    if (req.async) return submit(ctx, 'image', req);
     const ext = req.format === 'jpeg' ? 'jpg' : req.format;
     send(ctx, req, await renderer.renderImage(req, clientGone(ctx)), `screenshot.${ext}`);
   });
 
   return router;
+}
+
+/**
+ * The Idempotency-Key header (async requests only: a synchronous render is simply done again).
+ * Printable ASCII up to 255 characters, like the IETF draft and Stripe.
+ */
+function idempotencyKeyOf(ctx: Context): string | undefined {
+  const value = ctx.get('Idempotency-Key');
+  if (!value) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(value)) {
+    throw invalidRequest('Idempotency-Key must be 1 to 255 printable ASCII characters without spaces',
+      [{ path: 'Idempotency-Key', message: 'invalid header value' }]);
+  }
+  return value;
+}
+
+/** The address the client reached us at (Koa 3's ctx.origin is the Origin request header instead). */
+function serviceOrigin(ctx: Context): string {
+  return `${ctx.protocol}://${ctx.host}`;
 }
 
 /** Aborts when the client disconnects before the response is written: its render is cancelled. */
@@ -57,21 +101,4 @@ function send(ctx: Context, req: PageRequest, out: RenderOutput, defaultName: st
   ctx.set('Content-Disposition', contentDisposition(filename));
   ctx.type = out.contentType;
   ctx.body = out.bytes;
-}
-
-/** A name safe in a header and on any file system; the right extension is added when missing. */
-export function safeFilename(requested: string | undefined, fallback: string): string {
-  const ext = fallback.slice(fallback.lastIndexOf('.'));
-  // eslint-disable-next-line no-control-regex
-  const base = (requested ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f"]/g, '').trim();
-  if (!base || base === '.' || base === '..') return fallback;
-  const accepted = ext === '.jpg' ? ['.jpg', '.jpeg'] : [ext];
-  return accepted.some((e) => base.toLowerCase().endsWith(e)) ? base : `${base}${ext}`;
-}
-
-function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]/g, '_');
-  return ascii === filename
-    ? `inline; filename="${filename}"`
-    : `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }

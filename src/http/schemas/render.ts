@@ -70,7 +70,9 @@ function pageOptions(limits: SchemaLimits) {
     scrollPage: z.boolean().default(false).describe('Scroll to the bottom and back to trigger lazy loading'),
     failOnHttpError: z.boolean().optional().describe('Main document status >= 400 → 422; default true for url'),
     filename: z.string().min(1).max(200).optional().describe('Used in Content-Disposition'),
-    response: z.enum(['binary', 'json']).default('binary'),
+    response: z.enum(['binary', 'json']).default('binary').describe('Synchronous answer: the bytes, or JSON with base64 data'),
+    async: z.boolean().default(false).describe('Answer 202 with a job at once; the result is fetched later (API key required)'),
+    webhookUrl: httpUrl('webhookUrl').optional().describe('Told of the async job\'s end (job.succeeded / job.failed); needs async'),
   };
 }
 
@@ -78,7 +80,10 @@ function pageOptions(limits: SchemaLimits) {
  * Rules that span fields; each adds a detail naming the field to fix. They run even when some field
  * failed its own check (so one response lists every problem), hence the defensive reads.
  */
-function crossFieldRules(value: { url?: unknown; html?: unknown; baseUrl?: unknown; cookies?: unknown }, ctx: z.RefinementCtx) {
+function crossFieldRules(value: { url?: unknown; html?: unknown; baseUrl?: unknown; cookies?: unknown; async?: unknown; webhookUrl?: unknown }, ctx: z.RefinementCtx) {
+  if (value.webhookUrl !== undefined && value.async !== true) {
+    ctx.addIssue({ code: 'custom', path: ['webhookUrl'], message: 'webhookUrl applies only to async requests ("async": true)' });
+  }
   if ((value.url === undefined) === (value.html === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url or html' });
   }

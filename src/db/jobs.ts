@@ -1,0 +1,185 @@
+// The jobs table. Workers claim with one `UPDATE ... RETURNING` (PostgreSQL has the same statement,
+// plus SKIP LOCKED later), so two workers can never hold one job; every later write names the lease
+// owner, so a worker whose lease was taken over (or whose job was canceled) cannot record a result.
+import type { Db } from './open.js';
+
+export type JobKind = 'pdf' | 'image';
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
+
+export interface ResultMeta { renderMs: number; finalUrl?: string; pageCount?: number; truncated: boolean }
+
+export interface JobRecord {
+  id: string;
+  keyId: string;
+  kind: JobKind;
+  status: JobStatus;
+  request: string;
+  baseUrl: string;
+  webhookUrl: string | null;
+  attempts: number;
+  leaseOwner: string | null;
+  error: { code: string; message: string } | null;
+  result: { key: string; contentType: string; bytes: number; meta: ResultMeta; expiresAt: string; removed: boolean } | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface NewJob { id: string; keyId: string; kind: JobKind; request: string; baseUrl: string; webhookUrl?: string }
+export interface StoredResult { key: string; contentType: string; bytes: number; meta: ResultMeta; expiresAt: string }
+export interface JobError { code: string; message: string }
+
+interface Row {
+  id: string; key_id: string; kind: JobKind; status: JobStatus; request: string; base_url: string; webhook_url: string | null;
+  attempts: number; lease_owner: string | null; error_code: string | null; error_message: string | null;
+  result_key: string | null; result_type: string | null; result_bytes: number | null; result_meta: string | null;
+  result_expires_at: string | null; result_removed_at: string | null;
+  created_at: string; started_at: string | null; finished_at: string | null;
+}
+
+function toRecord(r: Row): JobRecord {
+  return {
+    id: r.id, keyId: r.key_id, kind: r.kind, status: r.status, request: r.request, baseUrl: r.base_url,
+    webhookUrl: r.webhook_url, attempts: r.attempts, leaseOwner: r.lease_owner,
+    error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
+    result: r.result_key ? {
+      key: r.result_key, contentType: r.result_type!, bytes: r.result_bytes!, meta: JSON.parse(r.result_meta!) as ResultMeta,
+      expiresAt: r.result_expires_at!, removed: r.result_removed_at !== null,
+    } : null,
+    createdAt: r.created_at, startedAt: r.started_at, finishedAt: r.finished_at,
+  };
+}
+
+export interface ListQuery { status?: JobStatus; limit: number; before?: { createdAt: string; id: string } }
+
+export class JobStore {
+  private readonly stmts;
+
+  constructor(db: Db) {
+    this.stmts = {
+      insert: db.prepare(`INSERT INTO jobs (id, key_id, kind, status, request, base_url, webhook_url, created_at)
+        VALUES (@id, @keyId, @kind, 'queued', @request, @baseUrl, @webhookUrl, @createdAt)`),
+      byId: db.prepare('SELECT * FROM jobs WHERE id = ?'),
+      byKey: db.prepare('SELECT * FROM jobs WHERE id = ? AND key_id = ?'),
+      list: db.prepare(`SELECT * FROM jobs WHERE key_id = @keyId AND (@status IS NULL OR status = @status)
+        AND (@beforeAt IS NULL OR created_at < @beforeAt OR (created_at = @beforeAt AND id < @beforeId))
+        ORDER BY created_at DESC, id DESC LIMIT @limit`),
+      countActive: db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND status IN ('queued', 'running')`),
+      countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM jobs GROUP BY status'),
+      // A worker that died leaves its job `running` with a lease that runs out: such a job is
+      // claimable again, as long as it has tries left (exhausted ones are failed by `failExhausted`).
+      claim: db.prepare(`UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = @owner,
+          lease_expires_at = @leaseUntil, started_at = COALESCE(started_at, @now)
+        WHERE id IN (SELECT id FROM jobs
+          WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < @now)) AND attempts < @maxAttempts
+          ORDER BY created_at, id LIMIT @limit)
+        RETURNING *`),
+      failExhausted: db.prepare(`UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+          error_code = COALESCE(error_code, 'internal'),
+          error_message = COALESCE(error_message, 'the worker rendering it stopped before finishing, on every try')
+        WHERE status = 'running' AND lease_expires_at < @now AND attempts >= @maxAttempts
+        RETURNING *`),
+      renew: db.prepare(`UPDATE jobs SET lease_expires_at = @leaseUntil WHERE lease_owner = @owner AND status = 'running'`),
+      succeed: db.prepare(`UPDATE jobs SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+          error_code = NULL, error_message = NULL, result_key = @key, result_type = @contentType, result_bytes = @bytes,
+          result_meta = @meta, result_expires_at = @expiresAt
+        WHERE id = @id AND lease_owner = @owner AND status = 'running' RETURNING *`),
+      fail: db.prepare(`UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+          error_code = @code, error_message = @message
+        WHERE id = @id AND lease_owner = @owner AND status = 'running' RETURNING *`),
+      requeue: db.prepare(`UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
+          error_code = @code, error_message = @message
+        WHERE id = @id AND lease_owner = @owner AND status = 'running'`),
+      // A graceful stop hands its unfinished jobs back; the interrupted try does not count.
+      release: db.prepare(`UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
+          attempts = MAX(attempts - 1, 0) WHERE lease_owner = ? AND status = 'running'`),
+      cancel: db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now
+        WHERE id = @id AND key_id = @keyId AND status IN ('queued', 'running') RETURNING *`),
+      expired: db.prepare(`SELECT * FROM jobs WHERE result_key IS NOT NULL AND result_removed_at IS NULL
+        AND result_expires_at <= ? ORDER BY result_expires_at LIMIT ?`),
+      markRemoved: db.prepare('UPDATE jobs SET result_removed_at = ? WHERE id = ?'),
+    };
+  }
+
+  insert(job: NewJob, now: Date): void {
+    this.stmts.insert.run({ ...job, webhookUrl: job.webhookUrl ?? null, createdAt: now.toISOString() });
+  }
+
+  get(id: string): JobRecord | undefined {
+    const row = this.stmts.byId.get(id) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  /** The job if it belongs to this key; another key's job is as good as missing. */
+  getOwned(keyId: string, id: string): JobRecord | undefined {
+    const row = this.stmts.byKey.get(id, keyId) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  list(keyId: string, q: ListQuery): JobRecord[] {
+    return (this.stmts.list.all({
+      keyId, status: q.status ?? null, limit: q.limit, beforeAt: q.before?.createdAt ?? null, beforeId: q.before?.id ?? null,
+    }) as Row[]).map(toRecord);
+  }
+
+  countActive(keyId: string): number {
+    return (this.stmts.countActive.get(keyId) as { n: number }).n;
+  }
+
+  countByStatus(): Record<JobStatus, number> {
+    const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
+    for (const { status, n } of this.stmts.countByStatus.all() as { status: JobStatus; n: number }[]) counts[status] = n;
+    return counts;
+  }
+
+  claim(owner: string, limit: number, leaseMs: number, maxAttempts: number, now: Date): JobRecord[] {
+    const rows = this.stmts.claim.all({
+      owner, limit, maxAttempts, now: now.toISOString(), leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+    }) as Row[];
+    return rows.map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  failExhausted(maxAttempts: number, now: Date): JobRecord[] {
+    return (this.stmts.failExhausted.all({ maxAttempts, now: now.toISOString() }) as Row[]).map(toRecord);
+  }
+
+  renew(owner: string, leaseMs: number, now: Date): void {
+    this.stmts.renew.run({ owner, leaseUntil: new Date(now.getTime() + leaseMs).toISOString() });
+  }
+
+  /** Undefined when the job is no longer this worker's (canceled, or its lease was taken over). */
+  succeed(id: string, owner: string, result: StoredResult, now: Date): JobRecord | undefined {
+    const row = this.stmts.succeed.get({
+      id, owner, now: now.toISOString(), key: result.key, contentType: result.contentType, bytes: result.bytes,
+      meta: JSON.stringify(result.meta), expiresAt: result.expiresAt,
+    }) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  fail(id: string, owner: string, error: JobError, now: Date): JobRecord | undefined {
+    const row = this.stmts.fail.get({ id, owner, now: now.toISOString(), ...error }) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  requeue(id: string, owner: string, error: JobError): boolean {
+    return this.stmts.requeue.run({ id, owner, ...error }).changes === 1;
+  }
+
+  release(owner: string): number {
+    return this.stmts.release.run(owner).changes;
+  }
+
+  cancel(keyId: string, id: string, now: Date): JobRecord | undefined {
+    const row = this.stmts.cancel.get({ id, keyId, now: now.toISOString() }) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  expiredResults(now: Date, limit: number): JobRecord[] {
+    return (this.stmts.expired.all(now.toISOString(), limit) as Row[]).map(toRecord);
+  }
+
+  markResultRemoved(id: string, now: Date): void {
+    this.stmts.markRemoved.run(now.toISOString(), id);
+  }
+}

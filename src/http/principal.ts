@@ -1,0 +1,10 @@
+import type { Context } from 'koa';
+import { unauthorized } from '../errors.js';
+import type { Principal } from './middleware/auth.js';
+
+/** The calling key's id. Routes outside the anonymous tier only run with a key (the auth middleware). */
+export function keyIdOf(ctx: Context, why = 'this route needs an API key'): string {
+  const principal = ctx.state.principal as Principal | undefined;
+  if (principal?.kind !== 'key') throw unauthorized(`${why} (Authorization: Bearer <key> or X-API-Key)`);
+  return principal.keyId;
+}

@@ -1,0 +1,21 @@
+// Query strings of the list routes. Values arrive as strings, so numbers are coerced.
+import { z } from 'zod';
+import { JOB_STATUSES } from '../../db/jobs.js';
+import { DELIVERY_STATUSES } from '../../db/webhook-deliveries.js';
+
+const paging = {
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Items per page, 1..100'),
+  cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
+};
+
+export const jobListQuery = z.object({
+  status: z.enum(JOB_STATUSES as [string, ...string[]]).optional(),
+  ...paging,
+}).strict();
+
+export const deliveryListQuery = z.object({
+  jobId: z.string().min(1).optional(),
+  monitorId: z.string().min(1).optional(),
+  status: z.enum(DELIVERY_STATUSES as [string, ...string[]]).optional(),
+  ...paging,
+}).strict();

@@ -1,0 +1,80 @@
+// What the HTTP routes ask of jobs: submit (with the egress checks a job would otherwise fail on
+// later), read, list, cancel, fetch the result. Routes stay thin; this is the one place of the rules.
+import type { JobKind, JobRecord, JobStatus, JobStore } from '../db/jobs.js';
+import type { EgressPolicy } from '../egress/policy.js';
+import { conflict, gone, invalidRequest, notFound, urlBlocked } from '../errors.js';
+import type { JobQueue } from './queue.js';
+import type { ResultStore } from './result-store.js';
+import type { JobWorker } from './worker.js';
+
+export interface SubmitInput {
+  keyId: string;
+  kind: JobKind;
+  request: Record<string, unknown> & { url?: string; webhookUrl?: string };
+  baseUrl: string;
+  idempotencyKey?: string;
+}
+
+export class JobService {
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly jobs: JobStore,
+    private readonly results: ResultStore,
+    private readonly worker: Pick<JobWorker, 'wake' | 'abort'>,
+    private readonly egress: EgressPolicy,
+  ) {}
+
+  async submit(input: SubmitInput): Promise<{ job: JobRecord; created: boolean }> {
+    const { url, webhookUrl } = input.request;
+    // Refused now rather than as a failed job later: the render URL (403, as a synchronous render)...
+    if (url !== undefined) {
+      const verdict = await this.egress.checkUrl(url);
+      if (!verdict.allowed && !verdict.unresolvable) throw urlBlocked(verdict.reason);
+    }
+    // ...and the webhook target, which must be reachable under the same policy (400: it is a field).
+    if (webhookUrl !== undefined) {
+      const verdict = await this.egress.checkUrl(webhookUrl);
+      if (!verdict.allowed) {
+        throw invalidRequest('webhookUrl is not allowed by the egress policy', [{ path: 'webhookUrl', message: verdict.reason }]);
+      }
+    }
+    const submitted = this.queue.submit({ ...input, webhookUrl });
+    if (submitted.created) this.worker.wake();
+    return submitted;
+  }
+
+  get(keyId: string, id: string): JobRecord {
+    const job = this.jobs.getOwned(keyId, id);
+    if (!job) throw notFound(`no job ${id}`);
+    return job;
+  }
+
+  list(keyId: string, query: { status?: JobStatus; limit: number; before?: { createdAt: string; id: string } }): JobRecord[] {
+    return this.jobs.list(keyId, query);
+  }
+
+  cancel(keyId: string, id: string): JobRecord {
+    const canceled = this.queue.cancel(keyId, id);
+    if (canceled) {
+      this.worker.abort(id);
+      return canceled;
+    }
+    const job = this.get(keyId, id); // 404 for a missing or another key's job
+    throw conflict(`job ${id} has already ${job.status === 'canceled' ? 'been canceled' : job.status}`);
+  }
+
+  async result(keyId: string, id: string, now = new Date()): Promise<{ job: JobRecord; bytes: Buffer }> {
+    const job = this.get(keyId, id);
+    if (job.status !== 'succeeded' || !job.result) throw notFound(`job ${id} has no result (it is ${job.status})`);
+    if (job.result.removed || job.result.expiresAt <= now.toISOString()) {
+      throw gone(`the result of job ${id} expired at ${job.result.expiresAt} (jobs.resultTtlHours)`);
+    }
+    try {
+      return { job, bytes: await this.results.get(job.result.key) };
+    } catch (err) {
+      // The sweeper removed it between the check and the read.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw gone(`the result of job ${id} has expired`);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,163 @@
+// The job worker: claims queued jobs (up to `capacity` at once), renders each through the same
+// renderer and concurrency limit as synchronous requests, stores the bytes, and records the outcome.
+// While it works it renews its lease, so a job is taken up again only when this process is gone.
+import { randomBytes } from 'node:crypto';
+import type { JobRecord } from '../db/jobs.js';
+import { AppError } from '../errors.js';
+import type { ImageRequest, PdfRequest } from '../http/schemas/render.js';
+import type { Logger } from '../log.js';
+import type { Renderer, RenderOutput } from '../render/renderer.js';
+import type { JobQueue } from './queue.js';
+import type { ResultStore } from './result-store.js';
+
+export interface WorkerOptions {
+  /** Jobs rendering (or waiting for a render slot) at once. */
+  capacity: number;
+  pollIntervalMs: number;
+  leaseMs: number;
+  resultTtlMs: number;
+}
+
+/** Errors that come from the job itself (a bad page, a blocked URL, its timeout) end it; others are retried. */
+const FINAL_CODES = new Set(['render_failed', 'render_timeout', 'url_blocked', 'invalid_request']);
+
+export class JobWorker {
+  readonly owner = `worker_${randomBytes(6).toString('hex')}`;
+  private readonly running = new Map<string, AbortController>();
+  private readonly tasks = new Set<Promise<void>>();
+  private pollTimer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private fillQueued = false;
+  private stopped = true;
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly renderer: Renderer,
+    private readonly results: ResultStore,
+    private readonly options: WorkerOptions,
+    private readonly log: Logger,
+    /** Called when an event was recorded in the outbox (so the dispatcher sends it now). */
+    private readonly onEvent: () => void,
+  ) {}
+
+  get runningCount(): number { return this.running.size; }
+
+  start(): void {
+    this.stopped = false;
+    this.heartbeat = setInterval(() => this.renew(), Math.max(100, Math.floor(this.options.leaseMs / 3)));
+    this.heartbeat.unref();
+    this.wake();
+  }
+
+  /** A job was submitted or a slot freed: claim now rather than at the next poll. */
+  wake(): void {
+    if (this.stopped || this.fillQueued) return;
+    this.fillQueued = true;
+    setImmediate(() => {
+      this.fillQueued = false;
+      this.fill();
+    });
+  }
+
+  /** Stop the render of a job that was just canceled (its row already says so). */
+  abort(jobId: string): void {
+    this.running.get(jobId)?.abort(new Error('canceled'));
+  }
+
+  /** Claim nothing more; give running jobs `graceMs` to finish, then stop them and hand them back. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.pollTimer);
+    const finished = await Promise.race([
+      Promise.allSettled([...this.tasks]).then(() => true),
+      new Promise<false>((done) => setTimeout(done, graceMs, false).unref()),
+    ]);
+    if (!finished) {
+      for (const controller of this.running.values()) controller.abort(new Error('shutting down'));
+      await Promise.allSettled([...this.tasks]);
+    }
+    clearInterval(this.heartbeat);
+    const released = this.queue.release(this.owner);
+    if (released) this.log.info({ released }, 'unfinished jobs handed back to the queue');
+  }
+
+  private fill(): void {
+    if (this.stopped) return;
+    clearTimeout(this.pollTimer);
+    try {
+      const { claimed, exhausted } = this.queue.claim(this.owner, this.options.capacity - this.running.size);
+      if (exhausted) this.onEvent();
+      for (const job of claimed) this.begin(job);
+    } catch (err) {
+      this.log.error({ err }, 'job worker could not claim jobs'); // a tick never throws; try again at the next poll
+    }
+    this.pollTimer = setTimeout(() => this.fill(), this.options.pollIntervalMs);
+    this.pollTimer.unref();
+  }
+
+  private begin(job: JobRecord): void {
+    const controller = new AbortController();
+    this.running.set(job.id, controller);
+    const task = this.process(job, controller.signal)
+      .catch((err) => this.log.error({ err, job: job.id }, 'job worker failed to record a job'))
+      .finally(() => {
+        this.running.delete(job.id);
+        this.tasks.delete(task);
+        this.wake();
+      });
+    this.tasks.add(task);
+  }
+
+  private async process(job: JobRecord, signal: AbortSignal): Promise<void> {
+    // Earlier tries of this job died with their worker; a file one of them stored is not a result.
+    for (let attempt = 1; attempt < job.attempts; attempt++) await this.results.remove(resultKey(job.id, attempt));
+    const key = resultKey(job.id, job.attempts);
+    let out: RenderOutput;
+    try {
+      out = await this.render(job, signal);
+      if (signal.aborted) return;
+      await this.results.put(key, out.bytes);
+    } catch (err) {
+      if (signal.aborted) return; // canceled (recorded by the canceller), or stopping (handed back at stop)
+      this.recordFailure(job, err);
+      return;
+    }
+    const now = new Date();
+    const recorded = this.queue.succeed(job, this.owner, {
+      key, contentType: out.contentType, bytes: out.bytes.length, expiresAt: new Date(now.getTime() + this.options.resultTtlMs).toISOString(),
+      meta: { renderMs: out.renderMs, finalUrl: out.finalUrl, pageCount: out.pageCount, truncated: out.truncated },
+    }, now);
+    if (recorded) this.onEvent();
+    else await this.results.remove(key); // canceled or taken over while it rendered: not this try's result
+  }
+
+  private render(job: JobRecord, signal: AbortSignal): Promise<RenderOutput> {
+    const request = JSON.parse(job.request) as Record<string, unknown>;
+    return job.kind === 'pdf'
+      ? this.renderer.renderPdf(request as PdfRequest, signal, { background: true })
+      : this.renderer.renderImage(request as ImageRequest, signal, { background: true });
+  }
+
+  private recordFailure(job: JobRecord, err: unknown): void {
+    const final = err instanceof AppError && FINAL_CODES.has(err.code);
+    const error = err instanceof AppError ? { code: err.code, message: err.message } : { code: 'internal', message: 'an internal error; the service log has the cause' };
+    if (!(err instanceof AppError)) this.log.error({ err, job: job.id }, 'job failed with an internal error');
+    const outcome = this.queue.failOrRetry(job, this.owner, error, !final);
+    if (outcome === 'failed') this.onEvent();
+    this.log.info({ job: job.id, attempt: job.attempts, code: error.code, outcome }, 'job attempt failed');
+  }
+
+  private renew(): void {
+    if (this.running.size === 0) return;
+    try {
+      this.queue.renew(this.owner);
+    } catch (err) {
+      this.log.error({ err }, 'job worker could not renew its lease');
+    }
+  }
+}
+
+/** Each try stores under its own name, so a late try can never remove another's result. */
+export function resultKey(jobId: string, attempt: number): string {
+  return `${jobId}-${attempt}`;
+}

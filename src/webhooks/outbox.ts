@@ -1,0 +1,34 @@
+// Recording an event to be told to a receiver. Callers do this inside the transaction that makes the
+// change the event reports, so a crash can lose neither: the dispatcher sends what the outbox holds.
+import { randomBytes } from 'node:crypto';
+import type { DeliveryStore } from '../db/webhook-deliveries.js';
+import { newMessageId } from './sign.js';
+
+export type EventType = 'job.succeeded' | 'job.failed' | 'monitor.changed' | 'capture.completed' | 'capture.failed';
+
+export interface OutgoingEvent {
+  keyId: string;
+  url: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  jobId?: string;
+  monitorId?: string;
+}
+
+/** The body every attempt sends (Standard Webhooks: `{type, timestamp, data}`); fixed when recorded. */
+export function eventBody(type: EventType, data: Record<string, unknown>, now: Date): string {
+  return JSON.stringify({ type, timestamp: now.toISOString(), data });
+}
+
+export function recordEvent(deliveries: DeliveryStore, event: OutgoingEvent, now: Date): void {
+  deliveries.insert({
+    id: `dlv_${randomBytes(10).toString('hex')}`,
+    keyId: event.keyId,
+    messageId: newMessageId(),
+    eventType: event.type,
+    url: event.url,
+    payload: eventBody(event.type, event.data, now),
+    jobId: event.jobId,
+    monitorId: event.monitorId,
+  }, now);
+}
