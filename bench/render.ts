@@ -8,7 +8,8 @@
  *
  * Env: BENCH_SECONDS (8) throughput window per concurrency level, BENCH_WARMUP_SECONDS (1),
  * BENCH_SEQ (40) sequential samples, BENCH_SEQ_WARMUP (5), BENCH_RSS_RENDERS (1000, >= 100),
- * BENCH_SKIP_SERVICE=1, PAGEWATCH_CHROMIUM_PATH (/usr/bin/chromium).
+ * BENCH_SKIP_SERVICE=1, BENCH_ASYNC_JOBS (200) async jobs per round, BENCH_ASYNC_ROUNDS (2),
+ * PAGEWATCH_CHROMIUM_PATH (/usr/bin/chromium).
  *
  * Prints exactly one JSON line on stdout; progress goes to stderr.
  */
@@ -19,6 +20,7 @@ import { invoiceHtml } from './invoice-html.js';
 import { log, measureAll, type Figures, type MeasureConfig, type RenderFn } from './measure.js';
 import { treeMemoryMiB } from './process-tree.js';
 import { launchRaw, openWarmPages, rawNewContextRenderer, rawWarmRenderer, type Format } from './raw.js';
+import { ASYNC_BENCH_ENV, measureAsyncJobs, type AsyncFigures } from './async-jobs.js';
 import { serviceRenderer, startService, type ServiceHandle } from './service.js';
 import { round1, round1OrNull } from './stats.js';
 
@@ -30,13 +32,15 @@ function envNumber(name: string, fallback: number, min: number): number {
   return n;
 }
 
-const cfg: MeasureConfig & { rssRenders: number; skipService: boolean } = {
+const cfg: MeasureConfig & { rssRenders: number; skipService: boolean; asyncJobs: number; asyncRounds: number } = {
   seconds: envNumber('BENCH_SECONDS', 8, 0.1),
   warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 1, 0),
   seq: Math.floor(envNumber('BENCH_SEQ', 40, 1)),
   seqWarmup: Math.floor(envNumber('BENCH_SEQ_WARMUP', 5, 0)),
   rssRenders: Math.floor(envNumber('BENCH_RSS_RENDERS', 1000, 100)),
   skipService: process.env.BENCH_SKIP_SERVICE === '1',
+  asyncJobs: Math.floor(envNumber('BENCH_ASYNC_JOBS', 200, 1)),
+  asyncRounds: Math.floor(envNumber('BENCH_ASYNC_ROUNDS', 2, 1)),
 };
 
 const FORMATS: readonly Format[] = ['png', 'pdf'];
@@ -89,10 +93,10 @@ async function measureRaw(): Promise<{ version: string; figures: Record<Format, 
   }
 }
 
-async function withService<T>(fn: (svc: ServiceHandle) => Promise<T>): Promise<T> {
+async function withService<T>(fn: (svc: ServiceHandle) => Promise<T>, env: Record<string, string> = {}): Promise<T> {
   log('starting service');
   const t0 = performance.now();
-  const svc = await startService();
+  const svc = await startService(env);
   log(`service ready at ${svc.baseUrl} (pid ${svc.pid}) after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   cleanups.add(svc.stop);
   try {
@@ -155,6 +159,7 @@ async function main(): Promise<void> {
 
   const service: Record<Format, Figures | null> = { png: null, pdf: null };
   let rss: Awaited<ReturnType<typeof measureRss>> | null = null;
+  let asyncJobs: AsyncFigures | null = null;
   if (!cfg.skipService) {
     await withService(async (svc) => {
       for (const format of FORMATS) {
@@ -162,6 +167,7 @@ async function main(): Promise<void> {
       }
     });
     rss = await measureRss();
+    asyncJobs = await withService((svc) => measureAsyncJobs(svc, invoiceHtml, cfg.asyncJobs, cfg.asyncRounds), ASYNC_BENCH_ENV);
   }
 
   const ratio = (a: number | undefined, b: number | undefined): number | null =>
@@ -204,9 +210,20 @@ async function main(): Promise<void> {
     pssMiB: rss
       ? { after100: round1(rss.after100.pss), after1000: round1(rss.after1000.pss), idle: round1(rss.idle.pss) }
       : null,
+    // N async PNG jobs until the last webhook vs N synchronous PNG renders, same service, same run.
+    asyncJobs: asyncJobs
+      ? {
+          jobs: asyncJobs.jobs,
+          syncMs: asyncJobs.syncMs.map(Math.round),
+          asyncMs: asyncJobs.asyncMs.map(Math.round),
+          ratio: Math.round(asyncJobs.ratio * 100) / 100,
+          submitP50Ms: round1(asyncJobs.submitP50Ms),
+        }
+      : null,
     targets: {
       'p50Ratio<=1.3': both(pngP50, pdfP50, (x) => x <= 1.3),
       'rps8Ratio>=4': both(pngRps8, pdfRps8, (x) => x >= 4),
+      'asyncRatio<=1.1': asyncJobs ? asyncJobs.ratio <= 1.1 : null,
     },
     config: {
       seconds: cfg.seconds,

@@ -17,6 +17,7 @@ export const CLI_PATH = fileURLToPath(new URL('../src/cli.js', import.meta.url))
 export interface ServiceHandle {
   pid: number;
   baseUrl: string;
+  dataDir: string;
   /** SIGTERM, wait for exit (SIGKILL after a grace period), reap orphans, remove the data dir. Idempotent. */
   stop(): Promise<void>;
 }
@@ -53,7 +54,7 @@ function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
-export async function startService(readyTimeoutMs = 60_000): Promise<ServiceHandle> {
+export async function startService(extraEnv: Record<string, string> = {}, readyTimeoutMs = 60_000): Promise<ServiceHandle> {
   if (!existsSync(CLI_PATH)) {
     throw new Error(`${CLI_PATH} not found: build the service first, or set BENCH_SKIP_SERVICE=1`);
   }
@@ -67,6 +68,7 @@ export async function startService(readyTimeoutMs = 60_000): Promise<ServiceHand
       // Lift it (unless the caller set it) so the figures measure rendering, not the rate limiter.
       PAGEWATCH_RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
       ...process.env,
+      ...extraEnv,
       PAGEWATCH_PORT: String(port),
       PAGEWATCH_HOST: '127.0.0.1',
       PAGEWATCH_DATA_DIR: dataDir,
@@ -141,7 +143,7 @@ export async function startService(readyTimeoutMs = 60_000): Promise<ServiceHand
     throw err;
   }
   if (child.pid === undefined) throw new Error('service has no pid');
-  return { pid: child.pid, baseUrl, stop };
+  return { pid: child.pid, baseUrl, dataDir, stop };
 }
 
 /** (s) POST /api/image or /api/pdf, read the whole body, require 200. */

@@ -132,6 +132,17 @@ describe('source rules', () => {
       }
     });
 
+    it(`${name}: async is a boolean; webhookUrl needs async and is absolute http(s)`, () => {
+      ok(schema, { html: 'x', async: true });
+      ok(schema, { html: 'x', async: true, webhookUrl: 'https://hooks.example.com/pagewatch' });
+      expect(issuePaths(schema, { html: 'x', async: 'yes' })).toEqual(['async']);
+      expect(issuePaths(schema, { html: 'x', webhookUrl: 'https://hooks.example.com/' })).toEqual(['webhookUrl']);
+      expect(issuePaths(schema, { html: 'x', async: false, webhookUrl: 'https://hooks.example.com/' })).toEqual(['webhookUrl']);
+      for (const webhookUrl of ['ftp://hooks.example.com/', '/relative', ' https://hooks.example.com/']) {
+        expect(issuePaths(schema, { html: 'x', async: true, webhookUrl }), webhookUrl).toEqual(['webhookUrl']);
+      }
+    });
+
     it(`${name}: baseUrl only with html, and http(s) only`, () => {
       ok(schema, { html: '<img src="a.png">', baseUrl: 'https://example.com/' });
       expect(issuePaths(schema, { url: 'https://example.com', baseUrl: 'https://example.com/' })).toEqual(['baseUrl']);
