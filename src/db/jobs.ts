@@ -53,6 +53,12 @@ function toRecord(r: Row): JobRecord {
 
 export interface ListQuery { status?: JobStatus; limit: number; before?: { createdAt: string; id: string } }
 
+/**
+ * A finished job keeps only what its result download needs of the request: headers, cookies and
+ * credentials the page was rendered with are not kept at rest once they have served their purpose.
+ */
+const KEEP_AFTER_FINISH = `request = json_object('filename', json_extract(request, '$.filename'), 'format', json_extract(request, '$.format'))`;
+
 export class JobStore {
   private readonly stmts;
 
@@ -76,17 +82,17 @@ export class JobStore {
           ORDER BY created_at, id LIMIT @limit)
         RETURNING *`),
       failExhausted: db.prepare(`UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
-          error_code = COALESCE(error_code, 'internal'),
+          ${KEEP_AFTER_FINISH}, error_code = COALESCE(error_code, 'internal'),
           error_message = COALESCE(error_message, 'the worker rendering it stopped before finishing, on every try')
         WHERE status = 'running' AND lease_expires_at < @now AND attempts >= @maxAttempts
         RETURNING *`),
       renew: db.prepare(`UPDATE jobs SET lease_expires_at = @leaseUntil WHERE lease_owner = @owner AND status = 'running'`),
-      succeed: db.prepare(`UPDATE jobs SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+      succeed: db.prepare(`UPDATE jobs SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now, ${KEEP_AFTER_FINISH},
           error_code = NULL, error_message = NULL, result_key = @key, result_type = @contentType, result_bytes = @bytes,
           result_meta = @meta, result_expires_at = @expiresAt
         WHERE id = @id AND lease_owner = @owner AND status = 'running' RETURNING *`),
       fail: db.prepare(`UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
-          error_code = @code, error_message = @message
+          ${KEEP_AFTER_FINISH}, error_code = @code, error_message = @message
         WHERE id = @id AND lease_owner = @owner AND status = 'running' RETURNING *`),
       requeue: db.prepare(`UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
           error_code = @code, error_message = @message
@@ -94,7 +100,8 @@ export class JobStore {
       // A graceful stop hands its unfinished jobs back; the interrupted try does not count.
       release: db.prepare(`UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
           attempts = MAX(attempts - 1, 0) WHERE lease_owner = ? AND status = 'running'`),
-      cancel: db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now
+      cancel: db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+          ${KEEP_AFTER_FINISH}
         WHERE id = @id AND key_id = @keyId AND status IN ('queued', 'running') RETURNING *`),
       expired: db.prepare(`SELECT * FROM jobs WHERE result_key IS NOT NULL AND result_removed_at IS NULL
         AND result_expires_at <= ? ORDER BY result_expires_at LIMIT ?`),

@@ -102,6 +102,20 @@ describe('outcomes', () => {
     expect(payload).toMatchObject({ type: 'job.succeeded', data: { jobId: withHook.id, result: { url: `http://pagewatch.test/api/jobs/${withHook.id}/result` } } });
   });
 
+  it('a finished job keeps only filename and format of its request, not the credentials it rendered with', () => {
+    const secretRequest = { url: 'https://example.com', filename: 'report.pdf', headers: { authorization: 'Bearer SECRET' },
+      cookies: [{ name: 'sid', value: 'SECRET' }], httpCredentials: { username: 'u', password: 'SECRET' } };
+    const ids = [0, 1, 2].map((i) => queue.submit(submission({ request: secretRequest }), at(i)).job.id);
+    const [a, b] = queue.claim('w', 2, at(3)).claimed;
+    queue.succeed(a!, 'w', result('r'), at(4));
+    queue.failOrRetry(b!, 'w', { code: 'render_failed', message: 'x' }, false, at(4));
+    queue.cancel(keyId, ids[2]!, at(5));
+    for (const id of ids) {
+      expect(jobs.get(id)!.request).not.toContain('SECRET');
+      expect(JSON.parse(jobs.get(id)!.request)).toEqual({ filename: 'report.pdf', format: null });
+    }
+  });
+
   it('a retryable failure queues the job again while tries are left, then fails it', () => {
     const { id } = queue.submit(submission({ webhookUrl: 'https://receiver.test/a' }), at(0)).job;
     const error = { code: 'unavailable', message: 'the browser stopped' };
