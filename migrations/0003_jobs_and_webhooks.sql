@@ -55,6 +55,7 @@ CREATE TABLE webhook_deliveries (
   schedule_from        INTEGER NOT NULL DEFAULT 0, -- attempts made before the retry schedule (re)started (redeliver)
   next_attempt_at      TEXT,
   lease_expires_at     TEXT,                       -- an attempt in flight; past this it is presumed lost
+  redeliver_requested  INTEGER NOT NULL DEFAULT 0,  -- a redeliver asked for while an attempt was in flight
   last_attempt_at      TEXT,
   last_response_status INTEGER,
   last_error           TEXT,

@@ -68,8 +68,13 @@ export class DeliveryStore {
         FROM webhook_deliveries WHERE status = 'pending'`),
       insertAttempt: db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
         VALUES (@id, @attempt, @startedAt, @durationMs, @responseStatus, @error)`),
-      afterAttempt: db.prepare(`UPDATE webhook_deliveries SET attempts = @attempt, status = @status, next_attempt_at = @nextAttemptAt,
-          lease_expires_at = NULL, last_attempt_at = @startedAt, last_response_status = @responseStatus, last_error = @error
+      // A redeliver asked for during the attempt wins over the attempt's own outcome: send again now.
+      afterAttempt: db.prepare(`UPDATE webhook_deliveries SET attempts = @attempt,
+          status = CASE WHEN redeliver_requested = 1 THEN 'pending' ELSE @status END,
+          next_attempt_at = CASE WHEN redeliver_requested = 1 THEN @now ELSE @nextAttemptAt END,
+          schedule_from = CASE WHEN redeliver_requested = 1 THEN @attempt ELSE schedule_from END,
+          redeliver_requested = 0, lease_expires_at = NULL,
+          last_attempt_at = @startedAt, last_response_status = @responseStatus, last_error = @error
         WHERE id = @id`),
       stopForUrl: db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
           last_error = @reason WHERE key_id = @keyId AND url = @url AND status = 'pending' AND id <> @id AND lease_expires_at IS NULL`),
@@ -81,7 +86,8 @@ export class DeliveryStore {
           AND (@status IS NULL OR status = @status)
           AND (@beforeAt IS NULL OR created_at < @beforeAt OR (created_at = @beforeAt AND id < @beforeId))
         ORDER BY created_at DESC, id DESC LIMIT @limit`),
-      redeliver: db.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = @now, schedule_from = attempts
+      redeliver: db.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = @now, schedule_from = attempts,
+          redeliver_requested = CASE WHEN lease_expires_at > @now THEN 1 ELSE 0 END
         WHERE id = @id AND key_id = @keyId RETURNING ${COLUMNS}`),
       countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status'),
     };
@@ -113,7 +119,9 @@ export class DeliveryStore {
     };
     this.db.transaction(() => {
       this.stmts.insertAttempt.run({ ...common, durationMs: outcome.durationMs });
-      this.stmts.afterAttempt.run({ ...common, status: outcome.status, nextAttemptAt: outcome.nextAttemptAt?.toISOString() ?? null });
+      this.stmts.afterAttempt.run({
+        ...common, status: outcome.status, nextAttemptAt: outcome.nextAttemptAt?.toISOString() ?? null, now: new Date().toISOString(),
+      });
     })();
   }
 
