@@ -13,7 +13,13 @@ export class AppError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { details?: ErrorDetail[]; retryAfterSeconds?: number; cause?: unknown } = {},
+    readonly extra: {
+      details?: ErrorDetail[];
+      retryAfterSeconds?: number;
+      cause?: unknown;
+      /** The same work may succeed if tried again (a crashed page): async jobs retry it. */
+      retryable?: boolean;
+    } = {},
   ) {
     super(message, { cause: extra.cause });
   }
@@ -33,8 +39,8 @@ export const urlBlocked = (reason: string) =>
   new AppError(403, 'url_blocked', `The URL is not allowed by the egress policy: ${reason}`);
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'rate_limited', 'Rate limit exceeded; try again after Retry-After seconds', { retryAfterSeconds });
-export const renderFailed = (message: string, cause?: unknown) =>
-  new AppError(422, 'render_failed', message, { cause });
+export const renderFailed = (message: string, cause?: unknown, retryable = false) =>
+  new AppError(422, 'render_failed', message, { cause, retryable });
 export const queueFull = (retryAfterSeconds: number, message = 'The render queue is full; try again shortly') =>
   new AppError(429, 'queue_full', message, { retryAfterSeconds });
 export const conflict = (message: string) => new AppError(409, 'conflict', message);

@@ -32,7 +32,9 @@ export class LocalResultStore implements ResultStore {
   }
 
   async remove(key: string): Promise<void> {
-    await rm(this.path(key), { force: true });
+    const file = this.path(key);
+    // A process that died mid-write leaves the aside copy; it goes with the key.
+    await Promise.all([rm(file, { force: true }), rm(`${file}.partial`, { force: true })]);
   }
 
   private path(key: string): string {

@@ -18,7 +18,10 @@ export interface WorkerOptions {
   resultTtlMs: number;
 }
 
-/** Errors that come from the job itself (a bad page, a blocked URL, its timeout) end it; others are retried. */
+/**
+ * Errors that come from the job itself (a bad page, a blocked URL, its timeout) end it; others — and a
+ * crashed page, which may be the browser going down — are retried up to jobs.maxAttempts.
+ */
 const FINAL_CODES = new Set(['render_failed', 'render_timeout', 'url_blocked', 'invalid_request']);
 
 export class JobWorker {
@@ -139,7 +142,7 @@ export class JobWorker {
   }
 
   private recordFailure(job: JobRecord, err: unknown): void {
-    const final = err instanceof AppError && FINAL_CODES.has(err.code);
+    const final = err instanceof AppError && FINAL_CODES.has(err.code) && err.extra.retryable !== true;
     const error = err instanceof AppError ? { code: err.code, message: err.message } : { code: 'internal', message: 'an internal error; the service log has the cause' };
     if (!(err instanceof AppError)) this.log.error({ err, job: job.id }, 'job failed with an internal error');
     const outcome = this.queue.failOrRetry(job, this.owner, error, !final);

@@ -103,7 +103,8 @@ export class PlaywrightRenderer implements Renderer {
           if (!(err instanceof AppError && err.code === 'url_blocked')) await this.assertDocumentAllowed(watch);
           if (lease.lost.aborted || !lease.browserConnected()) {
             if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
-            throw renderFailed('the page crashed while rendering (it may have run out of memory)', err);
+            // Retryable for jobs: the crash may have come from the browser going down a moment later.
+            throw renderFailed('the page crashed while rendering (it may have run out of memory)', err, true);
           }
           // A render that failed on its own (404, bad selector) leaves a healthy page; keep it.
           reusable = err instanceof AppError && !signal.aborted;

@@ -1,0 +1,72 @@
+// For crash tests: the built CLI (`dist/src/cli.js`) as a child process on a data directory the test
+// chooses, its JSON log read for the port and every Chromium it launched, and a hard kill that takes
+// the browsers with it (a SIGKILLed Node process leaves its Chromium running in its own process group).
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { processGroup, waitFor } from './processes.js';
+
+export const CLI = resolve(import.meta.dirname, '../../dist/src/cli.js');
+
+export interface CliService {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  /** Every browser this process launched (each is the leader of its own process group). */
+  browserPids: Set<number>;
+  /** Resolves with the exit code, or the signal that ended the process. */
+  exit: Promise<number | NodeJS.Signals | null>;
+  /** The last lines of stderr, for failure messages. */
+  stderrTail(): string;
+}
+
+function assertBuilt(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npx tsc -p tsconfig.json\` (npm test builds first)`);
+}
+
+/** `pagewatch keys create --name NAME` on `env`'s data directory: the key and its webhook secret. */
+export async function createKeyWithCli(env: NodeJS.ProcessEnv, name: string): Promise<{ id: string; key: string; webhookSecret: string }> {
+  assertBuilt();
+  const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'keys', 'create', '--name', name], { env });
+  const field = (label: string) => {
+    const m = new RegExp(`^${label}:\\s+(\\S+)$`, 'm').exec(stdout);
+    if (!m) throw new Error(`no "${label}" in the output of keys create:\n${stdout}`);
+    return m[1]!;
+  };
+  return { id: field('id'), key: field('key'), webhookSecret: field('webhook secret') };
+}
+
+/** `pagewatch serve` with `env` (PAGEWATCH_* settings); resolves once it listens. */
+export async function startCli(env: NodeJS.ProcessEnv, startTimeoutMs = 30_000): Promise<CliService> {
+  assertBuilt();
+  const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...env, PAGEWATCH_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exit = new Promise<number | NodeJS.Signals | null>((done) => child.once('exit', (code, signal) => done(code ?? signal)));
+  const browserPids = new Set<number>();
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+  const port = await new Promise<number>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`service did not start within ${startTimeoutMs} ms; stderr: ${stderr}`)), startTimeoutMs);
+    void exit.then((code) => { clearTimeout(timer); fail(new Error(`service exited (${String(code)}) before listening; stderr: ${stderr}`)); });
+    // Keep reading for the whole life of the process: later relaunches log their pid too, and an
+    // unread pipe would block the child once it fills.
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      let entry: { msg?: string; pid?: number; port?: number };
+      try { entry = JSON.parse(line) as typeof entry; } catch { return; }
+      if (entry.msg === 'browser launched' && entry.pid) browserPids.add(entry.pid);
+      if (entry.msg === 'pagewatch listening') { clearTimeout(timer); done(entry.port!); }
+    });
+  });
+  return { child, port, url: `http://127.0.0.1:${port}`, browserPids, exit, stderrTail: () => stderr };
+}
+
+/** SIGKILL the service and every browser it launched; resolves once none of them is left. */
+export async function killHard(svc: CliService): Promise<boolean> {
+  if (svc.child.exitCode === null && svc.child.signalCode === null) svc.child.kill('SIGKILL');
+  await svc.exit;
+  for (const pid of svc.browserPids) {
+    try { process.kill(-pid, 'SIGKILL'); } catch { /* the group is already gone */ }
+  }
+  return waitFor(() => [...svc.browserPids].every((pid) => processGroup(pid).length === 0), 10_000);
+}

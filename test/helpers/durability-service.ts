@@ -1,0 +1,37 @@
+// For durability tests: the real service in-process on a data directory the test chooses, so a second
+// service can start on the same directory (the same SQLite file and results) after the first stopped.
+// Unlike test/helpers/service.ts, stopping never removes the directory; the test owns it.
+import { loadConfig } from '../../src/config.js';
+import { ApiKeyStore, type IssuedKey } from '../../src/db/api-keys.js';
+import { createLogger } from '../../src/log.js';
+import { startService, type Service } from '../../src/main.js';
+import { FIXTURE_EGRESS } from './service.js';
+
+export interface DurableService extends Service {
+  dataDir: string;
+  createKey(name?: string): IssuedKey;
+  /** GET/DELETE/POST `path` with the key (and a JSON body, if given). */
+  call(method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+export async function startServiceOn(dataDir: string, overrides: Record<string, unknown> = {}): Promise<DurableService> {
+  const config = loadConfig({
+    env: {}, // ignore the developer's PAGEWATCH_* variables
+    overrides: {
+      port: 0, host: '127.0.0.1', dataDir, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', egress: FIXTURE_EGRESS,
+      rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
+      ...overrides,
+    },
+  });
+  const service = await startService(config, createLogger(config.logLevel));
+  return {
+    ...service,
+    dataDir,
+    createKey: (name = 'test') => new ApiKeyStore(service.db).create(name),
+    call: (method, path, key, body, headers = {}) => fetch(`${service.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  };
+}
