@@ -14,19 +14,9 @@ import { startFixtureServer, type FixtureServer } from '../helpers/fixture-serve
 import { parsePdf } from '../helpers/pdf.js';
 import { decodePng } from '../helpers/png.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
+import type { JobView } from '../../src/jobs/view.js';
 
-interface JobJson {
-  id: string;
-  kind: 'pdf' | 'image';
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
-  createdAt: string;
-  startedAt?: string;
-  finishedAt?: string;
-  attempts: number;
-  error?: { code: string; message: string };
-  result?: { url: string; contentType: string; bytes: number; expiresAt: string; expired: boolean };
-  webhookUrl?: string;
-}
+type JobJson = JobView; // what the API sends
 interface JobPage { items: JobJson[]; nextCursor: string | null }
 
 const FINISHED = ['succeeded', 'failed', 'canceled'];
