@@ -517,3 +517,27 @@ describe('secret rotation through the CLI (pagewatch keys rotate-secret)', () =>
     expect((failure as { stderr: string }).stderr).toMatch(/no active key/);
   });
 });
+
+describe('webhooks.maxInFlight', () => {
+  let small: TestService;
+  beforeAll(async () => { small = await startTestService({ ...SETTINGS, webhooks: { ...SETTINGS.webhooks, timeoutMs: 20_000, maxInFlight: 2 } }); });
+  afterAll(async () => { await small?.close(); });
+
+  it('sends no more than maxInFlight at once while more are due, and delivers every event once they answer', async () => {
+    const key = small.createKey('in-flight');
+    const held: { end: () => void }[] = [];
+    const hooks = await receiver((res) => { held.push({ end: () => res.writeHead(204).end() }); });
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => submitJob(small, key, hooks.url, 'image', `IN-FLIGHT-${i}`)));
+    const recorded = () => (small.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE key_id = ?').get(key.id) as { n: number }).n;
+    // All six events are due (every job has finished); two POSTs are open and held.
+    await until('six events due and two POSTs open', async () => (recorded() === 6 && hooks.hits.length >= 2 ? true : undefined));
+    await sleep(1000); // ten polls of the dispatcher: it would have sent more by now if the cap allowed
+    expect(hooks.hits).toHaveLength(2);
+
+    hooks.answer = (res) => { res.writeHead(204).end(); };
+    for (const h of held.splice(0)) h.end();
+    const hits = await hooks.waitForHits(6, 30_000);
+    const delivered = new Set(hits.map((h) => (verifyHit(key.webhookSecret, h).data as { jobId: string }).jobId));
+    expect([...delivered].sort()).toEqual([...ids].sort());
+  });
+});
