@@ -44,6 +44,11 @@ export class MainFrameNavigations {
     page.on('close', this.onClose);
   }
 
+  /** A main-document request is in flight: the page is on its way to another document. */
+  get moving(): boolean {
+    return this.pending.size > 0;
+  }
+
   dispose(): void {
     this.page.off('request', this.onRequest);
     this.page.off('requestfinished', this.onRequestDone);

@@ -106,8 +106,9 @@ export class PlaywrightRenderer implements Renderer {
             // Retryable for jobs: the crash may have come from the browser going down a moment later.
             throw renderFailed('the page crashed while rendering (it may have run out of memory)', err, true);
           }
-          // A render that failed on its own (404, bad selector) leaves a healthy page; keep it.
-          reusable = err instanceof AppError && !signal.aborted;
+          // A render that failed on its own (404, bad selector) leaves a healthy page; keep it. One
+          // still moving between documents (a navigation loop) is not trusted to stop: replace it.
+          reusable = err instanceof AppError && !signal.aborted && !navigations.moving;
           throw err;
         } finally {
           watch.dispose();
