@@ -2,6 +2,7 @@
 // makes the render a 403 url_blocked; refused sub-resources are only counted.
 import type { Page, Request, Response } from 'playwright';
 import { BLOCKED_HEADER } from '../egress/proxy.js';
+import { isMainDocument } from './navigations.js';
 
 export class EgressWatch {
   blockedSubresources = 0;
@@ -12,13 +13,13 @@ export class EgressWatch {
 
   private readonly onResponse = (res: Response) => {
     if (res.headers()[BLOCKED_HEADER] !== 'blocked') return;
-    if (this.isMainDocument(res.request())) this.blockedDocument ??= res.url();
+    if (isMainDocument(this.page, res.request())) this.blockedDocument ??= res.url();
     else this.blockedSubresources++;
   };
 
   private readonly onFailed = (req: Request) => {
     if (req.failure()?.errorText !== 'net::ERR_TUNNEL_CONNECTION_FAILED') return;
-    if (this.isMainDocument(req)) this.failedTunnel ??= req.url();
+    if (isMainDocument(this.page, req)) this.failedTunnel ??= req.url();
     else this.blockedSubresources++;
   };
 
@@ -30,13 +31,5 @@ export class EgressWatch {
   dispose(): void {
     this.page.off('response', this.onResponse);
     this.page.off('requestfailed', this.onFailed);
-  }
-
-  private isMainDocument(req: Request): boolean {
-    try {
-      return req.isNavigationRequest() && req.frame() === this.page.mainFrame();
-    } catch {
-      return false; // a request of a service worker has no frame
-    }
   }
 }

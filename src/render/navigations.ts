@@ -19,7 +19,7 @@ export class MainFrameNavigations {
   private waiters: Array<() => void> = [];
 
   private readonly onRequest = (req: Request) => {
-    if (this.isMainDocument(req)) this.changed(() => this.pending.add(req));
+    if (isMainDocument(this.page, req)) this.changed(() => this.pending.add(req));
   };
 
   private readonly onRequestDone = (req: Request) => {
@@ -105,11 +105,13 @@ export class MainFrameNavigations {
     for (const wake of waiters) wake();
   }
 
-  private isMainDocument(req: Request): boolean {
-    try {
-      return req.isNavigationRequest() && req.frame() === this.page.mainFrame();
-    } catch {
-      return false; // a service worker's request has no frame
-    }
+}
+
+/** A request for the page's own (top-level) document: the first load, a redirect hop, a self-navigation. */
+export function isMainDocument(page: Page, req: Request): boolean {
+  try {
+    return req.isNavigationRequest() && req.frame() === page.mainFrame();
+  } catch {
+    return false; // a service worker's request has no frame
   }
 }

@@ -15,23 +15,12 @@ import { parsePdf } from '../helpers/pdf.js';
 import { decodePng } from '../helpers/png.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import type { JobView } from '../../src/jobs/view.js';
+import { sleep, until } from '../helpers/until.js';
 
 type JobJson = JobView; // what the API sends
 interface JobPage { items: JobJson[]; nextCursor: string | null }
 
 const FINISHED = ['succeeded', 'failed', 'canceled'];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `probe` until it returns something other than undefined/false. */
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 let fixture: FixtureServer;
 /** Responses of /hang requests, which never answer; `closed` says the browser gave up on them. */

@@ -16,12 +16,12 @@ import { parsePdf } from '../helpers/pdf.js';
 import { processGroup, waitFor } from '../helpers/processes.js';
 import { bytesOf, startTestService, type TestService } from '../helpers/service.js';
 import { startWebhookReceiver, verifyHit, type Hit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { sleep } from '../helpers/until.js';
 
 interface JobJson { id: string; status: string; attempts: number; error?: { code: string; message: string }; result?: { url: string; bytes: number } }
 
 type Caller = Pick<TestService, 'call'>;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function getJob(svc: Caller, key: string, id: string): Promise<JobJson> {
   const res = await svc.call('GET', `/api/jobs/${id}`, key);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePdf } from '../helpers/pdf.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import { startWebhookReceiver, verifyHit, type Answer, type Hit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { sleep, until } from '../helpers/until.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/src/cli.js');
 const run = promisify(execFile);
@@ -51,16 +52,6 @@ beforeAll(async () => {
 });
 afterAll(async () => { await Promise.all([svc?.close(), ...receivers.map((r) => r.close())]); });
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A small async render whose outcome is reported to `webhookUrl`; returns the job id. */
 async function submitJob(service: TestService, key: Key, webhookUrl: string, kind: 'pdf' | 'image' = 'image', marker = 'WEBHOOK-JOB'): Promise<string> {
