@@ -16,7 +16,7 @@ import { EgressPolicy } from './egress/policy.js';
 import { EgressProxy } from './egress/proxy.js';
 import { createApp } from './http/app.js';
 import { JobQueue } from './jobs/queue.js';
-import { LocalResultStore } from './jobs/result-store.js';
+import { LocalFileStore } from './storage/file-store.js';
 import { JobService } from './jobs/service.js';
 import { Sweeper } from './jobs/sweeper.js';
 import { JobWorker } from './jobs/worker.js';
@@ -73,7 +73,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const deliveries = new DeliveryStore(db);
   const idempotency = new IdempotencyKeyStore(db);
   const queue = new JobQueue(db, jobStore, deliveries, idempotency, config.jobs);
-  const results = new LocalResultStore(resolve(dataDir, 'results'));
+  const results = new LocalFileStore(resolve(dataDir, 'results'));
   const dispatcher = new WebhookDispatcher(deliveries, keys, egress, { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs }, log);
   // As many jobs in the render line as there are slots: with no synchronous traffic jobs fill every
   // slot; with it, the first-come line shares the slots instead of either side starving the other.

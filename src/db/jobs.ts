@@ -3,7 +3,9 @@
 // owner, so a worker whose lease was taken over (or whose job was canceled) cannot record a result.
 import type { Db } from './open.js';
 
-export type JobKind = 'pdf' | 'image';
+/** `capture`: a monitor's scheduled or manual capture; never shown by the jobs API. */
+export type JobKind = 'pdf' | 'image' | 'capture';
+export type RenderJobKind = Exclude<JobKind, 'capture'>;
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
 export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
 
@@ -17,6 +19,7 @@ export interface JobRecord {
   request: string;
   baseUrl: string;
   webhookUrl: string | null;
+  monitorId: string | null;
   attempts: number;
   leaseOwner: string | null;
   error: { code: string; message: string } | null;
@@ -26,12 +29,12 @@ export interface JobRecord {
   finishedAt: string | null;
 }
 
-export interface NewJob { id: string; keyId: string; kind: JobKind; request: string; baseUrl: string; webhookUrl?: string }
+export interface NewJob { id: string; keyId: string; kind: JobKind; request: string; baseUrl: string; webhookUrl?: string; monitorId?: string }
 export interface StoredResult { key: string; contentType: string; bytes: number; meta: ResultMeta; expiresAt: string }
 export interface JobError { code: string; message: string }
 
 interface Row {
-  id: string; key_id: string; kind: JobKind; status: JobStatus; request: string; base_url: string; webhook_url: string | null;
+  id: string; key_id: string; kind: JobKind; status: JobStatus; request: string; base_url: string; webhook_url: string | null; monitor_id: string | null;
   attempts: number; lease_owner: string | null; error_code: string | null; error_message: string | null;
   result_key: string | null; result_type: string | null; result_bytes: number | null; result_meta: string | null;
   result_expires_at: string | null; result_removed_at: string | null;
@@ -41,7 +44,7 @@ interface Row {
 function toRecord(r: Row): JobRecord {
   return {
     id: r.id, keyId: r.key_id, kind: r.kind, status: r.status, request: r.request, baseUrl: r.base_url,
-    webhookUrl: r.webhook_url, attempts: r.attempts, leaseOwner: r.lease_owner,
+    webhookUrl: r.webhook_url, monitorId: r.monitor_id, attempts: r.attempts, leaseOwner: r.lease_owner,
     error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
     result: r.result_key ? {
       key: r.result_key, contentType: r.result_type!, bytes: r.result_bytes!, meta: JSON.parse(r.result_meta!) as ResultMeta,
@@ -57,22 +60,31 @@ export interface ListQuery { status?: JobStatus; limit: number; before?: { creat
  * A finished job keeps only what its result download needs of the request: headers, cookies and
  * credentials the page was rendered with are not kept at rest once they have served their purpose.
  */
-const KEEP_AFTER_FINISH = `request = json_object('filename', json_extract(request, '$.filename'), 'format', json_extract(request, '$.format'))`;
+const KEEP_AFTER_FINISH = `request = CASE kind WHEN 'capture' THEN request -- a monitor id and a reason: nothing secret
+  ELSE json_object('filename', json_extract(request, '$.filename'), 'format', json_extract(request, '$.format')) END`;
+
+/** The jobs API shows render jobs only; capture jobs are seen through their monitor. */
+const API_KINDS = `kind IN ('pdf', 'image')`;
 
 export class JobStore {
   private readonly stmts;
 
   constructor(db: Db) {
     this.stmts = {
-      insert: db.prepare(`INSERT INTO jobs (id, key_id, kind, status, request, base_url, webhook_url, created_at)
-        VALUES (@id, @keyId, @kind, 'queued', @request, @baseUrl, @webhookUrl, @createdAt)`),
+      insert: db.prepare(`INSERT INTO jobs (id, key_id, kind, status, request, base_url, webhook_url, monitor_id, created_at)
+        VALUES (@id, @keyId, @kind, 'queued', @request, @baseUrl, @webhookUrl, @monitorId, @createdAt)`),
       byId: db.prepare('SELECT * FROM jobs WHERE id = ?'),
-      byKey: db.prepare('SELECT * FROM jobs WHERE id = ? AND key_id = ?'),
-      list: db.prepare(`SELECT * FROM jobs WHERE key_id = @keyId AND (@status IS NULL OR status = @status)
+      byKey: db.prepare(`SELECT * FROM jobs WHERE id = ? AND key_id = ? AND ${API_KINDS}`),
+      list: db.prepare(`SELECT * FROM jobs WHERE key_id = @keyId AND ${API_KINDS} AND (@status IS NULL OR status = @status)
         AND (@beforeAt IS NULL OR created_at < @beforeAt OR (created_at = @beforeAt AND id < @beforeId))
         ORDER BY created_at DESC, id DESC LIMIT @limit`),
-      countActive: db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND status IN ('queued', 'running')`),
-      countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM jobs GROUP BY status'),
+      countActive: db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND ${API_KINDS} AND status IN ('queued', 'running')`),
+      countByStatus: db.prepare(`SELECT status, COUNT(*) AS n FROM jobs WHERE ${API_KINDS} GROUP BY status`),
+      activeCapture: db.prepare(`SELECT * FROM jobs WHERE monitor_id = ? AND kind = 'capture' AND status IN ('queued', 'running')
+        ORDER BY created_at LIMIT 1`),
+      cancelCaptures: db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+          ${KEEP_AFTER_FINISH}
+        WHERE monitor_id = @monitorId AND kind = 'capture' AND status IN ('queued', 'running') RETURNING id`),
       // A worker that died leaves its job `running` with a lease that runs out: such a job is
       // claimable again, as long as it has tries left (exhausted ones are failed by `failExhausted`).
       claim: db.prepare(`UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = @owner,
@@ -91,6 +103,10 @@ export class JobStore {
           error_code = NULL, error_message = NULL, result_key = @key, result_type = @contentType, result_bytes = @bytes,
           result_meta = @meta, result_expires_at = @expiresAt
         WHERE id = @id AND lease_owner = @owner AND status = 'running' RETURNING *`),
+      // A capture job's outcome is its capture row; the job itself holds no result.
+      complete: db.prepare(`UPDATE jobs SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+          ${KEEP_AFTER_FINISH}, error_code = NULL, error_message = NULL
+        WHERE id = @id AND lease_owner = @owner AND status = 'running' RETURNING *`),
       fail: db.prepare(`UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
           ${KEEP_AFTER_FINISH}, error_code = @code, error_message = @message
         WHERE id = @id AND lease_owner = @owner AND status = 'running' RETURNING *`),
@@ -102,7 +118,7 @@ export class JobStore {
           attempts = MAX(attempts - 1, 0) WHERE lease_owner = ? AND status = 'running'`),
       cancel: db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
           ${KEEP_AFTER_FINISH}
-        WHERE id = @id AND key_id = @keyId AND status IN ('queued', 'running') RETURNING *`),
+        WHERE id = @id AND key_id = @keyId AND ${API_KINDS} AND status IN ('queued', 'running') RETURNING *`),
       expired: db.prepare(`SELECT * FROM jobs WHERE result_key IS NOT NULL AND result_removed_at IS NULL
         AND result_expires_at <= ? ORDER BY result_expires_at LIMIT ?`),
       markRemoved: db.prepare('UPDATE jobs SET result_removed_at = ? WHERE id = ?'),
@@ -110,7 +126,7 @@ export class JobStore {
   }
 
   insert(job: NewJob, now: Date): void {
-    this.stmts.insert.run({ ...job, webhookUrl: job.webhookUrl ?? null, createdAt: now.toISOString() });
+    this.stmts.insert.run({ ...job, webhookUrl: job.webhookUrl ?? null, monitorId: job.monitorId ?? null, createdAt: now.toISOString() });
   }
 
   get(id: string): JobRecord | undefined {
@@ -162,6 +178,23 @@ export class JobStore {
       meta: JSON.stringify(result.meta), expiresAt: result.expiresAt,
     }) as Row | undefined;
     return row && toRecord(row);
+  }
+
+  /** A capture job done (its capture is recorded in the same transaction); undefined as for `succeed`. */
+  complete(id: string, owner: string, now: Date): JobRecord | undefined {
+    const row = this.stmts.complete.get({ id, owner, now: now.toISOString() }) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  /** The monitor's capture job that is queued or running, if any. */
+  activeCapture(monitorId: string): JobRecord | undefined {
+    const row = this.stmts.activeCapture.get(monitorId) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  /** Cancel a monitor's pending capture jobs (it is being deleted); the ids, so running ones can be stopped. */
+  cancelCaptures(monitorId: string, now: Date): string[] {
+    return (this.stmts.cancelCaptures.all({ monitorId, now: now.toISOString() }) as { id: string }[]).map((r) => r.id);
   }
 
   fail(id: string, owner: string, error: JobError, now: Date): JobRecord | undefined {

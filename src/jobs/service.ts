@@ -1,15 +1,15 @@
 // What the HTTP routes ask of jobs: submit (with the egress checks a job would otherwise fail on
 // later), read, list, cancel, fetch the result. Routes stay thin; this is the one place of the rules.
-import type { JobKind, JobRecord, JobStatus, JobStore } from '../db/jobs.js';
+import type { JobRecord, JobStatus, JobStore, RenderJobKind } from '../db/jobs.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { conflict, gone, invalidRequest, notFound, urlBlocked } from '../errors.js';
 import type { JobQueue } from './queue.js';
-import type { ResultStore } from './result-store.js';
+import type { FileStore } from '../storage/file-store.js';
 import type { JobWorker } from './worker.js';
 
 export interface SubmitInput {
   keyId: string;
-  kind: JobKind;
+  kind: RenderJobKind;
   request: Record<string, unknown> & { url?: string; webhookUrl?: string };
   baseUrl: string;
   idempotencyKey?: string;
@@ -19,7 +19,7 @@ export class JobService {
   constructor(
     private readonly queue: JobQueue,
     private readonly jobs: JobStore,
-    private readonly results: ResultStore,
+    private readonly results: FileStore,
     private readonly worker: Pick<JobWorker, 'wake' | 'abort'>,
     private readonly egress: EgressPolicy,
   ) {}

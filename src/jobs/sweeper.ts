@@ -4,7 +4,7 @@ import type { IdempotencyKeyStore } from '../db/idempotency-keys.js';
 import type { JobStore } from '../db/jobs.js';
 import type { Logger } from '../log.js';
 import { IDEMPOTENCY_WINDOW_MS } from './queue.js';
-import type { ResultStore } from './result-store.js';
+import type { FileStore } from '../storage/file-store.js';
 
 const BATCH = 500;
 
@@ -15,7 +15,7 @@ export class Sweeper {
   constructor(
     private readonly jobs: JobStore,
     private readonly idempotency: IdempotencyKeyStore,
-    private readonly results: ResultStore,
+    private readonly results: FileStore,
     private readonly intervalMs: number,
     private readonly log: Logger,
   ) {}

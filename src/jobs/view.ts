@@ -1,9 +1,9 @@
 // A job as the API shows it (shared/API.md, "Jobs"), and the thin data of its webhook events.
-import type { JobRecord } from '../db/jobs.js';
+import type { JobRecord, RenderJobKind } from '../db/jobs.js';
 
 export interface JobView {
   id: string;
-  kind: 'pdf' | 'image';
+  kind: RenderJobKind;
   status: JobRecord['status'];
   createdAt: string;
   startedAt?: string;
@@ -21,7 +21,7 @@ export function resultUrl(job: JobRecord): string {
 export function jobView(job: JobRecord, now = new Date()): JobView {
   return {
     id: job.id,
-    kind: job.kind,
+    kind: job.kind as RenderJobKind, // the jobs API never returns capture jobs
     status: job.status,
     createdAt: job.createdAt,
     ...(job.startedAt && { startedAt: job.startedAt }),

@@ -8,7 +8,7 @@ import type { ImageRequest, PdfRequest } from '../http/schemas/render.js';
 import type { Logger } from '../log.js';
 import type { Renderer, RenderOutput } from '../render/renderer.js';
 import type { JobQueue } from './queue.js';
-import type { ResultStore } from './result-store.js';
+import type { FileStore } from '../storage/file-store.js';
 
 export interface WorkerOptions {
   /** Jobs rendering (or waiting for a render slot) at once. */
@@ -36,7 +36,7 @@ export class JobWorker {
   constructor(
     private readonly queue: JobQueue,
     private readonly renderer: Renderer,
-    private readonly results: ResultStore,
+    private readonly results: FileStore,
     private readonly options: WorkerOptions,
     private readonly log: Logger,
     /** Called when an event was recorded in the outbox (so the dispatcher sends it now). */

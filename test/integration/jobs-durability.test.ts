@@ -126,7 +126,7 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 1000)', 
     expect(svc.db.prepare('SELECT result_key AS k, lease_owner AS owner FROM jobs WHERE id = ?').get(id)).toEqual({ k: `${id}-2`, owner: null });
   });
 
-  // A try killed between writeFile and rename (result-store.ts put) leaves `<key>.partial`; removing
+  // A try killed between writeFile and rename (storage/file-store.ts put) leaves `<key>.partial`; removing
   // an earlier try's key must take its half file too, or it stays in results/ for ever.
   it('a half-written file a dead try left behind (.partial) is removed when the job is taken up again', async () => {
     const id = newJobId();

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { JobKind } from '../../db/jobs.js';
+import type { RenderJobKind } from '../../db/jobs.js';
 import { invalidRequest } from '../../errors.js';
 import type { JobService } from '../../jobs/service.js';
 import { jobView } from '../../jobs/view.js';
@@ -30,7 +30,7 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
     ? limits.maxBodyBytes : Math.min(limits.maxBodyBytes, limits.anonymousMaxBodyBytes));
 
   /** `"async": true`: 202 with a new job (200 with the earlier one for a repeated Idempotency-Key). */
-  async function submit(ctx: Context, kind: JobKind, req: PageRequest): Promise<void> {
+  async function submit(ctx: Context, kind: RenderJobKind, req: PageRequest): Promise<void> {
     const keyId = keyIdOf(ctx, 'async jobs need an API key');
     const { job, created } = await jobs.submit({
       keyId, kind, request: req, idempotencyKey: idempotencyKeyOf(ctx), baseUrl: publicUrl.replace(/\/+$/, '') || serviceOrigin(ctx),
