@@ -47,6 +47,7 @@ CREATE TABLE captures (
   diff_pixels   INTEGER NOT NULL DEFAULT 0,
   diff_ratio    REAL NOT NULL DEFAULT 0,
   regions       TEXT NOT NULL DEFAULT '[]',
+  ignored_boxes TEXT NOT NULL DEFAULT '[]',  -- boxes of diff.ignoreSelectors measured on this capture, image pixels
   truncated     INTEGER NOT NULL DEFAULT 0,
   error_code    TEXT,
   error_message TEXT
