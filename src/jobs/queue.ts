@@ -31,6 +31,8 @@ export class JobQueue {
     private readonly deliveries: DeliveryStore,
     private readonly idempotency: IdempotencyKeyStore,
     private readonly limits: QueueLimits,
+    /** A capture job failed for good: its monitor records a failed capture (inside the same transaction). */
+    private readonly captureFailed: (job: JobRecord, now: Date) => void = () => undefined,
   ) {}
 
   /**
@@ -69,7 +71,7 @@ export class JobQueue {
   claim(owner: string, limit: number, now = new Date()): { claimed: JobRecord[]; exhausted: number } {
     return this.db.transaction(() => {
       const exhausted = this.jobs.failExhausted(this.limits.maxAttempts, now);
-      for (const job of exhausted) this.recordJobEvent(job, now);
+      for (const job of exhausted) this.finished(job, now);
       const claimed = limit > 0 ? this.jobs.claim(owner, limit, this.limits.leaseMs, this.limits.maxAttempts, now) : [];
       return { claimed, exhausted: exhausted.length };
     }).immediate();
@@ -83,7 +85,7 @@ export class JobQueue {
   succeed(job: JobRecord, owner: string, result: StoredResult, now = new Date()): boolean {
     return this.db.transaction(() => {
       const done = this.jobs.succeed(job.id, owner, result, now);
-      if (done) this.recordJobEvent(done, now);
+      if (done) this.finished(done, now);
       return done !== undefined;
     }).immediate();
   }
@@ -95,7 +97,7 @@ export class JobQueue {
         return this.jobs.requeue(job.id, owner, error) ? 'retried' : 'gone';
       }
       const failed = this.jobs.fail(job.id, owner, error, now);
-      if (failed) this.recordJobEvent(failed, now);
+      if (failed) this.finished(failed, now);
       return failed ? 'failed' : 'gone';
     }).immediate();
   }
@@ -109,7 +111,12 @@ export class JobQueue {
     return this.jobs.cancel(keyId, id, now);
   }
 
-  private recordJobEvent(job: JobRecord, now: Date): void {
+  /** Record what a job's end tells: a render job's webhook event, or a capture job's failed capture. */
+  private finished(job: JobRecord, now: Date): void {
+    if (job.kind === 'capture') {
+      if (job.status === 'failed') this.captureFailed(job, now);
+      return;
+    }
     if (!job.webhookUrl) return;
     recordEvent(this.deliveries, {
       keyId: job.keyId, url: job.webhookUrl, type: job.status === 'succeeded' ? 'job.succeeded' : 'job.failed',

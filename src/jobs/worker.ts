@@ -1,21 +1,27 @@
-// The job worker: claims queued jobs (up to `capacity` at once), renders each through the same
-// renderer and concurrency limit as synchronous requests, stores the bytes, and records the outcome.
-// While it works it renews its lease, so a job is taken up again only when this process is gone.
+// The job worker: claims queued jobs (up to `capacity` at once) and hands each to the runner of its
+// kind (a render, a monitor's capture), which works through the same renderer and concurrency limit as
+// synchronous requests. While it works it renews its lease, so a job is taken up again only when this
+// process is gone; failures are retried or recorded here, the same for every kind.
 import { randomBytes } from 'node:crypto';
-import type { JobRecord } from '../db/jobs.js';
+import type { JobKind, JobRecord } from '../db/jobs.js';
 import { AppError } from '../errors.js';
-import type { ImageRequest, PdfRequest } from '../http/schemas/render.js';
 import type { Logger } from '../log.js';
-import type { Renderer, RenderOutput } from '../render/renderer.js';
 import type { JobQueue } from './queue.js';
-import type { FileStore } from '../storage/file-store.js';
 
 export interface WorkerOptions {
   /** Jobs rendering (or waiting for a render slot) at once. */
   capacity: number;
   pollIntervalMs: number;
   leaseMs: number;
-  resultTtlMs: number;
+}
+
+/** Does one kind of job. */
+export interface JobRunner {
+  /**
+   * Do the job and record its success (naming `owner`, so a try that lost the job records nothing).
+   * Throw to fail the try: the worker retries or fails it. Once `signal` is aborted, record nothing.
+   */
+  run(job: JobRecord, owner: string, signal: AbortSignal): Promise<void>;
 }
 
 /**
@@ -35,8 +41,7 @@ export class JobWorker {
 
   constructor(
     private readonly queue: JobQueue,
-    private readonly renderer: Renderer,
-    private readonly results: FileStore,
+    private readonly runners: Record<JobKind, JobRunner>,
     private readonly options: WorkerOptions,
     private readonly log: Logger,
     /** Called when an event was recorded in the outbox (so the dispatcher sends it now). */
@@ -112,33 +117,12 @@ export class JobWorker {
   }
 
   private async process(job: JobRecord, signal: AbortSignal): Promise<void> {
-    // Earlier tries of this job died with their worker; a file one of them stored is not a result.
-    for (let attempt = 1; attempt < job.attempts; attempt++) await this.results.remove(resultKey(job.id, attempt));
-    const key = resultKey(job.id, job.attempts);
-    let out: RenderOutput;
     try {
-      out = await this.render(job, signal);
-      if (signal.aborted) return;
-      await this.results.put(key, out.bytes);
+      await this.runners[job.kind].run(job, this.owner, signal);
     } catch (err) {
       if (signal.aborted) return; // canceled (recorded by the canceller), or stopping (handed back at stop)
       this.recordFailure(job, err);
-      return;
     }
-    const now = new Date();
-    const recorded = this.queue.succeed(job, this.owner, {
-      key, contentType: out.contentType, bytes: out.bytes.length, expiresAt: new Date(now.getTime() + this.options.resultTtlMs).toISOString(),
-      meta: { renderMs: out.renderMs, finalUrl: out.finalUrl, pageCount: out.pageCount, truncated: out.truncated },
-    }, now);
-    if (recorded) this.onEvent();
-    else await this.results.remove(key); // canceled or taken over while it rendered: not this try's result
-  }
-
-  private render(job: JobRecord, signal: AbortSignal): Promise<RenderOutput> {
-    const request = JSON.parse(job.request) as Record<string, unknown>;
-    return job.kind === 'pdf'
-      ? this.renderer.renderPdf(request as PdfRequest, signal, { background: true })
-      : this.renderer.renderImage(request as ImageRequest, signal, { background: true });
   }
 
   private recordFailure(job: JobRecord, err: unknown): void {
@@ -158,9 +142,4 @@ export class JobWorker {
       this.log.error({ err }, 'job worker could not renew its lease');
     }
   }
-}
-
-/** Each try stores under its own name, so a late try can never remove another's result. */
-export function resultKey(jobId: string, attempt: number): string {
-  return `${jobId}-${attempt}`;
 }
