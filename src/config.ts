@@ -54,6 +54,11 @@ export const configSchema = z.object({
     maxInFlight: int(1, 1000).default(8).describe('Deliveries sent at once'),
     secretGraceHours: z.number().min(0).max(24 * 90).default(24).describe('After `keys rotate-secret`, how long the old secret also signs'),
   }).strict().prefault({}),
+  monitors: z.object({
+    maxPerKey: int(1, 1_000_000).default(1000).describe('Monitors per API key; beyond it 409 conflict'),
+    maxRetention: int(1, 100_000).default(1000).describe('Largest retention.keep a monitor may ask for'),
+    diffThreads: int(0, 64).default(0).describe('Worker threads that compare captures; 0 = CPU cores − 1, at least 1'),
+  }).strict().prefault({}),
   egress: z.object({
     allowPrivate: z.boolean().default(false).describe('Let renders and webhooks reach non-public addresses (loopback, private, link-local...)'),
     allowHosts: z.array(z.string().min(1)).default([]).describe('Hosts always allowed: names, *.suffix, IPs or CIDRs'),
@@ -61,7 +66,7 @@ export const configSchema = z.object({
   }).strict().prefault({}),
 }).strict();
 
-export type Config = z.infer<typeof configSchema> & { render: { concurrency: number } };
+export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {}
 
@@ -152,6 +157,7 @@ export function validate(raw: unknown): Readonly<Config> {
   const cfg = parsed.data;
   if (cfg.render.concurrency === 0) cfg.render.concurrency = Math.max(2, availableParallelism());
   if (cfg.render.warmPages === 0) cfg.render.warmPages = cfg.render.concurrency + 1;
+  if (cfg.monitors.diffThreads === 0) cfg.monitors.diffThreads = Math.max(1, availableParallelism() - 1);
   return deepFreeze(cfg) as Readonly<Config>;
 }
 

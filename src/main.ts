@@ -1,7 +1,8 @@
 // The one place that wires things together and knows their order.
-// Start: config → database + migrations → browser → jobs and webhooks → HTTP. Stop: HTTP and the job
-// worker stop taking work → renders and jobs in flight drain (up to shutdownGraceMs; unfinished jobs go
-// back to the queue) → webhook attempts in flight → browser → database.
+// Start: config → database + migrations → browser → jobs and webhooks → monitor schedules → HTTP.
+// Stop: schedules stop → HTTP and the job worker stop taking work → renders and jobs in flight drain
+// (up to shutdownGraceMs; unfinished jobs go back to the queue) → diff threads → webhook attempts in
+// flight → browser → database.
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
@@ -15,7 +16,17 @@ import { openDatabase, type Db } from './db/open.js';
 import { EgressPolicy } from './egress/policy.js';
 import { EgressProxy } from './egress/proxy.js';
 import { createApp } from './http/app.js';
+import { CaptureStore } from './db/captures.js';
+import { MonitorStore } from './db/monitors.js';
+import { DiffPool } from './diff/pool.js';
+import { Differ } from './diff/differ.js';
 import { JobQueue } from './jobs/queue.js';
+import { RenderJobRunner } from './jobs/render-job.js';
+import { CaptureJobRunner } from './monitors/capture-job.js';
+import { CaptureRecorder } from './monitors/recorder.js';
+import { MonitorRuns } from './monitors/runs.js';
+import { MonitorScheduler } from './monitors/scheduler.js';
+import { MonitorService } from './monitors/service.js';
 import { LocalFileStore } from './storage/file-store.js';
 import { JobService } from './jobs/service.js';
 import { Sweeper } from './jobs/sweeper.js';
@@ -38,6 +49,7 @@ export interface Service {
   worker: JobWorker;
   dispatcher: WebhookDispatcher;
   sweeper: Sweeper;
+  scheduler: MonitorScheduler;
   stop(): Promise<void>;
 }
 
@@ -72,24 +84,38 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const jobStore = new JobStore(db);
   const deliveries = new DeliveryStore(db);
   const idempotency = new IdempotencyKeyStore(db);
-  const queue = new JobQueue(db, jobStore, deliveries, idempotency, config.jobs);
+  const monitorStore = new MonitorStore(db);
+  const captureStore = new CaptureStore(db);
+  const recorder = new CaptureRecorder(db, jobStore, monitorStore, captureStore, deliveries);
+  const queue = new JobQueue(db, jobStore, deliveries, idempotency, config.jobs, (job, now) => recorder.jobFailed(job, now));
   const results = new LocalFileStore(resolve(dataDir, 'results'));
+  const captureFiles = new LocalFileStore(resolve(dataDir, 'captures'));
+  const diffPool = new DiffPool(config.monitors.diffThreads);
   const dispatcher = new WebhookDispatcher(deliveries, keys, egress, { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs }, log);
+  const wakeDispatcher = () => dispatcher.wake();
   // As many jobs in the render line as there are slots: with no synchronous traffic jobs fill every
   // slot; with it, the first-come line shares the slots instead of either side starving the other.
-  const worker = new JobWorker(queue, renderer, results, {
-    capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs,
-    resultTtlMs: config.jobs.resultTtlHours * 3600_000,
-  }, log, () => dispatcher.wake());
+  // Monitors' captures are jobs too, in the same line.
+  const worker = new JobWorker(queue, {
+    pdf: new RenderJobRunner(queue, renderer, results, config.jobs.resultTtlHours * 3600_000, wakeDispatcher),
+    image: new RenderJobRunner(queue, renderer, results, config.jobs.resultTtlHours * 3600_000, wakeDispatcher),
+    capture: new CaptureJobRunner(monitorStore, captureStore, recorder, renderer, new Differ(diffPool), captureFiles, wakeDispatcher, log),
+  }, { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs }, log, wakeDispatcher);
+  const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake());
+  const scheduler = new MonitorScheduler(monitorStore, runs, log);
   const sweeper = new Sweeper(jobStore, idempotency, results, config.jobs.sweepIntervalMs, log);
   dispatcher.start();
   worker.start();
   sweeper.start();
+  scheduler.start();
 
   let shuttingDown = false;
   const app = createApp({
-    log, renderer, keys, limits: config.limits, auth: config.auth, rateLimit: config.rateLimit,
-    jobs: new JobService(queue, jobStore, results, worker, egress), deliveries, wakeDispatcher: () => dispatcher.wake(),
+    log, renderer, keys, limits: { ...config.limits, maxRetention: config.monitors.maxRetention }, auth: config.auth, rateLimit: config.rateLimit,
+    jobs: new JobService(queue, jobStore, results, worker, egress),
+    monitors: new MonitorService(db, monitorStore, captureStore, jobStore, runs, scheduler, captureFiles, egress,
+      (jobId) => worker.abort(jobId), config.monitors),
+    deliveries, wakeDispatcher,
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown,
     readiness: { database: () => databaseUsable(db), browser: () => browsers.isUsable() },
@@ -104,6 +130,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= (async () => {
     shuttingDown = true;
+    scheduler.stop(); // no new captures are queued from here on
     const deadline = Date.now() + config.shutdownGraceMs;
     const left = () => Math.max(0, deadline - Date.now());
     const closed = new Promise<void>((done) => server.close(() => done()));
@@ -120,6 +147,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     setTimeout(() => server.closeAllConnections(), drained ? 1000 : 0).unref();
     await closed;
     await sweeper.stop();
+    await diffPool.stop();
     await dispatcher.stop(left());
     await browsers.stop();
     await proxy.stop();
@@ -127,7 +155,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     log.info('pagewatch stopped');
   })());
 
-  return { server, port, url: `http://127.0.0.1:${port}`, db, browsers, limiter, worker, dispatcher, sweeper, stop };
+  return { server, port, url: `http://127.0.0.1:${port}`, db, browsers, limiter, worker, dispatcher, sweeper, scheduler, stop };
 }
 
 function databaseUsable(db: Db): boolean {

@@ -7,12 +7,14 @@ import type { Renderer } from '../render/renderer.js';
 import type { ApiKeyStore } from '../db/api-keys.js';
 import type { DeliveryStore } from '../db/webhook-deliveries.js';
 import type { JobService } from '../jobs/service.js';
+import type { MonitorService } from '../monitors/service.js';
 import { authenticate } from './middleware/auth.js';
 import { errorResponses } from './middleware/errors.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
+import { monitorRoutes } from './routes/monitors.js';
 import { renderRoutes } from './routes/render.js';
 import { deliveryRoutes } from './routes/webhook-deliveries.js';
 
@@ -20,13 +22,14 @@ export interface AppDeps {
   log: Logger;
   renderer: Renderer;
   jobs: JobService;
+  monitors: MonitorService;
   deliveries: DeliveryStore;
   /** Tell the webhook dispatcher that a delivery is due now. */
   wakeDispatcher: () => void;
   publicUrl: string;
   readiness: Readiness;
   keys: ApiKeyStore;
-  limits: { maxBodyBytes: number; maxTimeoutMs: number; anonymousMaxBodyBytes: number };
+  limits: { maxBodyBytes: number; maxTimeoutMs: number; anonymousMaxBodyBytes: number; maxRetention: number };
   auth: { anonymous: boolean };
   rateLimit: { perKeyPerMinute: number; anonymousPerMinute: number };
   trustProxy: boolean;
@@ -41,6 +44,7 @@ export function createApp(deps: AppDeps): Koa {
     healthRoutes(deps.readiness),
     renderRoutes({ renderer: deps.renderer, jobs: deps.jobs, limits: deps.limits, publicUrl: deps.publicUrl }),
     jobRoutes(deps.jobs),
+    monitorRoutes({ monitors: deps.monitors, limits: deps.limits, publicUrl: deps.publicUrl }),
     deliveryRoutes({ deliveries: deps.deliveries, wake: deps.wakeDispatcher }),
   ];
 

@@ -1,3 +1,4 @@
+// Who is calling, and the address they called.
 import type { Context } from 'koa';
 import { unauthorized } from '../errors.js';
 import type { Principal } from './middleware/auth.js';
@@ -7,4 +8,12 @@ export function keyIdOf(ctx: Context, why = 'this route needs an API key'): stri
   const principal = ctx.state.principal as Principal | undefined;
   if (principal?.kind !== 'key') throw unauthorized(`${why} (Authorization: Bearer <key> or X-API-Key)`);
   return principal.keyId;
+}
+
+/**
+ * The base of absolute URLs handed to this caller (results, capture images): `publicUrl` when set,
+ * else the address the client reached us at (Koa 3's ctx.origin is the Origin request header instead).
+ */
+export function baseUrlOf(ctx: Context, publicUrl: string): string {
+  return publicUrl.replace(/\/+$/, '') || `${ctx.protocol}://${ctx.host}`;
 }

@@ -2,14 +2,25 @@ import type { BrowserContext, Page } from 'playwright';
 import { renderFailed } from '../errors.js';
 import type { ImageRequest } from '../http/schemas/render.js';
 
-export interface ImageCapture { bytes: Buffer; contentType: string; truncated: boolean }
+export interface ImageCapture {
+  bytes: Buffer;
+  contentType: string;
+  truncated: boolean;
+  /** Boxes of the measured selectors, in image pixels of this capture. */
+  boxes?: Box[];
+}
+
+/** A rectangle in image pixels (device pixels from the top-left of the captured image). */
+export interface Box { x: number; y: number; width: number; height: number }
 
 /** A rectangle in document coordinates (CSS pixels from the top-left of the page, not the viewport). */
 type Clip = { x: number; y: number; width: number; height: number };
 
 const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
 
-export async function captureImage(page: Page, context: BrowserContext, req: ImageRequest, maxFullPageHeight: number): Promise<ImageCapture> {
+export async function captureImage(
+  page: Page, context: BrowserContext, req: ImageRequest, maxFullPageHeight: number, measureSelectors: string[] = [],
+): Promise<ImageCapture> {
   const format = req.format === 'jpg' ? 'jpeg' : req.format;
   const quality = format === 'png' ? undefined : (req.quality ?? 80);
   let clip: Clip | undefined = req.clip;
@@ -25,6 +36,7 @@ export async function captureImage(page: Page, context: BrowserContext, req: Ima
   }
   if (req.selector) clip = await elementClip(page, req.selector);
 
+  const boxes = measureSelectors.length ? await measureBoxes(page, measureSelectors, clip) : undefined;
   const bytes = format === 'webp'
     ? await webpScreenshot(page, context, clip, quality!, req)
     // fullPage lets a clip reach below the first screen; Playwright then reads it in page coordinates.
@@ -32,7 +44,38 @@ export async function captureImage(page: Page, context: BrowserContext, req: Ima
       type: format, quality, clip, fullPage: clip !== undefined, omitBackground: req.omitBackground,
       animations: req.animations, caret: req.caret, scale: 'device',
     });
-  return { bytes, contentType: CONTENT_TYPES[format], truncated };
+  return { bytes, contentType: CONTENT_TYPES[format], truncated, ...(boxes && { boxes }) };
+}
+
+/**
+ * Where the selectors' elements are in the image about to be taken: document boxes moved to the
+ * capture's origin (the clip, or the scrolled viewport) and scaled to device pixels, rounded outward.
+ */
+async function measureBoxes(page: Page, selectors: string[], clip: Clip | undefined): Promise<Box[]> {
+  const measured = await page.evaluate(({ selectors, clip }) => {
+    const origin = clip ?? { x: scrollX, y: scrollY };
+    const boxes: { x: number; y: number; width: number; height: number }[] = [];
+    for (const selector of selectors) {
+      let elements: NodeListOf<Element>;
+      try {
+        elements = document.querySelectorAll(selector);
+      } catch {
+        return { invalid: selector };
+      }
+      for (const el of elements) {
+        const r = el.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0) continue;
+        const x0 = (r.x + scrollX - origin.x) * devicePixelRatio;
+        const y0 = (r.y + scrollY - origin.y) * devicePixelRatio;
+        const x = Math.floor(x0);
+        const y = Math.floor(y0);
+        boxes.push({ x, y, width: Math.ceil(x0 + r.width * devicePixelRatio) - x, height: Math.ceil(y0 + r.height * devicePixelRatio) - y });
+      }
+    }
+    return { boxes };
+  }, { selectors, clip });
+  if ('invalid' in measured) throw renderFailed(`ignoreSelectors: "${measured.invalid}" is not a valid CSS selector`);
+  return measured.boxes;
 }
 
 /**

@@ -7,7 +7,7 @@ import { AppError, renderFailed, renderTimeout, unavailable, urlBlocked } from '
 import type { ImageRequest, PageRequest, PdfRequest } from '../http/schemas/render.js';
 import type { BrowserManager, Lease } from './browser-manager.js';
 import { Budget } from './budget.js';
-import { captureImage } from './capture-image.js';
+import { captureImage, type Box } from './capture-image.js';
 import { capturePdf } from './capture-pdf.js';
 import { abortable } from './abortable.js';
 import { EgressWatch } from './egress-watch.js';
@@ -24,11 +24,15 @@ export interface RenderOutput {
   truncated: boolean;
   /** Sub-resources the egress policy refused (they were simply not loaded). */
   blockedRequests: number;
+  /** Images: boxes of `measureSelectors` in image pixels. */
+  boxes?: Box[];
 }
 
 export interface RenderOptions {
   /** Work that bounds its own demand (async jobs): queued with everyone else, never refused as queue_full. */
   background?: boolean;
+  /** Images: measure these selectors' boxes on the page as captured (a monitor's ignoreSelectors). */
+  measureSelectors?: string[];
 }
 
 export interface Renderer {
@@ -57,7 +61,7 @@ export class PlaywrightRenderer implements Renderer {
   }
 
   renderImage(req: ImageRequest, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
-    return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, this.limits.maxFullPageHeight));
+    return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, this.limits.maxFullPageHeight, options.measureSelectors));
   }
 
   private async render(

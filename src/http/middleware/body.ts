@@ -3,20 +3,35 @@ import getRawBody from 'raw-body';
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from '../../errors.js';
 
 /**
- * Reads a JSON body, or an HTML body as `{html}` (the raw-HTML shortcut). The size limit is enforced
+ * Reads a JSON body, or an HTML body as `{html}` (the raw-HTML shortcut, render routes only). The size limit is enforced
  * while reading (and up front from Content-Length), so an oversized body is never held in memory.
  */
 export async function readRenderBody(ctx: Context, maxBytes: number): Promise<unknown> {
-  const type = ctx.request.type.trim().toLowerCase(); // media types are case-insensitive (RFC 9110)
+  const type = mediaType(ctx);
   if (type !== 'application/json' && type !== 'text/html') throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
-  let text: string;
+  const text = await readText(ctx, maxBytes);
+  return type === 'text/html' ? { html: text } : parseJson(text);
+}
+
+/** Reads a JSON body (every route but the render shortcut), with the same limit rules. */
+export async function readJsonBody(ctx: Context, maxBytes: number): Promise<unknown> {
+  if (mediaType(ctx) !== 'application/json') throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
+  return parseJson(await readText(ctx, maxBytes));
+}
+
+/** Media types are case-insensitive (RFC 9110). */
+const mediaType = (ctx: Context) => ctx.request.type.trim().toLowerCase();
+
+async function readText(ctx: Context, maxBytes: number): Promise<string> {
   try {
-    text = await getRawBody(ctx.req, { limit: maxBytes, length: ctx.get('Content-Length') || undefined, encoding: 'utf-8' });
+    return await getRawBody(ctx.req, { limit: maxBytes, length: ctx.get('Content-Length') || undefined, encoding: 'utf-8' });
   } catch (err) {
     if ((err as { type?: string }).type === 'entity.too.large') throw payloadTooLarge(maxBytes);
     throw invalidRequest(`could not read the request body: ${(err as Error).message}`);
   }
-  if (type === 'text/html') return { html: text };
+}
+
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

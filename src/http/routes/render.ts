@@ -8,7 +8,7 @@ import type { RenderOutput, Renderer } from '../../render/renderer.js';
 import type { Principal } from '../middleware/auth.js';
 import { readRenderBody } from '../middleware/body.js';
 import { imageRequestSchema, pdfRequestSchema, type PageRequest, type SchemaLimits } from '../schemas/render.js';
-import { keyIdOf } from '../principal.js';
+import { baseUrlOf, keyIdOf } from '../principal.js';
 import { parseBody } from '../validate.js';
 import { contentDisposition, safeFilename } from '../filename.js';
 
@@ -33,7 +33,7 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
   async function submit(ctx: Context, kind: RenderJobKind, req: PageRequest): Promise<void> {
     const keyId = keyIdOf(ctx, 'async jobs need an API key');
     const { job, created } = await jobs.submit({
-      keyId, kind, request: req, idempotencyKey: idempotencyKeyOf(ctx), baseUrl: publicUrl.replace(/\/+$/, '') || serviceOrigin(ctx),
+      keyId, kind, request: req, idempotencyKey: idempotencyKeyOf(ctx), baseUrl: baseUrlOf(ctx, publicUrl),
     });
     ctx.status = created ? 202 : 200;
     ctx.set('Location', `/api/jobs/${job.id}`);
@@ -68,11 +68,6 @@ function idempotencyKeyOf(ctx: Context): string | undefined {
       [{ path: 'Idempotency-Key', message: 'invalid header value' }]);
   }
   return value;
-}
-
-/** The address the client reached us at (Koa 3's ctx.origin is the Origin request header instead). */
-function serviceOrigin(ctx: Context): string {
-  return `${ctx.protocol}://${ctx.host}`;
 }
 
 /** Aborts when the client disconnects before the response is written: its render is cancelled. */

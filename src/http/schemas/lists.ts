@@ -8,6 +8,8 @@ const paging = {
   cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
 };
 
+export const pagingQuery = z.object(paging).strict();
+
 export const jobListQuery = z.object({
   status: z.enum(JOB_STATUSES as [string, ...string[]]).optional(),
   ...paging,

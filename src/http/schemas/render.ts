@@ -8,7 +8,7 @@ export interface SchemaLimits { maxTimeoutMs: number }
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const cssLength = z.union([z.string().regex(/^\s*\d+(\.\d+)?\s*(px|in|cm|mm)?\s*$/, 'a CSS length such as "10mm", "1in", "96px"'), z.number().min(0)]);
 
-const httpUrl = (what: string) => z.string().refine((value) => {
+export const httpUrl = (what: string) => z.string().refine((value) => {
   // The URL parser quietly drops surrounding spaces and embedded tabs/newlines; an odd spelling is
   // refused rather than normalised into something the caller did not write.
   // eslint-disable-next-line no-control-regex
@@ -21,7 +21,7 @@ const httpUrl = (what: string) => z.string().refine((value) => {
   }
 }, `${what} must be an absolute http or https URL`);
 
-const validTimeZone = (tz: string) => {
+export const validTimeZone = (tz: string) => {
   try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true; } catch { return false; }
 };
 
@@ -38,7 +38,7 @@ const cookie = z.object({
   sameSite: z.enum(['Strict', 'Lax', 'None']).optional(),
 }).strict();
 
-function pageOptions(limits: SchemaLimits) {
+export function pageOptions(limits: SchemaLimits) {
   return {
     url: httpUrl('url').optional().describe('Address of the page to render (http or https)'),
     html: z.string().optional().describe('HTML to render'),
@@ -99,9 +99,8 @@ function crossFieldRules(value: { url?: unknown; html?: unknown; baseUrl?: unkno
   });
 }
 
-export function imageRequestSchema(limits: SchemaLimits) {
-  return z.object({
-    ...pageOptions(limits),
+export function imageOptions() {
+  return {
     format: z.enum(['png', 'jpeg', 'jpg', 'webp']).default('png'),
     quality: int(1, 100).optional().describe('jpeg/webp quality; default 80'),
     fullPage: z.boolean().default(false),
@@ -111,15 +110,27 @@ export function imageRequestSchema(limits: SchemaLimits) {
     omitBackground: z.boolean().default(false).describe('Transparent background (png)'),
     animations: z.enum(['disabled', 'allow']).default('disabled'),
     caret: z.enum(['hide', 'initial']).default('hide'),
+  };
+}
+
+/** fullPage, selector and clip each choose what is captured: one at most. */
+export function oneCaptureMode(value: { fullPage?: unknown; selector?: unknown; clip?: unknown }, ctx: z.RefinementCtx): void {
+  const modes = [value.fullPage === true && 'fullPage', value.selector !== undefined && 'selector', value.clip !== undefined && 'clip'].filter(Boolean);
+  if (modes.length > 1) {
+    ctx.addIssue({ code: 'custom', path: [String(modes[1])], message: `${modes.join(' and ')} cannot be combined` });
+  }
+}
+
+export function imageRequestSchema(limits: SchemaLimits) {
+  return z.object({
+    ...pageOptions(limits),
+    ...imageOptions(),
   }).strict().superRefine((value, ctx) => {
     crossFieldRules(value, ctx);
     if (value.quality !== undefined && value.format === 'png') {
       ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to jpeg and webp only' });
     }
-    const modes = [value.fullPage === true && 'fullPage', value.selector !== undefined && 'selector', value.clip !== undefined && 'clip'].filter(Boolean);
-    if (modes.length > 1) {
-      ctx.addIssue({ code: 'custom', path: [String(modes[1])], message: `${modes.join(' and ')} cannot be combined` });
-    }
+    oneCaptureMode(value, ctx);
   }, { when: () => true });
 }
 

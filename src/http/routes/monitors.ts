@@ -1,0 +1,84 @@
+// /api/monitors (create, list, get, update, delete, run now, captures) and /api/captures/{id}
+// (the capture, its image, its diff image).
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { MonitorService } from '../../monitors/service.js';
+import { captureView, monitorView } from '../../monitors/view.js';
+import { decodeCursor, page } from '../cursor.js';
+import { readJsonBody } from '../middleware/body.js';
+import { baseUrlOf, keyIdOf } from '../principal.js';
+import { pagingQuery } from '../schemas/lists.js';
+import { monitorSchema } from '../schemas/monitors.js';
+import type { SchemaLimits } from '../schemas/render.js';
+import { parseBody } from '../validate.js';
+
+export interface MonitorRouteDeps {
+  monitors: MonitorService;
+  limits: SchemaLimits & { maxBodyBytes: number; maxRetention: number };
+  publicUrl: string;
+}
+
+export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps): Router {
+  const schema = monitorSchema(limits);
+  const router = new Router();
+  const body = (ctx: Context) => readJsonBody(ctx, limits.maxBodyBytes);
+  const base = (ctx: Context) => baseUrlOf(ctx, publicUrl);
+
+  router.post('/api/monitors', async (ctx) => {
+    const settings = parseBody(schema, await body(ctx));
+    const monitor = await monitors.create(keyIdOf(ctx), settings, base(ctx));
+    ctx.status = 201;
+    ctx.set('Location', `/api/monitors/${monitor.id}`);
+    ctx.body = monitorView(monitor);
+  });
+
+  router.get('/api/monitors', (ctx) => {
+    const q = parseBody(pagingQuery, { ...ctx.query });
+    const rows = monitors.list(keyIdOf(ctx), { limit: q.limit + 1, before: decodeCursor(q.cursor) });
+    ctx.body = page(rows, q.limit, monitorView);
+  });
+
+  router.get('/api/monitors/:id', (ctx) => {
+    ctx.body = monitorView(monitors.get(keyIdOf(ctx), ctx.params.id!));
+  });
+
+  router.patch('/api/monitors/:id', async (ctx) => {
+    const keyId = keyIdOf(ctx);
+    const patch = await body(ctx);
+    ctx.body = monitorView(await monitors.update(keyId, ctx.params.id!, patch, (merged) => parseBody(schema, merged), base(ctx)));
+  });
+
+  router.delete('/api/monitors/:id', async (ctx) => {
+    await monitors.delete(keyIdOf(ctx), ctx.params.id!);
+    ctx.status = 204;
+  });
+
+  router.post('/api/monitors/:id/run', (ctx) => {
+    const { job, created } = monitors.run(keyIdOf(ctx), ctx.params.id!);
+    ctx.status = 202;
+    ctx.set('Location', `/api/monitors/${ctx.params.id}/captures`);
+    const { reason } = JSON.parse(job.request) as { reason: string };
+    ctx.body = { monitorId: ctx.params.id, status: job.status, reason, queuedAt: job.createdAt, alreadyPending: !created };
+  });
+
+  router.get('/api/monitors/:id/captures', (ctx) => {
+    const q = parseBody(pagingQuery, { ...ctx.query });
+    const rows = monitors.listCaptures(keyIdOf(ctx), ctx.params.id!, { limit: q.limit + 1, before: decodeCursor(q.cursor) });
+    const baseUrl = base(ctx);
+    ctx.body = page(rows, q.limit, (c) => captureView(c, baseUrl));
+  });
+
+  router.get('/api/captures/:id', (ctx) => {
+    ctx.body = captureView(monitors.capture(keyIdOf(ctx), ctx.params.id!).capture, base(ctx));
+  });
+
+  for (const which of ['image', 'diff'] as const) {
+    router.get(`/api/captures/:id/${which}`, async (ctx) => {
+      ctx.body = await monitors.captureFile(keyIdOf(ctx), ctx.params.id!, which);
+      ctx.type = 'image/png';
+      ctx.set('Cache-Control', 'private, max-age=31536000, immutable'); // a stored capture never changes
+    });
+  }
+
+  return router;
+}

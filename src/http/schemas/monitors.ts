@@ -1,0 +1,87 @@
+// Monitor bodies (shared/API.md, "Monitors"). A PATCH is merged into the stored monitor (JSON Merge
+// Patch) and the result validated by the same schema as a create, so the rules are written once.
+import cron from 'node-cron';
+import { z } from 'zod';
+import { httpUrl, imageOptions, oneCaptureMode, pageOptions, validTimeZone, type SchemaLimits } from './render.js';
+
+export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
+
+const box = z.object({
+  x: z.number().int().min(0), y: z.number().int().min(0), width: z.number().int().min(1), height: z.number().int().min(1),
+}).strict();
+
+const CRON_FIELD_RANGES: Record<string, string> = {
+  second: '0-59', minute: '0-59', hour: '0-23', dayOfMonth: '1-31', month: '1-12 or jan-dec', dayOfWeek: '0-7 or sun-sat',
+};
+
+/** A 5- or 6-field cron expression; each problem is reported with the field it is in. */
+const cronExpression = z.string().superRefine((value, ctx) => {
+  const { errors } = cron.validateDetailed(value);
+  for (const e of errors) {
+    const range = CRON_FIELD_RANGES[e.field];
+    ctx.addIssue({
+      code: 'custom',
+      message: range ? `the ${e.field} field "${e.value}" is not valid (allowed: ${range}, *, lists, ranges and steps)` : `${e.message} (e.g. "*/15 * * * *")`,
+    });
+  }
+});
+
+/** The image options a capture takes: a render request without its source, output and async fields. */
+export function captureOptionsSchema(limits: SchemaLimits) {
+  return z.object({ ...pageOptions(limits), ...imageOptions() })
+    .omit({ url: true, html: true, baseUrl: true, filename: true, response: true, async: true, webhookUrl: true, format: true, quality: true })
+    .extend({
+      // Motion that respects the preference stops, so a carousel does not read as a change.
+      reducedMotion: z.enum(['reduce', 'no-preference']).default('reduce').describe('Default "reduce" for monitors'),
+    })
+    .strict()
+    .superRefine(oneCaptureMode);
+}
+
+export const diffOptionsSchema = z.object({
+  threshold: z.number().min(0).max(1).default(0.1).describe('pixelmatch colour threshold, 0..1'),
+  includeAA: z.boolean().default(false).describe('Count anti-aliased pixels as changed'),
+  minChangeRatio: z.number().min(0).max(1).default(0.001).describe('Changed when diffRatio >= this'),
+  ignoreRegions: z.array(box).max(100).default([]).describe('Boxes in capture pixels left out of the count'),
+  ignoreSelectors: z.array(z.string().min(1)).max(100).default([]).describe('Elements whose boxes are left out of the count'),
+  confirm: z.boolean().default(true).describe('Capture again before reporting a change'),
+}).strict();
+
+export function monitorSchema(limits: SchemaLimits & { maxRetention: number }) {
+  return z.object({
+    name: z.string().trim().min(1).max(200).optional().describe('Default: the url'),
+    url: httpUrl('url'),
+    schedule: cronExpression.describe('Cron expression, 5 fields (minute first) or 6 (second first)'),
+    timezone: z.string().refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"').default('UTC'),
+    paused: z.boolean().default(false),
+    capture: captureOptionsSchema(limits).prefault({}),
+    diff: diffOptionsSchema.prefault({}),
+    notify: z.array(z.enum(NOTIFY_EVENTS)).max(NOTIFY_EVENTS.length)
+      .refine((list) => new Set(list).size === list.length, 'each event at most once')
+      .default(['change', 'failure']),
+    webhookUrl: httpUrl('webhookUrl').optional().describe('Told of changes and captures, as notify says'),
+    retention: z.object({ keep: z.number().int().min(1).max(limits.maxRetention).default(100) }).strict().prefault({}),
+  }).strict();
+}
+
+export type MonitorSettings = z.infer<ReturnType<typeof monitorSchema>>;
+export type CaptureOptions = MonitorSettings['capture'];
+export type DiffOptionsSetting = MonitorSettings['diff'];
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+/** RFC 7396: objects merge key by key, `null` removes a key, anything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) {
+      delete result[key];
+      continue;
+    }
+    // Defined, not assigned: a "__proto__" member of parsed JSON must stay a plain (and then refused)
+    // key rather than replace the result's prototype.
+    const merged = mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value);
+    Object.defineProperty(result, key, { value: merged, enumerable: true, writable: true, configurable: true });
+  }
+  return result;
+}

@@ -1,0 +1,58 @@
+// Starting a monitor's capture: a `capture` job in the durable queue, so a crash loses none and the
+// captures share the render slots with API traffic. One capture per monitor at a time: a schedule
+// tick that finds the previous one still queued or running is skipped (and counted).
+import { randomBytes } from 'node:crypto';
+import type { CaptureReason } from '../db/captures.js';
+import type { JobRecord, JobStore } from '../db/jobs.js';
+import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
+import type { Db } from '../db/open.js';
+import type { CaptureJobRequest } from './recorder.js';
+
+export type TickOutcome = 'queued' | 'skipped' | 'taken';
+
+export class MonitorRuns {
+  constructor(
+    private readonly db: Db,
+    private readonly monitors: MonitorStore,
+    private readonly jobs: JobStore,
+    /** Tell the job worker there is work now. */
+    private readonly wake: () => void,
+  ) {}
+
+  /**
+   * A schedule tick. `taken`: another process (or an earlier call) already handled this tick, or the
+   * monitor is paused or gone. `skipped`: its previous capture has not finished.
+   */
+  tick(monitorId: string, at: Date): TickOutcome {
+    const outcome = this.db.transaction((): TickOutcome => {
+      if (!this.monitors.claimTick(monitorId, at)) return 'taken';
+      if (this.jobs.activeCapture(monitorId)) {
+        this.monitors.recordSkip(monitorId);
+        return 'skipped';
+      }
+      this.insert(this.monitors.get(monitorId)!, 'schedule', new Date(), at);
+      return 'queued';
+    }).immediate();
+    if (outcome === 'queued') this.wake();
+    return outcome;
+  }
+
+  /** Capture now (run now, or the one catch-up after downtime); the pending capture if there is one. */
+  start(monitor: MonitorRecord, reason: Exclude<CaptureReason, 'schedule'>, now = new Date()): { job: JobRecord; created: boolean } {
+    const result = this.db.transaction(() => {
+      const pending = this.jobs.activeCapture(monitor.id);
+      return pending ? { job: pending, created: false } : { job: this.insert(monitor, reason, now), created: true };
+    }).immediate();
+    if (result.created) this.wake();
+    return result;
+  }
+
+  private insert(monitor: MonitorRecord, reason: CaptureReason, now: Date, scheduledFor?: Date): JobRecord {
+    const id = `job_${randomBytes(10).toString('hex')}`;
+    const request: CaptureJobRequest = { monitorId: monitor.id, reason, ...(scheduledFor && { scheduledFor: scheduledFor.toISOString() }) };
+    this.jobs.insert({
+      id, keyId: monitor.keyId, kind: 'capture', request: JSON.stringify(request), baseUrl: monitor.baseUrl, monitorId: monitor.id,
+    }, now);
+    return this.jobs.get(id)!;
+  }
+}

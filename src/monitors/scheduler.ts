@@ -1,0 +1,75 @@
+// One node-cron task per active monitor. A tick only enqueues a capture job (fast, never throws); the
+// job worker does the capture. Changes to a monitor take effect at once through `schedule`/`unschedule`.
+import cron, { type ScheduledTask } from 'node-cron';
+import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
+import type { Logger } from '../log.js';
+import type { MonitorRuns } from './runs.js';
+
+export class MonitorScheduler {
+  private readonly tasks = new Map<string, ScheduledTask>();
+  private started = false;
+
+  constructor(
+    private readonly monitors: MonitorStore,
+    private readonly runs: MonitorRuns,
+    private readonly log: Logger,
+  ) {}
+
+  get scheduledCount(): number { return this.tasks.size; }
+
+  /**
+   * Schedule every active monitor from the database. One that missed runs while the service was down
+   * (its stored next run has passed) gets one catch-up capture now — never one per missed tick.
+   */
+  start(now = new Date()): void {
+    this.started = true;
+    for (const monitor of this.monitors.active()) {
+      try {
+        if (monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString()) {
+          const { created } = this.runs.start(monitor, 'catch-up', now);
+          this.log.info({ monitor: monitor.id, missed: monitor.nextRunAt, created }, 'catch-up capture for a run missed while stopped');
+        }
+        this.schedule(monitor);
+      } catch (err) {
+        this.log.error({ err, monitor: monitor.id }, 'monitor could not be scheduled');
+      }
+    }
+  }
+
+  /** (Re)schedule a monitor as its settings now say; a paused one is unscheduled. */
+  schedule(monitor: MonitorRecord): void {
+    this.unschedule(monitor.id);
+    if (!this.started || monitor.settings.paused) {
+      this.monitors.setNextRun(monitor.id, null);
+      return;
+    }
+    const task = cron.schedule(monitor.settings.schedule, (ctx) => this.tick(monitor.id, ctx.date, task), {
+      timezone: monitor.settings.timezone, name: `monitor ${monitor.id}`,
+    });
+    this.tasks.set(monitor.id, task);
+    this.monitors.setNextRun(monitor.id, task.getNextRun());
+  }
+
+  unschedule(monitorId: string): void {
+    const task = this.tasks.get(monitorId);
+    if (!task) return;
+    this.tasks.delete(monitorId);
+    void task.destroy();
+  }
+
+  stop(): void {
+    this.started = false;
+    for (const id of [...this.tasks.keys()]) this.unschedule(id);
+  }
+
+  /** A tick never throws: a failure is logged and the next tick tries again. */
+  private tick(monitorId: string, at: Date, task: ScheduledTask): void {
+    try {
+      const outcome = this.runs.tick(monitorId, at);
+      if (outcome === 'skipped') this.log.warn({ monitor: monitorId, tick: at }, 'tick skipped: the previous capture is still running');
+      this.monitors.setNextRun(monitorId, task.getNextRun());
+    } catch (err) {
+      this.log.error({ err, monitor: monitorId }, 'monitor tick failed');
+    }
+  }
+}

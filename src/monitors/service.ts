@@ -1,0 +1,135 @@
+// What the HTTP routes ask of monitors: create, read, update, delete, run now, and their captures.
+// Every change reaches the scheduler at once; the egress policy is checked before anything is stored.
+import { randomBytes } from 'node:crypto';
+import type { CaptureRecord, CaptureStore } from '../db/captures.js';
+import type { JobRecord, JobStore } from '../db/jobs.js';
+import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
+import type { Db } from '../db/open.js';
+import type { EgressPolicy } from '../egress/policy.js';
+import { conflict, invalidRequest, notFound, urlBlocked } from '../errors.js';
+import { mergePatch, type MonitorSettings } from '../http/schemas/monitors.js';
+import { canonicalJson } from '../jobs/queue.js';
+import type { FileStore } from '../storage/file-store.js';
+import type { MonitorRuns } from './runs.js';
+import type { MonitorScheduler } from './scheduler.js';
+
+type Named = MonitorSettings & { name: string };
+
+export class MonitorService {
+  constructor(
+    private readonly db: Db,
+    private readonly monitors: MonitorStore,
+    private readonly captures: CaptureStore,
+    private readonly jobs: JobStore,
+    private readonly runs: MonitorRuns,
+    private readonly scheduler: MonitorScheduler,
+    private readonly files: FileStore,
+    private readonly egress: EgressPolicy,
+    /** Stop the capture jobs of a deleted monitor that are rendering now. */
+    private readonly abortJob: (jobId: string) => void,
+    private readonly limits: { maxPerKey: number },
+  ) {}
+
+  async create(keyId: string, settings: MonitorSettings, baseUrl: string, now = new Date()): Promise<MonitorRecord> {
+    await this.checkEgress(settings);
+    const id = `mon_${randomBytes(10).toString('hex')}`;
+    this.db.transaction(() => {
+      if (this.monitors.countByKey(keyId) >= this.limits.maxPerKey) {
+        throw conflict(`this key already has ${this.limits.maxPerKey} monitors (monitors.maxPerKey); delete one first`);
+      }
+      this.monitors.insert({ id, keyId, settings: named(settings), baseUrl }, now);
+    }).immediate();
+    this.scheduler.schedule(this.monitors.get(id)!);
+    return this.monitors.get(id)!;
+  }
+
+  get(keyId: string, id: string): MonitorRecord {
+    const monitor = this.monitors.getOwned(keyId, id);
+    if (!monitor) throw notFound(`no monitor ${id}`);
+    return monitor;
+  }
+
+  list(keyId: string, query: { limit: number; before?: { createdAt: string; id: string } }): MonitorRecord[] {
+    return this.monitors.list(keyId, query);
+  }
+
+  /**
+   * A JSON Merge Patch of the settings, validated whole by `validate`. Changing the url or the capture
+   * options starts a new baseline; the schedule, pause state and timezone take effect at once.
+   */
+  async update(keyId: string, id: string, patch: unknown, validate: (merged: unknown) => MonitorSettings, baseUrl: string): Promise<MonitorRecord> {
+    const before = this.get(keyId, id);
+    if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
+      throw invalidRequest('the body must be a JSON object (a JSON Merge Patch of the monitor)', [{ path: '', message: 'expected an object' }]);
+    }
+    const settings = named(validate(mergePatch(before.settings, patch)));
+    await this.checkEgress(settings);
+    const newBaseline = settings.url !== before.settings.url || canonicalJson(settings.capture) !== canonicalJson(before.settings.capture);
+    this.monitors.update(id, settings, baseUrl, newBaseline, new Date());
+    const after = this.monitors.get(id);
+    if (!after) throw notFound(`no monitor ${id}`); // deleted meanwhile
+    this.scheduler.schedule(after);
+    return this.monitors.get(id)!;
+  }
+
+  async delete(keyId: string, id: string): Promise<void> {
+    this.get(keyId, id);
+    this.scheduler.unschedule(id);
+    // Its pending captures are canceled with it, so none records into a monitor that is gone.
+    const canceled = this.db.transaction(() => {
+      const ids = this.jobs.cancelCaptures(id, new Date());
+      this.monitors.delete(id); // captures rows go with it (ON DELETE CASCADE)
+      return ids;
+    }).immediate();
+    for (const jobId of canceled) this.abortJob(jobId);
+    await this.files.removeFolder(id);
+  }
+
+  /** Capture now; if a capture is already queued or running, that one (not a second). */
+  run(keyId: string, id: string): { job: JobRecord; created: boolean } {
+    return this.runs.start(this.get(keyId, id), 'manual');
+  }
+
+  listCaptures(keyId: string, monitorId: string, query: { limit: number; before?: { createdAt: string; id: string } }): CaptureRecord[] {
+    this.get(keyId, monitorId);
+    return this.captures.list(monitorId, query);
+  }
+
+  capture(keyId: string, id: string): { capture: CaptureRecord; monitor: MonitorRecord } {
+    const capture = this.captures.getOwned(keyId, id);
+    if (!capture) throw notFound(`no capture ${id}`);
+    return { capture, monitor: this.get(keyId, capture.monitorId) };
+  }
+
+  async captureFile(keyId: string, id: string, which: 'image' | 'diff'): Promise<Buffer> {
+    const { capture } = this.capture(keyId, id);
+    const key = which === 'image' ? capture.imageKey : capture.diffKey;
+    if (!key) {
+      throw notFound(which === 'image' ? `capture ${id} failed and has no image` : `capture ${id} has no diff image (${capture.baselineId ? 'nothing differed from its baseline' : 'it is a baseline'})`);
+    }
+    try {
+      return await this.files.get(key);
+    } catch (err) {
+      // Retention removed it between the lookup and the read.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`capture ${id} is no longer kept`);
+      throw err;
+    }
+  }
+
+  /** The page to watch: 403 as a render would be; the webhook target: 400, it is a field. */
+  private async checkEgress(settings: MonitorSettings): Promise<void> {
+    const page = await this.egress.checkUrl(settings.url);
+    if (!page.allowed && !page.unresolvable) throw urlBlocked(page.reason);
+    if (settings.webhookUrl !== undefined) {
+      const verdict = await this.egress.checkUrl(settings.webhookUrl);
+      if (!verdict.allowed) {
+        throw invalidRequest('webhookUrl is not allowed by the egress policy', [{ path: 'webhookUrl', message: verdict.reason }]);
+      }
+    }
+  }
+}
+
+/** A monitor without a name is called by its url. */
+function named(settings: MonitorSettings): Named {
+  return { ...settings, name: settings.name ?? settings.url };
+}

@@ -1,0 +1,65 @@
+// Monitors and captures as the API shows them (shared/API.md, "Monitors"), and the thin data of
+// their webhook events: ids, figures and absolute URLs, never image bytes.
+import type { CaptureRecord } from '../db/captures.js';
+import type { MonitorRecord } from '../db/monitors.js';
+
+export function monitorView(m: MonitorRecord) {
+  return {
+    id: m.id,
+    ...m.settings,
+    createdAt: m.createdAt,
+    updatedAt: m.updatedAt,
+    ...(m.lastRunAt && { lastRunAt: m.lastRunAt }),
+    ...(m.nextRunAt && { nextRunAt: m.nextRunAt }),
+    ...(m.lastStatus && { lastStatus: m.lastStatus }),
+    ...(m.lastChangeAt && { lastChangeAt: m.lastChangeAt }),
+    skippedRuns: m.skippedRuns,
+  };
+}
+export type MonitorView = ReturnType<typeof monitorView>;
+
+export const imageUrl = (baseUrl: string, captureId: string) => `${baseUrl}/api/captures/${captureId}/image`;
+export const diffUrl = (baseUrl: string, captureId: string) => `${baseUrl}/api/captures/${captureId}/diff`;
+
+export function captureView(c: CaptureRecord, baseUrl: string) {
+  return {
+    id: c.id,
+    monitorId: c.monitorId,
+    status: c.status,
+    reason: c.reason,
+    takenAt: c.takenAt,
+    durationMs: c.durationMs,
+    width: c.width,
+    height: c.height,
+    changed: c.changed,
+    confirmed: c.confirmed,
+    diffPixels: c.diffPixels,
+    diffRatio: c.diffRatio,
+    regions: c.regions,
+    baselineId: c.baselineId,
+    ...(c.imageKey && { imageUrl: imageUrl(baseUrl, c.id) }),
+    ...(c.diffKey && { diffUrl: diffUrl(baseUrl, c.id) }),
+    ...(c.truncated && { truncated: true }),
+    ...(c.error && { error: c.error }),
+  };
+}
+export type CaptureView = ReturnType<typeof captureView>;
+
+/** `data` of capture.completed, capture.failed and monitor.changed. */
+export function captureEventData(m: MonitorRecord, c: CaptureRecord): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    monitorId: m.id, captureId: c.id, url: m.settings.url, status: c.status, reason: c.reason, takenAt: c.takenAt,
+  };
+  if (c.status === 'failed') return { ...data, error: c.error };
+  return {
+    ...data,
+    changed: c.changed,
+    baselineId: c.baselineId,
+    diffPixels: c.diffPixels,
+    diffRatio: c.diffRatio,
+    regions: c.regions,
+    imageUrl: imageUrl(m.baseUrl, c.id),
+    ...(c.diffKey && { diffUrl: diffUrl(m.baseUrl, c.id) }),
+    ...(c.baselineId && { baselineImageUrl: imageUrl(m.baseUrl, c.baselineId) }),
+  };
+}
