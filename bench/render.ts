@@ -9,6 +9,7 @@
  * Env: BENCH_SECONDS (8) throughput window per concurrency level, BENCH_WARMUP_SECONDS (1),
  * BENCH_SEQ (40) sequential samples, BENCH_SEQ_WARMUP (5), BENCH_RSS_RENDERS (1000, >= 100),
  * BENCH_SKIP_SERVICE=1, BENCH_ASYNC_JOBS (200) async jobs per round, BENCH_ASYNC_ROUNDS (2),
+ * BENCH_MONITORS (200) monitors on a one-minute schedule, BENCH_MONITOR_MINUTES (3) minutes measured,
  * PAGEWATCH_CHROMIUM_PATH (/usr/bin/chromium).
  *
  * Prints exactly one JSON line on stdout; progress goes to stderr.
@@ -21,6 +22,8 @@ import { log, measureAll, type Figures, type MeasureConfig, type RenderFn } from
 import { treeMemoryMiB } from './process-tree.js';
 import { launchRaw, openWarmPages, rawNewContextRenderer, rawWarmRenderer, type Format } from './raw.js';
 import { ASYNC_BENCH_ENV, measureAsyncJobs, type AsyncFigures } from './async-jobs.js';
+import { measureDiff, type DiffFigures } from './diff.js';
+import { MONITOR_BENCH_ENV, measureMonitors, type MonitorFigures } from './monitors.js';
 import { serviceRenderer, startService, type ServiceHandle } from './service.js';
 import { round1, round1OrNull } from './stats.js';
 
@@ -32,7 +35,9 @@ function envNumber(name: string, fallback: number, min: number): number {
   return n;
 }
 
-const cfg: MeasureConfig & { rssRenders: number; skipService: boolean; asyncJobs: number; asyncRounds: number } = {
+const cfg: MeasureConfig & {
+  rssRenders: number; skipService: boolean; asyncJobs: number; asyncRounds: number; monitors: number; monitorMinutes: number;
+} = {
   seconds: envNumber('BENCH_SECONDS', 8, 0.1),
   warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 1, 0),
   seq: Math.floor(envNumber('BENCH_SEQ', 40, 1)),
@@ -41,6 +46,8 @@ const cfg: MeasureConfig & { rssRenders: number; skipService: boolean; asyncJobs
   skipService: process.env.BENCH_SKIP_SERVICE === '1',
   asyncJobs: Math.floor(envNumber('BENCH_ASYNC_JOBS', 200, 1)),
   asyncRounds: Math.floor(envNumber('BENCH_ASYNC_ROUNDS', 2, 1)),
+  monitors: Math.floor(envNumber('BENCH_MONITORS', 200, 1)),
+  monitorMinutes: Math.floor(envNumber('BENCH_MONITOR_MINUTES', 3, 1)),
 };
 
 const FORMATS: readonly Format[] = ['png', 'pdf'];
@@ -160,6 +167,9 @@ async function main(): Promise<void> {
   const service: Record<Format, Figures | null> = { png: null, pdf: null };
   let rss: Awaited<ReturnType<typeof measureRss>> | null = null;
   let asyncJobs: AsyncFigures | null = null;
+  let monitors: MonitorFigures | null = null;
+  log('diff: 1280x10000 pair and identical pair');
+  const diff: DiffFigures = await measureDiff();
   if (!cfg.skipService) {
     await withService(async (svc) => {
       for (const format of FORMATS) {
@@ -168,6 +178,7 @@ async function main(): Promise<void> {
     });
     rss = await measureRss();
     asyncJobs = await withService((svc) => measureAsyncJobs(svc, invoiceHtml, cfg.asyncJobs, cfg.asyncRounds), ASYNC_BENCH_ENV);
+    monitors = await withService((svc) => measureMonitors(svc, cfg.monitors, cfg.monitorMinutes, cfg.seconds * 2), MONITOR_BENCH_ENV);
   }
 
   const ratio = (a: number | undefined, b: number | undefined): number | null =>
@@ -220,8 +231,14 @@ async function main(): Promise<void> {
           submitP50Ms: round1(asyncJobs.submitP50Ms),
         }
       : null,
+    // Monitors: a full-page pair's diff and the main thread's event-loop delay meanwhile; an identical pair.
+    diff,
+    // N monitors on a one-minute schedule against a local site, and sync renders of the same page.
+    monitors,
     targets: {
       'p50Ratio<=1.3': both(pngP50, pdfP50, (x) => x <= 1.3),
+      'diffLoopMaxDelay<50ms': diff.diffLargeLoopMaxDelayMs < 50,
+      'diffIdentical<10ms': diff.diffIdenticalP95Ms < 10,
       'rps8Ratio>=4': both(pngRps8, pdfRps8, (x) => x >= 4),
       'asyncRatio<=1.1': asyncJobs ? asyncJobs.ratio <= 1.1 : null,
     },
