@@ -86,10 +86,10 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const idempotency = new IdempotencyKeyStore(db);
   const monitorStore = new MonitorStore(db);
   const captureStore = new CaptureStore(db);
-  const recorder = new CaptureRecorder(db, jobStore, monitorStore, captureStore, deliveries);
+  const captureFiles = new LocalFileStore(resolve(dataDir, 'captures'));
+  const recorder = new CaptureRecorder(db, jobStore, monitorStore, captureStore, deliveries, captureFiles, log);
   const queue = new JobQueue(db, jobStore, deliveries, idempotency, config.jobs, (job, now) => recorder.jobFailed(job, now));
   const results = new LocalFileStore(resolve(dataDir, 'results'));
-  const captureFiles = new LocalFileStore(resolve(dataDir, 'captures'));
   const diffPool = new DiffPool(config.monitors.diffThreads);
   const dispatcher = new WebhookDispatcher(deliveries, keys, egress, { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs }, log);
   const wakeDispatcher = () => dispatcher.wake();

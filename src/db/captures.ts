@@ -69,7 +69,8 @@ export class CaptureStore {
       // Everything older than the newest `keep`, except the baseline the next capture is compared with.
       prune: db.prepare(`DELETE FROM captures WHERE monitor_id = @monitorId AND id != @baselineId AND id NOT IN (
           SELECT id FROM captures WHERE monitor_id = @monitorId ORDER BY taken_at DESC, id DESC LIMIT @keep)
-        RETURNING image_key AS imageKey, diff_key AS diffKey`),
+        RETURNING id, image_key AS imageKey, diff_key AS diffKey`),
+      exists: db.prepare('SELECT 1 FROM captures WHERE id = ?'),
     };
   }
 
@@ -98,9 +99,14 @@ export class CaptureStore {
     return row && toRecord(row);
   }
 
-  /** Delete rows past retention; returns the file keys they held, to remove once the transaction commits. */
-  prune(monitorId: string, keep: number, baselineId: string): string[] {
-    const rows = this.stmts.prune.all({ monitorId, keep, baselineId }) as { imageKey: string | null; diffKey: string | null }[];
-    return rows.flatMap((r) => [r.imageKey, r.diffKey].filter((k): k is string => k !== null));
+  /** Delete rows past retention: their ids, and the file keys they held (remove those once the transaction commits). */
+  prune(monitorId: string, keep: number, baselineId: string | undefined): { ids: string[]; keys: string[] } {
+    const rows = this.stmts.prune.all({ monitorId, keep, baselineId: baselineId ?? '' }) as
+      { id: string; imageKey: string | null; diffKey: string | null }[];
+    return { ids: rows.map((r) => r.id), keys: rows.flatMap((r) => [r.imageKey, r.diffKey].filter((k): k is string => k !== null)) };
+  }
+
+  exists(id: string): boolean {
+    return this.stmts.exists.get(id) !== undefined;
   }
 }

@@ -8,6 +8,8 @@ import type { MonitorRecord, MonitorStatus, MonitorStore } from '../db/monitors.
 import type { Db } from '../db/open.js';
 import type { DeliveryStore } from '../db/webhook-deliveries.js';
 import type { NotifyEvent } from '../http/schemas/monitors.js';
+import type { Logger } from '../log.js';
+import type { FileStore } from '../storage/file-store.js';
 import { recordEvent, type EventType } from '../webhooks/outbox.js';
 import { captureEventData } from './view.js';
 
@@ -28,6 +30,8 @@ export class CaptureRecorder {
     private readonly monitors: MonitorStore,
     private readonly captures: CaptureStore,
     private readonly deliveries: DeliveryStore,
+    private readonly files: FileStore,
+    private readonly log: Logger,
   ) {}
 
   /**
@@ -45,9 +49,7 @@ export class CaptureRecorder {
       const record = { ...capture, createdAt: capture.takenAt };
       if (capture.changed) this.tell(current, 'change', 'monitor.changed', record, now);
       this.tell(current, 'capture', 'capture.completed', record, now);
-      // The newest capture is the next baseline if it matches the current settings; else the older one stays.
-      const baseline = this.captures.baseline(current.id, current.specVersion);
-      return this.captures.prune(current.id, current.settings.retention.keep, baseline?.id ?? capture.id);
+      return this.prune(current).keys;
     }).immediate();
   }
 
@@ -75,6 +77,25 @@ export class CaptureRecorder {
     this.captures.insert(capture);
     this.monitors.recordRun(monitor.id, 'failed', now);
     this.tell(monitor, 'failure', 'capture.failed', capture, now);
+    // A page that stays down must not grow the history without bound either. This runs inside the job
+    // queue's transaction: the files go once it has ended, and only if the rows are really gone.
+    const released = this.prune(monitor);
+    if (released.ids.length) setImmediate(() => void this.removeReleased(released));
+  }
+
+  /** Retention: the newest `keep` captures stay, and the baseline the next capture is compared with. */
+  private prune(monitor: MonitorRecord): { ids: string[]; keys: string[] } {
+    const baseline = this.captures.baseline(monitor.id, monitor.specVersion);
+    return this.captures.prune(monitor.id, monitor.settings.retention.keep, baseline?.id);
+  }
+
+  private async removeReleased({ ids, keys }: { ids: string[]; keys: string[] }): Promise<void> {
+    if (ids.some((id) => this.captures.exists(id))) return; // the transaction rolled back
+    try {
+      await Promise.all(keys.map((key) => this.files.remove(key)));
+    } catch (err) {
+      this.log.error({ err }, 'could not remove capture files past retention');
+    }
   }
 
   private tell(monitor: MonitorRecord, when: NotifyEvent, type: EventType, capture: CaptureRecord, now: Date): void {
