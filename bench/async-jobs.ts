@@ -28,7 +28,8 @@ export const ASYNC_BENCH_ENV = {
   PAGEWATCH_JOBS_MAX_QUEUED_PER_KEY: '100000',
 };
 
-function createKey(dataDir: string): string {
+/** A key made with the service's own CLI on its data directory. */
+export function createKey(dataDir: string): string {
   const out = execFileSync(process.execPath, [CLI_PATH, 'keys', 'create', '--name', 'bench'], {
     env: { ...process.env, PAGEWATCH_DATA_DIR: dataDir, PAGEWATCH_LOG_LEVEL: 'warn' }, encoding: 'utf8',
   });

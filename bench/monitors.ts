@@ -3,14 +3,14 @@
 // captures per minute, and the same service's synchronous render throughput for the same page in
 // the same run (captures/min over renders/min: what scheduling, diffing and storing cost).
 import Database from 'better-sqlite3';
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { log } from './measure.js';
-import { CLI_PATH, type ServiceHandle } from './service.js';
+import { createKey } from './async-jobs.js';
+import type { ServiceHandle } from './service.js';
 import { percentile, round1 } from './stats.js';
 
 export interface MonitorFigures {
@@ -58,15 +58,6 @@ async function startSite(): Promise<{ url: string; close(): Promise<void> }> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
   };
-}
-
-function createKey(dataDir: string): string {
-  const out = execFileSync(process.execPath, [CLI_PATH, 'keys', 'create', '--name', 'bench'], {
-    env: { ...process.env, PAGEWATCH_DATA_DIR: dataDir, PAGEWATCH_LOG_LEVEL: 'warn' }, encoding: 'utf8',
-  });
-  const key = /^key:\s+(\S+)/m.exec(out)?.[1];
-  if (!key) throw new Error(`could not read the key from: ${out}`);
-  return key;
 }
 
 async function call(url: string, key: string, method: string, body?: unknown): Promise<Response> {
