@@ -23,6 +23,13 @@ export class MonitorScheduler {
    */
   start(now = new Date()): void {
     this.started = true;
+    // node-cron logs to the console by default (e.g. "missed execution" when the loop was busy): into ours.
+    cron.setLogger({
+      info: (message) => this.log.debug({ source: 'node-cron' }, message),
+      debug: (message) => this.log.debug({ source: 'node-cron' }, String(message)),
+      warn: (message) => this.log.warn({ source: 'node-cron' }, message),
+      error: (message, err) => this.log.error({ source: 'node-cron', err: err ?? message }, String(message)),
+    });
     for (const monitor of this.monitors.active()) {
       try {
         if (monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString()) {
