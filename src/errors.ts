@@ -30,9 +30,8 @@ export const invalidRequest = (message: string, details?: ErrorDetail[]) =>
 export const notFound = (message = 'Not found') => new AppError(404, 'not_found', message);
 export const payloadTooLarge = (limit: number) =>
   new AppError(413, 'payload_too_large', `Request body is larger than the limit of ${limit} bytes`);
-export const unsupportedMediaType = (got: string | undefined) =>
-  new AppError(415, 'unsupported_media_type',
-    `Content-Type must be application/json or text/html${got ? `, got ${got}` : ''}`);
+export const unsupportedMediaType = (got: string | undefined, accepted = 'application/json or text/html') =>
+  new AppError(415, 'unsupported_media_type', `Content-Type must be ${accepted}${got ? `, got ${got}` : ''}`);
 export const unauthorized = (message = 'A valid API key is required (Authorization: Bearer <key> or X-API-Key)') =>
   new AppError(401, 'unauthorized', message);
 export const urlBlocked = (reason: string) =>

@@ -62,7 +62,9 @@ export class MonitorService {
     if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
       throw invalidRequest('the body must be a JSON object (a JSON Merge Patch of the monitor)', [{ path: '', message: 'expected an object' }]);
     }
-    const settings = named(validate(mergePatch(before.settings, patch)));
+    // A name that was only the url's default follows the url when the url changes.
+    const current = before.settings.name === before.settings.url ? { ...before.settings, name: undefined } : before.settings;
+    const settings = named(validate(mergePatch(current, patch)));
     await this.checkEgress(settings);
     const newBaseline = settings.url !== before.settings.url || canonicalJson(settings.capture) !== canonicalJson(before.settings.capture);
     this.monitors.update(id, settings, baseUrl, newBaseline, new Date());

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { imageRequestSchema, pdfRequestSchema } from '../../src/http/schemas/render.js';
-import { parseBody } from '../../src/http/validate.js';
-import { AppError } from '../../src/errors.js';
+import { refusalDetails } from '../helpers/refusal.js';
 
 const limits = { maxTimeoutMs: 120_000 };
 const image = imageRequestSchema(limits);
@@ -22,17 +21,7 @@ function ok(schema: Schema, body: unknown): void {
 }
 
 /** The details parseBody (the HTTP layer) would send. */
-function details(schema: Schema, body: unknown): { path: string; message: string }[] {
-  try {
-    parseBody(schema, body);
-  } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).status).toBe(400);
-    expect((err as AppError).code).toBe('invalid_request');
-    return (err as AppError).extra.details ?? [];
-  }
-  throw new Error(`expected ${JSON.stringify(body)} to be refused`);
-}
+const details = (schema: Schema, body: unknown) => refusalDetails(schema, body);
 
 describe('imageRequestSchema defaults', () => {
   it('fills in the documented defaults for a bare html request', () => {

@@ -15,7 +15,7 @@ export async function readRenderBody(ctx: Context, maxBytes: number): Promise<un
 
 /** Reads a JSON body (every route but the render shortcut), with the same limit rules. */
 export async function readJsonBody(ctx: Context, maxBytes: number): Promise<unknown> {
-  if (mediaType(ctx) !== 'application/json') throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
+  if (mediaType(ctx) !== 'application/json') throw unsupportedMediaType(ctx.get('Content-Type') || undefined, 'application/json');
   return parseJson(await readText(ctx, maxBytes));
 }
 
