@@ -66,14 +66,14 @@ export class CaptureRecorder {
     const monitor = job.monitorId ? this.monitors.get(job.monitorId) : undefined;
     if (!monitor) return;
     const request = JSON.parse(job.request) as Partial<CaptureJobRequest>;
+    const takenAt = job.startedAt ?? now.toISOString(); // when its first try began
     const capture: CaptureRecord = {
       id: newCaptureId(), monitorId: monitor.id, status: 'failed', reason: request.reason ?? 'schedule', specVersion: monitor.specVersion,
-      takenAt: (job.startedAt ? new Date(job.startedAt) : now).toISOString(), createdAt: '', durationMs: job.startedAt ? now.getTime() - Date.parse(job.startedAt) : 0,
+      takenAt, createdAt: takenAt, durationMs: now.getTime() - Date.parse(takenAt),
       width: null, height: null, sha256: null, imageKey: null, diffKey: null, baselineId: null, changed: false, confirmed: false,
       diffPixels: 0, diffRatio: 0, regions: [], ignoredBoxes: [], truncated: false,
       error: job.error ?? { code: 'internal', message: 'the capture failed' },
     };
-    capture.createdAt = capture.takenAt;
     this.captures.insert(capture);
     this.monitors.recordRun(monitor.id, 'failed', now);
     this.tell(monitor, 'failure', 'capture.failed', capture, now);
