@@ -96,9 +96,10 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   // As many jobs in the render line as there are slots: with no synchronous traffic jobs fill every
   // slot; with it, the first-come line shares the slots instead of either side starving the other.
   // Monitors' captures are jobs too, in the same line.
+  const renderJobs = new RenderJobRunner(queue, renderer, results, config.jobs.resultTtlHours * 3600_000, wakeDispatcher);
   const worker = new JobWorker(queue, {
-    pdf: new RenderJobRunner(queue, renderer, results, config.jobs.resultTtlHours * 3600_000, wakeDispatcher),
-    image: new RenderJobRunner(queue, renderer, results, config.jobs.resultTtlHours * 3600_000, wakeDispatcher),
+    pdf: renderJobs,
+    image: renderJobs,
     capture: new CaptureJobRunner(monitorStore, captureStore, recorder, renderer, new Differ(diffPool), captureFiles, wakeDispatcher, log),
   }, { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs }, log, wakeDispatcher);
   const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake());
