@@ -38,6 +38,9 @@ import { findChromium } from './render/chromium-path.js';
 import { RenderLimiter } from './render/limiter.js';
 import { PlaywrightRenderer } from './render/renderer.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { Metrics } from './operations/metrics.js';
+import { statusSnapshot } from './operations/status.js';
+import { PACKAGE_VERSION } from './version.js';
 
 export interface Service {
   server: Server;
@@ -54,6 +57,7 @@ export interface Service {
 }
 
 export async function startService(config: Readonly<Config>, log: Logger): Promise<Service> {
+  const startedAt = new Date();
   const dataDir = resolve(config.dataDir);
   const db = openDatabase(resolve(dataDir, 'pagewatch.db'));
   try {
@@ -79,12 +83,18 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   await browsers.start().catch((err) => log.error({ err, executablePath }, 'browser could not be started'));
 
   const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
-  const renderer = new PlaywrightRenderer(browsers, limiter, config.limits, egress);
   const keys = new ApiKeyStore(db);
   const jobStore = new JobStore(db);
   const deliveries = new DeliveryStore(db);
   const idempotency = new IdempotencyKeyStore(db);
   const monitorStore = new MonitorStore(db);
+  const status = () => statusSnapshot({
+    version: PACKAGE_VERSION, startedAt, browsers, limiter, jobs: jobStore, monitors: monitorStore, deliveries,
+    limits: { concurrency: config.render.concurrency, queueSize: config.render.queueSize },
+  });
+  const metrics = new Metrics(status);
+  // Every render — synchronous, async job or monitor capture — is counted and timed.
+  const renderer = metrics.metered(new PlaywrightRenderer(browsers, limiter, config.limits, egress));
   const captureStore = new CaptureStore(db);
   const captureFiles = new LocalFileStore(resolve(dataDir, 'captures'));
   const recorder = new CaptureRecorder(db, jobStore, monitorStore, captureStore, deliveries, captureFiles, log);
@@ -117,7 +127,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     monitors: new MonitorService(db, monitorStore, captureStore, jobStore, runs, scheduler, captureFiles, egress,
       (jobId) => worker.abort(jobId), config.monitors),
     deliveries, wakeDispatcher,
-    publicUrl: config.publicUrl,
+    publicUrl: config.publicUrl, status, metrics, config,
     trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown,
     readiness: { database: () => databaseUsable(db), browser: () => browsers.isUsable() },
   });

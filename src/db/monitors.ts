@@ -65,6 +65,7 @@ export class MonitorStore {
       active: db.prepare('SELECT * FROM monitors WHERE paused = 0 ORDER BY created_at, id'),
       countByKey: db.prepare('SELECT COUNT(*) AS n FROM monitors WHERE key_id = ?'),
       countByPaused: db.prepare('SELECT paused, COUNT(*) AS n FROM monitors GROUP BY paused'),
+      nextRuns: db.prepare('SELECT next_run_at AS at FROM monitors WHERE paused = 0 AND next_run_at IS NOT NULL ORDER BY next_run_at LIMIT ?'),
       update: db.prepare(`UPDATE monitors SET name = @name, url = @url, schedule = @schedule, timezone = @timezone, paused = @paused,
           capture = @capture, diff = @diff, notify = @notify, retention = @retention, webhook_url = @webhookUrl,
           base_url = @baseUrl, spec_version = spec_version + @specBump, updated_at = @now
@@ -113,6 +114,11 @@ export class MonitorStore {
     const counts = { active: 0, paused: 0 };
     for (const { paused, n } of this.stmts.countByPaused.all() as { paused: number; n: number }[]) counts[paused ? 'paused' : 'active'] = n;
     return counts;
+  }
+
+  /** The soonest scheduled runs of all monitors (times only). */
+  nextRuns(limit: number): string[] {
+    return (this.stmts.nextRuns.all(limit) as { at: string }[]).map((r) => r.at);
   }
 
   /** `newBaseline`: what is captured changed, so the next capture starts a new baseline. */

@@ -15,6 +15,12 @@ import { requestLog } from './middleware/request-log.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { monitorRoutes } from './routes/monitors.js';
+import { operationsRoutes } from './routes/operations.js';
+import { docsRoutes } from './routes/docs.js';
+import { webRoutes } from '../web/routes.js';
+import type { Metrics } from '../operations/metrics.js';
+import type { StatusSnapshot } from '../operations/status.js';
+import type { Config } from '../config.js';
 import { renderRoutes } from './routes/render.js';
 import { deliveryRoutes } from './routes/webhook-deliveries.js';
 
@@ -33,6 +39,10 @@ export interface AppDeps {
   auth: { anonymous: boolean };
   rateLimit: { perKeyPerMinute: number; anonymousPerMinute: number };
   trustProxy: boolean;
+  status: () => StatusSnapshot;
+  metrics: Metrics;
+  /** The whole configuration, for the docs page's stated limits. */
+  config: Readonly<Config>;
   isShuttingDown: () => boolean;
 }
 
@@ -46,6 +56,9 @@ export function createApp(deps: AppDeps): Koa {
     jobRoutes(deps.jobs),
     monitorRoutes({ monitors: deps.monitors, limits: deps.limits, publicUrl: deps.publicUrl }),
     deliveryRoutes({ deliveries: deps.deliveries, wake: deps.wakeDispatcher }),
+    operationsRoutes({ status: deps.status, metrics: deps.metrics }),
+    docsRoutes({ config: deps.config }),
+    webRoutes(),
   ];
 
   app.use(requestLog(deps.log));

@@ -8,6 +8,8 @@ import { unauthorized } from '../../errors.js';
 export type Principal = { kind: 'key'; keyId: string } | { kind: 'anonymous'; ip: string };
 
 const ANONYMOUS_ROUTES = new Set(['POST /api/pdf', 'POST /api/image']);
+/** Open to everyone, even with the anonymous tier off: aggregate figures for the status page. */
+const PUBLIC_ROUTES = new Set(['GET /api/status']);
 const TOUCH_EVERY_MS = 60_000; // last_used_at is for people; once a minute is precise enough
 
 export function presentedKey(ctx: Context): string | undefined {
@@ -21,6 +23,7 @@ export function authenticate(keys: ApiKeyStore, options: { anonymous: boolean })
   const lastTouched = new Map<string, number>();
   return async (ctx, next) => {
     if (!ctx.path.startsWith('/api/')) return next();
+    if (PUBLIC_ROUTES.has(`${ctx.method} ${ctx.path}`) && presentedKey(ctx) === undefined) return next();
     const key = presentedKey(ctx);
     if (key !== undefined) {
       const record = keys.findActive(key);

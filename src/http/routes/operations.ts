@@ -1,0 +1,17 @@
+// GET /api/status (the status page's figures, public) and GET /metrics (Prometheus text format).
+import Router from '@koa/router';
+import type { Metrics } from '../../operations/metrics.js';
+import type { StatusSnapshot } from '../../operations/status.js';
+
+export function operationsRoutes(deps: { status: () => StatusSnapshot; metrics: Metrics }): Router {
+  const router = new Router();
+  router.get('/api/status', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = deps.status();
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
+  });
+  return router;
+}

@@ -1,0 +1,80 @@
+// Prometheus metrics (prom-client): counters and a histogram moved by every render (synchronous,
+// async jobs, monitor captures), and gauges read from the status snapshot at scrape time.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AppError } from '../errors.js';
+import type { ImageRequest, PdfRequest } from '../http/schemas/render.js';
+import { RenderAborted, type RenderOptions, type RenderOutput, type Renderer } from '../render/renderer.js';
+import type { StatusSnapshot } from './status.js';
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly renders = new Counter({
+    name: 'pagewatch_renders_total', help: 'Renders by kind (pdf, image) and outcome (ok or the error code)',
+    labelNames: ['kind', 'outcome'] as const, registers: [this.registry],
+  });
+  private readonly renderSeconds = new Histogram({
+    name: 'pagewatch_render_duration_seconds', help: 'Render time of successful renders, queue wait included',
+    labelNames: ['kind'] as const, buckets: [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 2, 5, 10, 30, 60], registers: [this.registry],
+  });
+
+  constructor(snapshot: () => StatusSnapshot) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'pagewatch_process_' });
+    // One snapshot serves all the gauges of a scrape (they are collected one after another).
+    let current: { at: number; snapshot: StatusSnapshot } | undefined;
+    const read = () => {
+      if (!current || Date.now() - current.at > 500) current = { at: Date.now(), snapshot: snapshot() };
+      return current.snapshot;
+    };
+    const gauge = (name: string, help: string, labelNames: string[], fill: (g: Gauge, s: StatusSnapshot) => void) => new Gauge({
+      name, help, labelNames, registers: [this.registry],
+      collect() { fill(this, read()); },
+    });
+    gauge('pagewatch_render_queue_depth', 'Renders waiting for a slot', [], (g, s) => g.set(s.render.queued));
+    gauge('pagewatch_renders_active', 'Renders running now', [], (g, s) => g.set(s.render.active));
+    gauge('pagewatch_browser_up', '1 when the browser is connected', [], (g, s) => g.set(s.browser.up ? 1 : 0));
+    gauge('pagewatch_browser_warm_pages', 'Warm pages ready for reuse', [], (g, s) => g.set(s.browser.warmPages));
+    gauge('pagewatch_jobs', 'Async jobs by status', ['status'], (g, s) => {
+      for (const [status, n] of Object.entries(s.jobs)) g.set({ status }, n);
+    });
+    gauge('pagewatch_webhook_deliveries', 'Webhook deliveries by status (pending is the backlog)', ['status'], (g, s) => {
+      for (const [status, n] of Object.entries(s.webhooks)) g.set({ status }, n);
+    });
+    gauge('pagewatch_monitors', 'Monitors by state', ['state'], (g, s) => {
+      g.set({ state: 'active' }, s.monitors.active);
+      g.set({ state: 'paused' }, s.monitors.paused);
+    });
+    new Counter({
+      name: 'pagewatch_browser_restarts_total', help: 'Browser recycles and relaunches since start', registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(read().browser.restarts);
+      },
+    });
+  }
+
+  /** A renderer that counts and times everything that passes through it. */
+  metered(renderer: Renderer): Renderer {
+    const track = async (kind: 'pdf' | 'image', render: () => Promise<RenderOutput>): Promise<RenderOutput> => {
+      const stop = this.renderSeconds.startTimer({ kind });
+      try {
+        const out = await render();
+        stop();
+        this.renders.inc({ kind, outcome: 'ok' });
+        return out;
+      } catch (err) {
+        this.renders.inc({ kind, outcome: outcomeOf(err) });
+        throw err;
+      }
+    };
+    return {
+      renderPdf: (req: PdfRequest, signal: AbortSignal, options?: RenderOptions) => track('pdf', () => renderer.renderPdf(req, signal, options)),
+      renderImage: (req: ImageRequest, signal: AbortSignal, options?: RenderOptions) => track('image', () => renderer.renderImage(req, signal, options)),
+    };
+  }
+}
+
+function outcomeOf(err: unknown): string {
+  if (err instanceof RenderAborted) return 'aborted';
+  if (err instanceof AppError) return err.code;
+  return 'internal';
+}

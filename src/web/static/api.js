@@ -1,0 +1,72 @@
+// What every page uses to talk to the service: the same public API as any client.
+
+const KEY_STORAGE = 'pagewatch.apiKey';
+
+/** The API key the user pasted (kept in this browser only), or '' for none. */
+export function storedKey() {
+  try { return localStorage.getItem(KEY_STORAGE) ?? ''; } catch { return ''; }
+}
+
+export function storeKey(key) {
+  try {
+    if (key) localStorage.setItem(KEY_STORAGE, key);
+    else localStorage.removeItem(KEY_STORAGE);
+  } catch { /* storage refused (private mode): the key lives for this page only */ }
+}
+
+/**
+ * fetch with the key (when given) and JSON in/out. A non-2xx answer throws an ApiError carrying the
+ * contract's error body, so callers can show its words and field details.
+ */
+export async function api(method, path, { key = '', body, accept } = {}) {
+  const headers = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (accept) headers.accept = accept;
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (err) {
+    throw new ApiError(0, 'network', `The service could not be reached (${err.message}).`);
+  }
+  if (res.ok) return res;
+  let error = { code: 'http_' + res.status, message: `The service answered ${res.status} ${res.statusText}.` };
+  try {
+    const parsed = await res.json();
+    if (parsed && parsed.error) error = parsed.error;
+  } catch { /* not the contract's JSON: keep the generic words */ }
+  const retryAfter = res.headers.get('retry-after');
+  throw new ApiError(res.status, error.code, error.message, error.details ?? [], retryAfter);
+}
+
+export class ApiError extends Error {
+  constructor(status, code, message, details = [], retryAfter = null) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+    this.retryAfter = retryAfter;
+  }
+
+  /** The error in words for a person, by its code (the message from the body is kept). */
+  get explanation() {
+    const why = {
+      url_blocked: 'This address is not allowed: the service does not fetch private, loopback or link-local addresses.',
+      render_timeout: 'The page took longer than the time allowed to render.',
+      render_failed: 'The page could not be rendered.',
+      invalid_request: 'Some fields are not valid.',
+      unauthorized: 'An API key is needed for this (or the key given is unknown or revoked).',
+      rate_limited: 'Too many requests; wait a moment and try again.',
+      queue_full: 'The service is busy; try again shortly.',
+      payload_too_large: 'The request is too large.',
+      unavailable: 'The service is not available right now (starting, stopping or without a browser).',
+      network: 'The service could not be reached.',
+    }[this.code];
+    return why ? `${why} ${this.message}` : this.message;
+  }
+}
+
+/** Escapes text for HTML built as strings (prefer textContent where possible). */
+export function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}

@@ -1,0 +1,89 @@
+// The status page: reads /api/status every 2 s (while the tab is visible) and fills the tiles.
+import { api } from '/assets/api.js';
+
+const REFRESH_MS = 2000;
+const overall = document.getElementById('overall');
+const errorBox = document.getElementById('error');
+const updated = document.getElementById('updated');
+
+function duration(seconds) {
+  const d = Math.floor(seconds / 86400), h = Math.floor((seconds % 86400) / 3600), m = Math.floor((seconds % 3600) / 60);
+  if (d) return `${d} d ${h} h`;
+  if (h) return `${h} h ${m} min`;
+  if (m) return `${m} min ${seconds % 60} s`;
+  return `${seconds} s`;
+}
+
+function when(iso) {
+  const ms = Date.parse(iso) - Date.now();
+  const words = ms < 60_000 ? `in ${Math.max(0, Math.round(ms / 1000))} s` : ms < 3_600_000 ? `in ${Math.round(ms / 60_000)} min` : new Date(iso).toLocaleString();
+  return words;
+}
+
+/** The text (or nodes) each field shows. */
+function render(s) {
+  const values = {
+    version: s.version,
+    uptime: duration(s.uptimeSeconds),
+    startedAt: new Date(s.startedAt).toLocaleString(),
+    'browser.up': s.browser.up ? 'Up' : 'Down',
+    'browser.version': s.browser.version ?? '–',
+    'browser.renders': s.browser.renders,
+    'browser.restarts': s.browser.restarts,
+    'browser.warmPages': s.browser.warmPages,
+    'render.active': s.render.active,
+    'render.queued': s.render.queued,
+    'render.concurrency': s.render.concurrency,
+    'render.queueSize': s.render.queueSize,
+    'monitors.active': s.monitors.active,
+    'monitors.paused': s.monitors.paused,
+    'webhooks.pending': s.webhooks.pending,
+    'webhooks.succeeded': s.webhooks.succeeded,
+    'webhooks.failed': s.webhooks.failed,
+  };
+  for (const [status, n] of Object.entries(s.jobs)) values[`jobs.${status}`] = n;
+  for (const el of document.querySelectorAll('[data-field]')) {
+    const field = el.dataset.field;
+    if (field === 'monitors.nextRuns') {
+      const list = document.createElement('ul');
+      for (const at of s.monitors.nextRuns) {
+        const item = document.createElement('li');
+        const time = document.createElement('time');
+        time.dateTime = at;
+        time.title = new Date(at).toLocaleString();
+        time.textContent = when(at);
+        item.append(time);
+        list.append(item);
+      }
+      el.replaceChildren(s.monitors.nextRuns.length ? list : 'none scheduled');
+    } else if (field in values) {
+      el.textContent = String(values[field]);
+    }
+  }
+  const healthy = s.browser.up;
+  overall.textContent = healthy ? 'All systems working' : 'Degraded: the browser is down';
+  overall.className = `badge ${healthy ? 'ok' : 'error'}`;
+  updated.dateTime = s.time;
+  updated.textContent = new Date(s.time).toLocaleTimeString();
+}
+
+async function refresh() {
+  try {
+    const res = await api('GET', '/api/status');
+    render(await res.json());
+    errorBox.hidden = true;
+  } catch (err) {
+    errorBox.textContent = err.explanation ?? String(err);
+    errorBox.hidden = false;
+    overall.textContent = 'Unreachable';
+    overall.className = 'badge error';
+  }
+}
+
+let timer;
+function schedule() {
+  clearTimeout(timer);
+  if (document.visibilityState === 'visible') timer = setTimeout(async () => { await refresh(); schedule(); }, REFRESH_MS);
+}
+document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') refresh().then(schedule); });
+refresh().then(schedule);

@@ -1,0 +1,99 @@
+// /api/status and /metrics over the real stack: public aggregate figures that move with real work.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parsePrometheus, sampleValue } from '../helpers/prometheus.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
+
+let svc: TestService;
+beforeAll(async () => { svc = await startTestService({ jobs: { pollIntervalMs: 100 } }); });
+afterAll(async () => { await svc?.close(); });
+
+const metrics = async () => {
+  const res = await fetch(`${svc.url}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parsePrometheus(await res.text());
+};
+const status = async () => {
+  const res = await fetch(`${svc.url}/api/status`);
+  expect(res.status).toBe(200);
+  return res.json() as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+};
+const renderPng = async () => {
+  const res = await svc.post('/api/image', { html: '<h1>metrics</h1>', viewport: { width: 200, height: 100 } });
+  expect(res.status).toBe(200);
+  await res.arrayBuffer();
+};
+
+describe('/api/status', () => {
+  it('is public and has the figures of the status page', async () => {
+    const s = await status();
+    expect(s).toMatchObject({
+      status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      browser: { up: true, version: expect.stringMatching(/^\d+\./) },
+      render: { active: 0, queued: 0, concurrency: expect.any(Number), queueSize: 100 },
+      jobs: { queued: 0, running: 0, succeeded: 0, failed: 0, canceled: 0 },
+      monitors: { active: 0, paused: 0, nextRuns: [] },
+      webhooks: { pending: 0, succeeded: 0, failed: 0 },
+    });
+    expect(s.uptimeSeconds).toBeGreaterThanOrEqual(0);
+  });
+
+  it('moves with renders, jobs and monitors', async () => {
+    const before = await status();
+    await renderPng();
+    const key = svc.createKey();
+    const job = await svc.call('POST', '/api/image', key.key, { html: '<p>job</p>', async: true });
+    expect(job.status).toBe(202);
+    const monitor = await svc.call('POST', '/api/monitors', key.key, { url: 'http://127.0.0.1:9/', schedule: '0 0 1 1 *' });
+    expect(monitor.status).toBe(201);
+    await svc.call('POST', '/api/monitors', key.key, { url: 'http://127.0.0.1:9/', schedule: '0 0 1 1 *', paused: true });
+    const after = await until('the job to succeed', async () => { const s = await status(); return s.jobs.succeeded === 1 && s; });
+    expect(after.browser.renders).toBeGreaterThanOrEqual(before.browser.renders + 2);
+    expect(after.monitors).toMatchObject({ active: 1, paused: 1 });
+    expect(after.monitors.nextRuns).toHaveLength(1);
+    expect(Date.parse(after.monitors.nextRuns[0] as string)).toBeGreaterThan(Date.now());
+  });
+
+  it('a wrong key is still refused (a key that is sent is always checked)', async () => {
+    const res = await fetch(`${svc.url}/api/status`, { headers: { authorization: 'Bearer pw_live_nope' } });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('/metrics', () => {
+  it('parses as Prometheus text with the metrics the contract lists', async () => {
+    const m = await metrics();
+    for (const [name, type] of <[string, string][]>[
+      ['pagewatch_renders_total', 'counter'], ['pagewatch_render_duration_seconds', 'histogram'],
+      ['pagewatch_render_queue_depth', 'gauge'], ['pagewatch_renders_active', 'gauge'],
+      ['pagewatch_browser_restarts_total', 'counter'], ['pagewatch_jobs', 'gauge'],
+      ['pagewatch_webhook_deliveries', 'gauge'], ['pagewatch_monitors', 'gauge'],
+    ]) expect(m.types.get(name), name).toBe(type);
+    expect(sampleValue(m, 'pagewatch_browser_up')).toBe(1);
+    expect(sampleValue(m, 'pagewatch_jobs', { status: 'queued' })).toBe(0);
+  });
+
+  it('counters move after renders: ok by kind, failures by their code; durations are observed', async () => {
+    const before = await metrics();
+    const okBefore = sampleValue(before, 'pagewatch_renders_total', { kind: 'image', outcome: 'ok' }) ?? 0;
+    const countBefore = sampleValue(before, 'pagewatch_render_duration_seconds_count', { kind: 'image' }) ?? 0;
+    const failedBefore = sampleValue(before, 'pagewatch_renders_total', { kind: 'pdf', outcome: 'url_blocked' }) ?? 0;
+    await renderPng();
+    await renderPng();
+    const blocked = await svc.post('/api/pdf', { url: 'http://10.0.0.1/' });
+    expect(blocked.status).toBe(403);
+    const after = await metrics();
+    expect(sampleValue(after, 'pagewatch_renders_total', { kind: 'image', outcome: 'ok' })).toBe(okBefore + 2);
+    expect(sampleValue(after, 'pagewatch_render_duration_seconds_count', { kind: 'image' })).toBe(countBefore + 2);
+    expect(sampleValue(after, 'pagewatch_render_duration_seconds_bucket', { kind: 'image', le: '+Inf' })).toBe(countBefore + 2);
+    expect(sampleValue(after, 'pagewatch_renders_total', { kind: 'pdf', outcome: 'url_blocked' })).toBe(failedBefore + 1);
+  });
+
+  it('the reader refuses what is not the text format (so the tests above can fail)', () => {
+    expect(() => parsePrometheus('pagewatch_x{a=b} 1\n')).toThrow(/bad labels/);
+    expect(() => parsePrometheus('just words\n')).toThrow(/bad value/);
+    expect(() => parsePrometheus('{a="b"} 1\n')).toThrow(/not a sample/);
+    expect(() => parsePrometheus('# TYPE x flavour\n')).toThrow(/bad TYPE/);
+  });
+});
