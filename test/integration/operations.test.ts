@@ -97,3 +97,24 @@ describe('/metrics', () => {
     expect(() => parsePrometheus('# TYPE x flavour\n')).toThrow(/bad TYPE/);
   });
 });
+
+describe('web pages and assets', () => {
+  it('serve pages with the strict CSP and assets with their types', async () => {
+    const page = await fetch(`${svc.url}/status`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain('<script type="module" src="/assets/status.js">');
+    const css = await fetch(`${svc.url}/assets/base.css`);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    const js = await fetch(`${svc.url}/assets/api.js`);
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+  });
+
+  it.each(['/assets/..%2Fweb%2Froutes.ts', '/assets/%2e%2e%2f%2e%2e%2fpackage.json', '/assets/routes.ts', '/assets/nope.css', '/assets/.hidden.js'])(
+    '%s is 404, never a file outside the static folder', async (path) => {
+      const res = await fetch(`${svc.url}${path}`);
+      expect(res.status).toBe(404);
+      expect(await res.text()).not.toContain('import');
+    });
+});
