@@ -1,0 +1,104 @@
+// The building blocks of the OpenAPI document's operations (openapi.ts, openapi-paths.ts): zod → JSON
+// Schema, the shared error responses by code, and one operation's shape with its security and headers.
+// Kept apart from the route table so each stays readable on its own.
+import { z } from 'zod';
+import type { ErrorCode } from '../errors.js';
+import type { JsonSchema } from './openapi-schemas.js';
+
+/** zod → JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). Refinements are not representable and are left out. */
+export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
+  const out = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as JsonSchema;
+  delete out.$schema;
+  // A "#/$defs/..." reference would point into the OpenAPI document, not this schema: none may appear.
+  if ('$defs' in out || JSON.stringify(out).includes('"$ref"')) throw new Error('a request schema needs $defs; lift them into components');
+  return out;
+}
+
+export const propsOf = (schema: JsonSchema) => schema.properties as Record<string, JsonSchema>;
+
+/** A zod query schema as OpenAPI query parameters: the description lifted out of each one's schema. */
+export function queryParameters(schema: z.ZodType): JsonSchema[] {
+  const json = toJsonSchema(schema);
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  return Object.entries(propsOf(json)).map(([name, prop]) => {
+    const { description, ...rest } = prop;
+    return { name, in: 'query', required: required.has(name), ...(description !== undefined && { description }), schema: rest };
+  });
+}
+
+// --- responses ------------------------------------------------------------------------------------
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const hdr = (...names: string[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+const BINARY = { type: 'string', format: 'binary' };
+export const binary = (...types: string[]) => Object.fromEntries(types.map((t) => [t, { schema: BINARY }]));
+export const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+
+const CODE_WHEN: Record<ErrorCode, string> = {
+  invalid_request: 'the body or query failed validation; `details` lists `{path, message}` per field',
+  unauthorized: 'missing, unknown or revoked API key where one is required',
+  url_blocked: 'the target URL (or a redirect hop) is not allowed by the egress policy',
+  not_found: 'unknown id, or another key\'s resource',
+  conflict: 'the request conflicts with the resource\'s state',
+  gone: 'the job result expired (jobs.resultTtlHours) and was removed',
+  payload_too_large: 'the body is over the limit',
+  unsupported_media_type: 'the body is not of an accepted Content-Type',
+  render_failed: 'the page could not be rendered',
+  rate_limited: 'over the per-key or per-IP rate limit',
+  queue_full: 'the render queue (or the key\'s job queue) is full',
+  internal: 'a bug: the message is generic, the cause is in the log under the request id',
+  unavailable: 'shutting down, or the browser cannot be started',
+  render_timeout: 'the render exceeded its timeout',
+};
+const STATUS_OF: Record<ErrorCode, string> = {
+  invalid_request: '400', unauthorized: '401', url_blocked: '403', not_found: '404', conflict: '409', gone: '410',
+  payload_too_large: '413', unsupported_media_type: '415', render_failed: '422', rate_limited: '429', queue_full: '429',
+  internal: '500', unavailable: '503', render_timeout: '504',
+};
+
+/** Error responses for the given codes, grouped by status, each the shared Error body with its codes. */
+export function errors(codes: ErrorCode[], why: Partial<Record<ErrorCode, string>> = {}): Record<string, JsonSchema> {
+  const byStatus = new Map<string, ErrorCode[]>();
+  for (const code of codes) byStatus.set(STATUS_OF[code], [...(byStatus.get(STATUS_OF[code]) ?? []), code]);
+  return Object.fromEntries([...byStatus].map(([status, list]) => [status, {
+    description: list.map((c) => `\`${c}\`: ${why[c] ?? CODE_WHEN[c]}`).join('; '),
+    headers: hdr('X-Request-Id', ...(status === '429' ? ['Retry-After'] : [])),
+    content: json({ allOf: [ref('Error'), { properties: { error: { properties: { code: { enum: list } } } } }] }),
+  }]));
+}
+
+export type Access = 'key' | 'anonymous' | 'public';
+const SECURITY: Record<Access, JsonSchema[] | undefined> = {
+  key: undefined, // the document's default: a key, either way
+  anonymous: [{}, { bearer: [] }, { apiKey: [] }], // no key is fine; a key sent must be valid
+  public: [], // outside /api/: keys are neither needed nor looked at
+};
+/** What every /api/ route with a principal may answer besides its own errors. */
+export const API_ERRORS: ErrorCode[] = ['unauthorized', 'rate_limited', 'internal', 'unavailable'];
+export const PAGE_ERRORS: ErrorCode[] = ['internal', 'unavailable'];
+
+interface Op {
+  id: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  access: Access;
+  parameters?: JsonSchema[];
+  requestBody?: JsonSchema;
+  responses: Record<string, JsonSchema>;
+}
+
+export function operation(op: Op): JsonSchema {
+  const rateLimited = op.access !== 'public';
+  const responses = Object.fromEntries(Object.entries(op.responses).map(([status, r]) => [status,
+    status.startsWith('2') ? { ...r, headers: { ...hdr('X-Request-Id', ...(rateLimited ? ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] : [])), ...(r.headers as object) } } : r]));
+  return {
+    operationId: op.id, summary: op.summary, ...(op.description && { description: op.description }), tags: [op.tag],
+    ...(SECURITY[op.access] && { security: SECURITY[op.access] }),
+    ...(op.parameters?.length && { parameters: op.parameters }),
+    ...(op.requestBody && { requestBody: op.requestBody }),
+    responses,
+  };
+}
+
+export const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, description: `The ${what}'s id`, schema: { type: 'string' } });
