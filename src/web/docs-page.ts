@@ -3,54 +3,8 @@
 // tag below, which escapes it; only fragments the tag itself built are inserted as they are.
 import type { Config } from '../config.js';
 import { PACKAGE_VERSION } from '../version.js';
-
-/** Markup built by `html`: inserted as is. Anything else interpolated is escaped. */
-class Markup {
-  constructor(readonly text: string) {}
-  toString(): string { return this.text; }
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
-
-function piece(value: unknown): string {
-  if (value instanceof Markup) return value.text;
-  if (Array.isArray(value)) return value.map(piece).join('');
-  if (value === undefined || value === null || value === false) return '';
-  return escapeHtml(String(value));
-}
-
-function html(strings: TemplateStringsArray, ...values: unknown[]): Markup {
-  let out = strings[0] ?? '';
-  values.forEach((value, i) => { out += piece(value) + (strings[i + 1] ?? ''); });
-  return new Markup(out);
-}
-
-// --- numbers in words ---------------------------------------------------------------------------
-
-const trim = (n: number) => String(Math.round(n * 10) / 10);
-
-function bytes(n: number): string {
-  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
-  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
-  if (n >= 1024 * 1024) return `${trim(n / (1024 * 1024))} MiB`;
-  return `${n} bytes`;
-}
-
-function duration(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  if (ms < 60_000) return `${trim(ms / 1000)} s`;
-  if (ms < 3_600_000) return `${trim(ms / 60_000)} min`;
-  if (ms < 86_400_000) return `${trim(ms / 3_600_000)} h`;
-  return `${trim(ms / 86_400_000)} d`;
-}
-
-const hours = (h: number) => (h === 1 ? '1 hour' : `${h} hours`);
-const code = (text: unknown) => html`<code>${text}</code>`;
-/** A dotted setting name that may break after its dots on a narrow screen. */
-const breakable = (name: string) => name.split('.').map((part, i) => html`${i ? html`.<wbr>` : ''}${part}`);
-const list = (items: string[]) => (items.length ? items.map((i, n) => html`${n ? ', ' : ''}${code(i)}`) : html`none`);
+import { ERRORS, VERIFY_CRYPTO, VERIFY_STANDARDWEBHOOKS } from './docs-texts.js';
+import { breakable, bytes, code, duration, hours, html, list, type Markup } from './html.js';
 
 // --- the page -------------------------------------------------------------------------------------
 
@@ -70,39 +24,6 @@ const SECTIONS = [
   ['monitors', 'Monitors'],
   ['reference', 'Reference'],
 ] as const;
-
-// The two verification examples of README.md ("Verifying in Node"), as text.
-const VERIFY_STANDARDWEBHOOKS = `import http from 'node:http';
-import { Webhook } from 'standardwebhooks';
-
-const wh = new Webhook(process.env.PAGEWATCH_WEBHOOK_SECRET); // "whsec_…"
-http.createServer((req, res) => {
-  let body = '';
-  req.on('data', (chunk) => { body += chunk; });
-  req.on('end', () => {
-    try {
-      // Checks the signature (any of the space-separated ones) and that the timestamp is within 5 minutes.
-      const event = wh.verify(body, req.headers);
-      console.log(event.type, event.data.jobId, event.data.result?.url);
-      res.writeHead(204).end();
-    } catch {
-      res.writeHead(400).end(); // wrong secret, tampered body or replayed/old timestamp
-    }
-  });
-}).listen(8080);`;
-
-const VERIFY_CRYPTO = `import { createHmac, timingSafeEqual } from 'node:crypto';
-
-function verify(secret, headers, body) {
-  const id = headers['webhook-id'], ts = headers['webhook-timestamp'];
-  if (Math.abs(Date.now() / 1000 - Number(ts)) > 300) return false; // refuse replays
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = Buffer.from(createHmac('sha256', key).update(\`\${id}.\${ts}.\${body}\`).digest('base64'));
-  return headers['webhook-signature'].split(' ').some((sig) => {
-    const given = Buffer.from(sig.split(',')[1] ?? '');
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
-}`;
 
 const pre = (text: string, label: string) => html`<pre tabindex="0" aria-label="${label}"><code>${text}</code></pre>`;
 
@@ -378,19 +299,3 @@ ${code('diffRatio >= diff.minChangeRatio')} (0.001 by default). ${code('ignoreRe
 `;
   return page.text;
 }
-
-const ERRORS: [number, string, string][] = [
-  [400, 'invalid_request', 'the body or query failed validation; details lists {path, message} per field'],
-  [401, 'unauthorized', 'missing, unknown or revoked key where one is required'],
-  [403, 'url_blocked', 'the target URL (or a redirect hop) is refused by the egress policy'],
-  [404, 'not_found', 'unknown route or id, or another key\'s resource'],
-  [409, 'conflict', 'same Idempotency-Key with another body, cancel of a finished job, too many monitors'],
-  [410, 'gone', 'an async result past jobs.resultTtlHours'],
-  [413, 'payload_too_large', 'the body is over the limit'],
-  [415, 'unsupported_media_type', 'the body is not application/json (or text/html for the render shortcut)'],
-  [422, 'render_failed', 'the page could not be rendered: navigation error, HTTP status >= 400 with failOnHttpError, a selector never found'],
-  [429, 'rate_limited queue_full', 'over the rate limit, or the render queue is full; always with Retry-After'],
-  [500, 'internal', 'a bug; the cause is in the log under the request id'],
-  [503, 'unavailable', 'shutting down, or the browser cannot be started'],
-  [504, 'render_timeout', 'the render exceeded its timeout'],
-];

@@ -1,0 +1,51 @@
+// The fixed texts of the docs page: the webhook verification snippets (the README's, word for word)
+// and the error table.
+
+// The two verification examples of README.md ("Verifying in Node"), as text.
+export const VERIFY_STANDARDWEBHOOKS = `import http from 'node:http';
+import { Webhook } from 'standardwebhooks';
+
+const wh = new Webhook(process.env.PAGEWATCH_WEBHOOK_SECRET); // "whsec_…"
+http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk) => { body += chunk; });
+  req.on('end', () => {
+    try {
+      // Checks the signature (any of the space-separated ones) and that the timestamp is within 5 minutes.
+      const event = wh.verify(body, req.headers);
+      console.log(event.type, event.data.jobId, event.data.result?.url);
+      res.writeHead(204).end();
+    } catch {
+      res.writeHead(400).end(); // wrong secret, tampered body or replayed/old timestamp
+    }
+  });
+}).listen(8080);`;
+
+export const VERIFY_CRYPTO = `import { createHmac, timingSafeEqual } from 'node:crypto';
+
+function verify(secret, headers, body) {
+  const id = headers['webhook-id'], ts = headers['webhook-timestamp'];
+  if (Math.abs(Date.now() / 1000 - Number(ts)) > 300) return false; // refuse replays
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = Buffer.from(createHmac('sha256', key).update(\`\${id}.\${ts}.\${body}\`).digest('base64'));
+  return headers['webhook-signature'].split(' ').some((sig) => {
+    const given = Buffer.from(sig.split(',')[1] ?? '');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}`;
+
+export const ERRORS: [number, string, string][] = [
+  [400, 'invalid_request', 'the body or query failed validation; details lists {path, message} per field'],
+  [401, 'unauthorized', 'missing, unknown or revoked key where one is required'],
+  [403, 'url_blocked', 'the target URL (or a redirect hop) is refused by the egress policy'],
+  [404, 'not_found', 'unknown route or id, or another key\'s resource'],
+  [409, 'conflict', 'same Idempotency-Key with another body, cancel of a finished job, too many monitors'],
+  [410, 'gone', 'an async result past jobs.resultTtlHours'],
+  [413, 'payload_too_large', 'the body is over the limit'],
+  [415, 'unsupported_media_type', 'the body is not application/json (or text/html for the render shortcut)'],
+  [422, 'render_failed', 'the page could not be rendered: navigation error, HTTP status >= 400 with failOnHttpError, a selector never found'],
+  [429, 'rate_limited queue_full', 'over the rate limit, or the render queue is full; always with Retry-After'],
+  [500, 'internal', 'a bug; the cause is in the log under the request id'],
+  [503, 'unavailable', 'shutting down, or the browser cannot be started'],
+  [504, 'render_timeout', 'the render exceeded its timeout'],
+];
