@@ -4,7 +4,8 @@
 import type { Config } from '../config.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { ERRORS, VERIFY_CRYPTO, VERIFY_STANDARDWEBHOOKS } from './docs-texts.js';
-import { breakable, bytes, code, duration, hours, html, list, type Markup } from './html.js';
+import { breakable, bytes, code, duration, hours, html, list, Markup } from './html.js';
+import { siteHeader } from './site-header.js';
 
 // --- the page -------------------------------------------------------------------------------------
 
@@ -128,10 +129,7 @@ webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
 <link rel="stylesheet" href="/assets/docs.css">
 </head>
 <body>
-<a class="skip" href="#main">Skip to content</a>
-<header class="site"><div class="inner"><a class="brand" href="/">Pagewatch</a>
-<nav aria-label="Main"><ul><li><a href="/">Convert</a></li><li><a href="/monitors">Monitors</a></li>
-<li><a href="/status">Status</a></li><li><a href="/docs" aria-current="page">Docs</a></li></ul></nav></div></header>
+${new Markup(siteHeader('/docs'))}
 <main id="main">
 <h1>Pagewatch documentation</h1>
 <p class="lead">Render web pages to PDF and images over HTTP, as async jobs with signed webhooks, and watch pages for visual changes.

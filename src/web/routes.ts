@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { notFound } from '../errors.js';
 import { projectRoot } from '../project-root.js';
+import { SITE_HEADER_MARKER, siteHeader } from './site-header.js';
 
 const STATIC_DIR = join(projectRoot(), 'src/web/static');
 
@@ -38,7 +39,7 @@ export function webRoutes(): Router {
   const router = new Router();
   for (const [path, file] of Object.entries(PAGES)) {
     router.get(path, async (ctx) => {
-      ctx.body = await staticFile(file);
+      ctx.body = (await staticFile(file)).toString('utf8').replace(SITE_HEADER_MARKER, siteHeader(path));
       ctx.type = TYPES['.html']!;
       ctx.set('Content-Security-Policy', PAGE_CSP);
       ctx.set('Cache-Control', 'no-cache');
