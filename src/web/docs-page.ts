@@ -6,6 +6,7 @@ import { PACKAGE_VERSION } from '../version.js';
 import { ERRORS, VERIFY_CRYPTO, VERIFY_STANDARDWEBHOOKS } from './docs-texts.js';
 import { breakable, bytes, code, duration, hours, html, list, Markup } from './html.js';
 import { siteHeader } from './site-header.js';
+import { limitRows } from './docs-limits.js';
 
 // --- the page -------------------------------------------------------------------------------------
 
@@ -27,36 +28,6 @@ const SECTIONS = [
 ] as const;
 
 const pre = (text: string, label: string) => html`<pre tabindex="0" aria-label="${label}"><code>${text}</code></pre>`;
-
-interface LimitRow { setting: string; value: Markup; meaning: string }
-
-function limitRows(c: Readonly<Config>): LimitRow[] {
-  const anonBody = Math.min(c.limits.maxBodyBytes, c.limits.anonymousMaxBodyBytes);
-  const v = (raw: number, unit: string, words?: string) => html`<strong>${raw}</strong> ${unit}${words ? html` <span class="muted">(${words})</span>` : ''}`;
-  const retries = c.webhooks.retryScheduleMs;
-  return [
-    { setting: 'limits.maxBodyBytes', value: v(c.limits.maxBodyBytes, 'bytes', bytes(c.limits.maxBodyBytes)), meaning: 'Largest request body with an API key (JSON or HTML); larger is 413.' },
-    { setting: 'limits.anonymousMaxBodyBytes', value: v(anonBody, 'bytes', bytes(anonBody)), meaning: 'Largest request body without a key; larger is 413.' },
-    { setting: 'limits.maxTimeoutMs', value: v(c.limits.maxTimeoutMs, 'ms', duration(c.limits.maxTimeoutMs)), meaning: 'Largest "timeout" a render may ask for (the default is 30000 ms).' },
-    { setting: 'limits.maxFullPageHeight', value: v(c.limits.maxFullPageHeight, 'px'), meaning: 'Full-page screenshots are cut here and answer X-Truncated: full-page.' },
-    { setting: 'render.concurrency', value: v(c.render.concurrency, 'renders'), meaning: 'Renders running at once (synchronous and async together).' },
-    { setting: 'render.queueSize', value: v(c.render.queueSize, 'renders'), meaning: 'Renders waiting for a slot; beyond it 429 queue_full with Retry-After.' },
-    { setting: 'render.restartAfter', value: v(c.render.restartAfter, 'renders'), meaning: 'The browser is recycled after this many renders, without failing a request.' },
-    { setting: 'rateLimit.perKeyPerMinute', value: v(c.rateLimit.perKeyPerMinute, 'requests / minute'), meaning: 'Per API key; beyond it 429 rate_limited with Retry-After.' },
-    { setting: 'rateLimit.anonymousPerMinute', value: v(c.rateLimit.anonymousPerMinute, 'requests / minute'), meaning: 'Per client IP without a key.' },
-    { setting: 'jobs.resultTtlHours', value: v(c.jobs.resultTtlHours, 'hours'), meaning: 'How long an async result can be fetched; then 410 gone and the file is removed.' },
-    { setting: 'jobs.maxQueuedPerKey', value: v(c.jobs.maxQueuedPerKey, 'jobs'), meaning: 'Queued and running async jobs per key; beyond it 429 queue_full.' },
-    { setting: 'jobs.maxAttempts', value: v(c.jobs.maxAttempts, 'tries'), meaning: 'Tries per async job when its worker dies or the browser fails, before it fails.' },
-    { setting: 'monitors.maxPerKey', value: v(c.monitors.maxPerKey, 'monitors'), meaning: 'Monitors per key; beyond it 409 conflict.' },
-    { setting: 'monitors.maxRetention', value: v(c.monitors.maxRetention, 'captures'), meaning: 'Largest retention.keep a monitor may ask for.' },
-    { setting: 'webhooks.timeoutMs', value: v(c.webhooks.timeoutMs, 'ms', duration(c.webhooks.timeoutMs)), meaning: 'A receiver that has not answered in this time failed the attempt.' },
-    {
-      setting: 'webhooks.retryScheduleMs',
-      value: retries.length ? html`${retries.map((ms, i) => html`${i ? ', ' : ''}<strong>${ms}</strong>`)} ms <span class="muted">(${retries.map(duration).join(', ')})</span>` : html`<strong>none</strong>`,
-      meaning: `Delays before each retry of a failed delivery, each ±20\u00a0% jitter: ${retries.length} ${retries.length === 1 ? 'retry' : 'retries'}, then the delivery has failed.`,
-    },
-  ];
-}
 
 export function renderDocsPage(config: Readonly<Config>, baseUrl: string): string {
   const c = config;
