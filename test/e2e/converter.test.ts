@@ -13,7 +13,7 @@ import { decodePng, isPng } from '../helpers/png.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
-const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'pagewatch-screenshots');
+const SHOTS = process.env.E2E_SCREENSHOTS ?? join(tmpdir(), 'pagewatch-screenshots');
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 

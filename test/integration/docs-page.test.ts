@@ -15,7 +15,7 @@ import { PAGE_CSP } from '../../src/web/routes.js';
 import { decodePng, isPng } from '../helpers/png.js';
 import { bytesOf, startTestService, type TestService } from '../helpers/service.js';
 
-const SHOTS = process.env.PAGEWATCH_SCREENSHOTS ?? join(tmpdir(), 'pagewatch-screenshots');
+const SHOTS = process.env.E2E_SCREENSHOTS ?? join(tmpdir(), 'pagewatch-screenshots');
 
 /** Values no default has, so finding them in the page proves it reads the configuration. */
 const OVERRIDES = {
