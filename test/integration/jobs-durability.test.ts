@@ -182,8 +182,10 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 1000)', 
       expect(await waitFor(() => hitsFor(hooks.hits, key.webhookSecret, id).length >= 1, 10_000)).toBe(true);
       const [first] = hitsFor(hooks.hits, key.webhookSecret, id);
       expect(first!.event).toMatchObject({ type: 'job.failed', data: { jobId: id, status: 'failed', attempts: 3, error: job.error } });
-      const rows = svc.db.prepare('SELECT event_type AS type, status FROM webhook_deliveries WHERE job_id = ?').all(id);
-      expect(rows).toEqual([{ type: 'job.failed', status: 'succeeded' }]);
+      // The receiver records the hit before the sender has read its 204 and marked the row: wait for the row.
+      const rowsOf = () => svc.db.prepare('SELECT event_type AS type, status FROM webhook_deliveries WHERE job_id = ?').all(id) as { type: string; status: string }[];
+      expect(await waitFor(() => rowsOf().every((r) => r.status !== 'pending'), 10_000)).toBe(true);
+      expect(rowsOf()).toEqual([{ type: 'job.failed', status: 'succeeded' }]);
     }
   });
 
