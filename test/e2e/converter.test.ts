@@ -105,6 +105,11 @@ describe('converter page /', () => {
     expect(await page.isVisible('#landscape')).toBe(true);
     expect(await page.isVisible('#fullpage')).toBe(false);
 
+    // The request is held at the browser until the busy state has been checked (a warm render can finish
+    // before the checks run), then goes on to the real service unchanged.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    await page.route('**/api/pdf', async (route) => { await held; await route.continue(); });
     await page.click('#convert');
     // While it renders: the button is disabled, the spinner shows, the region is busy, the status says so.
     await until('the busy state', async () => (await page.getAttribute('#result', 'aria-busy')) === 'true');
@@ -112,7 +117,9 @@ describe('converter page /', () => {
     expect(await page.getAttribute('#convert', 'aria-busy')).toBe('true');
     expect(await page.isVisible('#convert .spinner')).toBe(true);
     expect(await page.innerText('#status')).toBe('Rendering…');
+    release();
     await until('the conversion to finish', async () => (await page.getAttribute('#result', 'aria-busy')) === 'false');
+    await page.unroute('**/api/pdf');
     expect(await page.innerText('#status')).toMatch(/^Done: PDF, .*rendered in \d+ ms/);
 
     const preview = page.locator('#preview object[type="application/pdf"]');
