@@ -26,7 +26,7 @@ it('shows the service figures and refreshes them live as renders happen', async 
   const errors: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(`${svc.url}/status`);
-  await expect.poll(() => page.locator('#overall').textContent()).toBe('All systems working');
+  await expect.poll(() => page.locator('#overall').textContent(), { timeout: 15_000 }).toBe('All systems working');
   expect(await field('browser.up').textContent()).toBe('Up');
   expect(await field('version').textContent()).toMatch(/^\d+\.\d+\.\d+/);
   expect(await field('render.queueSize').textContent()).toBe('100');
@@ -51,7 +51,7 @@ it('shows the service figures and refreshes them live as renders happen', async 
 it('is usable on a phone and reachable by keyboard', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`${svc.url}/status`);
-  await expect.poll(() => page.locator('#overall').textContent()).toBe('All systems working');
+  await expect.poll(() => page.locator('#overall').textContent(), { timeout: 15_000 }).toBe('All systems working');
   // No horizontal scrolling on a phone.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await page.keyboard.press('Tab');
@@ -62,7 +62,7 @@ it('is usable on a phone and reachable by keyboard', async () => {
 it('says so when the service cannot be reached', async () => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`${svc.url}/status`);
-  await expect.poll(() => page.locator('#overall').textContent()).toBe('All systems working');
+  await expect.poll(() => page.locator('#overall').textContent(), { timeout: 15_000 }).toBe('All systems working');
   await page.route('**/api/status', (route) => route.abort());
   await until('the unreachable badge', async () => (await page.locator('#overall').textContent()) === 'Unreachable', 15_000);
   expect(await page.locator('#error').isVisible()).toBe(true);

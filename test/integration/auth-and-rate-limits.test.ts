@@ -105,11 +105,11 @@ describe('rate limits', () => {
   afterAll(async () => { await service?.close(); });
 
   // Invalid bodies answer 400 at once but still spend a token: a cheap way to use up a budget.
-  const spend = (headers: Record<string, string> = {}) => service.post('/api/pdf', { nope: true }, headers);
+  const spend = (headers: Record<string, string> = {}, on = service) => on.post('/api/pdf', { nope: true }, headers);
 
-  async function exhaust(headers: Record<string, string> = {}): Promise<Response> {
+  async function exhaust(headers: Record<string, string> = {}, on = service): Promise<Response> {
     for (let i = 0; i < 100; i++) {
-      const res = await spend(headers);
+      const res = await spend(headers, on);
       if (res.status === 429) return res;
       expect(res.status).toBe(400);
     }
@@ -133,10 +133,18 @@ describe('rate limits', () => {
   });
 
   it('budgets are per key and separate from the anonymous one', async () => {
-    const a = createKey(service.dataDir, 'a');
-    const b = createKey(service.dataDir, 'b');
-    await exhaust({ authorization: `Bearer ${a.key}` });
-    expect((await spend({ authorization: `Bearer ${b.key}` })).status).toBe(400);
-    expect((await spend({ authorization: `Bearer ${a.key}` })).status).toBe(429);
+    // 3 a minute: the next token is 20 s away, so a's budget stays spent while b's is tried (at 60 a minute
+    // a's next token could come within the two round trips and make this flaky).
+    const slow = await startTestService({ rateLimit: { perKeyPerMinute: 3, anonymousPerMinute: 60 } });
+    try {
+      const a = createKey(slow.dataDir, 'a');
+      const b = createKey(slow.dataDir, 'b');
+      await exhaust({ authorization: `Bearer ${a.key}` }, slow);
+      expect((await spend({ authorization: `Bearer ${b.key}` }, slow)).status).toBe(400);
+      expect((await spend({}, slow)).status).toBe(400);
+      expect((await spend({ authorization: `Bearer ${a.key}` }, slow)).status).toBe(429);
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -5,6 +5,7 @@ import { startFixtureServer, type FixtureServer } from '../helpers/fixture-serve
 import { decodePng } from '../helpers/png.js';
 import { processGroup, waitFor, zombiesOf } from '../helpers/processes.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
+import { sleep, until } from '../helpers/until.js';
 
 const SMALL = { html: '<p style="margin:0;background:#0f0;height:100vh">ok</p>', viewport: { width: 100, height: 100 } };
 
@@ -16,14 +17,17 @@ describe('browser crash', () => {
   it('a render in flight when Chromium is killed fails with 503; the next render succeeds on a new browser', async () => {
     const oldPid = service.browsers.stats().pid!;
     expect(oldPid).toBeGreaterThan(0);
-    const inFlight = service.post('/api/image', { html: '<p>slow</p>', delay: 5000 });
-    await new Promise((r) => setTimeout(r, 800));
+    const inFlight = service.post('/api/image', { html: '<p>slow</p>', delay: 10_000 });
+    // Kill only once the render holds its page inside Chromium (a render still waiting for the browser
+    // would simply get the relaunched one).
+    await until('the render to start', () => service.limiter.activeCount === 1, 10_000, 20);
+    await sleep(500);
     process.kill(oldPid, 'SIGKILL');
     const killedAt = Date.now();
 
     const res = await inFlight;
     expect(res.status).toBe(503);
-    expect(Date.now() - killedAt).toBeLessThan(3000); // failed at the crash, not when the 5 s delay ended
+    expect(Date.now() - killedAt).toBeLessThan(6000); // failed at the crash, not when the 10 s delay ended
     expect((await errorOf(res)).code).toBe('unavailable');
 
     const next = await service.post('/api/image', SMALL);

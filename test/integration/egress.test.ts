@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { parsePdf } from '../helpers/pdf.js';
+import { until } from '../helpers/until.js';
 
 const SECRET = 'CANARY-SECRET';
 /** What a page can aim at the canary; see probesPage at the end. */
@@ -192,9 +193,12 @@ describe('allowed site, forbidden canary', () => {
     it('positive control: the same probes at the allowed site all arrive (url and html)', async () => {
       await pdfText(svc, { url: `${siteUrl}/probes?kinds=${KINDS.join(',')}&to=${encodeURIComponent(siteUrl)}`, delay: 1000 });
       await pdfText(svc, { html: probesPage(siteUrl, KINDS), delay: 1000 });
-      const arrived = (prefix: string) => new Set(site.requests.map((r) => r.path).filter((p) => p.startsWith(prefix)));
-      expect([...arrived('/probe/url-')].sort()).toEqual(KINDS.map((k) => `/probe/url-${k}`).sort());
-      expect([...arrived('/probe/html-')].sort()).toEqual(KINDS.map((k) => `/probe/html-${k}`).sort());
+      const arrived = (prefix: string) => [...new Set(site.requests.map((r) => r.path).filter((p) => p.startsWith(prefix)))].sort();
+      // Some probes (a worker, a beacon) need not land before the render ends: wait for them a little.
+      const all = (prefix: string) => KINDS.map((k) => `${prefix}${k}`).sort();
+      await until('every probe to arrive', async () => arrived('/probe/url-').length === KINDS.length && arrived('/probe/html-').length === KINDS.length, 10_000).catch(() => undefined);
+      expect(arrived('/probe/url-')).toEqual(all('/probe/url-'));
+      expect(arrived('/probe/html-')).toEqual(all('/probe/html-'));
     });
   });
 

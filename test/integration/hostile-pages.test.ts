@@ -15,7 +15,7 @@ import { bytesOf, errorOf, startTestService, type TestService } from '../helpers
 
 const TIMEOUT = 5000;
 /** Functional bound of the contract (a render ends at its timeout, plus answer/teardown), not a benchmark. */
-const WALL_LIMIT = TIMEOUT + 3000;
+const WALL_LIMIT = TIMEOUT + 5000;
 
 interface Outcome { name: string; status: number; code?: string; message?: string; ms: number; text?: string }
 const outcomes: Outcome[] = [];
@@ -113,7 +113,7 @@ describe('hostile pages', () => {
     const body = await bytesOf(res);
     expect(res.status, body.toString('utf8').slice(0, 500)).toBe(200);
     expect((await parsePdf(body)).text).toContain(marker);
-    expect(performance.now() - started).toBeLessThan(5000);
+    expect(performance.now() - started).toBeLessThan(8000);
   }
 
   it('an infinite loop ends with 504 render_timeout', async () => {

@@ -509,7 +509,7 @@ describe('Content-Disposition filename', () => {
 
 describe('render queue (429 queue_full)', () => {
   it('with concurrency 1 and queueSize 1, a third render is refused at once with Retry-After; the first two succeed', async () => {
-    const slow = '<!doctype html><body style="margin:0;background:#00ff00"><script>const t=Date.now()+3000;while(Date.now()<t){}</script></body>';
+    const slow = '<!doctype html><body style="margin:0;background:#00ff00"><script>const t=Date.now()+6000;while(Date.now()<t){}</script></body>';
     const started = Date.now();
     const first = small.post('/api/image', { html: slow, viewport: { width: 30, height: 20 } });
     await waitFor(() => small.limiter.activeCount === 1, 'the first render to start');
@@ -524,7 +524,7 @@ describe('render queue (429 queue_full)', () => {
     expect(retryAfter).toMatch(/^\d+$/);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     // Refused while the first was still busy, not after waiting its turn.
-    expect(refusedAfter).toBeLessThan(3000);
+    expect(refusedAfter).toBeLessThan(6000);
     expect(small.limiter.activeCount).toBe(1);
     expect(small.limiter.queuedCount).toBe(1);
 
@@ -532,7 +532,7 @@ describe('render queue (429 queue_full)', () => {
     const png1 = decodePng(await expectPng(r1, 30, 20));
     expect(png1.pixel(5, 5)).toEqual({ r: 0, g: 255, b: 0, a: 255 });
     await expectPng(r2, 20, 30);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(6000);
     expect(small.limiter.activeCount).toBe(0);
     expect(small.limiter.queuedCount).toBe(0);
 

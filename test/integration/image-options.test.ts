@@ -264,8 +264,8 @@ describe('animations', () => {
   const html = page('<div id="inf"></div><div id="fin"></div>', `
     @keyframes fade { from { background: #f00 } to { background: #00f } }
     #inf, #fin { width: 100px; height: 100px; background: #0f0 }
-    #inf { animation: fade 10s linear infinite }
-    #fin { animation: fade 10s linear forwards }`);
+    #inf { animation: fade 60s linear infinite }
+    #fin { animation: fade 60s linear forwards }`);
 
   it('are disabled by default: finite ones finish, infinite ones are cancelled, every capture is the same', async () => {
     const first = await renderPng({ html, viewport: { width: 200, height: 200 } });

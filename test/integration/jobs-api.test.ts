@@ -577,14 +577,14 @@ describe('jobs API on a service with 2 render slots', () => {
 
 // ---------------------------------------------------------------------------------------------------
 
-describe('result expiry (jobs.resultTtlHours ≈ 3.6 s, sweeper every 200 ms)', () => {
+describe('result expiry (jobs.resultTtlHours ≈ 7.2 s, sweeper every 200 ms)', () => {
   let svc: TestService;
   let h: ReturnType<typeof api>;
   let key: IssuedKey;
 
   beforeAll(async () => {
-    // 0.001 h = 3.6 s: long enough to fetch the result once even on a loaded machine.
-    svc = await startTestService({ render: { concurrency: 2 }, jobs: { pollIntervalMs: 50, resultTtlHours: 0.001, sweepIntervalMs: 200 } });
+    // 0.002 h = 7.2 s: long enough to fetch the result once even on a loaded machine.
+    svc = await startTestService({ render: { concurrency: 2 }, jobs: { pollIntervalMs: 50, resultTtlHours: 0.002, sweepIntervalMs: 200 } });
     h = api(svc);
     key = svc.createKey('expiry');
   });
@@ -603,7 +603,7 @@ describe('result expiry (jobs.resultTtlHours ≈ 3.6 s, sweeper every 200 ms)', 
     expect((await bytesOf(first)).length).toBe(done.result!.bytes);
     expect(done.result!.expired).toBe(false);
     const ttl = Date.parse(done.result!.expiresAt) - Date.parse(done.finishedAt!);
-    expect(ttl).toBe(3600);
+    expect(ttl).toBe(7200);
 
     const gone = await until('the result to expire', async () => {
       const res = await svc.call('GET', `/api/jobs/${job.id}/result`, key.key);

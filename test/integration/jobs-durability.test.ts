@@ -78,7 +78,7 @@ function insertOrphan(db: Database.Database, row: {
 
 const newJobId = () => `job_${randomBytes(10).toString('hex')}`;
 
-describe('leases, maxAttempts and browser crashes (one service, leaseMs 1000)', () => {
+describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', () => {
   let svc: TestService;
   let hooks: WebhookReceiver;
   let key: { id: string; key: string; webhookSecret: string };
@@ -88,7 +88,9 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 1000)', 
   beforeAll(async () => {
     [svc, hooks] = await Promise.all([
       startTestService({
-        jobs: { leaseMs: 1000, pollIntervalMs: 100 }, webhooks: { retryScheduleMs: [200, 400], timeoutMs: 1000 },
+        // A lease of 2 s is renewed every 667 ms: a stall of the loaded test process shorter than 1.3 s never
+        // lets the worker take its own job over. The generous answer timeout keeps a stall from causing a retry.
+        jobs: { leaseMs: 2000, pollIntervalMs: 100 }, webhooks: { retryScheduleMs: [200, 400], timeoutMs: 10_000 },
         rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 }, // the tests poll jobs often
       }),
       startWebhookReceiver(),
@@ -138,7 +140,7 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 1000)', 
 
   it('a job rendering for longer than its lease is not taken over while its worker renews the lease', async () => {
     const marker = `HEARTBEAT-${randomBytes(4).toString('hex')}`;
-    const id = await submit(svc, key.key, { html: `<h1>${marker}</h1>`, delay: 3000, webhookUrl: hooks.url });
+    const id = await submit(svc, key.key, { html: `<h1>${marker}</h1>`, delay: 6000, webhookUrl: hooks.url });
     await waitForJob(svc, key.key, id, ['running', 'succeeded', 'failed']);
     // The lease moves forward while the render runs (three times the lease in all).
     const leaseOf = () => (svc.db.prepare('SELECT lease_expires_at AS at FROM jobs WHERE id = ?').get(id) as { at: string | null }).at;
@@ -226,7 +228,7 @@ describe('graceful stop hands unfinished jobs back', () => {
   });
 
   it('jobs interrupted by a stop go back to queued with the try not counted, and a new service on the same data finishes them', async () => {
-    const options = { shutdownGraceMs: 500, render: { concurrency: 2 }, jobs: { leaseMs: 1000, pollIntervalMs: 100 } };
+    const options = { shutdownGraceMs: 500, render: { concurrency: 2 }, jobs: { leaseMs: 5000, pollIntervalMs: 100 } };
     const first = await startServiceOn(dataDir, options);
     services.push(first);
     const key = first.createKey('graceful');
