@@ -21,8 +21,8 @@ import { MonitorStore } from './db/monitors.js';
 import { DiffPool } from './diff/pool.js';
 import { Differ } from './diff/differ.js';
 import { JobQueue } from './jobs/queue.js';
-import { RenderJobRunner } from './jobs/render-job.js';
-import { CaptureJobRunner } from './monitors/capture-job.js';
+import { jobIdOfResultKey, RenderJobRunner } from './jobs/render-job.js';
+import { CaptureJobRunner, captureIdOfFileKey } from './monitors/capture-job.js';
 import { CaptureRecorder } from './monitors/recorder.js';
 import { MonitorRuns } from './monitors/runs.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
@@ -114,7 +114,10 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   }, { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs }, log, wakeDispatcher);
   const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake());
   const scheduler = new MonitorScheduler(monitorStore, runs, log);
-  const sweeper = new Sweeper(jobStore, idempotency, results, config.jobs.sweepIntervalMs, log);
+  const sweeper = new Sweeper(jobStore, idempotency, results, config.jobs.sweepIntervalMs, log, [
+    { name: 'results', store: results, isReferenced: (key) => jobStore.holdsResult(jobIdOfResultKey(key), key) },
+    { name: 'captures', store: captureFiles, isReferenced: (key) => captureStore.holdsFile(captureIdOfFileKey(key), key) },
+  ]);
   dispatcher.start();
   worker.start();
   sweeper.start();

@@ -71,6 +71,7 @@ export class CaptureStore {
           SELECT id FROM captures WHERE monitor_id = @monitorId ORDER BY taken_at DESC, id DESC LIMIT @keep)
         RETURNING id, image_key AS imageKey, diff_key AS diffKey`),
       exists: db.prepare('SELECT 1 FROM captures WHERE id = ?'),
+      holdsFile: db.prepare('SELECT 1 FROM captures WHERE id = ? AND (image_key = ? OR diff_key = ?)'),
     };
   }
 
@@ -108,5 +109,10 @@ export class CaptureStore {
 
   exists(id: string): boolean {
     return this.stmts.exists.get(id) !== undefined;
+  }
+
+  /** Whether capture `id` still refers to the stored file `key` (its image or its diff). */
+  holdsFile(id: string, key: string): boolean {
+    return this.stmts.holdsFile.get(id, key, key) !== undefined;
   }
 }

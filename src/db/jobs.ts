@@ -122,6 +122,7 @@ export class JobStore {
       expired: db.prepare(`SELECT * FROM jobs WHERE result_key IS NOT NULL AND result_removed_at IS NULL
         AND result_expires_at <= ? ORDER BY result_expires_at LIMIT ?`),
       markRemoved: db.prepare('UPDATE jobs SET result_removed_at = ? WHERE id = ?'),
+      holdsResult: db.prepare('SELECT 1 FROM jobs WHERE id = ? AND result_key = ? AND result_removed_at IS NULL'),
     };
   }
 
@@ -221,5 +222,10 @@ export class JobStore {
 
   markResultRemoved(id: string, now: Date): void {
     this.stmts.markRemoved.run(now.toISOString(), id);
+  }
+
+  /** Whether job `id` still offers the stored result `key`. */
+  holdsResult(id: string, key: string): boolean {
+    return this.stmts.holdsResult.get(id, key) !== undefined;
   }
 }

@@ -1,16 +1,28 @@
 // Removes what has outlived its time: job results past jobs.resultTtlHours (the row stays, so the
-// result URL answers 410 rather than 404) and idempotency keys past their 24 h window.
+// result URL answers 410 rather than 404), idempotency keys past their 24 h window, and — on the first
+// pass and then hourly — stored files no row refers to any more (what a crash can leave behind).
 import type { IdempotencyKeyStore } from '../db/idempotency-keys.js';
 import type { JobStore } from '../db/jobs.js';
 import type { Logger } from '../log.js';
 import { IDEMPOTENCY_WINDOW_MS } from './queue.js';
 import type { FileStore } from '../storage/file-store.js';
+import { ORPHAN_MIN_AGE_MS, removeOrphans } from '../storage/orphans.js';
 
 const BATCH = 500;
+const ORPHAN_PASS_EVERY_MS = 3600_000;
+
+/** A file store, and how to tell whether a row still refers to one of its keys. */
+export interface OrphanSource {
+  name: string;
+  store: FileStore;
+  isReferenced(key: string): boolean;
+}
 
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private stopping = false;
+  private lastOrphanPass = -Infinity;
 
   constructor(
     private readonly jobs: JobStore,
@@ -18,6 +30,7 @@ export class Sweeper {
     private readonly results: FileStore,
     private readonly intervalMs: number,
     private readonly log: Logger,
+    private readonly orphanSources: OrphanSource[] = [],
   ) {}
 
   start(): void {
@@ -26,6 +39,7 @@ export class Sweeper {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.timer);
     await this.running;
   }
@@ -45,6 +59,22 @@ export class Sweeper {
       if (removed || keys) this.log.info({ results: removed, idempotencyKeys: keys }, 'swept expired data');
     } catch (err) {
       this.log.error({ err }, 'sweep failed');
+    }
+    if (now.getTime() - this.lastOrphanPass >= ORPHAN_PASS_EVERY_MS) {
+      this.lastOrphanPass = now.getTime();
+      await this.removeOrphans(now);
+    }
+  }
+
+  private async removeOrphans(now: Date): Promise<void> {
+    const before = new Date(now.getTime() - ORPHAN_MIN_AGE_MS);
+    for (const { name, store, isReferenced } of this.orphanSources) {
+      try {
+        const removed = await removeOrphans(store, isReferenced, before, () => this.stopping);
+        if (removed) this.log.warn({ store: name, files: removed }, 'removed stored files no row refers to');
+      } catch (err) {
+        this.log.error({ err, store: name }, 'orphaned file sweep failed');
+      }
     }
   }
 }

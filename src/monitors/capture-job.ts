@@ -57,8 +57,9 @@ export class CaptureJobRunner implements JobRunner {
     if (signal.aborted) return;
 
     const id = newCaptureId();
-    const imageKey = `${monitor.id}/${id}`;
-    const diffKey = diff?.diffPng ? `${monitor.id}/${id}-diff` : null;
+    const keys = captureFileKeys(monitor.id, id);
+    const imageKey = keys.image;
+    const diffKey = diff?.diffPng ? keys.diff : null;
     await this.files.put(imageKey, shot.bytes);
     if (diffKey) await this.files.put(diffKey, diff!.diffPng!);
     const { width, height } = pngSize(shot.bytes);
@@ -113,4 +114,14 @@ function isChange(diff: DiffResult, monitor: MonitorRecord): boolean {
 /** The render request of a capture: the monitor's image options, its url, always PNG. */
 export function captureRequest(monitor: MonitorRecord): ImageRequest {
   return { ...monitor.settings.capture, url: monitor.settings.url, format: 'png', response: 'binary', async: false };
+}
+
+/** A capture's files live in its monitor's folder, so deleting the monitor removes them in one go. */
+export function captureFileKeys(monitorId: string, captureId: string): { image: string; diff: string } {
+  return { image: `${monitorId}/${captureId}`, diff: `${monitorId}/${captureId}-diff` };
+}
+
+/** The capture a stored file belongs to: the inverse of captureFileKeys. */
+export function captureIdOfFileKey(key: string): string {
+  return key.slice(key.indexOf('/') + 1).replace(/-diff$/, '');
 }
