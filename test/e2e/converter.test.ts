@@ -191,6 +191,9 @@ describe('converter page /', () => {
 
   it('shows API errors in words: a blocked URL, and invalid fields highlighted', async () => {
     await open();
+    // A result first: a failed conversion must not leave it on screen beside its error.
+    expect(await convert()).toMatch(/^Done: PDF/);
+    expect(await page.isVisible('#result-body')).toBe(true);
     await page.click('label[for="src-url"]');
     expect(await page.isVisible('#html')).toBe(false);
     await page.fill('#url', 'http://10.0.0.1/');
@@ -204,6 +207,8 @@ describe('converter page /', () => {
     expect(words).toMatch(/not allowed: the service does not fetch private, loopback or link-local addresses/);
     expect(await page.getAttribute('#url', 'aria-invalid')).toBe('true');
     expect(await page.isVisible('#result-body')).toBe(false);
+    expect(await page.isVisible('#result-empty')).toBe(true);
+    expect(await page.getAttribute('#download', 'href')).toBe('#');
     await shot('error-blocked-1280');
     await page.setViewportSize(PHONE);
     await shot('error-blocked-390');

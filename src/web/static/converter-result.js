@@ -81,3 +81,14 @@ export function showResult(request, res, blob) {
   $('result-empty').hidden = true;
   $('result-body').hidden = false;
 }
+
+/** A failed conversion: the last result goes, so the page never shows it beside the error as if it were this one's. */
+export function clearResult() {
+  if (blobUrl) URL.revokeObjectURL(blobUrl);
+  blobUrl = '';
+  $('preview').replaceChildren();
+  $('meta').replaceChildren();
+  $('download').href = '#';
+  $('result-body').hidden = true;
+  $('result-empty').hidden = false;
+}

@@ -6,7 +6,7 @@ import { api, ApiError, storedKey, storeKey } from '/assets/api.js';
 import { clearErrors, clearFieldError, showError, showProblems } from '/assets/converter-errors.js';
 import { $, els, form, outputOf, sourceOf } from '/assets/converter-form.js';
 import { buildRequest, showCurl } from '/assets/converter-request.js';
-import { formatBytes, showResult, TYPE_NAME } from '/assets/converter-result.js';
+import { clearResult, formatBytes, showResult, TYPE_NAME } from '/assets/converter-result.js';
 
 // What this module exported before the split, still here for anything that imports it.
 export { curlCommand, shellQuote } from '/assets/converter-request.js';
@@ -151,6 +151,7 @@ async function convert() {
     if (box.top > innerHeight || box.bottom < 0) els.result.scrollIntoView({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
   } catch (err) {
     els.status.textContent = '';
+    clearResult();
     showError(err);
     const invalid = err instanceof ApiError && err.code === 'invalid_request' && form.querySelector('[aria-invalid="true"]:not([hidden])');
     setBusy(false);
