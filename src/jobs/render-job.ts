@@ -45,3 +45,8 @@ export class RenderJobRunner implements JobRunner {
 export function resultKey(jobId: string, attempt: number): string {
   return `${jobId}-${attempt}`;
 }
+
+/** The job a stored result belongs to: the inverse of resultKey. */
+export function jobIdOfResultKey(key: string): string {
+  return key.replace(/-\d+$/, '');
+}
