@@ -1,0 +1,108 @@
+// Every page audited with axe-core (WCAG 2.0/2.1/2.2 A and AA rules, plus axe's best practices) in a real
+// Chromium against the running service, at laptop and phone widths, in the states a user sees: the
+// converter before and after a conversion, the status page, the docs, and the dashboard without a key,
+// with its list, with the form showing field errors, and with a monitor's history and diff open.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium } from '../../src/render/chromium-path.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+const VIEWPORTS = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
+
+let svc: TestService;
+let fx: FixtureServer;
+let browser: Browser;
+let key: string;
+let version = 1;
+
+beforeAll(async () => {
+  [svc, fx] = await Promise.all([
+    startTestService({ jobs: { pollIntervalMs: 100 }, rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 } }),
+    startFixtureServer(),
+  ]);
+  fx.route('/watched', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><title>Watched</title><h1 style="font-size:64px">Version ${version}</h1>`);
+  });
+  key = svc.createKey('a11y').key;
+  // A monitor with a baseline and a changed capture, so the history has a diff to show.
+  const res = await svc.call('POST', '/api/monitors', key, { url: `${fx.url}/watched`, schedule: '0 0 1 1 *', name: 'Watched page' });
+  expect(res.status).toBe(201);
+  const { id } = await res.json() as { id: string };
+  for (const v of [1, 2]) {
+    version = v;
+    expect((await svc.call('POST', `/api/monitors/${id}/run`, key)).status).toBe(202);
+    await until(`capture ${v}`, async () => {
+      const { items } = await (await svc.call('GET', `/api/monitors/${id}/captures`, key)).json() as { items: { status: string }[] };
+      return items.length === v && items.every((c) => c.status === 'succeeded');
+    });
+  }
+  browser = await chromium.launch({ executablePath: findChromium(''), args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([svc?.close(), fx?.close()]);
+});
+
+/** axe's violations on the page as it is now, one line each with the elements concerned. */
+async function violations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate((tags) => (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }> } })
+    .axe.run(document, { runOnly: tags }), RULES);
+  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+describe.each(Object.entries(VIEWPORTS))('at %s width', (_name, viewport) => {
+  let page: Page;
+  beforeAll(async () => {
+    // axe is injected by the test; the pages' CSP (tested by the other page tests) would refuse it.
+    page = await browser.newPage({ viewport, bypassCSP: true });
+    page.setDefaultTimeout(15_000);
+  });
+  afterAll(async () => { await page?.close(); });
+
+  it('the converter, before and after a conversion', async () => {
+    await page.goto(`${svc.url}/`);
+    await until('the sample HTML', async () => (await page.inputValue('#html')).includes('Invoice'));
+    expect(await violations(page)).toEqual([]);
+    await page.click('#convert');
+    await until('the result', () => page.isVisible('#result-body'));
+    expect(await violations(page)).toEqual([]);
+  });
+
+  it('the status page and the docs', async () => {
+    await page.goto(`${svc.url}/status`);
+    await until('the live figures', async () => (await page.locator('#overall').textContent()) === 'All systems working');
+    expect(await violations(page)).toEqual([]);
+    await page.goto(`${svc.url}/docs`);
+    expect(await violations(page)).toEqual([]);
+  });
+
+  it('the dashboard: without a key, with the list, the form with field errors, and a history with its diff', async () => {
+    await page.goto(`${svc.url}/monitors`);
+    expect(await violations(page)).toEqual([]);
+    await page.fill('#key-input', key);
+    await page.click('#key-save');
+    await until('the monitor list', () => page.getByText('Watched page').first().isVisible());
+    expect(await violations(page)).toEqual([]);
+
+    await page.click('#new-monitor');
+    await page.fill('#f-url', 'http://10.0.0.1/');
+    await page.fill('#f-schedule', '61 * * * *');
+    await page.locator('#monitor-form [type="submit"]').click();
+    await until('the field errors', () => page.isVisible('#f-schedule-error'));
+    expect(await violations(page)).toEqual([]);
+
+    await page.goto(`${svc.url}/monitors`);
+    await page.getByRole('button', { name: /^History/ }).first().click();
+    await until('the capture view', () => page.isVisible('button[data-view="diff"]'));
+    await page.click('button[data-view="diff"]');
+    expect(await violations(page)).toEqual([]);
+  });
+});
