@@ -337,6 +337,25 @@ describe('converter page /', () => {
     expect(await page.innerText('#status')).toMatch(/^Done: PDF/);
   });
 
+  it('Cancel stops a slow conversion: the page is ready again at once and the service ends the render', async () => {
+    await open();
+    await page.fill('#delay', '10000');
+    await page.click('#convert');
+    await until('the render to start in the service', () => svc.limiter.activeCount === 1, 15_000, 20);
+    expect(await page.isVisible('#cancel')).toBe(true);
+    await shot('busy-with-cancel-1280');
+    await page.click('#cancel');
+    await until('the page to stop waiting', async () => (await page.getAttribute('#result', 'aria-busy')) === 'false');
+    expect(await page.innerText('#status')).toBe('Canceled.');
+    expect(await page.isVisible('#cancel')).toBe(false);
+    expect(await page.isEnabled('#convert')).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('convert');
+    expect(await page.innerText('#error')).toBe('');
+    expect(await page.isVisible('#result-body')).toBe(false); // nothing had finished before
+    // The service stopped the render when the request went away, long before its 10 s delay was over.
+    await until('the service to end the render', () => svc.limiter.activeCount === 0, 5000, 20);
+  });
+
   it('raised no CSP violation and no script error', () => {
     expect(problems).toEqual([]);
   });

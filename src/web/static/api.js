@@ -18,15 +18,16 @@ export function storeKey(key) {
  * fetch with the key (when given) and JSON in/out. A non-2xx answer throws an ApiError carrying the
  * contract's error body, so callers can show its words and field details.
  */
-export async function api(method, path, { key = '', body, accept } = {}) {
+export async function api(method, path, { key = '', body, accept, signal } = {}) {
   const headers = {};
   if (key) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (accept) headers.accept = accept;
   let res;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
   } catch (err) {
+    if (err.name === 'AbortError') throw err; // the caller canceled: not the service's failure
     throw new ApiError(0, 'network', `The service could not be reached (${err.message}).`);
   }
   if (res.ok) return res;

@@ -6,7 +6,7 @@ export const form = $('convert-form');
 export const els = {
   url: $('url'), html: $('html'), paper: $('paper'), margin: $('margin'), device: $('device'), vw: $('vw'), vh: $('vh'),
   quality: $('quality'), wait: $('wait'), delay: $('delay'), fullpage: $('fullpage'), landscape: $('landscape'), dark: $('dark'),
-  key: $('key'), convert: $('convert'), status: $('status'), error: $('error'), result: $('result'),
+  key: $('key'), convert: $('convert'), cancel: $('cancel'), status: $('status'), error: $('error'), result: $('result'),
 };
 
 export const sourceOf = () => form.elements.source.value;

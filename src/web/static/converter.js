@@ -115,13 +115,16 @@ syncForm();
 // ---- converting -------------------------------------------------------------------------------------
 
 let busy = false;
+/** Aborts the conversion in flight (the service stops its render when the request goes away). */
+let inFlight = null;
 
 function setBusy(on) {
   busy = on;
-  const hadFocus = document.activeElement === els.convert;
+  const hadFocus = document.activeElement === els.convert || document.activeElement === els.cancel;
   els.convert.disabled = on;
   els.convert.querySelector('.spinner').hidden = !on;
   els.convert.querySelector('.label').textContent = on ? 'Converting…' : 'Convert';
+  els.cancel.hidden = !on;
   // Busy is the result region only: on the form it would hold back the status and alert inside it.
   els.result.setAttribute('aria-busy', String(on));
   els.convert.setAttribute('aria-busy', String(on));
@@ -138,10 +141,11 @@ async function convert() {
     return;
   }
   showCurl(request);
+  inFlight = new AbortController();
   setBusy(true);
   els.status.textContent = 'Rendering…';
   try {
-    const res = await api('POST', request.endpoint, { key: els.key.value.trim(), body: request.body });
+    const res = await api('POST', request.endpoint, { key: els.key.value.trim(), body: request.body, signal: inFlight.signal });
     const blob = await res.blob();
     showResult(request, res, blob);
     const ms = res.headers.get('x-render-ms');
@@ -150,6 +154,12 @@ async function convert() {
     const box = els.result.getBoundingClientRect();
     if (box.top > innerHeight || box.bottom < 0) els.result.scrollIntoView({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
   } catch (err) {
+    if (err.name === 'AbortError') {
+      // Canceled by the user: the previous result, if any, is still the last one that finished.
+      els.status.textContent = 'Canceled.';
+      setBusy(false);
+      return;
+    }
     els.status.textContent = '';
     clearResult();
     showError(err);
@@ -160,6 +170,8 @@ async function convert() {
   }
   setBusy(false);
 }
+
+els.cancel.addEventListener('click', () => inFlight?.abort());
 
 form.addEventListener('submit', (event) => {
   event.preventDefault();
