@@ -241,6 +241,23 @@ it('runs a capture, shows its image, then shows a change as a diff and in the sl
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshots('history-diff');
 
+  // Actual size: one image pixel per CSS pixel, the frame scrolling sideways; and back to fitted.
+  const fit = async () => page.evaluate(() => {
+    const img = document.getElementById('single-img') as HTMLImageElement;
+    const stage = document.getElementById('single')!;
+    return { shown: img.getBoundingClientRect().width, natural: img.naturalWidth, frame: stage.clientWidth, scroll: stage.scrollWidth };
+  });
+  const fitted = await fit();
+  expect(fitted.shown).toBeLessThan(fitted.natural); // the viewer is narrower than a 1280 px capture
+  await page.getByRole('button', { name: 'Actual size' }).click();
+  expect(await attr('#zoom', 'aria-pressed')).toBe('true');
+  const actual = await fit();
+  expect(actual.shown).toBe(actual.natural);
+  expect(actual.scroll).toBeGreaterThan(actual.frame);
+  await page.getByRole('button', { name: 'Actual size' }).click();
+  expect(await attr('#zoom', 'aria-pressed')).toBe('false');
+  expect((await fit()).shown).toBe(fitted.shown);
+
   await page.getByRole('button', { name: 'Previous', exact: true }).click();
   await until('the previous image', async () => (await text('#single-caption')).startsWith('Previous') && rendered('#single-img'), 15_000);
   await expectShows('#single-img', firstPng);

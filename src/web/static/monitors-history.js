@@ -222,6 +222,7 @@ async function showView(view) {
   $('view-toolbar').hidden = !available.size;
   const slider = view === 'slider';
   $('single').hidden = slider || !available.size;
+  $('zoom').hidden = slider;
   $('compare').hidden = !slider;
   const status = $('stage-status');
   if (!available.size) {
@@ -266,6 +267,14 @@ function setImage(img, src, alt) {
 for (const button of document.querySelectorAll('#viewer button[data-view]')) {
   button.addEventListener('click', () => showView(button.dataset.view));
 }
+
+// Fitted to the width, a capture's text is too small to read on a phone: at actual size (one image pixel
+// per CSS pixel) the frame scrolls both ways instead.
+$('zoom').addEventListener('click', () => {
+  const actual = $('zoom').getAttribute('aria-pressed') !== 'true';
+  $('zoom').setAttribute('aria-pressed', String(actual));
+  $('single').classList.toggle('actual', actual);
+});
 
 /** The current image inside the reveal keeps the full width of the box, so only the reveal's width changes. */
 function sizeCompare() {
