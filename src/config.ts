@@ -34,6 +34,7 @@ export const configSchema = z.object({
   }).strict().prefault({}),
   auth: z.object({
     anonymous: z.boolean().default(true).describe('Allow synchronous renders without an API key (the public converter tier)'),
+    publicOperations: z.boolean().default(true).describe('Serve /api/status and /metrics without an API key; false requires one (any active key)'),
   }).strict().prefault({}),
   rateLimit: z.object({
     perKeyPerMinute: int(1, 1_000_000).default(600).describe('Requests per minute per API key'),

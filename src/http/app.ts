@@ -36,7 +36,7 @@ export interface AppDeps {
   readiness: Readiness;
   keys: ApiKeyStore;
   limits: { maxBodyBytes: number; maxTimeoutMs: number; anonymousMaxBodyBytes: number; maxRetention: number };
-  auth: { anonymous: boolean };
+  auth: { anonymous: boolean; publicOperations: boolean };
   rateLimit: { perKeyPerMinute: number; anonymousPerMinute: number };
   trustProxy: boolean;
   status: () => StatusSnapshot;

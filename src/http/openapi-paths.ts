@@ -12,6 +12,9 @@ import { deliveryListQuery, jobListQuery, pagingQuery } from './schemas/lists.js
 /** The document's `paths`: path → its operations. */
 export function buildPaths(config: Readonly<Config>): Record<string, Record<string, unknown>> {
   const anonymous = config.auth.anonymous;
+  // /api/status and /metrics: open (a key that is sent is checked) or keyed, as auth.publicOperations says.
+  const operationsAccess = config.auth.publicOperations ? 'anonymous' : 'key';
+  const operationsUnauthorized = config.auth.publicOperations ? 'a key was sent but is unknown or revoked' : 'no key, or an unknown or revoked one';
 
   const renderBody = (schemaName: string) => ({
     required: true,
@@ -178,9 +181,9 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
 
     '/api/status': {
       get: operation({
-        id: 'getStatus', summary: 'The service\'s figures (what /status shows)', tag: 'Operations', access: 'anonymous',
-        description: 'Public: no key needed (a key that is sent must be valid).',
-        responses: { 200: one('Status', 'Aggregate figures'), ...errors(['unauthorized', ...PAGE_ERRORS], { unauthorized: 'a key was sent but is unknown or revoked' }) },
+        id: 'getStatus', summary: 'The service\'s figures (what /status shows)', tag: 'Operations', access: operationsAccess,
+        description: operationsAccess === 'anonymous' ? 'Public: no key needed (a key that is sent must be valid).' : 'Needs an API key (auth.publicOperations is false here).',
+        responses: { 200: one('Status', 'Aggregate figures'), ...errors(['unauthorized', 'rate_limited', ...PAGE_ERRORS], { unauthorized: operationsUnauthorized }) },
       }),
     },
     '/health': {
@@ -197,8 +200,9 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
     },
     '/metrics': {
       get: operation({
-        id: 'metrics', summary: 'Prometheus metrics', tag: 'Operations', access: 'public',
-        responses: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errors(PAGE_ERRORS) },
+        id: 'metrics', summary: 'Prometheus metrics', tag: 'Operations', access: operationsAccess,
+        description: operationsAccess === 'anonymous' ? 'Public: no key needed (a key that is sent must be valid).' : 'Needs an API key (auth.publicOperations is false here): Prometheus sends it with `authorization: {credentials: <key>}`.',
+        responses: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errors(['unauthorized', 'rate_limited', ...PAGE_ERRORS], { unauthorized: operationsUnauthorized }) },
       }),
     },
     '/openapi.json': {

@@ -117,7 +117,7 @@ ${code('diffRatio >= diff.minChangeRatio')} (0.001 by default). ${code('ignoreRe
 <ul class="links">
 <li><a href="/openapi.json">/openapi.json</a>: the OpenAPI 3.1 document, generated from the schemas that validate requests, with this service's limits.</li>
 <li><a href="/status">/status</a>: what the service is doing now (the same figures as <a href="/api/status">/api/status</a>).</li>
-<li><a href="/metrics">/metrics</a>: Prometheus metrics.</li>
+<li><a href="/metrics">/metrics</a>: Prometheus metrics.${c.auth.publicOperations ? '' : html` Here ${code('/api/status')} and ${code('/metrics')} need an API key (${code('auth.publicOperations')} is false); Prometheus sends it with ${code('authorization: {credentials: <key>}')}.`}</li>
 <li><a href="/health">/health</a> (the process runs) and <a href="/ready">/ready</a> (the database and the browser are usable).</li>
 </ul>
 </section>`;

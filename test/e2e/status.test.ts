@@ -67,3 +67,24 @@ it('says so when the service cannot be reached', async () => {
   await until('the unreachable badge', async () => (await page.locator('#overall').textContent()) === 'Unreachable', 15_000);
   expect(await page.locator('#error').isVisible()).toBe(true);
 });
+
+it('with auth.publicOperations false: asks for a key, then shows the figures with the key the dashboard saved', async () => {
+  const closed = await startTestService({ auth: { publicOperations: false } });
+  try {
+    await page.unrouteAll(); // the test before cut the page off from /api/status
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${closed.url}/status`);
+    await until('the key notice', async () => (await page.locator('#overall').textContent()) === 'Needs an API key', 15_000);
+    const notice = page.locator('#error');
+    expect(await notice.innerText()).toContain('API key holders only');
+    expect(await notice.locator('a').getAttribute('href')).toBe('/monitors');
+    // The dashboard keeps the key in localStorage; the status page reads it from there.
+    await page.evaluate((key) => localStorage.setItem('pagewatch.apiKey', key), closed.createKey('status').key);
+    await until('the figures', async () => (await page.locator('#overall').textContent()) === 'All systems working', 15_000);
+    expect(await notice.isVisible()).toBe(false);
+    expect(await field('browser.up').textContent()).toBe('Up');
+  } finally {
+    await page.evaluate(() => localStorage.removeItem('pagewatch.apiKey')).catch(() => undefined);
+    await closed.close();
+  }
+});

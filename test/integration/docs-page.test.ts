@@ -204,4 +204,11 @@ describe('/docs', () => {
     expect(page).toContain('The anonymous tier is off on this service');
     expect(page).toContain('curl -X POST http://localhost:3000/api/pdf -H &quot;Authorization: Bearer $PAGEWATCH_KEY&quot;');
   });
+
+  it('says when /api/status and /metrics need a key, and not otherwise', () => {
+    const closed = renderDocsPage(loadConfig({ env: {}, overrides: { auth: { publicOperations: false } } }), 'http://localhost:3000');
+    expect(closed).toContain('need an API key (<code>auth.publicOperations</code> is false)');
+    expect(closed).toContain('<code>authorization: {credentials: &lt;key&gt;}</code>');
+    expect(renderDocsPage(loadConfig({ env: {} }), 'http://localhost:3000')).not.toContain('auth.publicOperations');
+  });
 });

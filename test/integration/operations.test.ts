@@ -1,4 +1,5 @@
-// /api/status and /metrics over the real stack: public aggregate figures that move with real work.
+// /api/status and /metrics over the real stack: public aggregate figures that move with real work, and
+// kept for key holders when auth.publicOperations is false.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheus, sampleValue } from '../helpers/prometheus.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -95,6 +96,40 @@ describe('/metrics', () => {
     expect(() => parsePrometheus('just words\n')).toThrow(/bad value/);
     expect(() => parsePrometheus('{a="b"} 1\n')).toThrow(/not a sample/);
     expect(() => parsePrometheus('# TYPE x flavour\n')).toThrow(/bad TYPE/);
+  });
+});
+
+describe('auth.publicOperations: false (the figures for key holders only)', () => {
+  let closed: TestService;
+  beforeAll(async () => { closed = await startTestService({ auth: { publicOperations: false } }); });
+  afterAll(async () => { await closed?.close(); });
+  const get = (method: string, path: string, key?: string) =>
+    fetch(`${closed.url}${path}`, { method, headers: key ? { authorization: `Bearer ${key}` } : {} });
+
+  it('/metrics and /api/status answer 401 without a key (HEAD too) and with an unknown one; 200 with a key', async () => {
+    const key = closed.createKey('prometheus');
+    for (const path of ['/metrics', '/api/status']) {
+      const refused = await get('GET', path);
+      expect(refused.status, path).toBe(401);
+      expect(await refused.json()).toMatchObject({ error: { code: 'unauthorized' } });
+      expect((await get('HEAD', path)).status, `HEAD ${path}`).toBe(401);
+      expect((await get('GET', path, 'pw_live_nope')).status, path).toBe(401);
+    }
+    const m = await get('GET', '/metrics', key.key);
+    expect(m.status).toBe(200);
+    expect(sampleValue(parsePrometheus(await m.text()), 'pagewatch_browser_up')).toBe(1);
+    const s = await get('GET', '/api/status', key.key);
+    expect(s.status).toBe(200);
+    expect(await s.json()).toMatchObject({ status: 'ok', browser: { up: true } });
+    // The pages, /health and /ready stay public.
+    for (const path of ['/status', '/health', '/ready']) expect((await get('GET', path)).status, path).toBe(200);
+  });
+
+  it('the OpenAPI document says these two need a key here', async () => {
+    const doc = await (await get('GET', '/openapi.json')).json() as { paths: Record<string, { get: { security?: unknown[] } }> };
+    for (const path of ['/metrics', '/api/status']) expect(doc.paths[path]!.get.security, path).toBeUndefined(); // the document's default: a key
+    const open = await (await fetch(`${svc.url}/openapi.json`)).json() as { paths: Record<string, { get: { security?: unknown[] } }> };
+    for (const path of ['/metrics', '/api/status']) expect(open.paths[path]!.get.security, path).toContainEqual({});
   });
 });
 

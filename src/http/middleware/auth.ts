@@ -8,8 +8,11 @@ import { unauthorized } from '../../errors.js';
 export type Principal = { kind: 'key'; keyId: string } | { kind: 'anonymous'; ip: string };
 
 const ANONYMOUS_ROUTES = new Set(['POST /api/pdf', 'POST /api/image']);
-/** Open to everyone, even with the anonymous tier off: aggregate figures for the status page. */
-const PUBLIC_ROUTES = new Set(['GET /api/status']);
+/**
+ * Aggregate figures for the status page and Prometheus: open to everyone, even with the anonymous tier
+ * off, unless auth.publicOperations is false (then any active key may read them).
+ */
+const OPERATIONS_ROUTES = new Set(['GET /api/status', 'GET /metrics']);
 const TOUCH_EVERY_MS = 60_000; // last_used_at is for people; once a minute is precise enough
 
 export function presentedKey(ctx: Context): string | undefined {
@@ -19,11 +22,13 @@ export function presentedKey(ctx: Context): string | undefined {
   return ctx.get('X-API-Key').trim() || undefined;
 }
 
-export function authenticate(keys: ApiKeyStore, options: { anonymous: boolean }): Middleware {
+export function authenticate(keys: ApiKeyStore, options: { anonymous: boolean; publicOperations: boolean }): Middleware {
   const lastTouched = new Map<string, number>();
   return async (ctx, next) => {
-    if (!ctx.path.startsWith('/api/')) return next();
-    if (PUBLIC_ROUTES.has(`${ctx.method} ${ctx.path}`) && presentedKey(ctx) === undefined) return next();
+    // HEAD is answered by the GET route: it must be guarded like it.
+    const operations = OPERATIONS_ROUTES.has(`${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${ctx.path}`);
+    if (!ctx.path.startsWith('/api/') && !operations) return next();
+    if (operations && options.publicOperations && presentedKey(ctx) === undefined) return next();
     const key = presentedKey(ctx);
     if (key !== undefined) {
       const record = keys.findActive(key);

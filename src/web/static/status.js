@@ -1,5 +1,6 @@
-// The status page: reads /api/status every 2 s (while the tab is visible) and fills the tiles.
-import { api } from '/assets/api.js';
+// The status page: reads /api/status every 2 s (while the tab is visible) and fills the tiles. Where the
+// service keeps its figures for key holders (auth.publicOperations false) it sends the key the dashboard saved.
+import { api, storedKey } from '/assets/api.js';
 
 const REFRESH_MS = 2000;
 const overall = document.getElementById('overall');
@@ -69,13 +70,19 @@ function render(s) {
 
 async function refresh() {
   try {
-    const res = await api('GET', '/api/status');
+    const res = await api('GET', '/api/status', { key: storedKey() });
     render(await res.json());
     errorBox.hidden = true;
   } catch (err) {
-    errorBox.textContent = err.explanation ?? String(err);
+    if (err.status === 401) {
+      const link = Object.assign(document.createElement('a'), { href: '/monitors', textContent: 'Save one on the Monitors page' });
+      errorBox.replaceChildren(`This service shows its status to API key holders only, and this browser has no valid key. `, link, ' (it is kept in this browser), then come back.');
+      overall.textContent = 'Needs an API key';
+    } else {
+      errorBox.textContent = err.explanation ?? String(err);
+      overall.textContent = 'Unreachable';
+    }
     errorBox.hidden = false;
-    overall.textContent = 'Unreachable';
     overall.className = 'badge error';
   }
 }
