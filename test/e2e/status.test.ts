@@ -83,6 +83,10 @@ it('with auth.publicOperations false: asks for a key, then shows the figures wit
     await until('the figures', async () => (await page.locator('#overall').textContent()) === 'All systems working', 15_000);
     expect(await notice.isVisible()).toBe(false);
     expect(await field('browser.up').textContent()).toBe('Up');
+    // Where the figures are public, a stale saved key does not lock the page: it is not sent.
+    await page.evaluate(() => localStorage.setItem('pagewatch.apiKey', 'pw_live_stale'));
+    await page.goto(`${svc.url}/status`);
+    await until('the public figures', async () => (await page.locator('#overall').textContent()) === 'All systems working', 15_000);
   } finally {
     await page.evaluate(() => localStorage.removeItem('pagewatch.apiKey')).catch(() => undefined);
     await closed.close();

@@ -1,5 +1,6 @@
 // The status page: reads /api/status every 2 s (while the tab is visible) and fills the tiles. Where the
-// service keeps its figures for key holders (auth.publicOperations false) it sends the key the dashboard saved.
+// service keeps its figures for key holders (auth.publicOperations false) it sends the key the dashboard
+// saved; elsewhere it sends none, so a stale saved key cannot lock a person out of a public page.
 import { api, storedKey } from '/assets/api.js';
 
 const REFRESH_MS = 2000;
@@ -68,9 +69,23 @@ function render(s) {
   updated.textContent = new Date(s.time).toLocaleTimeString();
 }
 
+let needsKey = false;
+
+async function statusWithKeyIfNeeded() {
+  if (!needsKey) {
+    try {
+      return await api('GET', '/api/status');
+    } catch (err) {
+      if (err.status !== 401 || !storedKey()) throw err;
+      needsKey = true;
+    }
+  }
+  return api('GET', '/api/status', { key: storedKey() });
+}
+
 async function refresh() {
   try {
-    const res = await api('GET', '/api/status', { key: storedKey() });
+    const res = await statusWithKeyIfNeeded();
     render(await res.json());
     errorBox.hidden = true;
   } catch (err) {
