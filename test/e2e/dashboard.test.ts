@@ -316,6 +316,41 @@ it('edits a monitor with a PATCH of the form fields', async () => {
   expect(edited).toMatchObject({ schedule: '0 12 * * 1-5', timezone: 'Europe/Paris', retention: { keep: 5 } });
 });
 
+it('pages a long history: 20 captures, then Load more shows the rest, newest first, none twice', async () => {
+  const res = await svc.call('POST', '/api/monitors', key, { url: `${fx.url}/watched`, schedule: '0 0 1 1 *', name: 'Long history' });
+  expect(res.status).toBe(201);
+  const { id } = (await res.json()) as { id: string };
+  try {
+    const all = async () => (await (await svc.call('GET', `/api/monitors/${id}/captures?limit=100`, key)).json() as { items: Capture[] }).items;
+    for (let n = 1; n <= 23; n++) {
+      expect((await svc.call('POST', `/api/monitors/${id}/run`, key)).status).toBe(202);
+      await until(`capture ${n}`, async () => {
+        const items = await all();
+        return items.length === n && items.every((c) => c.status === 'succeeded');
+      }, 30_000, 50);
+    }
+    const expected = (await all()).map((c) => c.id);
+    expect(expected).toHaveLength(23);
+
+    await page.locator('#refresh').click();
+    const longRow = page.locator('#monitor-rows tr', { hasText: 'Long history' });
+    await longRow.waitFor();
+    await longRow.getByRole('button', { name: /^History/ }).click();
+    const shown = () => page.locator('#captures button.capture').evaluateAll((buttons) => buttons.map((b) => (b as HTMLElement).dataset.capture));
+    await until('the first page of captures', async () => (await shown()).length === 20, 15_000);
+    expect(await shown()).toEqual(expected.slice(0, 20));
+    expect(await page.locator('#captures-more').isVisible()).toBe(true);
+    await page.locator('#captures-more').click();
+    await until('the rest of the captures', async () => (await shown()).length === 23, 15_000);
+    expect(await shown()).toEqual(expected);
+    expect(await page.locator('#captures-more').isVisible()).toBe(false);
+  } finally {
+    await page.getByRole('button', { name: 'Close history' }).click().catch(() => undefined);
+    await svc.call('DELETE', `/api/monitors/${id}`, key);
+    await page.locator('#refresh').click();
+  }
+});
+
 it('deletes a monitor after a confirmation', async () => {
   const [monitor] = await monitors();
   await row().getByRole('button', { name: `Delete ${NAME}` }).click();
