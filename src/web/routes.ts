@@ -1,6 +1,7 @@
 // The web pages and their assets, served by the service itself: no CDN, no external fonts, so they
 // work offline. Pages are plain HTML + ES modules that call the same public API as any client.
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { exactRouter } from '../http/router.js';
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { notFound } from '../errors.js';
@@ -36,7 +37,7 @@ export const PAGE_CSP = [
 ].join('; ');
 
 export function webRoutes(): Router {
-  const router = new Router();
+  const router = exactRouter();
   for (const [path, file] of Object.entries(PAGES)) {
     router.get(path, async (ctx) => {
       ctx.body = (await staticFile(file)).toString('utf8').replace(SITE_HEADER_MARKER, siteHeader(path));

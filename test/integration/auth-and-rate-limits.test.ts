@@ -91,6 +91,32 @@ describe('anonymous tier switched off', () => {
   beforeAll(async () => { service = await startTestService({ auth: { anonymous: false } }); });
   afterAll(async () => { await service?.close(); });
 
+  it('no spelling of a path gets past the key check: other letter case or a trailing slash is refused, never served', async () => {
+    const closed = await startTestService({ auth: { anonymous: false, publicOperations: false } });
+    try {
+      const { key } = createKey(closed.dataDir, 'spelling');
+      for (const [method, path] of [
+        ['POST', '/API/image'], ['POST', '/api/Image'], ['POST', '/api/image/'], ['GET', '/API/jobs'], ['GET', '/api/jobs/'],
+        ['GET', '/Metrics'], ['GET', '/metrics/'], ['GET', '/API/status'], ['GET', '/api/status/'], ['GET', '/API/monitors'],
+      ] as const) {
+        const send = (headers: Record<string, string>) => fetch(`${closed.url}${path}`, {
+          method, headers: { ...headers, ...(method === 'POST' && { 'content-type': 'application/json' }) },
+          ...(method === 'POST' && { body: JSON.stringify(TINY) }),
+        });
+        // Without a key: 401 (under /api/) or 404, never an answer from a route.
+        expect([401, 404], `${method} ${path}`).toContain((await send({})).status);
+        // With a valid key too, such a spelling names no route at all.
+        const keyed = await send({ authorization: `Bearer ${key}` });
+        expect(keyed.status, `${method} ${path} with a key`).toBe(404);
+        expect((await errorOf(keyed)).code).toBe('not_found');
+      }
+      // The exact paths are still there, behind the key.
+      for (const path of ['/metrics', '/api/status', '/api/jobs']) expect((await fetch(`${closed.url}${path}`)).status, path).toBe(401);
+    } finally {
+      await closed.close();
+    }
+  });
+
   it('anonymous renders are 401; keyed renders work', async () => {
     const res = await service.post('/api/image', TINY);
     expect(res.status).toBe(401);

@@ -1,6 +1,7 @@
 // GET /docs (the human documentation, stating this service's configured limits) and GET /openapi.json
 // (generated from the request schemas with the same limits). Both are built from the configuration.
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { exactRouter } from '../router.js';
 import { renderDocsPage } from '../../web/docs-page.js';
 import { PAGE_CSP } from '../../web/routes.js';
 import { buildOpenApi } from '../openapi.js';
@@ -14,7 +15,7 @@ export interface DocsDeps {
 export function docsRoutes({ config }: DocsDeps): Router {
   // Once per service: the configuration does not change while it runs.
   const openapi = JSON.stringify(buildOpenApi(config));
-  const router = new Router();
+  const router = exactRouter();
 
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json; charset=utf-8';

@@ -1,10 +1,11 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { exactRouter } from '../router.js';
 import { AppError } from '../../errors.js';
 
 export interface Readiness { database: () => boolean; browser: () => Promise<boolean> }
 
 export function healthRoutes(readiness: Readiness): Router {
-  const router = new Router();
+  const router = exactRouter();
   router.get('/health', (ctx) => { ctx.body = { status: 'ok' }; });
   router.get('/ready', async (ctx) => {
     const checks = { database: readiness.database(), browser: await readiness.browser() };

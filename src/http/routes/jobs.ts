@@ -1,5 +1,6 @@
 // GET /api/jobs, GET /api/jobs/{id}, GET /api/jobs/{id}/result, DELETE /api/jobs/{id}.
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { exactRouter } from '../router.js';
 import type { JobStatus } from '../../db/jobs.js';
 import type { JobService } from '../../jobs/service.js';
 import { jobView } from '../../jobs/view.js';
@@ -10,7 +11,7 @@ import { parseBody } from '../validate.js';
 import { contentDisposition, safeFilename } from '../filename.js';
 
 export function jobRoutes(jobs: JobService): Router {
-  const router = new Router();
+  const router = exactRouter();
 
   router.get('/api/jobs', (ctx) => {
     const q = parseBody(jobListQuery, { ...ctx.query });

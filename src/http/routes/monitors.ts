@@ -1,6 +1,7 @@
 // /api/monitors (create, list, get, update, delete, run now, captures) and /api/captures/{id}
 // (the capture, its image, its diff image).
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { exactRouter } from '../router.js';
 import type { Context } from 'koa';
 import type { MonitorService } from '../../monitors/service.js';
 import { captureView, monitorView } from '../../monitors/view.js';
@@ -20,7 +21,7 @@ export interface MonitorRouteDeps {
 
 export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps): Router {
   const schema = monitorSchema(limits);
-  const router = new Router();
+  const router = exactRouter();
   const body = (ctx: Context) => readJsonBody(ctx, limits.maxBodyBytes);
   const base = (ctx: Context) => baseUrlOf(ctx, publicUrl);
 

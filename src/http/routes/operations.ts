@@ -1,10 +1,11 @@
 // GET /api/status (the status page's figures, public) and GET /metrics (Prometheus text format).
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { exactRouter } from '../router.js';
 import type { Metrics } from '../../operations/metrics.js';
 import type { StatusSnapshot } from '../../operations/status.js';
 
 export function operationsRoutes(deps: { status: () => StatusSnapshot; metrics: Metrics }): Router {
-  const router = new Router();
+  const router = exactRouter();
   router.get('/api/status', (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = deps.status();

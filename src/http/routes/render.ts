@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { exactRouter } from '../router.js';
 import type { Context } from 'koa';
 import type { RenderJobKind } from '../../db/jobs.js';
 import { invalidRequest } from '../../errors.js';
@@ -23,7 +24,7 @@ export interface RenderRouteDeps {
 export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteDeps): Router {
   const pdfSchema = pdfRequestSchema(limits);
   const imageSchema = imageRequestSchema(limits);
-  const router = new Router();
+  const router = exactRouter();
 
   // Anonymous callers (the public converter tier) get the smaller body limit.
   const bodyLimit = (ctx: Context) => ((ctx.state.principal as Principal | undefined)?.kind === 'key'

@@ -1,6 +1,7 @@
 // GET /api/webhook-deliveries, GET /api/webhook-deliveries/{id} (with every attempt),
 // POST /api/webhook-deliveries/{id}/redeliver.
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { exactRouter } from '../router.js';
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus, DeliveryStore } from '../../db/webhook-deliveries.js';
 import { notFound } from '../../errors.js';
 import { decodeCursor, page } from '../cursor.js';
@@ -37,7 +38,7 @@ const attemptView = (a: AttemptRecord) => ({
 });
 
 export function deliveryRoutes({ deliveries, wake }: DeliveryRouteDeps): Router {
-  const router = new Router();
+  const router = exactRouter();
 
   router.get('/api/webhook-deliveries', (ctx) => {
     const q = parseBody(deliveryListQuery, { ...ctx.query });
