@@ -377,6 +377,23 @@ it('refreshes the list on its own while the page is visible', async () => {
   expect(await page.locator('#list-empty').isVisible()).toBe(false);
 });
 
+it('a key typed before the page script runs never reaches a URL (the forms submit no key field)', async () => {
+  // With scripts off the forms fall back to a plain GET submission: everything named would be in the URL.
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  try {
+    const bare = await context.newPage();
+    for (const [path, input] of [['/monitors', '#key-input'], ['/', '#key']] as const) {
+      await bare.goto(`${svc.url}${path}`);
+      if (path === '/') await bare.locator('#advanced summary').click();
+      await bare.fill(input, 'pw_live_typed_too_early');
+      await Promise.all([bare.waitForEvent('framenavigated'), bare.press(input, 'Enter')]);
+      expect(bare.url(), path).not.toContain('pw_live_typed_too_early');
+    }
+  } finally {
+    await context.close();
+  }
+});
+
 it('says so when the key is wrong or revoked', async () => {
   await page.getByRole('button', { name: 'Forget key' }).click();
   expect(await page.evaluate(() => localStorage.getItem('pagewatch.apiKey'))).toBeNull();
