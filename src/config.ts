@@ -71,6 +71,11 @@ export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {}
 
+/** The largest body without a key: the anonymous limit, never more than the keyed one. */
+export function anonymousBodyLimit(limits: { maxBodyBytes: number; anonymousMaxBodyBytes: number }): number {
+  return Math.min(limits.maxBodyBytes, limits.anonymousMaxBodyBytes);
+}
+
 /** Every setting path (e.g. "render.queueSize"), derived from the schema so env names never drift. */
 function settingPaths(schema: z.ZodObject, prefix = ''): string[] {
   return Object.entries(schema.shape).flatMap(([key, field]) => {

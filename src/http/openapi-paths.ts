@@ -1,7 +1,7 @@
 // The route table of GET /openapi.json: every path the service answers, with its operations, built from
 // the configuration so the limits it states (body sizes, queue sizes, TTLs) are the ones enforced.
 // The component schemas it refers to by name are built in openapi.ts.
-import type { Config } from '../config.js';
+import { anonymousBodyLimit, type Config } from '../config.js';
 import type { ErrorCode } from '../errors.js';
 import { listOf, type JsonSchema } from './openapi-schemas.js';
 import {
@@ -12,13 +12,14 @@ import { deliveryListQuery, jobListQuery, pagingQuery } from './schemas/lists.js
 /** The document's `paths`: path → its operations. */
 export function buildPaths(config: Readonly<Config>): Record<string, Record<string, unknown>> {
   const anonymous = config.auth.anonymous;
+  const anonBody = anonymousBodyLimit(config.limits);
   // /api/status and /metrics: open (a key that is sent is checked) or keyed, as auth.publicOperations says.
   const operationsAccess = config.auth.publicOperations ? 'anonymous' : 'key';
   const operationsUnauthorized = config.auth.publicOperations ? 'a key was sent but is unknown or revoked' : 'no key, or an unknown or revoked one';
 
   const renderBody = (schemaName: string) => ({
     required: true,
-    description: `JSON with every option, or (the raw-HTML shortcut) an HTML document as text/html: the same as {"html": <body>} with every default. At most ${config.limits.maxBodyBytes} bytes${anonymous ? ` (${Math.min(config.limits.maxBodyBytes, config.limits.anonymousMaxBodyBytes)} without a key)` : ''}.`,
+    description: `JSON with every option, or (the raw-HTML shortcut) an HTML document as text/html: the same as {"html": <body>} with every default. At most ${config.limits.maxBodyBytes} bytes${anonymous ? ` (${anonBody} without a key)` : ''}.`,
     content: {
       'application/json': { schema: ref(schemaName) },
       'text/html': { schema: { type: 'string', description: 'The HTML to render' } },
@@ -35,14 +36,14 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
   ], {
     unauthorized: anonymous ? 'a key was sent but is unknown or revoked, or "async" without a key' : 'missing, unknown or revoked API key',
     conflict: 'the Idempotency-Key was used with a different request',
-    payload_too_large: `the body is over ${config.limits.maxBodyBytes} bytes (${config.limits.anonymousMaxBodyBytes} without a key)`,
+    payload_too_large: `the body is over ${config.limits.maxBodyBytes} bytes${anonymous ? ` (${anonBody} without a key)` : ''}`,
     unsupported_media_type: 'the body is neither application/json nor text/html',
     render_failed: 'navigation error, main document status >= 400 with failOnHttpError, waitForSelector never matched, selector not found',
     queue_full: `more than render.queueSize (${config.render.queueSize}) renders waiting, or jobs.maxQueuedPerKey (${config.jobs.maxQueuedPerKey}) async jobs`,
   });
   const renderOp = (id: string, schemaName: string, summary: string, types: string[], extraHeaders: string[]) => operation({
     id, summary, tag: 'Rendering', access: anonymous ? 'anonymous' : 'key',
-    description: `Synchronous by default: the answer is the output. With "async": true (API key required) the answer is 202 with a job. ${anonymous ? `Without a key: synchronous only, bodies up to ${config.limits.anonymousMaxBodyBytes} bytes, ${config.rateLimit.anonymousPerMinute} requests a minute per IP.` : ''}`.trim(),
+    description: `Synchronous by default: the answer is the output. With "async": true (API key required) the answer is 202 with a job. ${anonymous ? `Without a key: synchronous only, bodies up to ${anonBody} bytes, ${config.rateLimit.anonymousPerMinute} requests a minute per IP.` : ''}`.trim(),
     parameters: [idempotencyKey],
     requestBody: renderBody(schemaName),
     responses: {

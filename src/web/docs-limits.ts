@@ -1,11 +1,11 @@
 // The limits table of the docs page: each setting with this service's configured value and what it means.
-import type { Config } from '../config.js';
+import { anonymousBodyLimit, type Config } from '../config.js';
 import { bytes, duration, html, type Markup } from './html.js';
 
 export interface LimitRow { setting: string; value: Markup; meaning: string }
 
 export function limitRows(c: Readonly<Config>): LimitRow[] {
-  const anonBody = Math.min(c.limits.maxBodyBytes, c.limits.anonymousMaxBodyBytes);
+  const anonBody = anonymousBodyLimit(c.limits);
   const v = (raw: number, unit: string, words?: string) => html`<strong>${raw}</strong> ${unit}${words ? html` <span class="muted">(${words})</span>` : ''}`;
   const retries = c.webhooks.retryScheduleMs;
   return [

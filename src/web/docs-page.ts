@@ -1,7 +1,7 @@
 // GET /docs: one server-rendered page of documentation that states this service's real configuration
 // (limits, queue, retry schedule...), not the defaults. Every interpolated value goes through the `html`
 // tag below, which escapes it; only fragments the tag itself built are inserted as they are.
-import type { Config } from '../config.js';
+import { anonymousBodyLimit, type Config } from '../config.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { ERRORS } from './docs-texts.js';
 import { breakable, bytes, code, html, Markup, pre } from './html.js';
@@ -33,7 +33,9 @@ export function renderDocsPage(config: Readonly<Config>, baseUrl: string): strin
   const c = config;
   const base = exampleBase(baseUrl, c);
   const anonymous = c.auth.anonymous;
-  const anonBody = Math.min(c.limits.maxBodyBytes, c.limits.anonymousMaxBodyBytes);
+  const anonBody = anonymousBodyLimit(c.limits);
+  // The figures of /api/status and /metrics are open unless auth.publicOperations is false.
+  const openOperations = c.auth.publicOperations ? html`, except ${code('GET /api/status')} and ${code('GET /metrics')}` : '';
   const keyHeader = anonymous ? '' : ' -H "Authorization: Bearer $PAGEWATCH_KEY"';
 
   const firstPdf = `curl -X POST ${base}/api/pdf${keyHeader} -H 'Content-Type: application/json' \\
@@ -122,8 +124,8 @@ even where no key is needed.</p>
 ${anonymous
     ? html`<p>On: without a key, only synchronous ${code('POST /api/pdf')} and ${code('POST /api/image')} are allowed, with bodies up to
 <strong>${bytes(anonBody)}</strong> and <strong>${c.rateLimit.anonymousPerMinute}</strong> requests a minute per client IP.
-Everything else without a key is ${code('401')}. ${code('auth.anonymous: false')} turns the tier off.</p>`
-    : html`<p>Off (${code('auth.anonymous: false')}): every ${code('/api/')} request needs a key, except ${code('GET /api/status')}.</p>`}
+Everything else without a key is ${code('401')}${openOperations}. ${code('auth.anonymous: false')} turns the tier off.</p>`
+    : html`<p>Off (${code('auth.anonymous: false')}): every API request needs a key${openOperations}.</p>`}
 <h3>Rate limits</h3>
 <p>A key may make <strong>${c.rateLimit.perKeyPerMinute}</strong> requests a minute${anonymous ? html`, an anonymous IP <strong>${c.rateLimit.anonymousPerMinute}</strong>` : ''}.
 Budgets are token buckets: bursts up to the per-minute figure, refilled continuously. Responses carry ${code('RateLimit-Limit')},

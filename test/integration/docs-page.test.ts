@@ -209,6 +209,9 @@ describe('/docs', () => {
     const closed = renderDocsPage(loadConfig({ env: {}, overrides: { auth: { publicOperations: false } } }), 'http://localhost:3000');
     expect(closed).toContain('need an API key (<code>auth.publicOperations</code> is false)');
     expect(closed).toContain('<code>authorization: {credentials: &lt;key&gt;}</code>');
-    expect(renderDocsPage(loadConfig({ env: {} }), 'http://localhost:3000')).not.toContain('auth.publicOperations');
+    expect(closed).not.toContain('except <code>GET /api/status</code>');
+    const open = renderDocsPage(loadConfig({ env: {} }), 'http://localhost:3000');
+    expect(open).not.toContain('auth.publicOperations');
+    expect(open).toContain('except <code>GET /api/status</code> and <code>GET /metrics</code>');
   });
 });

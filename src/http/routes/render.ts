@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
 import type { Context } from 'koa';
+import { anonymousBodyLimit } from '../../config.js';
 import type { RenderJobKind } from '../../db/jobs.js';
 import { invalidRequest } from '../../errors.js';
 import type { JobService } from '../../jobs/service.js';
@@ -28,7 +29,7 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
 
   // Anonymous callers (the public converter tier) get the smaller body limit.
   const bodyLimit = (ctx: Context) => ((ctx.state.principal as Principal | undefined)?.kind === 'key'
-    ? limits.maxBodyBytes : Math.min(limits.maxBodyBytes, limits.anonymousMaxBodyBytes));
+    ? limits.maxBodyBytes : anonymousBodyLimit(limits));
 
   /** `"async": true`: 202 with a new job (200 with the earlier one for a repeated Idempotency-Key). */
   async function submit(ctx: Context, kind: RenderJobKind, req: PageRequest): Promise<void> {
