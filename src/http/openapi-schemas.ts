@@ -4,6 +4,7 @@
 import { JOB_STATUSES } from '../db/jobs.js';
 import { DELIVERY_STATUSES } from '../db/webhook-deliveries.js';
 import type { ErrorCode } from '../errors.js';
+import { ref } from './openapi-operations.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -11,7 +12,6 @@ const str = (description?: string): JsonSchema => ({ type: 'string', ...(descrip
 const time = (description?: string): JsonSchema => ({ type: 'string', format: 'date-time', ...(description && { description }) });
 const int = (description?: string): JsonSchema => ({ type: 'integer', ...(description && { description }) });
 const url = (description?: string): JsonSchema => ({ type: 'string', format: 'uri', ...(description && { description }) });
-const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const obj = (properties: Record<string, JsonSchema>, required: string[] = [], extra: JsonSchema = {}): JsonSchema =>
   ({ type: 'object', properties, ...(required.length && { required }), ...extra });
 

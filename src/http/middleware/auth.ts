@@ -28,8 +28,8 @@ export function authenticate(keys: ApiKeyStore, options: { anonymous: boolean; p
     // HEAD is answered by the GET route: it must be guarded like it.
     const operations = OPERATIONS_ROUTES.has(`${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${ctx.path}`);
     if (!ctx.path.startsWith('/api/') && !operations) return next();
-    if (operations && options.publicOperations && presentedKey(ctx) === undefined) return next();
     const key = presentedKey(ctx);
+    if (operations && options.publicOperations && key === undefined) return next();
     if (key !== undefined) {
       const record = keys.findActive(key);
       if (!record) throw unauthorized('The API key is unknown or has been revoked');

@@ -66,8 +66,3 @@ export class ApiError extends Error {
     return why ? `${why} ${this.message}` : this.message;
   }
 }
-
-/** Escapes text for HTML built as strings (prefer textContent where possible). */
-export function escapeHtml(text) {
-  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-}

@@ -8,9 +8,6 @@ import { $, els, form, outputOf, sourceOf } from '/assets/converter-form.js';
 import { buildRequest, showCurl } from '/assets/converter-request.js';
 import { clearResult, formatBytes, showResult, TYPE_NAME } from '/assets/converter-result.js';
 
-// What this module exported before the split, still here for anything that imports it.
-export { curlCommand, shellQuote } from '/assets/converter-request.js';
-
 const SAMPLE_HTML = `<!doctype html>
 <html lang="en">
 <head>

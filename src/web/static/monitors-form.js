@@ -238,7 +238,6 @@ $('monitor-form').addEventListener('submit', async (event) => {
       ? await json('PATCH', `/api/monitors/${encodeURIComponent(editing)}`, body)
       : await json('POST', '/api/monitors', body);
     closeForm(false);
-    state.monitors.set(saved.id, saved);
     await loadList();
     if (!state.monitors.has(saved.id)) { state.monitors.set(saved.id, saved); renderList(); }
     notice(editing ? `“${saved.name}” was saved.`

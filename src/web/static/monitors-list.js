@@ -130,9 +130,9 @@ async function togglePause(id) {
   }
 }
 
-async function newestCaptureId(id) {
+async function newestCapture(id) {
   const page = await json('GET', `/api/monitors/${encodeURIComponent(id)}/captures?limit=1`);
-  return page.items[0]?.id ?? null;
+  return page.items[0] ?? null;
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -145,7 +145,7 @@ export async function runNow(id) {
   renderList();
   renderHistoryRun();
   try {
-    const before = await newestCaptureId(id);
+    const before = (await newestCapture(id))?.id ?? null;
     const run = await json('POST', `/api/monitors/${encodeURIComponent(id)}/run`);
     notice(run.alreadyPending ? `A capture of “${m.name}” was already queued; waiting for it…` : `Capture of “${m.name}” queued; waiting for it…`, 'warn');
     const deadline = Date.now() + RUN_POLL_LIMIT_MS;
@@ -153,9 +153,9 @@ export async function runNow(id) {
     while (Date.now() < deadline) {
       await sleep(RUN_POLL_MS);
       if (!state.monitors.has(id) || !state.key) return; // deleted or signed out meanwhile
-      const page = await json('GET', `/api/monitors/${encodeURIComponent(id)}/captures?limit=1`);
-      if (page.items[0] && page.items[0].id !== before) {
-        capture = page.items[0];
+      const newest = await newestCapture(id);
+      if (newest && newest.id !== before) {
+        capture = newest;
         break;
       }
     }
