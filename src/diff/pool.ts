@@ -38,6 +38,9 @@ function transferable(bytes: Buffer): ArrayBuffer {
   return copy;
 }
 
+/** The compiled thread script: a worker cannot load .ts, so even under vitest the pool runs dist/. */
+export const DEFAULT_THREAD_SCRIPT = join(projectRoot(), 'dist/src/diff/thread.js');
+
 export class DiffPool {
   private readonly size: number;
   private readonly script: string;
@@ -49,7 +52,7 @@ export class DiffPool {
   constructor(size: number, options: DiffPoolOptions = {}) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`DiffPool size must be a positive integer, got ${size}`);
     this.size = size;
-    this.script = options.script ?? join(projectRoot(), 'dist/src/diff/thread.js');
+    this.script = options.script ?? DEFAULT_THREAD_SCRIPT;
   }
 
   compare(baseline: Buffer, current: Buffer, options: DiffOptions): Promise<DiffResult> {

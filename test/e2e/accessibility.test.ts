@@ -103,6 +103,8 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (_name, viewport) => {
     await page.getByRole('button', { name: /^History/ }).first().click();
     await until('the capture view', () => page.isVisible('button[data-view="diff"]'));
     await page.click('button[data-view="diff"]');
+    await until('the diff image', () => page.locator('#single-img').evaluate((img: HTMLImageElement) =>
+      img.complete && img.naturalWidth > 0 && (document.getElementById('single-caption')?.textContent ?? '').startsWith('Diff')));
     expect(await violations(page)).toEqual([]);
   });
 });

@@ -178,6 +178,9 @@ describe('converter page /', () => {
     expect([png.width, png.height]).toEqual([800, 600]);
     // The sample's page is white, with the invoice's ink on it: not a blank capture.
     expect(png.pixel(5, 5)).toMatchObject({ r: 255, g: 255, b: 255 });
+    let ink = 0;
+    for (let y = 0; y < png.height; y += 2) for (let x = 0; x < png.width; x += 2) if (png.pixel(x, y).r < 100) ink++;
+    expect(ink).toBeGreaterThan(500);
 
     await shot('result-png-1280');
     await page.setViewportSize(PHONE);

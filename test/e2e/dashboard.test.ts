@@ -111,13 +111,13 @@ async function expectShows(selector: string, png: Buffer) {
 const apiPng = async (path: string) => bytesOf(await svc.call('GET', path, key));
 const rendered = (selector: string) => page.locator(selector).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0);
 
-async function screenshots(name: string) {
-  if (!shots) return;
-  await page.screenshot({ path: `${shots}/dashboard-${name}-1280.png`, fullPage: true });
+/** The page as it is, at phone width too: never wider than the phone; screenshots of both when asked for. */
+async function atLaptopAndPhone(name: string) {
+  if (shots) await page.screenshot({ path: `${shots}/dashboard-${name}-1280.png`, fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await settled();
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390); // no sideways scroll
-  await page.screenshot({ path: `${shots}/dashboard-${name}-390.png`, fullPage: true });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth), name).toBeLessThanOrEqual(390); // no sideways scroll
+  if (shots) await page.screenshot({ path: `${shots}/dashboard-${name}-390.png`, fullPage: true });
   await page.setViewportSize({ width: 1280, height: 800 });
   await settled();
 }
@@ -179,7 +179,7 @@ it('shows the API field errors next to their fields and creates nothing', async 
   expect(await attr('#f-schedule', 'aria-invalid')).toBe('true');
   expect(await activeId()).toBe('f-schedule');
   expect(await page.locator('#f-threshold-error').isVisible()).toBe(true);
-  await screenshots('form-errors');
+  await atLaptopAndPhone('form-errors');
 
   await page.locator('#f-threshold').fill('');
   await page.locator('#f-schedule').fill('*/15 * * * *');
@@ -190,7 +190,7 @@ it('shows the API field errors next to their fields and creates nothing', async 
   expect(await attr('#f-schedule', 'aria-invalid')).toBeNull();
   expect(await activeId()).toBe('f-url');
   expect(await monitors()).toHaveLength(1);
-  await screenshots('form-blocked');
+  await atLaptopAndPhone('form-blocked');
 
   await page.getByRole('button', { name: 'Cancel' }).click();
   expect(await page.locator('#form-section').isVisible()).toBe(false);
@@ -239,7 +239,7 @@ it('runs a capture, shows its image, then shows a change as a diff and in the sl
   const diff = await expectShows('#single-img', await apiPng(`/api/captures/${second!.id}/diff`));
   expect(diff.pixel(300, 300)).toMatchObject({ r: 255, g: 0, b: 0 }); // the changed box, in red
   await page.evaluate(() => window.scrollTo(0, 0));
-  await screenshots('history-diff');
+  await atLaptopAndPhone('history-diff');
 
   // Actual size: one image pixel per CSS pixel, the frame scrolling sideways; and back to fitted.
   const fit = async () => page.evaluate(() => {
@@ -284,7 +284,7 @@ it('runs a capture, shows its image, then shows a change as a diff and in the sl
   await until('the list to show the change', async () => (await row().locator('[data-status]').getAttribute('data-status')) === 'changed', 15_000);
   expect(await row().locator('.c-change time').count()).toBe(1);
   await page.evaluate(() => window.scrollTo(0, 0));
-  await screenshots('list');
+  await atLaptopAndPhone('list');
 });
 
 it('pauses and resumes a monitor', async () => {

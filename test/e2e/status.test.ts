@@ -83,11 +83,16 @@ it('with auth.publicOperations false: asks for a key, then shows the figures wit
     await until('the figures', async () => (await page.locator('#overall').textContent()) === 'All systems working', 15_000);
     expect(await notice.isVisible()).toBe(false);
     expect(await field('browser.up').textContent()).toBe('Up');
-    // Where the figures are public, a stale saved key does not lock the page: it is not sent.
-    await page.evaluate(() => localStorage.setItem('pagewatch.apiKey', 'pw_live_stale'));
+    // Where the figures are public, a stale saved key does not lock the page: it is not sent. (Saved on
+    // the public service's own origin: another port is another localStorage.)
     await page.goto(`${svc.url}/status`);
+    await page.evaluate(() => localStorage.setItem('pagewatch.apiKey', 'pw_live_stale'));
+    await page.reload();
     await until('the public figures', async () => (await page.locator('#overall').textContent()) === 'All systems working', 15_000);
+    expect(await page.evaluate(() => localStorage.getItem('pagewatch.apiKey'))).toBe('pw_live_stale');
   } finally {
+    await page.evaluate(() => localStorage.removeItem('pagewatch.apiKey')).catch(() => undefined);
+    await page.goto(`${closed.url}/status`).catch(() => undefined);
     await page.evaluate(() => localStorage.removeItem('pagewatch.apiKey')).catch(() => undefined);
     await closed.close();
   }
