@@ -1,7 +1,6 @@
 // The captures table: one row per finished capture of a monitor, successful or not.
+import type { Box } from '../render/capture-image.js';
 import type { Db } from './open.js';
-
-export interface Box { x: number; y: number; width: number; height: number }
 export type CaptureReason = 'schedule' | 'manual' | 'catch-up';
 
 export interface CaptureRecord {

@@ -4,10 +4,12 @@
  */
 import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
+import type { Box } from '../render/capture-image.js';
 import { renderDiffPng } from './diff-image.js';
 import { findRegions } from './regions.js';
 
-export interface Box { x: number; y: number; width: number; height: number }
+// One rectangle type for measured boxes, ignore regions and change regions (image pixels).
+export type { Box };
 
 export interface DiffOptions {
   /** pixelmatch threshold 0..1 (contract default 0.1). */
