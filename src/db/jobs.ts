@@ -123,6 +123,8 @@ export class JobStore {
         AND result_expires_at <= ? ORDER BY result_expires_at LIMIT ?`),
       markRemoved: db.prepare('UPDATE jobs SET result_removed_at = ? WHERE id = ?'),
       holdsResult: db.prepare('SELECT 1 FROM jobs WHERE id = ? AND result_key = ? AND result_removed_at IS NULL'),
+      deleteFinishedCaptures: db.prepare(`DELETE FROM jobs WHERE id IN (SELECT id FROM jobs
+        WHERE kind = 'capture' AND finished_at IS NOT NULL AND finished_at < ? LIMIT ?)`),
     };
   }
 
@@ -222,6 +224,14 @@ export class JobStore {
 
   markResultRemoved(id: string, now: Date): void {
     this.stmts.markRemoved.run(now.toISOString(), id);
+  }
+
+  /**
+   * Capture jobs that finished before `before`: their outcome is the capture row (kept by the monitor's
+   * retention), so the job rows only pile up — one a minute per monitor. Returns how many were deleted.
+   */
+  deleteFinishedCaptures(before: Date, limit: number): number {
+    return this.stmts.deleteFinishedCaptures.run(before.toISOString(), limit).changes;
   }
 
   /** Whether job `id` still offers the stored result `key`. */

@@ -1,6 +1,7 @@
 // Removes what has outlived its time: job results past jobs.resultTtlHours (the row stays, so the
-// result URL answers 410 rather than 404), idempotency keys past their 24 h window, and — on the first
-// pass and then hourly — stored files no row refers to any more (what a crash can leave behind).
+// result URL answers 410 rather than 404), idempotency keys past their 24 h window, capture jobs an hour
+// after they finished, and — on the first pass and then hourly — stored files no row refers to any more
+// (what a crash can leave behind).
 import type { IdempotencyKeyStore } from '../db/idempotency-keys.js';
 import type { JobStore } from '../db/jobs.js';
 import type { Logger } from '../log.js';
@@ -10,6 +11,8 @@ import { ORPHAN_MIN_AGE_MS, removeOrphans } from '../storage/orphans.js';
 
 const BATCH = 500;
 const ORPHAN_PASS_EVERY_MS = 3600_000;
+/** Finished capture jobs are kept this long (to look into a recent capture's tries), then deleted. */
+export const CAPTURE_JOB_KEEP_MS = 3600_000;
 
 /** A file store, and how to tell whether a row still refers to one of its keys. */
 export interface OrphanSource {
@@ -56,7 +59,12 @@ export class Sweeper {
         }
       }
       const keys = this.idempotency.sweep(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));
-      if (removed || keys) this.log.info({ results: removed, idempotencyKeys: keys }, 'swept expired data');
+      const finishedBefore = new Date(now.getTime() - CAPTURE_JOB_KEEP_MS);
+      let captureJobs = 0;
+      for (let n = this.jobs.deleteFinishedCaptures(finishedBefore, BATCH); n > 0; n = this.jobs.deleteFinishedCaptures(finishedBefore, BATCH)) {
+        captureJobs += n;
+      }
+      if (removed || keys || captureJobs) this.log.info({ results: removed, idempotencyKeys: keys, captureJobs }, 'swept expired data');
     } catch (err) {
       this.log.error({ err }, 'sweep failed');
     }
