@@ -68,19 +68,27 @@ async function call(url: string, key: string, method: string, body?: unknown): P
   return res;
 }
 
-/** Synchronous PNG renders of the same kind of page from 8 clients for `seconds`: renders per minute. */
+/**
+ * Synchronous PNG renders of the same kind of page from 8 clients for `seconds`, after one warm-up round:
+ * renders per minute over the time they really took (the last ones end after the deadline).
+ */
 async function syncThroughput(svc: ServiceHandle, key: string, pageUrl: string, seconds: number): Promise<number> {
-  const until = performance.now() + seconds * 1000;
+  const render = async () => {
+    const res = await call(`${svc.baseUrl}/api/image`, key, 'POST', { url: pageUrl });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`sync render -> ${res.status}`);
+  };
+  await Promise.all(Array.from({ length: 8 }, render)); // warm pages, not the first page creations
+  const started = performance.now();
+  const until = started + seconds * 1000;
   let done = 0;
   await Promise.all(Array.from({ length: 8 }, async () => {
     while (performance.now() < until) {
-      const res = await call(`${svc.baseUrl}/api/image`, key, 'POST', { url: pageUrl });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`sync render -> ${res.status}`);
+      await render();
       done++;
     }
   }));
-  return (done / seconds) * 60;
+  return (done / (performance.now() - started)) * 60_000;
 }
 
 export async function measureMonitors(svc: ServiceHandle, monitors: number, minutes: number, syncSeconds: number): Promise<MonitorFigures> {
