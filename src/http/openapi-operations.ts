@@ -2,7 +2,7 @@
 // Schema, the shared error responses by code, and one operation's shape with its security and headers.
 // Kept apart from the route table so each stays readable on its own.
 import { z } from 'zod';
-import type { ErrorCode } from '../errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import type { JsonSchema } from './openapi-schemas.js';
 
 /** zod → JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). Refinements are not representable and are left out. */
@@ -50,16 +50,14 @@ const CODE_WHEN: Record<ErrorCode, string> = {
   unavailable: 'shutting down, or the browser cannot be started',
   render_timeout: 'the render exceeded its timeout',
 };
-const STATUS_OF: Record<ErrorCode, string> = {
-  invalid_request: '400', unauthorized: '401', url_blocked: '403', not_found: '404', conflict: '409', gone: '410',
-  payload_too_large: '413', unsupported_media_type: '415', render_failed: '422', rate_limited: '429', queue_full: '429',
-  internal: '500', unavailable: '503', render_timeout: '504',
-};
 
 /** Error responses for the given codes, grouped by status, each the shared Error body with its codes. */
 export function errors(codes: ErrorCode[], why: Partial<Record<ErrorCode, string>> = {}): Record<string, JsonSchema> {
   const byStatus = new Map<string, ErrorCode[]>();
-  for (const code of codes) byStatus.set(STATUS_OF[code], [...(byStatus.get(STATUS_OF[code]) ?? []), code]);
+  for (const code of codes) {
+    const status = String(ERROR_STATUS[code]);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
   return Object.fromEntries([...byStatus].map(([status, list]) => [status, {
     description: list.map((c) => `\`${c}\`: ${why[c] ?? CODE_WHEN[c]}`).join('; '),
     headers: hdr('X-Request-Id', ...(status === '429' ? ['Retry-After'] : [])),

@@ -3,7 +3,7 @@
 // Kept small on purpose: the request schemas, where the detail matters, are generated.
 import { JOB_STATUSES } from '../db/jobs.js';
 import { DELIVERY_STATUSES } from '../db/webhook-deliveries.js';
-import type { ErrorCode } from '../errors.js';
+import { ERROR_CODES } from '../errors.js';
 import { ref } from './openapi-operations.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -15,11 +15,6 @@ const url = (description?: string): JsonSchema => ({ type: 'string', format: 'ur
 const obj = (properties: Record<string, JsonSchema>, required: string[] = [], extra: JsonSchema = {}): JsonSchema =>
   ({ type: 'object', properties, ...(required.length && { required }), ...extra });
 
-/** Every code of the contract's error table (and 410 gone, which "Jobs" adds). */
-export const ERROR_CODES: readonly ErrorCode[] = [
-  'invalid_request', 'unauthorized', 'url_blocked', 'not_found', 'conflict', 'gone', 'payload_too_large',
-  'unsupported_media_type', 'render_failed', 'rate_limited', 'queue_full', 'internal', 'unavailable', 'render_timeout',
-];
 
 const box = obj({ x: int(), y: int(), width: int(), height: int() }, ['x', 'y', 'width', 'height']);
 const codeAndMessage = obj({ code: str(), message: str() }, ['code', 'message']);

@@ -3,6 +3,7 @@
 // tag below, which escapes it; only fragments the tag itself built are inserted as they are.
 import { anonymousBodyLimit, type Config } from '../config.js';
 import { PACKAGE_VERSION } from '../version.js';
+import { ERROR_STATUS } from '../errors.js';
 import { ERRORS } from './docs-texts.js';
 import { breakable, bytes, code, html, Markup, pre } from './html.js';
 import { siteHeader } from './site-header.js';
@@ -143,7 +144,7 @@ ${code('RateLimit-Remaining')} and ${code('RateLimit-Reset')}; past the budget, 
 <h2 id="errors-title">Errors</h2>
 <p>Every error is JSON: ${code('{"error": {"code": "…", "message": "…", "details": [{"path", "message"}]?}, "requestId": "…"}')}.
 Every response carries ${code('X-Request-Id')} (echoed if you sent one); the service log has the cause under it.</p>
-<dl class="defs errors">${ERRORS.map(([status, names, when]) => html`<div><dt>${status} ${names.split(' ').map((n, i) => html`${i ? ' or ' : ''}${code(n)}`)}</dt><dd>${when}</dd></div>`)}</dl>
+<dl class="defs errors">${ERRORS.map(([codes, when]) => html`<div><dt>${ERROR_STATUS[codes[0]!]} ${codes.map((n, i) => html`${i ? ' or ' : ''}${code(n)}`)}</dt><dd>${when}</dd></div>`)}</dl>
 </section>
 
 ${operationSections(c, base)}

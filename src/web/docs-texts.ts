@@ -1,5 +1,6 @@
 // The fixed texts of the docs page: the webhook verification snippets (the README's, word for word)
 // and the error table.
+import type { ErrorCode } from '../errors.js';
 
 // The two verification examples of README.md ("Verifying in Node"), as text.
 export const VERIFY_STANDARDWEBHOOKS = `import http from 'node:http';
@@ -34,18 +35,19 @@ function verify(secret, headers, body) {
   });
 }`;
 
-export const ERRORS: [number, string, string][] = [
-  [400, 'invalid_request', 'the body or query failed validation; details lists {path, message} per field'],
-  [401, 'unauthorized', 'missing, unknown or revoked key where one is required'],
-  [403, 'url_blocked', 'the target URL (or a redirect hop) is refused by the egress policy'],
-  [404, 'not_found', 'unknown route or id, or another key\'s resource'],
-  [409, 'conflict', 'same Idempotency-Key with another body, cancel of a finished job, too many monitors'],
-  [410, 'gone', 'an async result past jobs.resultTtlHours'],
-  [413, 'payload_too_large', 'the body is over the limit'],
-  [415, 'unsupported_media_type', 'the body is not application/json (or text/html for the render shortcut)'],
-  [422, 'render_failed', 'the page could not be rendered: navigation error, HTTP status >= 400 with failOnHttpError, a selector never found'],
-  [429, 'rate_limited queue_full', 'over the rate limit, or the render queue is full; always with Retry-After'],
-  [500, 'internal', 'a bug; the cause is in the log under the request id'],
-  [503, 'unavailable', 'shutting down, or the browser cannot be started'],
-  [504, 'render_timeout', 'the render exceeded its timeout'],
+/** The error table in the docs' words: codes of one status together (the status comes from errors.ts). */
+export const ERRORS: [ErrorCode[], string][] = [
+  [['invalid_request'], 'the body or query failed validation; details lists {path, message} per field'],
+  [['unauthorized'], 'missing, unknown or revoked key where one is required'],
+  [['url_blocked'], 'the target URL (or a redirect hop) is refused by the egress policy'],
+  [['not_found'], 'unknown route or id, or another key\'s resource'],
+  [['conflict'], 'same Idempotency-Key with another body, cancel of a finished job, too many monitors'],
+  [['gone'], 'an async result past jobs.resultTtlHours'],
+  [['payload_too_large'], 'the body is over the limit'],
+  [['unsupported_media_type'], 'the body is not application/json (or text/html for the render shortcut)'],
+  [['render_failed'], 'the page could not be rendered: navigation error, HTTP status >= 400 with failOnHttpError, a selector never found'],
+  [['rate_limited', 'queue_full'], 'over the rate limit, or the render queue is full; always with Retry-After'],
+  [['internal'], 'a bug; the cause is in the log under the request id'],
+  [['unavailable'], 'shutting down, or the browser cannot be started'],
+  [['render_timeout'], 'the render exceeded its timeout'],
 ];

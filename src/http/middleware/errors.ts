@@ -16,7 +16,7 @@ export function errorResponses(log: Logger): Middleware {
         return;
       }
       const appError = err instanceof AppError ? err
-        : new AppError(500, 'internal', 'Internal error; the request id identifies it in the service log');
+        : new AppError('internal', 'Internal error; the request id identifies it in the service log');
       if (!(err instanceof AppError)) log.error({ err, requestId }, 'unhandled error');
       else if (appError.status >= 500) log.warn({ requestId, code: appError.code, err: appError.cause }, appError.message);
       else if (appError.cause) log.debug({ requestId, code: appError.code, err: appError.cause }, appError.message);

@@ -11,7 +11,7 @@ export function healthRoutes(readiness: Readiness): Router {
     const checks = { database: readiness.database(), browser: await readiness.browser() };
     const failing = Object.entries(checks).filter(([, ok]) => !ok);
     if (failing.length) {
-      throw new AppError(503, 'unavailable', 'not ready', { details: failing.map(([path]) => ({ path, message: 'not usable' })) });
+      throw new AppError('unavailable', 'not ready', { details: failing.map(([path]) => ({ path, message: 'not usable' })) });
     }
     ctx.body = { status: 'ready', checks: { database: 'ok', browser: 'ok' } };
   });
