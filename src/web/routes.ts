@@ -1,10 +1,12 @@
 // The web pages and their assets, served by the service itself: no CDN, no external fonts, so they
 // work offline. Pages are plain HTML + ES modules that call the same public API as any client.
 import type Router from '@koa/router';
-import { exactRouter } from '../http/router.js';
-import { readFile } from 'node:fs/promises';
+import type { Context } from 'koa';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { notFound } from '../errors.js';
+import { exactRouter } from '../http/router.js';
 import { projectRoot } from '../project-root.js';
 import { SITE_HEADER_MARKER, siteHeader } from './site-header.js';
 
@@ -36,32 +38,45 @@ export const PAGE_CSP = [
   "style-src 'self'", "script-src 'self'", "connect-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'self'",
 ].join('; ');
 
+/** A file as served: its bytes, type and a validator, so a revalidating browser gets a 304. */
+interface Served { body: Buffer; type: string; etag: string }
+
+function served(body: Buffer, type: string): Served {
+  return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+}
+
+/**
+ * The pages (with the site header filled in) and the assets are read once, when the routes are made:
+ * a request costs no disk read, and the ETag lets a browser revalidate without downloading again.
+ */
 export function webRoutes(): Router {
   const router = exactRouter();
+  const assets = new Map(readdirSync(STATIC_DIR).filter((f) => ASSET.test(f))
+    .map((f) => [f, served(readFileSync(join(STATIC_DIR, f)), TYPES[extname(f)]!)]));
   for (const [path, file] of Object.entries(PAGES)) {
-    router.get(path, async (ctx) => {
-      ctx.body = (await staticFile(file)).toString('utf8').replace(SITE_HEADER_MARKER, siteHeader(path));
-      ctx.type = TYPES['.html']!;
+    const page = served(Buffer.from(readFileSync(join(STATIC_DIR, file), 'utf8').replace(SITE_HEADER_MARKER, siteHeader(path))), TYPES['.html']!);
+    router.get(path, (ctx) => {
       ctx.set('Content-Security-Policy', PAGE_CSP);
-      ctx.set('Cache-Control', 'no-cache');
+      send(ctx, page);
     });
   }
-  router.get('/assets/:file', async (ctx) => {
-    const file = ctx.params.file!;
-    if (!ASSET.test(file)) throw notFound(`no asset ${file}`);
-    ctx.body = await staticFile(file);
-    ctx.type = TYPES[extname(file)]!;
-    ctx.set('Cache-Control', 'no-cache'); // revalidated each time: a new version shows at once
+  router.get('/assets/:file', (ctx) => {
+    const asset = assets.get(ctx.params.file!);
+    if (!asset) throw notFound(`no asset ${ctx.params.file}`);
     ctx.set('X-Content-Type-Options', 'nosniff');
+    send(ctx, asset);
   });
   return router;
 }
 
-async function staticFile(file: string): Promise<Buffer> {
-  try {
-    return await readFile(join(STATIC_DIR, file));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`no file ${file}`);
-    throw err;
+function send(ctx: Context, file: Served): void {
+  ctx.set('Cache-Control', 'no-cache'); // revalidated each time: a new version shows at once
+  ctx.set('ETag', file.etag);
+  ctx.status = 200;
+  if (ctx.fresh) {
+    ctx.status = 304;
+    return;
   }
+  ctx.type = file.type;
+  ctx.body = file.body;
 }

@@ -1,5 +1,6 @@
 // /api/status and /metrics over the real stack: public aggregate figures that move with real work, and
 // kept for key holders when auth.publicOperations is false.
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheus, sampleValue } from '../helpers/prometheus.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -144,6 +145,36 @@ describe('web pages and assets', () => {
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
     const js = await fetch(`${svc.url}/assets/api.js`);
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+  });
+
+  /**
+   * GET with If-None-Match as a browser revalidates. (Not fetch(): it adds Cache-Control: no-cache to a
+   * conditional request, which asks for the full answer.)
+   */
+  const revalidate = (url: string, etag: string) => new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+    http.get(url, { headers: { 'if-none-match': etag } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
+    }).on('error', reject);
+  });
+
+  it('pages and assets carry an ETag: a browser revalidating with it gets 304 and no body', async () => {
+    for (const path of ['/', '/monitors', '/status', '/assets/base.css', '/assets/converter.js', '/assets/icon.svg']) {
+      const first = await fetch(`${svc.url}${path}`);
+      expect(first.status, path).toBe(200);
+      const body = await first.text();
+      expect(body.length, path).toBeGreaterThan(0);
+      const etag = first.headers.get('etag');
+      expect(etag, path).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      expect(first.headers.get('cache-control'), path).toBe('no-cache');
+      const again = await revalidate(`${svc.url}${path}`, etag!);
+      expect(again.status, path).toBe(304);
+      expect(again.body, path).toBe('');
+      if (path === '/') expect(again.headers['content-security-policy']).toContain("script-src 'self'");
+      const stale = await revalidate(`${svc.url}${path}`, '"something-else"');
+      expect(stale.status, path).toBe(200);
+      expect(stale.body, path).toBe(body);
+    }
   });
 
   it.each(['/assets/..%2Fweb%2Froutes.ts', '/assets/%2e%2e%2f%2e%2e%2fpackage.json', '/assets/routes.ts', '/assets/nope.css', '/assets/.hidden.js'])(
