@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processGroup, waitFor } from '../helpers/processes.js';
+import { until } from '../helpers/until.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/src/cli.js');
 
@@ -48,7 +49,9 @@ describe('graceful shutdown', () => {
       method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ html: '<h1>SHUTDOWN-TEST</h1>', delay: 2000 }),
     });
-    await new Promise((r) => setTimeout(r, 700));
+    // SIGTERM only once the render is really in the service (a request still on its way would be refused).
+    const active = async () => ((await (await fetch(`${base}/api/status`)).json()) as { render: { active: number } }).render.active;
+    await until('the render to be in flight', async () => (await active()) === 1, 15_000, 20);
     child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 200));
 
