@@ -38,7 +38,7 @@ export interface AppDeps {
   limits: { maxBodyBytes: number; maxTimeoutMs: number; anonymousMaxBodyBytes: number; maxRetention: number };
   auth: { anonymous: boolean; publicOperations: boolean };
   rateLimit: { perKeyPerMinute: number; anonymousPerMinute: number };
-  trustProxy: boolean;
+  trustProxy: number;
   status: () => StatusSnapshot;
   metrics: Metrics;
   /** The whole configuration, for the docs page's stated limits. */
@@ -48,7 +48,11 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
-  app.proxy = deps.trustProxy; // only then is X-Forwarded-For believed for the client IP
+  // X-Forwarded-For is believed only behind trusted proxies, and read from the right: each trusted hop
+  // appends the address it saw, so the client is `trustProxy` entries from the end. Anything further
+  // left was written by the client itself. (Koa keeps the last maxIpsCount entries; ctx.ip is the first.)
+  app.proxy = deps.trustProxy > 0;
+  app.maxIpsCount = deps.trustProxy;
   app.silent = true; // errors are logged by errorResponses, once, with the request id
   const routers = [
     healthRoutes(deps.readiness),
