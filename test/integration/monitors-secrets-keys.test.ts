@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedKey } from '../../src/db/api-keys.js';
 import {
-  addPrivatePage, databaseBytes, holdsAny, lastSeen, MASKED_CAPTURE, monitorOf, newSecrets, runAndWait, secretCapture, YEARLY,
+  addPrivatePage, databaseBytes, type Secrets, holdsAny, lastSeen, MASKED_CAPTURE, monitorOf, newSecrets, runAndWait, secretCapture, YEARLY,
 } from '../helpers/monitor-secrets.js';
 import { startServiceOn, type DurableService } from '../helpers/durability-service.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -78,18 +78,29 @@ describe('the secrets key', () => {
 describe('monitors stored before encryption', () => {
   it('are sealed at start, once, with no plaintext left in the database or WAL file', async () => {
     const secrets = newSecrets();
-    const m = await monitorOf(await svc!.call('POST', '/api/monitors', key.key, { url: `${fx.url}/private`, schedule: YEARLY, capture: { viewport: { width: 320, height: 200 } } }), 201);
+    const older = newSecrets();
+    const create = async () => monitorOf(await svc!.call('POST', '/api/monitors', key.key, { url: `${fx.url}/private`, schedule: YEARLY, capture: { viewport: { width: 320, height: 200 } } }), 201);
+    const m = await create();
+    const gone = await create();
     await svc!.stop();
     svc = undefined;
     // What the code before this change wrote: the capture options as given, secrets in the clear.
+    // A long css puts them on overflow pages too: a rewrite frees those pages, which keep their bytes
+    // until the file is rebuilt.
     const legacy = new Database(join(dataDir, 'pagewatch.db'));
-    const capture = { ...JSON.parse(legacy.prepare('SELECT capture FROM monitors WHERE id = ?').pluck().get(m.id) as string), ...secretCapture(secrets) };
-    legacy.prepare('UPDATE monitors SET capture = ? WHERE id = ?').run(JSON.stringify(capture), m.id);
+    const stored = JSON.parse(legacy.prepare('SELECT capture FROM monitors WHERE id = ?').pluck().get(m.id) as string) as object;
+    const withSecrets = (s: Secrets, padding: number) => JSON.stringify({ ...secretCapture(s), ...stored, css: `/* ${'x'.repeat(padding)} */`, ...secretCapture(s) });
+    legacy.prepare('UPDATE monitors SET capture = ? WHERE id = ?').run(withSecrets(secrets, 12_000), m.id);
+    // A monitor deleted under the old code left its secrets behind in free pages.
+    legacy.prepare('UPDATE monitors SET capture = ? WHERE id = ?').run(withSecrets(older, 60_000), gone.id);
+    legacy.prepare('DELETE FROM monitors WHERE id = ?').run(gone.id);
     legacy.close();
     expect(holdsAny(databaseBytes(dataDir), secrets)).toEqual(Object.values(secrets)); // the test starts from plaintext
+    expect(holdsAny(databaseBytes(dataDir), older)).toEqual(Object.values(older));
 
     await restart();
     expect(holdsAny(databaseBytes(dataDir), secrets)).toEqual([]);
+    expect(holdsAny(databaseBytes(dataDir), older)).toEqual([]);
     const sealed = captureColumn(m.id);
     expect(JSON.parse(sealed).headers['X-Api-Token']).toMatch(/^enc:v1:/);
     expect(JSON.parse(sealed).httpCredentials).toMatchObject({ username: 'watcher', password: expect.stringMatching(/^enc:v1:/) });
