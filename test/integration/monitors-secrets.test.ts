@@ -78,6 +78,9 @@ describe('monitor secrets', () => {
     expect(lastSeen(fx)).toEqual({ header: secrets.header, cookie: secrets.cookie, password: secrets.password });
     // Sending the masks back changed nothing that is captured: no new baseline.
     expect(roundTrip.baselineId).toBe(leftOut.id);
+    // Nor does sending the same real value again (sealed anew, it reads differently at rest).
+    await patch({ capture: { headers: { 'X-Api-Token': secrets.header } } });
+    expect((await runAndWait(svc.call, key, monitor.id)).baselineId).toBe(roundTrip.id);
   });
 
   it('a new value replaces, a null removes, a cookie array keeps each masked cookie by name, domain and path', async () => {
