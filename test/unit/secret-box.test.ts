@@ -1,9 +1,11 @@
 // The secret box (AES-256-GCM, "enc:v1:…") and where its key comes from (secrets.key, or a generated
 // dataDir/secret.key with mode 0600).
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSecretsKey } from '../../src/secrets/key-file.js';
 import { isSealed, parseSecretKey, SecretBox, SecretBoxError } from '../../src/secrets/secret-box.js';
@@ -103,6 +105,23 @@ describe('loadSecretsKey', () => {
     const second = loadSecretsKey('', join(dir, 'data'));
     expect(second).toEqual({ key: first.key, source: 'file', path });
   });
+
+  it('is generated once when several starts race for it: one writes it, all read the same whole key', async () => {
+    fresh();
+    // The built module (as the CLI tests use dist/), in separate processes that all start loading
+    // at the same instant.
+    const module = resolve(import.meta.dirname, '../../dist/src/secrets/key-file.js');
+    const startAt = Date.now() + 1500;
+    const script = `import { loadSecretsKey } from ${JSON.stringify(module)};
+      while (Date.now() < ${startAt});
+      const k = loadSecretsKey('', ${JSON.stringify(dir)});
+      console.log(k.source + ' ' + k.key.toString('hex'));`;
+    const runs = await Promise.all(Array.from({ length: 6 }, () => promisify(execFile)(process.execPath, ['--input-type=module', '-e', script])));
+    const outcomes = runs.map((r) => r.stdout.trim().split(' '));
+    expect(outcomes.filter(([source]) => source === 'generated')).toHaveLength(1);
+    expect(new Set(outcomes.map(([, key]) => key))).toEqual(new Set([readFileSync(join(dir, 'secret.key'), 'utf8').trim()]));
+    expect(readdirSync(dir)).toEqual(['secret.key']); // no temporary file left behind
+  }, 30_000);
 
   it('refuses a key file other users can read, naming the file and the fix', () => {
     fresh();
