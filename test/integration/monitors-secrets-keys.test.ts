@@ -1,10 +1,10 @@
 // The key behind monitor secrets across restarts (issue #10): a generated dataDir/secret.key (mode
-// 0600) is reused; a service started with another key fails those monitors' captures with a clear
+// 0600) is reused, and one other users can read stops the start; a service started with another key fails those monitors' captures with a clear
 // error and sends nothing; and monitors stored in plaintext before encryption are sealed at start,
 // once, leaving no plaintext in the database files.
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,15 @@ describe('the secrets key', () => {
     expect(readFileSync(path, 'utf8')).toBe(generated);
     expect((await runAndWait(svc!.call, key, m.id)).status).toBe('succeeded'); // what was sealed before still opens
     expect(lastSeen(fx)).toEqual({ header: secrets.header, cookie: secrets.cookie, password: secrets.password });
+  });
+
+  it('a key file other users can read stops the start, saying so', async () => {
+    await svc!.stop();
+    svc = undefined;
+    chmodSync(join(dataDir, 'secret.key'), 0o640);
+    await expect(startServiceOn(dataDir)).rejects.toThrow(/secret\.key can be read by other users \(mode 0640\).*chmod 600/);
+    chmodSync(join(dataDir, 'secret.key'), 0o600);
+    await restart();
   });
 
   it('another key fails the captures of monitors with secrets, saying why, and the page gets no request', async () => {
