@@ -1,7 +1,7 @@
 // The key behind monitor secrets across restarts (issue #10): a generated dataDir/secret.key (mode
-// 0600) is reused, and one other users can read stops the start; a service started with another key fails those monitors' captures with a clear
-// error and sends nothing; and monitors stored in plaintext before encryption are sealed at start,
-// once, leaving no plaintext in the database files.
+// 0600) is reused, and one other users can read stops the start; a service started with another key
+// fails those monitors' captures with a clear error and sends nothing; and monitors stored in
+// plaintext before encryption are sealed at start, once, leaving no plaintext in the database files.
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
