@@ -27,6 +27,9 @@ import { CaptureRecorder } from './monitors/recorder.js';
 import { MonitorRuns } from './monitors/runs.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
 import { MonitorService } from './monitors/service.js';
+import { sealLegacySecrets } from './monitors/seal-legacy-secrets.js';
+import { loadSecretsKey } from './secrets/key-file.js';
+import { SecretBox } from './secrets/secret-box.js';
 import { LocalFileStore } from './storage/file-store.js';
 import { JobService } from './jobs/service.js';
 import { Sweeper } from './jobs/sweeper.js';
@@ -59,6 +62,10 @@ export interface Service {
 export async function startService(config: Readonly<Config>, log: Logger): Promise<Service> {
   const startedAt = new Date();
   const dataDir = resolve(config.dataDir);
+  // Before anything else: without its key the service could neither read nor keep monitor secrets.
+  const secretsKey = loadSecretsKey(config.secrets.key, dataDir);
+  if (secretsKey.source === 'generated') log.info({ path: secretsKey.path }, 'generated the key of monitor secrets; back it up with the database');
+  const secrets = new SecretBox(secretsKey.key);
   const db = openDatabase(resolve(dataDir, 'pagewatch.db'));
   try {
     const applied = migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
@@ -88,6 +95,8 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const deliveries = new DeliveryStore(db);
   const idempotency = new IdempotencyKeyStore(db);
   const monitorStore = new MonitorStore(db);
+  const sealedNow = sealLegacySecrets(db, monitorStore, secrets);
+  if (sealedNow.length) log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
   const status = () => statusSnapshot({
     version: PACKAGE_VERSION, startedAt, browsers, limiter, jobs: jobStore, monitors: monitorStore, deliveries,
     limits: { concurrency: config.render.concurrency, queueSize: config.render.queueSize },
@@ -110,7 +119,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const worker = new JobWorker(queue, {
     pdf: renderJobs,
     image: renderJobs,
-    capture: new CaptureJobRunner(monitorStore, captureStore, recorder, renderer, new Differ(diffPool), captureFiles, wakeDispatcher, log),
+    capture: new CaptureJobRunner(monitorStore, captureStore, recorder, renderer, new Differ(diffPool), captureFiles, wakeDispatcher, log, secrets),
   }, { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs }, log, wakeDispatcher);
   const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake());
   const scheduler = new MonitorScheduler(monitorStore, runs, log);
@@ -128,7 +137,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     log, renderer, keys, limits: { ...config.limits, maxRetention: config.monitors.maxRetention }, auth: config.auth, rateLimit: config.rateLimit,
     jobs: new JobService(queue, jobStore, results, worker, egress),
     monitors: new MonitorService(db, monitorStore, captureStore, jobStore, runs, scheduler, captureFiles, egress,
-      (jobId) => worker.abort(jobId), config.monitors),
+      (jobId) => worker.abort(jobId), config.monitors, secrets),
     deliveries, wakeDispatcher,
     publicUrl: config.publicUrl, status, metrics, config,
     trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown,

@@ -1,4 +1,6 @@
 // The monitors table: a monitor's settings, and the state the scheduler keeps current.
+// The secrets among the capture options arrive sealed (see monitors/capture-secrets.ts): this store
+// writes and reads them as opaque strings.
 import type { MonitorSettings } from '../http/schemas/monitors.js';
 import type { Db } from './open.js';
 
@@ -63,6 +65,8 @@ export class MonitorStore {
         AND (@beforeAt IS NULL OR created_at < @beforeAt OR (created_at = @beforeAt AND id < @beforeId))
         ORDER BY created_at DESC, id DESC LIMIT @limit`),
       active: db.prepare('SELECT * FROM monitors WHERE paused = 0 ORDER BY created_at, id'),
+      all: db.prepare('SELECT * FROM monitors ORDER BY created_at, id'),
+      setCapture: db.prepare('UPDATE monitors SET capture = @capture WHERE id = @id'),
       countByKey: db.prepare('SELECT COUNT(*) AS n FROM monitors WHERE key_id = ?'),
       countByPaused: db.prepare('SELECT paused, COUNT(*) AS n FROM monitors GROUP BY paused'),
       nextRuns: db.prepare('SELECT next_run_at AS at FROM monitors WHERE paused = 0 AND next_run_at IS NOT NULL ORDER BY next_run_at LIMIT ?'),
@@ -104,6 +108,19 @@ export class MonitorStore {
   /** Every monitor that is not paused, oldest first (what the scheduler schedules at start). */
   active(): MonitorRecord[] {
     return (this.stmts.active.all() as Row[]).map(toRecord);
+  }
+
+  /** Every monitor, paused or not (for one-time passes over stored settings at start). */
+  all(): MonitorRecord[] {
+    return (this.stmts.all.all() as Row[]).map(toRecord);
+  }
+
+  /**
+   * The capture options rewritten in place, as stored data, not as a change: no new baseline, no new
+   * `updatedAt`. The caller makes sure they capture the same thing (e.g. secrets sealed, not changed).
+   */
+  rewriteCapture(id: string, capture: MonitorSettings['capture']): void {
+    this.stmts.setCapture.run({ id, capture: JSON.stringify(capture) });
   }
 
   countByKey(keyId: string): number {

@@ -13,7 +13,9 @@ import type { JobRunner } from '../jobs/worker.js';
 import type { Logger } from '../log.js';
 import type { Box } from '../render/capture-image.js';
 import type { Renderer } from '../render/renderer.js';
+import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../storage/file-store.js';
+import { openSecrets } from './capture-secrets.js';
 import { newCaptureId, type CaptureJobRequest, type CaptureRecorder } from './recorder.js';
 
 interface Shot extends CaptureImage { boxes: Box[]; truncated: boolean }
@@ -29,6 +31,7 @@ export class CaptureJobRunner implements JobRunner {
     /** Called when events may have been recorded in the outbox (so the dispatcher sends them now). */
     private readonly onEvent: () => void,
     private readonly log: Logger,
+    private readonly secrets: SecretBox,
   ) {}
 
   async run(job: JobRecord, owner: string, signal: AbortSignal): Promise<void> {
@@ -81,7 +84,7 @@ export class CaptureJobRunner implements JobRunner {
   }
 
   private async shoot(monitor: MonitorRecord, signal: AbortSignal): Promise<Shot> {
-    const out = await this.renderer.renderImage(captureRequest(monitor), signal, {
+    const out = await this.renderer.renderImage(captureRequest(monitor, this.secrets), signal, {
       background: true, measureSelectors: monitor.settings.diff.ignoreSelectors,
     });
     return { bytes: out.bytes, sha256: sha256(out.bytes), boxes: out.boxes ?? [], truncated: out.truncated };
@@ -111,9 +114,13 @@ function isChange(diff: DiffResult, monitor: MonitorRecord): boolean {
   return diff.diffPixels > 0 && diff.diffRatio >= monitor.settings.diff.minChangeRatio;
 }
 
-/** The render request of a capture: the monitor's image options, its url, always PNG. */
-export function captureRequest(monitor: MonitorRecord): ImageRequest {
-  return { ...monitor.settings.capture, url: monitor.settings.url, format: 'png', response: 'binary', async: false };
+/**
+ * The render request of a capture: the monitor's image options with its secrets decrypted, its url,
+ * always PNG. Secrets that do not decrypt (another key) fail the capture rather than send garbage.
+ */
+export function captureRequest(monitor: MonitorRecord, secrets: SecretBox): ImageRequest {
+  const capture = openSecrets(monitor.settings.capture, secrets, monitor.id);
+  return { ...capture, url: monitor.settings.url, format: 'png', response: 'binary', async: false };
 }
 
 /** A capture's files live in its monitor's folder, so deleting the monitor removes them in one go. */

@@ -1,5 +1,7 @@
 // What the HTTP routes ask of monitors: create, read, update, delete, run now, and their captures.
 // Every change reaches the scheduler at once; the egress policy is checked before anything is stored.
+// Capture secrets are sealed here, before the store sees them; a PATCH is merged into the monitor as
+// shown (secrets masked), so absent and sent-back "••••" values alike keep what is stored.
 import { randomBytes } from 'node:crypto';
 import type { CaptureRecord, CaptureStore } from '../db/captures.js';
 import type { JobRecord, JobStore } from '../db/jobs.js';
@@ -8,8 +10,9 @@ import type { Db } from '../db/open.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { conflict, invalidRequest, notFound, urlBlocked } from '../errors.js';
 import { mergePatch, type MonitorSettings } from '../http/schemas/monitors.js';
-import { canonicalJson } from '../jobs/queue.js';
+import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../storage/file-store.js';
+import { maskSecrets, sameCapture, sealSecrets } from './capture-secrets.js';
 import type { MonitorRuns } from './runs.js';
 import type { MonitorScheduler } from './scheduler.js';
 
@@ -28,16 +31,18 @@ export class MonitorService {
     /** Stop the capture jobs of a deleted monitor that are rendering now. */
     private readonly abortJob: (jobId: string) => void,
     private readonly limits: { maxPerKey: number },
+    private readonly secrets: SecretBox,
   ) {}
 
   async create(keyId: string, settings: MonitorSettings, baseUrl: string, now = new Date()): Promise<MonitorRecord> {
     await this.checkEgress(settings);
     const id = `mon_${randomBytes(10).toString('hex')}`;
+    const sealed = { ...settings, capture: sealSecrets(settings.capture, undefined, this.secrets, id) };
     this.db.transaction(() => {
       if (this.monitors.countByKey(keyId) >= this.limits.maxPerKey) {
         throw conflict(`this key already has ${this.limits.maxPerKey} monitors (monitors.maxPerKey); delete one first`);
       }
-      this.monitors.insert({ id, keyId, settings: named(settings), baseUrl }, now);
+      this.monitors.insert({ id, keyId, settings: named(sealed), baseUrl }, now);
     }).immediate();
     this.scheduler.schedule(this.monitors.get(id)!);
     return this.monitors.get(id)!;
@@ -62,11 +67,13 @@ export class MonitorService {
     if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
       throw invalidRequest('the body must be a JSON object (a JSON Merge Patch of the monitor)', [{ path: '', message: 'expected an object' }]);
     }
+    const shown = { ...before.settings, capture: maskSecrets(before.settings.capture) };
     // A name that was only the url's default follows the url when the url changes.
-    const current = before.settings.name === before.settings.url ? { ...before.settings, name: undefined } : before.settings;
-    const settings = named(validate(mergePatch(current, patch)));
+    const current = shown.name === shown.url ? { ...shown, name: undefined } : shown;
+    const merged = validate(mergePatch(current, patch));
+    const settings = named({ ...merged, capture: sealSecrets(merged.capture, before.settings.capture, this.secrets, id) });
     await this.checkEgress(settings);
-    const newBaseline = settings.url !== before.settings.url || canonicalJson(settings.capture) !== canonicalJson(before.settings.capture);
+    const newBaseline = settings.url !== before.settings.url || !sameCapture(settings.capture, before.settings.capture, this.secrets, id);
     this.monitors.update(id, settings, baseUrl, newBaseline, new Date());
     const after = this.monitors.get(id);
     if (!after) throw notFound(`no monitor ${id}`); // deleted meanwhile

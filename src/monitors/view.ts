@@ -2,11 +2,14 @@
 // their webhook events: ids, figures and absolute URLs, never image bytes.
 import type { CaptureRecord } from '../db/captures.js';
 import type { MonitorRecord } from '../db/monitors.js';
+import { maskSecrets } from './capture-secrets.js';
 
+/** Capture secrets (header and cookie values, the password) are write-only: shown as "••••". */
 export function monitorView(m: MonitorRecord) {
   return {
     id: m.id,
     ...m.settings,
+    capture: maskSecrets(m.settings.capture),
     createdAt: m.createdAt,
     updatedAt: m.updatedAt,
     ...(m.lastRunAt && { lastRunAt: m.lastRunAt }),

@@ -109,6 +109,8 @@ ${code('diffRatio >= diff.minChangeRatio')} (0.001 by default). ${code('ignoreRe
 <li>The newest ${code('retention.keep')} captures are kept (default 100, at most <strong>${c.monitors.maxRetention}</strong>); a key may have
 <strong>${c.monitors.maxPerKey}</strong> monitors.</li>
 <li>One capture per monitor at a time: a tick that finds the previous one pending is skipped and counted. ${code('POST /api/monitors/{id}/run')} captures now.</li>
+<li>Secrets in ${code('capture')} — header and cookie values, the ${code('httpCredentials')} password — are write-only and encrypted at rest: answers show
+${code('"••••"')}, and a ${code('"••••"')} sent back (or a field left out of a PATCH) keeps the stored value.</li>
 </ul>
 </section>
 

@@ -56,7 +56,7 @@ afterAll(async () => {
   await Promise.all([svc?.close(), fx?.close()]);
 });
 
-interface Monitor { id: string; name: string; url: string; schedule: string; timezone: string; paused: boolean; nextRunAt?: string; diff: Record<string, unknown> }
+interface Monitor { id: string; name: string; url: string; schedule: string; timezone: string; paused: boolean; nextRunAt?: string; diff: Record<string, unknown>; capture: { headers?: Record<string, string> } }
 interface Capture { id: string; status: string; changed: boolean; baselineId: string | null; diffUrl?: string; width: number; height: number }
 
 async function monitors(): Promise<Monitor[]> {
@@ -303,6 +303,13 @@ it('pauses and resumes a monitor', async () => {
 });
 
 it('edits a monitor with a PATCH of the form fields', async () => {
+  // The form does not show capture secrets; saving it must keep them (the same sealed values).
+  const [watched] = await monitors();
+  const withSecrets = await svc.call('PATCH', `/api/monitors/${watched!.id}`, key, { capture: { headers: { 'X-Api-Token': 'dashboard-secret' } } });
+  expect(withSecrets.status).toBe(200);
+  const sealedCapture = () => JSON.parse(svc.db.prepare('SELECT capture FROM monitors WHERE id = ?').pluck().get(watched!.id) as string) as { headers: Record<string, string> };
+  const sealedBefore = sealedCapture().headers;
+  expect(sealedBefore['X-Api-Token']).toMatch(/^enc:v1:/);
   await row().getByRole('button', { name: `Edit ${NAME}` }).click();
   await page.locator('#form-section').waitFor();
   expect(await text('#form-title')).toBe(`Edit “${NAME}”`);
@@ -314,6 +321,8 @@ it('edits a monitor with a PATCH of the form fields', async () => {
   await until('the new schedule in the list', async () => (await row().locator('.c-schedule code').textContent()) === '0 12 * * 1-5', 10_000);
   const [edited] = await monitors();
   expect(edited).toMatchObject({ schedule: '0 12 * * 1-5', timezone: 'Europe/Paris', retention: { keep: 5 } });
+  expect(edited!.capture.headers).toEqual({ 'X-Api-Token': '••••' });
+  expect(sealedCapture().headers).toEqual(sealedBefore);
 });
 
 it('pages a long history: 20 captures, then Load more shows the rest, newest first, none twice', async () => {

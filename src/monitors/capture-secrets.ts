@@ -1,0 +1,108 @@
+// The secrets among a monitor's capture options — header values, cookie values and the Basic-auth
+// password — as they are kept and shown. At rest they are sealed by the SecretBox (bound to the
+// monitor's id); in answers they read "••••"; a "••••" sent back stands for the value already kept.
+// The service seals at the store boundary, the view masks, the capture job opens them to render.
+import { invalidRequest, renderFailed, type ErrorDetail } from '../errors.js';
+import type { CaptureOptions } from '../http/schemas/monitors.js';
+import { canonicalJson } from '../jobs/queue.js';
+import { isSealed, SecretBoxError, type SecretBox } from '../secrets/secret-box.js';
+
+/** What a secret looks like in an answer; sent back, it means "keep what is stored". */
+export const MASK = '••••';
+
+type Cookie = NonNullable<CaptureOptions['cookies']>[number];
+type SecretFields = Pick<CaptureOptions, 'headers' | 'cookies' | 'httpCredentials'>;
+
+/** A copy with `f` applied to every secret value; names, usernames and cookie attributes stay. */
+function mapSecrets<T extends SecretFields>(capture: T, f: (value: string) => string): T {
+  const out = { ...capture };
+  if (capture.headers) out.headers = Object.fromEntries(Object.entries(capture.headers).map(([name, value]) => [name, f(value)]));
+  if (capture.cookies) out.cookies = capture.cookies.map((c) => ({ ...c, value: f(c.value) }));
+  if (capture.httpCredentials) out.httpCredentials = { ...capture.httpCredentials, password: f(capture.httpCredentials.password) };
+  return out;
+}
+
+function secretValues(capture: SecretFields): string[] {
+  const values: string[] = [];
+  mapSecrets(capture, (value) => (values.push(value), value));
+  return values;
+}
+
+export function maskSecrets<T extends SecretFields>(capture: T): T {
+  return mapSecrets(capture, () => MASK);
+}
+
+/**
+ * The submitted options with every secret sealed. A "••••" keeps the stored sealed value it stands
+ * for: a header's by name (case-insensitively, as HTTP reads names), the password whatever the
+ * username, a cookie's by name + domain + path + url (an array is replaced whole by a Merge Patch,
+ * so a cookie is known by what identifies it to a browser). A "••••" with nothing to stand for is 400.
+ */
+export function sealSecrets<T extends SecretFields>(submitted: T, stored: SecretFields | undefined, box: SecretBox, monitorId: string): T {
+  const problems: ErrorDetail[] = [];
+  const seal = (value: string, kept: string | undefined, path: string) => {
+    if (value !== MASK) return box.encrypt(value, monitorId);
+    if (kept !== undefined) return kept;
+    problems.push({ path, message: `"${MASK}" stands for a value already stored, and none is stored here: send the real value` });
+    return value;
+  };
+  const out = { ...submitted };
+  if (submitted.headers) {
+    out.headers = Object.fromEntries(Object.entries(submitted.headers)
+      .map(([name, value]) => [name, seal(value, storedHeader(stored, name), `capture.headers.${name}`)]));
+  }
+  if (submitted.cookies) {
+    out.cookies = submitted.cookies.map((c, i) => ({ ...c, value: seal(c.value, storedCookie(stored, c)?.value, `capture.cookies.${i}.value`) }));
+  }
+  if (submitted.httpCredentials) {
+    const { password } = submitted.httpCredentials;
+    out.httpCredentials = { ...submitted.httpCredentials, password: seal(password, stored?.httpCredentials?.password, 'capture.httpCredentials.password') };
+  }
+  if (problems.length) throw invalidRequest(`the request has ${problems.length} invalid field${problems.length === 1 ? '' : 's'}`, problems);
+  return out;
+}
+
+/** Every secret in the clear, to render with; a value that does not open fails the capture for good. */
+export function openSecrets<T extends SecretFields>(capture: T, box: SecretBox, monitorId: string): T {
+  try {
+    return mapSecrets(capture, (value) => box.decrypt(value, monitorId));
+  } catch (err) {
+    if (!(err instanceof SecretBoxError)) throw err;
+    throw renderFailed(`the monitor's secrets (capture headers, cookies, httpCredentials.password) cannot be decrypted: ${err.message}. `
+      + 'Start the service with the secrets key they were sealed with (secrets.key or dataDir/secret.key), or send the values again with PATCH', err);
+  }
+}
+
+/** Whether options stored before encryption existed still hold plaintext. */
+export function hasPlaintextSecrets(capture: SecretFields): boolean {
+  return secretValues(capture).some((value) => !isSealed(value));
+}
+
+/** Seals what is still plaintext, leaves sealed values as they are (so running it twice changes nothing). */
+export function sealPlaintextSecrets<T extends SecretFields>(capture: T, box: SecretBox, monitorId: string): T {
+  return mapSecrets(capture, (value) => (isSealed(value) ? value : box.encrypt(value, monitorId)));
+}
+
+/**
+ * Whether what is captured differs. Sealed values differ on every sealing (a random IV), so the clear
+ * values are compared; if they cannot be opened (another key), any resealed secret counts as a change.
+ */
+export function sameCapture(a: SecretFields, b: SecretFields, box: SecretBox, monitorId: string): boolean {
+  try {
+    return canonicalJson(openSecrets(a, box, monitorId)) === canonicalJson(openSecrets(b, box, monitorId));
+  } catch {
+    return canonicalJson(a) === canonicalJson(b);
+  }
+}
+
+function storedHeader(stored: SecretFields | undefined, name: string): string | undefined {
+  const headers = stored?.headers ?? {};
+  if (Object.hasOwn(headers, name)) return headers[name];
+  const match = Object.keys(headers).find((h) => h.toLowerCase() === name.toLowerCase());
+  return match === undefined ? undefined : headers[match];
+}
+
+function storedCookie(stored: SecretFields | undefined, cookie: Cookie): Cookie | undefined {
+  const identity = (c: Cookie) => canonicalJson([c.name, c.domain ?? null, c.path ?? null, c.url ?? null]);
+  return stored?.cookies?.find((c) => identity(c) === identity(cookie));
+}
