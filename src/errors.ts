@@ -53,8 +53,8 @@ export const urlBlocked = (reason: string) =>
 export const webhookUrlBlocked = (reason: string) => new AppError('invalid_request', 'webhookUrl is not allowed by the egress policy', {
   details: [{ path: 'webhookUrl', message: 'not allowed by the egress policy' }], logDetail: reason,
 });
-export const rateLimited = (retryAfterSeconds: number) =>
-  new AppError('rate_limited', 'Rate limit exceeded; try again after Retry-After seconds', { retryAfterSeconds });
+export const rateLimited = (retryAfterSeconds: number, message = 'Rate limit exceeded; try again after Retry-After seconds') =>
+  new AppError('rate_limited', message, { retryAfterSeconds });
 export const renderFailed = (message: string, cause?: unknown, retryable = false) =>
   new AppError('render_failed', message, { cause, retryable });
 export const queueFull = (retryAfterSeconds: number, message = 'The render queue is full; try again shortly') =>

@@ -125,7 +125,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
 
   let shuttingDown = false;
   const app = createApp({
-    log, renderer, keys, limits: { ...config.limits, maxRetention: config.monitors.maxRetention }, auth: config.auth, rateLimit: config.rateLimit,
+    log, renderer, keys, limits: { ...config.limits, maxRetention: config.monitors.maxRetention, minIntervalSeconds: config.monitors.minIntervalSeconds }, auth: config.auth, rateLimit: config.rateLimit,
     jobs: new JobService(queue, jobStore, results, worker, egress),
     monitors: new MonitorService(db, monitorStore, captureStore, jobStore, runs, scheduler, captureFiles, egress,
       (jobId) => worker.abort(jobId), config.monitors),
