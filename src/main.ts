@@ -97,7 +97,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const renderer = metrics.metered(new PlaywrightRenderer(browsers, limiter, config.limits, egress));
   const captureStore = new CaptureStore(db);
   const captureFiles = new LocalFileStore(resolve(dataDir, 'captures'));
-  const recorder = new CaptureRecorder(db, jobStore, monitorStore, captureStore, deliveries, captureFiles, log);
+  const recorder = new CaptureRecorder(db, jobStore, monitorStore, captureStore, deliveries, captureFiles, log, config.monitors);
   const queue = new JobQueue(db, jobStore, deliveries, idempotency, config.jobs, (job, now) => recorder.jobFailed(job, now));
   const results = new LocalFileStore(resolve(dataDir, 'results'));
   const diffPool = new DiffPool(config.monitors.diffThreads);
