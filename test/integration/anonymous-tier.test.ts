@@ -9,6 +9,9 @@ import { parsePdf } from '../helpers/pdf.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
+/** The defaults (config/default.json), stated: the test helper widens the anonymous tier for other tests. */
+const DEFAULT_ANONYMOUS_LIMITS = { anonymousMaxTimeoutMs: 30_000, anonymousConcurrencyPerIp: 1, anonymousMaxPdfPages: 50 };
+
 const pagesHtml = (n: number) => `<style>@page { margin: 0 } div { break-after: page }</style>`
   + Array.from({ length: n }, (_, i) => `<div>page ${i + 1}</div>`).join('');
 
@@ -27,7 +30,7 @@ describe('the anonymous tier', () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       held.responses.push(res);
     });
-    service = await startTestService({ trustProxy: 1 });
+    service = await startTestService({ trustProxy: 1, limits: DEFAULT_ANONYMOUS_LIMITS });
     key = service.createKey().key;
   });
   afterAll(async () => {
@@ -64,7 +67,7 @@ describe('the anonymous tier', () => {
     });
 
     it('below the schema default (30 s), a request that sends no timeout gets the limit instead of a 400', async () => {
-      const strict = await startTestService({ limits: { anonymousMaxTimeoutMs: 2000 } });
+      const strict = await startTestService({ limits: { ...DEFAULT_ANONYMOUS_LIMITS, anonymousMaxTimeoutMs: 2000 } });
       try {
         const post = (body: Record<string, unknown>) => strict.post('/api/image', { url: `${fx.url}/held`, ...body });
         const timedOut = await post({});
