@@ -33,23 +33,41 @@ export function shortestGapSeconds(expression: string): number {
   const first = hours[0]! * 3600 + minutes[0]! * 60 + seconds[0]!;
   const lastRun = last(hours) * 3600 + last(minutes) * 60 + last(seconds);
   const acrossMidnight = DAY - (lastRun - first);
-  if (acrossMidnight >= withinDay || !consecutiveDaysRun(expression, lastRun, first)) return withinDay;
+  if (acrossMidnight >= withinDay || !consecutiveDaysRun(expression, fields, lastRun, first)) return withinDay;
   return acrossMidnight;
 }
 
-function consecutiveDaysRun(expression: string, lastRun: number, first: number): boolean {
+function consecutiveDaysRun(expression: string, fields: ReturnType<typeof cron.parse>, lastRun: number, first: number): boolean {
+  // node-cron runs on a day only if its month, day of month and weekday all match: the plain-number
+  // sets rule out most days cheaply (a set holding "L", "W" or "#" tokens rules out none). node-cron's
+  // own matcher, much slower (it formats dates), has the last word on the days left.
+  const months = numbers(fields.month);
+  const daysOfMonth = numbers(fields.dayOfMonth);
+  const weekdays = numbers(fields.dayOfWeek);
+  const mayRun = (ms: number) => {
+    const d = new Date(ms);
+    return (!months || months.has(d.getUTCMonth() + 1)) && (!daysOfMonth || daysOfMonth.has(d.getUTCDate()))
+      && (!weekdays || weekdays.has(d.getUTCDay()));
+  };
   const task = cron.createTask(expression, () => {}, { timezone: 'UTC' }); // never started: used for its matcher
   try {
     const start = Date.UTC(CALENDAR_CYCLE.fromYear, 0, 1);
     const days = Math.round((Date.UTC(CALENDAR_CYCLE.fromYear + CALENDAR_CYCLE.years, 0, 1) - start) / (DAY * 1000));
     for (let d = 0; d < days; d++) {
-      const dayStart = start + d * DAY * 1000;
-      if (task.match(new Date(dayStart + lastRun * 1000)) && task.match(new Date(dayStart + (DAY + first) * 1000))) return true;
+      const lastOfDay = start + d * DAY * 1000 + lastRun * 1000;
+      const firstOfNext = start + (d + 1) * DAY * 1000 + first * 1000;
+      if (!mayRun(lastOfDay) || !mayRun(firstOfNext)) continue;
+      if (task.match(new Date(lastOfDay)) && task.match(new Date(firstOfNext))) return true;
     }
     return false;
   } finally {
     void task.destroy();
   }
+}
+
+/** The values of a parsed field as a set, or undefined when it holds tokens (L, W, #) only node-cron can judge. */
+function numbers(values: (number | string)[]): Set<number> | undefined {
+  return values.every((v) => typeof v === 'number') ? new Set(values as number[]) : undefined;
 }
 
 function sortedUnique(values: (number | string)[]): number[] {
