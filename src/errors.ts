@@ -25,6 +25,11 @@ export class AppError extends Error {
       cause?: unknown;
       /** The same work may succeed if tried again (a crashed page): async jobs retry it. */
       retryable?: boolean;
+      /**
+       * Said in the service log with the request id, never in the response: e.g. what an internal name
+       * resolved to, which would map the network for whoever asked.
+       */
+      logDetail?: string;
     } = {},
   ) {
     super(message, { cause: extra.cause });
@@ -41,10 +46,15 @@ export const unsupportedMediaType = (got: string | undefined, accepted = 'applic
   new AppError('unsupported_media_type', `Content-Type must be ${accepted}${got ? `, got ${got}` : ''}`);
 export const unauthorized = (message = 'A valid API key is required (Authorization: Bearer <key> or X-API-Key)') =>
   new AppError('unauthorized', message);
+/** The policy's reason (which may name internal addresses) goes to the log only. */
 export const urlBlocked = (reason: string) =>
-  new AppError('url_blocked', `The URL is not allowed by the egress policy: ${reason}`);
-export const rateLimited = (retryAfterSeconds: number) =>
-  new AppError('rate_limited', 'Rate limit exceeded; try again after Retry-After seconds', { retryAfterSeconds });
+  new AppError('url_blocked', 'The URL is not allowed by the egress policy', { logDetail: reason });
+/** A webhookUrl the egress policy refuses is a bad field (400); its reason goes to the log only, like urlBlocked's. */
+export const webhookUrlBlocked = (reason: string) => new AppError('invalid_request', 'webhookUrl is not allowed by the egress policy', {
+  details: [{ path: 'webhookUrl', message: 'not allowed by the egress policy' }], logDetail: reason,
+});
+export const rateLimited = (retryAfterSeconds: number, message = 'Rate limit exceeded; try again after Retry-After seconds') =>
+  new AppError('rate_limited', message, { retryAfterSeconds });
 export const renderFailed = (message: string, cause?: unknown, retryable = false) =>
   new AppError('render_failed', message, { cause, retryable });
 export const queueFull = (retryAfterSeconds: number, message = 'The render queue is full; try again shortly') =>

@@ -106,7 +106,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const renderer = metrics.metered(new PlaywrightRenderer(browsers, limiter, config.limits, egress));
   const captureStore = new CaptureStore(db);
   const captureFiles = new LocalFileStore(resolve(dataDir, 'captures'));
-  const recorder = new CaptureRecorder(db, jobStore, monitorStore, captureStore, deliveries, captureFiles, log);
+  const recorder = new CaptureRecorder(db, jobStore, monitorStore, captureStore, deliveries, captureFiles, log, config.monitors);
   const queue = new JobQueue(db, jobStore, deliveries, idempotency, config.jobs, (job, now) => recorder.jobFailed(job, now));
   const results = new LocalFileStore(resolve(dataDir, 'results'));
   const diffPool = new DiffPool(config.monitors.diffThreads);
@@ -134,7 +134,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
 
   let shuttingDown = false;
   const app = createApp({
-    log, renderer, keys, limits: { ...config.limits, maxRetention: config.monitors.maxRetention }, auth: config.auth, rateLimit: config.rateLimit,
+    log, renderer, keys, limits: { ...config.limits, maxRetention: config.monitors.maxRetention, minIntervalSeconds: config.monitors.minIntervalSeconds }, auth: config.auth, rateLimit: config.rateLimit,
     jobs: new JobService(queue, jobStore, results, worker, egress),
     monitors: new MonitorService(db, monitorStore, captureStore, jobStore, runs, scheduler, captureFiles, egress,
       (jobId) => worker.abort(jobId), config.monitors, secrets),

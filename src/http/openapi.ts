@@ -36,7 +36,9 @@ function renderRequestSchema(schema: z.ZodType): JsonSchema {
 }
 
 export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
-  const limits = { maxTimeoutMs: config.limits.maxTimeoutMs, maxRetention: config.monitors.maxRetention };
+  const limits = {
+    maxTimeoutMs: config.limits.maxTimeoutMs, maxRetention: config.monitors.maxRetention, minIntervalSeconds: config.monitors.minIntervalSeconds,
+  };
 
   const image = imageRequestSchema(limits);
   const pdf = pdfRequestSchema(limits);

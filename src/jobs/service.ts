@@ -2,7 +2,7 @@
 // later), read, list, cancel, fetch the result. Routes stay thin; this is the one place of the rules.
 import type { JobRecord, JobStatus, JobStore, RenderJobKind } from '../db/jobs.js';
 import type { EgressPolicy } from '../egress/policy.js';
-import { conflict, gone, invalidRequest, notFound, urlBlocked } from '../errors.js';
+import { conflict, gone, notFound, urlBlocked, webhookUrlBlocked } from '../errors.js';
 import type { JobQueue } from './queue.js';
 import type { FileStore } from '../storage/file-store.js';
 import type { JobWorker } from './worker.js';
@@ -35,7 +35,7 @@ export class JobService {
     if (webhookUrl !== undefined) {
       const verdict = await this.egress.checkUrl(webhookUrl);
       if (!verdict.allowed) {
-        throw invalidRequest('webhookUrl is not allowed by the egress policy', [{ path: 'webhookUrl', message: verdict.reason }]);
+        throw webhookUrlBlocked(verdict.reason);
       }
     }
     const submitted = this.queue.submit({ ...input, webhookUrl });

@@ -71,7 +71,7 @@ export class CaptureJobRunner implements JobRunner {
       durationMs: Math.round(performance.now() - started), width, height, sha256: shot.sha256, imageKey, diffKey,
       baselineId: baselineImage ? baseline!.id : null, changed: diff !== undefined && isChange(diff, monitor), confirmed,
       diffPixels: diff?.diffPixels ?? 0, diffRatio: diff?.diffRatio ?? 0, regions: diff?.regions ?? [], ignoredBoxes: shot.boxes,
-      truncated: shot.truncated, error: null,
+      truncated: shot.truncated, error: null, storedBytes: shot.bytes.length + (diffKey ? diff!.diffPng!.length : 0),
     };
     const released = this.recorder.succeeded(job, owner, monitor, capture, new Date());
     if (released === undefined) {

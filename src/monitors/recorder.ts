@@ -32,6 +32,7 @@ export class CaptureRecorder {
     private readonly deliveries: DeliveryStore,
     private readonly files: FileStore,
     private readonly log: Logger,
+    private readonly limits: { maxStoredBytesPerKey: number },
   ) {}
 
   /**
@@ -49,7 +50,12 @@ export class CaptureRecorder {
       const record = { ...capture, createdAt: capture.takenAt };
       if (capture.changed) this.tell(current, 'change', 'monitor.changed', record, now);
       this.tell(current, 'capture', 'capture.completed', record, now);
-      return this.prune(current).keys;
+      const retained = this.prune(current);
+      // Then the key's storage cap, across its monitors: the oldest captures go first, never a
+      // monitor's current baseline nor the capture just taken (so the key may stay over by those).
+      const evicted = this.captures.evictOldest(current.keyId, this.limits.maxStoredBytesPerKey, capture.id);
+      if (evicted.ids.length) this.log.info({ keyId: current.keyId, captures: evicted.ids.length }, 'captures removed: the key is over monitors.maxStoredBytesPerKey');
+      return [...retained.keys, ...evicted.keys];
     }).immediate();
   }
 

@@ -8,7 +8,7 @@ import type { JobRecord, JobStore } from '../db/jobs.js';
 import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
 import type { Db } from '../db/open.js';
 import type { EgressPolicy } from '../egress/policy.js';
-import { conflict, invalidRequest, notFound, urlBlocked } from '../errors.js';
+import { conflict, invalidRequest, notFound, urlBlocked, webhookUrlBlocked } from '../errors.js';
 import { mergePatch, type MonitorSettings } from '../http/schemas/monitors.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../storage/file-store.js';
@@ -132,7 +132,7 @@ export class MonitorService {
     if (settings.webhookUrl !== undefined) {
       const verdict = await this.egress.checkUrl(settings.webhookUrl);
       if (!verdict.allowed) {
-        throw invalidRequest('webhookUrl is not allowed by the egress policy', [{ path: 'webhookUrl', message: verdict.reason }]);
+        throw webhookUrlBlocked(verdict.reason);
       }
     }
   }

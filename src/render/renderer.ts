@@ -128,12 +128,14 @@ export class PlaywrightRenderer implements Renderer {
   private async checkTopLevel(url: string): Promise<void> {
     const verdict = await this.egress.checkUrl(url);
     if (verdict.allowed) return;
+    // A name that does not resolve says nothing about the internal network: the caller may hear it.
     if (verdict.unresolvable) throw renderFailed(`could not load ${url}: ${verdict.reason}`);
-    throw urlBlocked(verdict.reason);
+    throw urlBlocked(verdict.reason); // the reason (e.g. what the name resolved to) is logged, not answered
   }
 
   /** 403 when the main document (or one of its redirects) was refused by the egress proxy. */
   private async assertDocumentAllowed(watch: EgressWatch): Promise<void> {
+    // Where the page led and why it was refused go to the log only (urlBlocked): the caller hears just "not allowed".
     if (watch.blockedDocument) throw urlBlocked(`the page led to ${watch.blockedDocument}`);
     if (watch.failedTunnel) {
       const verdict = await this.egress.checkUrl(watch.failedTunnel);

@@ -99,7 +99,8 @@ npm test                   # the whole test suite: real Chromium, real HTTP, rea
 ${code('503 unavailable')} until one can be launched.</p>
 <h3>Your first PDF and PNG</h3>
 <p>${anonymous
-    ? html`No key is needed for synchronous renders (the anonymous tier: ${c.rateLimit.anonymousPerMinute} requests a minute per IP, bodies up to ${bytes(anonBody)}).`
+    ? html`No key is needed for synchronous renders (the anonymous tier: ${c.rateLimit.anonymousPerMinute} requests a minute per IP, bodies up to ${bytes(anonBody)},
+${c.limits.anonymousConcurrencyPerIp} at a time, PDFs up to ${c.limits.anonymousMaxPdfPages} pages).`
     : html`The anonymous tier is off on this service: every request needs a key (see <a href="#authentication">Authentication</a>).`}</p>
 ${pre(firstPdf, 'A URL to PDF')}
 ${pre(firstPng, 'HTML to PNG')}
@@ -124,7 +125,10 @@ even where no key is needed.</p>
 <h3>Anonymous tier</h3>
 ${anonymous
     ? html`<p>On: without a key, only synchronous ${code('POST /api/pdf')} and ${code('POST /api/image')} are allowed, with bodies up to
-<strong>${bytes(anonBody)}</strong> and <strong>${c.rateLimit.anonymousPerMinute}</strong> requests a minute per client IP.
+<strong>${bytes(anonBody)}</strong> and <strong>${c.rateLimit.anonymousPerMinute}</strong> requests a minute per client IP
+(an IPv6 /64 counts as one). Renders without a key also have a ${code('timeout')} of at most <strong>${c.limits.anonymousMaxTimeoutMs}</strong> ms
+(more is ${code('400')}), run <strong>${c.limits.anonymousConcurrencyPerIp}</strong> at a time per client IP (one more is ${code('429 rate_limited')}),
+and make PDFs of at most <strong>${c.limits.anonymousMaxPdfPages}</strong> pages (a longer one is ${code('422 render_failed')}). A key lifts these.
 Everything else without a key is ${code('401')}${openOperations}. ${code('auth.anonymous: false')} turns the tier off.</p>`
     : html`<p>Off (${code('auth.anonymous: false')}): every API request needs a key${openOperations}.</p>`}
 <h3>Rate limits</h3>

@@ -25,6 +25,9 @@ export interface TestService extends Service {
  */
 export const FIXTURE_EGRESS = { allowHosts: ['127.0.0.1', 'localhost'] };
 
+/** The anonymous tier as wide as a key's: tests that render without one are not about its limits. */
+export const RELAXED_ANONYMOUS_LIMITS = { anonymousConcurrencyPerIp: 1000, anonymousMaxTimeoutMs: 3_600_000, anonymousMaxPdfPages: 100_000 };
+
 export async function startTestService(overrides: Record<string, unknown> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-test-'));
   const config = loadConfig({
@@ -34,6 +37,9 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
       // Most tests render anonymously and many times a minute; rate-limit tests set their own budget.
       rateLimit: { anonymousPerMinute: 1_000_000 },
       ...overrides,
+      // ...and several renders at once, with long timeouts and long PDFs: the anonymous tier's own limits
+      // are tested where a test sets them (anonymous-tier.test.ts). A test's other limits are kept.
+      limits: { ...RELAXED_ANONYMOUS_LIMITS, ...(overrides.limits as Record<string, unknown> | undefined) },
     },
   });
   const service = await startService(config, createLogger(config.logLevel));

@@ -19,11 +19,14 @@ const SHOTS = process.env.E2E_SCREENSHOTS ?? join(tmpdir(), 'pagewatch-screensho
 
 /** Values no default has, so finding them in the page proves it reads the configuration. */
 const OVERRIDES = {
-  limits: { maxTimeoutMs: 90_000, maxBodyBytes: 3 * 1024 * 1024, anonymousMaxBodyBytes: 512 * 1024, maxFullPageHeight: 12_345 },
+  limits: {
+    maxTimeoutMs: 90_000, maxBodyBytes: 3 * 1024 * 1024, anonymousMaxBodyBytes: 512 * 1024, maxFullPageHeight: 12_345,
+    anonymousMaxTimeoutMs: 21_000, anonymousConcurrencyPerIp: 3, anonymousMaxPdfPages: 44,
+  },
   render: { concurrency: 3, queueSize: 7, restartAfter: 321 },
   rateLimit: { perKeyPerMinute: 456, anonymousPerMinute: 1_000 },
   jobs: { resultTtlHours: 6, maxQueuedPerKey: 77, maxAttempts: 4 },
-  monitors: { maxPerKey: 12, maxRetention: 250 },
+  monitors: { maxPerKey: 12, maxRetention: 250, minIntervalSeconds: 300, maxStoredBytesPerKey: 5 * 1024 * 1024 },
   webhooks: { timeoutMs: 9_000, retryScheduleMs: [1_000, 60_000, 600_000] },
 };
 
@@ -86,6 +89,11 @@ describe('/docs', () => {
       'jobs.maxAttempts': ['4 tries'],
       'monitors.maxPerKey': ['12 monitors'],
       'monitors.maxRetention': ['250 captures'],
+      'monitors.minIntervalSeconds': ['300 s', '5 min'],
+      'monitors.maxStoredBytesPerKey': ['5242880 bytes', '5 MiB'],
+      'limits.anonymousMaxTimeoutMs': ['21000 ms', '21 s'],
+      'limits.anonymousConcurrencyPerIp': ['3 renders'],
+      'limits.anonymousMaxPdfPages': ['44 pages'],
       'webhooks.timeoutMs': ['9000 ms', '9 s'],
       'webhooks.retryScheduleMs': ['1000, 60000, 600000 ms', '1 s, 1 min, 10 min'],
     };
@@ -95,6 +103,9 @@ describe('/docs', () => {
     }
     const body = await page.locator('main').innerText();
     expect(body).toContain('at most 90000 ms'); // runtime behaviour: timeouts
+    expect(body).toContain('timeout of at most 21000 ms'); // the anonymous tier's own limits
+    expect(body).toContain('run 3 at a time per client IP');
+    expect(body).toContain('PDFs of at most 44 pages');
     expect(body).toContain('up to 7 more wait'); // runtime behaviour: queueing
     expect(body).toContain('retried after about 1 s, 1 min, 10 min');
     expect(body).toContain('3 retries, then the delivery has failed');

@@ -34,6 +34,7 @@ const SMALL = { viewport: { width: 320, height: 200 } };
 const SETTINGS = {
   jobs: { pollIntervalMs: 100 },
   rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 }, // the tests poll often
+  monitors: { minIntervalSeconds: 1 }, // EVERY_SECOND: the tests watch real ticks
 };
 /** Restart tests: a stop never waits long for a render in flight. */
 const DURABLE_SETTINGS = { ...SETTINGS, shutdownGraceMs: 5000 };

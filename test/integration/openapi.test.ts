@@ -37,7 +37,7 @@ function servedRoutes(): string[] {
   const dummy = {} as never;
   const app = createApp({
     log: dummy, renderer: dummy, jobs: dummy, monitors: dummy, deliveries: dummy, wakeDispatcher: () => {}, publicUrl: '',
-    readiness: dummy, keys: dummy, limits: { ...config.limits, maxRetention: config.monitors.maxRetention }, auth: config.auth,
+    readiness: dummy, keys: dummy, limits: { ...config.limits, maxRetention: config.monitors.maxRetention, minIntervalSeconds: config.monitors.minIntervalSeconds }, auth: config.auth,
     rateLimit: config.rateLimit, trustProxy: 0, status: dummy, metrics: dummy, config, isShuttingDown: () => false,
   } satisfies AppDeps);
   const routers = app.middleware.map((m) => (m as { router?: Router }).router).filter((r): r is Router => r !== undefined);

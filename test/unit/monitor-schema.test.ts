@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { mergePatch, monitorSchema } from '../../src/http/schemas/monitors.js';
 import { refusalDetails } from '../helpers/refusal.js';
 
-const schema = monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 1000 });
+// minIntervalSeconds: 1 lets the parsing tests use every-second schedules; its own tests are below.
+const schema = monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds: 1 });
 const BASE = { url: 'https://example.com/', schedule: '0 0 1 1 *' };
 
 /**
@@ -82,6 +83,30 @@ describe('monitorSchema: schedule (cron)', () => {
 
   it('the schedule is required', () => {
     expect(issues({ url: BASE.url }).map((i) => i.path)).toEqual(['schedule']);
+  });
+});
+
+describe('monitorSchema: monitors.minIntervalSeconds', () => {
+  const atLeast = (minIntervalSeconds: number) => monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds });
+  const refusal = (min: number, schedule: string) => refusalDetails(atLeast(min), { ...BASE, schedule });
+
+  it.each([
+    [60, '* * * * *'], [60, '0,1 * * * *'], [60, '0 * * * * *'], [30, '*/30 * * * * *'], [300, '*/5 * * * *'], [3600, '0 * * * *'],
+  ])('at the edge: %i s accepts %j', (min, schedule) => {
+    expect(atLeast(min).safeParse({ ...BASE, schedule }).success).toBe(true);
+  });
+
+  it.each([
+    [60, '*/30 * * * * *', 30], [60, '0,59 * * * * *', 1], [30, '0,29 * * * * *', 29], [300, '*/4 * * * *', 240],
+    [300, '0,4 * * * *', 240], [3600, '0,59 * * * *', 60], [60, '* * * * * *', 1],
+  ])('just under: %i s refuses %j on schedule, naming the gap and the minimum', (min, schedule, gap) => {
+    expect(refusal(min, schedule)).toEqual([
+      { path: 'schedule', message: `runs as little as ${gap} s apart; the minimum is ${min} s between runs (monitors.minIntervalSeconds)` },
+    ]);
+  });
+
+  it('an invalid expression gets only its field message, not a gap', () => {
+    expect(refusal(60, '61 * * * *')).toEqual([{ path: 'schedule', message: expect.stringMatching(/minute field/) }]);
   });
 });
 
@@ -180,7 +205,7 @@ describe('monitorSchema: refusals and edges', () => {
   });
 
   it('maxRetention comes from the limits it is built with', () => {
-    const small = monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 5 });
+    const small = monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 5, minIntervalSeconds: 1 });
     expect(small.safeParse({ ...BASE, retention: { keep: 5 } }).success).toBe(true);
     expect(small.safeParse({ ...BASE, retention: { keep: 6 } }).success).toBe(false);
   });

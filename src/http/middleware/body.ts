@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from '../../errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 
 /**
  * Reads a JSON body, or an HTML body as `{html}` (the raw-HTML shortcut, render routes only). The size limit is enforced
@@ -32,6 +33,10 @@ async function readText(ctx: Context, maxBytes: number): Promise<string> {
 }
 
 function parseJson(text: string): unknown {
+  // Checked on the text, before anything walks the value: code that recurses over it stays safe.
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw invalidRequest(`the JSON body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
+  }
   try {
     return JSON.parse(text);
   } catch {

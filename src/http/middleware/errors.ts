@@ -20,6 +20,7 @@ export function errorResponses(log: Logger): Middleware {
       if (!(err instanceof AppError)) log.error({ err, requestId }, 'unhandled error');
       else if (appError.status >= 500) log.warn({ requestId, code: appError.code, err: appError.cause }, appError.message);
       else if (appError.cause) log.debug({ requestId, code: appError.code, err: appError.cause }, appError.message);
+      if (appError.extra.logDetail !== undefined) log.info({ requestId, code: appError.code, reason: appError.extra.logDetail }, appError.message);
 
       ctx.status = appError.status;
       if (appError.extra.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(appError.extra.retryAfterSeconds));

@@ -2,6 +2,7 @@
 // continuously. Kept in process memory: with several instances each enforces its own share.
 import type { Middleware } from 'koa';
 import { rateLimited } from '../../errors.js';
+import { clientAddressKey } from '../client-address.js';
 import type { Principal } from './auth.js';
 
 interface Bucket { tokens: number; updated: number; perMinute: number }
@@ -45,7 +46,7 @@ export function rateLimit(limits: { perKeyPerMinute: number; anonymousPerMinute:
     if (!principal) return next();
     const [id, perMinute] = principal.kind === 'key'
       ? [`key:${principal.keyId}`, limits.perKeyPerMinute]
-      : [`ip:${principal.ip}`, limits.anonymousPerMinute];
+      : [`ip:${clientAddressKey(principal.ip)}`, limits.anonymousPerMinute]; // an IPv6 /64 is one client
     const result = buckets.take(id, perMinute);
     ctx.set('RateLimit-Limit', String(perMinute));
     ctx.set('RateLimit-Remaining', String(result.remaining));

@@ -15,7 +15,7 @@ import { parseBody } from '../validate.js';
 
 export interface MonitorRouteDeps {
   monitors: MonitorService;
-  limits: SchemaLimits & { maxBodyBytes: number; maxRetention: number };
+  limits: SchemaLimits & { maxBodyBytes: number; maxRetention: number; minIntervalSeconds: number };
   publicUrl: string;
 }
 

@@ -9,6 +9,7 @@ import { jobView } from '../../jobs/view.js';
 import type { RenderOutput, Renderer } from '../../render/renderer.js';
 import type { Principal } from '../middleware/auth.js';
 import { readRenderBody } from '../middleware/body.js';
+import { AnonymousTier, type AnonymousLimits } from '../anonymous-tier.js';
 import { imageRequestSchema, pdfRequestSchema, type PageRequest, type SchemaLimits } from '../schemas/render.js';
 import { baseUrlOf, keyIdOf } from '../principal.js';
 import { parseBody } from '../validate.js';
@@ -17,7 +18,7 @@ import { contentDisposition, safeFilename } from '../filename.js';
 export interface RenderRouteDeps {
   renderer: Renderer;
   jobs: JobService;
-  limits: SchemaLimits & { maxBodyBytes: number; anonymousMaxBodyBytes: number };
+  limits: SchemaLimits & AnonymousLimits & { maxBodyBytes: number; anonymousMaxBodyBytes: number };
   /** Base of absolute URLs in jobs; empty = the origin the request came to. */
   publicUrl: string;
 }
@@ -26,6 +27,7 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
   const pdfSchema = pdfRequestSchema(limits);
   const imageSchema = imageRequestSchema(limits);
   const router = exactRouter();
+  const anonymousTier = new AnonymousTier(limits);
 
   // Anonymous callers (the public converter tier) get the smaller body limit.
   const bodyLimit = (ctx: Context) => ((ctx.state.principal as Principal | undefined)?.kind === 'key'
@@ -43,19 +45,35 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
   }
 
   router.post('/api/pdf', async (ctx) => {
-    const req = parseBody(pdfSchema, await readRenderBody(ctx, bodyLimit(ctx)));
+    const raw = await readRenderBody(ctx, bodyLimit(ctx));
+    const req = parseBody(pdfSchema, raw);
     if (req.async) return submit(ctx, 'pdf', req);
-    send(ctx, req, await renderer.renderPdf(req, clientGone(ctx)), 'render.pdf');
+    const ip = anonymousIp(ctx);
+    if (ip === undefined) return send(ctx, req, await renderer.renderPdf(req, clientGone(ctx)), 'render.pdf');
+    const limited = anonymousTier.limitTimeout(raw, req);
+    const out = await anonymousTier.inSlot(ip, () => renderer.renderPdf(anonymousTier.boundedPdf(limited), clientGone(ctx)));
+    anonymousTier.checkPdf(out);
+    send(ctx, limited, out, 'render.pdf');
   });
 
   router.post('/api/image', async (ctx) => {
-    const req = parseBody(imageSchema, await readRenderBody(ctx, bodyLimit(ctx)));
+    const raw = await readRenderBody(ctx, bodyLimit(ctx));
+    const req = parseBody(imageSchema, raw);
     if (req.async) return submit(ctx, 'image', req);
     const ext = req.format === 'jpeg' ? 'jpg' : req.format;
-    send(ctx, req, await renderer.renderImage(req, clientGone(ctx)), `screenshot.${ext}`);
+    const ip = anonymousIp(ctx);
+    if (ip === undefined) return send(ctx, req, await renderer.renderImage(req, clientGone(ctx)), `screenshot.${ext}`);
+    const limited = anonymousTier.limitTimeout(raw, req);
+    send(ctx, limited, await anonymousTier.inSlot(ip, () => renderer.renderImage(limited, clientGone(ctx))), `screenshot.${ext}`);
   });
 
   return router;
+}
+
+/** The client address of a request without a key (the anonymous tier's limits apply), else undefined. */
+function anonymousIp(ctx: Context): string | undefined {
+  const principal = ctx.state.principal as Principal | undefined;
+  return principal?.kind === 'anonymous' ? principal.ip : undefined;
 }
 
 /**

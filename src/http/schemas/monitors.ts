@@ -2,6 +2,7 @@
 // Patch) and the result validated by the same schema as a create, so the rules are written once.
 import cron from 'node-cron';
 import { z } from 'zod';
+import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
 import { httpUrl, imageOptions, oneCaptureMode, pageOptions, validTimeZone, type SchemaLimits } from './render.js';
 
 export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
@@ -14,14 +15,25 @@ const CRON_FIELD_RANGES: Record<string, string> = {
   second: '0-59', minute: '0-59', hour: '0-23', dayOfMonth: '1-31', month: '1-12 or jan-dec', dayOfWeek: '0-7 or sun-sat',
 };
 
-/** A 5- or 6-field cron expression; each problem is reported with the field it is in. */
-const cronExpression = z.string().superRefine((value, ctx) => {
+/**
+ * A 5- or 6-field cron expression; each problem is reported with the field it is in. A valid one
+ * must not run more often than every `minIntervalSeconds`: one key must not take the whole machine.
+ */
+const cronExpression = (minIntervalSeconds: number) => z.string().superRefine((value, ctx) => {
   const { errors } = cron.validateDetailed(value);
   for (const e of errors) {
     const range = CRON_FIELD_RANGES[e.field];
     ctx.addIssue({
       code: 'custom',
       message: range ? `the ${e.field} field "${e.value}" is not valid (allowed: ${range}, *, lists, ranges and steps)` : `${e.message} (e.g. "*/15 * * * *")`,
+    });
+  }
+  if (errors.length > 0) return;
+  const gap = shortestGapSeconds(value);
+  if (gap < minIntervalSeconds) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `runs as little as ${gap} s apart; the minimum is ${minIntervalSeconds} s between runs (monitors.minIntervalSeconds)`,
     });
   }
 });
@@ -47,11 +59,11 @@ export const diffOptionsSchema = z.object({
   confirm: z.boolean().default(true).describe('Capture again before reporting a change'),
 }).strict();
 
-export function monitorSchema(limits: SchemaLimits & { maxRetention: number }) {
+export function monitorSchema(limits: SchemaLimits & { maxRetention: number; minIntervalSeconds: number }) {
   return z.object({
     name: z.string().trim().min(1).max(200).optional().describe('Default: the url'),
     url: httpUrl('url'),
-    schedule: cronExpression.describe('Cron expression, 5 fields (minute first) or 6 (second first)'),
+    schedule: cronExpression(limits.minIntervalSeconds).describe('Cron expression, 5 fields (minute first) or 6 (second first)'),
     timezone: z.string().refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"').default('UTC'),
     paused: z.boolean().default(false),
     capture: captureOptionsSchema(limits).prefault({}),
