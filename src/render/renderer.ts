@@ -13,6 +13,7 @@ import { abortable } from './abortable.js';
 import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
 import { MainFrameNavigations } from './navigations.js';
+import { targetOrigin } from './origin-headers.js';
 import { firstLine, preparePage, readyPage } from './prepare.js';
 
 export interface RenderOutput {
@@ -165,6 +166,8 @@ export function ownContextOptions(req: PageRequest): BrowserContextOptions | und
     locale: req.locale,
     timezoneId: req.timezoneId,
     javaScriptEnabled: req.javaScriptEnabled,
-    httpCredentials: req.httpCredentials,
+    // Bound to the target's origin: a redirect or sub-resource elsewhere that asks for credentials
+    // gets none (the schema refuses httpCredentials where there is no target origin).
+    httpCredentials: req.httpCredentials && { ...req.httpCredentials, origin: targetOrigin(req) },
   };
 }

@@ -103,7 +103,7 @@ describe('monitorSchema: timezone', () => {
 
 describe('monitorSchema: defaults', () => {
   const CAPTURE_DEFAULTS = {
-    colorScheme: 'light', reducedMotion: 'reduce', javaScriptEnabled: true, waitUntil: 'load', delay: 0, timeout: 30_000,
+    colorScheme: 'light', reducedMotion: 'reduce', javaScriptEnabled: true, headersScope: 'origin', waitUntil: 'load', delay: 0, timeout: 30_000,
     scrollPage: false, fullPage: false, omitBackground: false, animations: 'disabled', caret: 'hide',
   };
   const DIFF_DEFAULTS = { threshold: 0.1, includeAA: false, minChangeRatio: 0.001, ignoreRegions: [], ignoreSelectors: [], confirm: true };

@@ -30,6 +30,7 @@ describe('imageRequestSchema defaults', () => {
       html: '<p>x</p>',
       colorScheme: 'light',
       javaScriptEnabled: true,
+      headersScope: 'origin',
       waitUntil: 'load',
       delay: 0,
       timeout: 30_000,
@@ -68,6 +69,7 @@ describe('pdfRequestSchema defaults', () => {
       html: '<p>x</p>',
       colorScheme: 'light',
       javaScriptEnabled: true,
+      headersScope: 'origin',
       waitUntil: 'load',
       delay: 0,
       timeout: 30_000,
@@ -136,6 +138,19 @@ describe('source rules', () => {
       ok(schema, { html: '<img src="a.png">', baseUrl: 'https://example.com/' });
       expect(issuePaths(schema, { url: 'https://example.com', baseUrl: 'https://example.com/' })).toEqual(['baseUrl']);
       expect(issuePaths(schema, { html: 'x', baseUrl: 'file:///tmp/' })).toEqual(['baseUrl']);
+    });
+
+    it(`${name}: headers and httpCredentials need a target origin (url, or html with baseUrl)`, () => {
+      const headers = { authorization: 'Bearer t' };
+      const httpCredentials = { username: 'u', password: 'p' };
+      ok(schema, { url: 'https://example.com', headers, httpCredentials });
+      ok(schema, { html: 'x', baseUrl: 'https://example.com/', headers, httpCredentials });
+      ok(schema, { html: 'x', headers, headersScope: 'all' });
+      ok(schema, { html: 'x', headers: {} }); // nothing to send, nothing to bind
+      expect(issuePaths(schema, { html: 'x', headers })).toEqual(['headers']);
+      expect(issuePaths(schema, { html: 'x', headers, headersScope: 'origin' })).toEqual(['headers']);
+      expect(issuePaths(schema, { html: 'x', httpCredentials, headersScope: 'all' })).toEqual(['httpCredentials']);
+      expect(issuePaths(schema, { url: 'https://example.com', headersScope: 'everywhere' })).toEqual(['headersScope']);
     });
   }
 });

@@ -60,9 +60,13 @@ export function pageOptions(limits: SchemaLimits) {
     waitForFunction: z.string().min(1).optional().describe('JS expression waited until truthy'),
     delay: int(0, 10_000).default(0).describe('Extra wait after readiness, ms'),
     timeout: int(1000, limits.maxTimeoutMs).default(30_000).describe('Whole render budget, ms'),
-    headers: z.record(z.string(), z.string()).optional().describe('Extra HTTP headers for the page\'s requests'),
+    headers: z.record(z.string(), z.string()).optional()
+      .describe('Extra HTTP headers, sent to the target\'s origin only (url, or baseUrl for html) unless headersScope is "all"'),
+    headersScope: z.enum(['origin', 'all']).default('origin')
+      .describe('Where headers go: "origin" (default) only to requests to the target\'s origin, never across a redirect to another; "all" to every request the page makes'),
     cookies: z.array(cookie).max(100).optional(),
-    httpCredentials: z.object({ username: z.string(), password: z.string() }).strict().optional(),
+    httpCredentials: z.object({ username: z.string(), password: z.string() }).strict().optional()
+      .describe('Basic/Digest credentials, given only to the target\'s origin (url, or baseUrl for html)'),
     css: z.string().optional().describe('Style added after load, before capture'),
     js: z.string().optional().describe('Script added after load, before capture'),
     hideSelectors: z.array(z.string().min(1)).max(100).optional().describe('CSS selectors set to visibility:hidden'),
@@ -80,7 +84,10 @@ export function pageOptions(limits: SchemaLimits) {
  * Rules that span fields; each adds a detail naming the field to fix. They run even when some field
  * failed its own check (so one response lists every problem), hence the defensive reads.
  */
-function crossFieldRules(value: { url?: unknown; html?: unknown; baseUrl?: unknown; cookies?: unknown; async?: unknown; webhookUrl?: unknown }, ctx: z.RefinementCtx) {
+function crossFieldRules(value: {
+  url?: unknown; html?: unknown; baseUrl?: unknown; cookies?: unknown; async?: unknown; webhookUrl?: unknown;
+  headers?: unknown; headersScope?: unknown; httpCredentials?: unknown;
+}, ctx: z.RefinementCtx) {
   if (value.webhookUrl !== undefined && value.async !== true) {
     ctx.addIssue({ code: 'custom', path: ['webhookUrl'], message: 'webhookUrl applies only to async requests ("async": true)' });
   }
@@ -91,6 +98,16 @@ function crossFieldRules(value: { url?: unknown; html?: unknown; baseUrl?: unkno
     ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'baseUrl applies only to html' });
   }
   const pageUrl = value.url ?? value.baseUrl;
+  // Secrets are bound to the target's origin; html without baseUrl has none to bind them to.
+  if (value.html !== undefined && value.url === undefined && value.baseUrl === undefined) {
+    if (value.httpCredentials !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['httpCredentials'], message: 'httpCredentials go only to the target\'s origin: give baseUrl with html' });
+    }
+    const hasHeaders = value.headers !== null && typeof value.headers === 'object' && Object.keys(value.headers).length > 0;
+    if (hasHeaders && value.headersScope !== 'all') {
+      ctx.addIssue({ code: 'custom', path: ['headers'], message: 'headers go only to the target\'s origin: give baseUrl with html, or headersScope "all"' });
+    }
+  }
   if (!Array.isArray(value.cookies)) return;
   value.cookies.forEach((c: { url?: unknown; domain?: unknown } | null, i) => {
     if (c && typeof c === 'object' && !c.url && !c.domain && !pageUrl) {
