@@ -35,7 +35,7 @@ export interface AppDeps {
   publicUrl: string;
   readiness: Readiness;
   keys: ApiKeyStore;
-  limits: { maxBodyBytes: number; maxTimeoutMs: number; anonymousMaxBodyBytes: number; maxRetention: number };
+  limits: { maxBodyBytes: number; maxTimeoutMs: number; anonymousMaxBodyBytes: number; maxRetention: number; maxFullPageHeight: number; maxImagePixels: number };
   auth: { anonymous: boolean; publicOperations: boolean };
   rateLimit: { perKeyPerMinute: number; anonymousPerMinute: number };
   trustProxy: number;

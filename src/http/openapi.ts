@@ -36,7 +36,10 @@ function renderRequestSchema(schema: z.ZodType): JsonSchema {
 }
 
 export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
-  const limits = { maxTimeoutMs: config.limits.maxTimeoutMs, maxRetention: config.monitors.maxRetention };
+  const limits = {
+    maxTimeoutMs: config.limits.maxTimeoutMs, maxRetention: config.monitors.maxRetention,
+    maxFullPageHeight: config.limits.maxFullPageHeight, maxImagePixels: config.limits.maxImagePixels,
+  };
 
   const image = imageRequestSchema(limits);
   const pdf = pdfRequestSchema(limits);

@@ -22,7 +22,10 @@ export interface RenderOutput {
   renderMs: number;
   finalUrl?: string;
   pageCount?: number;
+  /** Images: a size cap cut the image. */
   truncated: boolean;
+  /** Images: the X-Truncated value of that cut ("full-page", "width", "height", "width, height"). */
+  truncation?: string;
   /** Sub-resources the egress policy refused (they were simply not loaded). */
   blockedRequests: number;
   /** Images: boxes of `measureSelectors` in image pixels. */
@@ -50,7 +53,7 @@ export class PlaywrightRenderer implements Renderer {
   constructor(
     private readonly browsers: BrowserManager,
     private readonly limiter: RenderLimiter,
-    private readonly limits: { maxFullPageHeight: number },
+    private readonly limits: { maxFullPageHeight: number; maxImagePixels: number },
     private readonly egress: EgressPolicy,
   ) {}
 
@@ -62,7 +65,8 @@ export class PlaywrightRenderer implements Renderer {
   }
 
   renderImage(req: ImageRequest, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
-    return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, this.limits.maxFullPageHeight, options.measureSelectors));
+    const caps = { maxSide: this.limits.maxFullPageHeight, maxPixels: this.limits.maxImagePixels };
+    return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, caps, options.measureSelectors));
   }
 
   private async render(

@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { mergePatch, monitorSchema } from '../../src/http/schemas/monitors.js';
 import { refusalDetails } from '../helpers/refusal.js';
 
-const schema = monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 1000 });
+/** The configuration's defaults. */
+const SIZE_LIMITS = { maxFullPageHeight: 16_384, maxImagePixels: 50_000_000 };
+
+const schema = monitorSchema({ ...SIZE_LIMITS, maxTimeoutMs: 120_000, maxRetention: 1000 });
 const BASE = { url: 'https://example.com/', schedule: '0 0 1 1 *' };
 
 /**
@@ -179,8 +182,16 @@ describe('monitorSchema: refusals and edges', () => {
     expect(accepted({ ...BASE, retention: { keep } }).retention.keep).toBe(keep);
   });
 
+  it('capture options are held to the image size caps like a render request', () => {
+    const capped = monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 1000, maxFullPageHeight: 2000, maxImagePixels: 2_000_000 });
+    const paths = (capture: object) => refusalDetails(capped, { ...BASE, capture }).map((d) => d.path);
+    expect(capped.safeParse({ ...BASE, capture: { viewport: { width: 500, height: 1000 }, deviceScaleFactor: 2 } }).success).toBe(true);
+    expect(paths({ viewport: { width: 500, height: 1001 }, deviceScaleFactor: 2 })).toEqual(['capture.viewport']);
+    expect(paths({ clip: { x: 0, y: 0, width: 2001, height: 10 } })).toEqual(['capture.clip.width']);
+  });
+
   it('maxRetention comes from the limits it is built with', () => {
-    const small = monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 5 });
+    const small = monitorSchema({ ...SIZE_LIMITS, maxTimeoutMs: 120_000, maxRetention: 5 });
     expect(small.safeParse({ ...BASE, retention: { keep: 5 } }).success).toBe(true);
     expect(small.safeParse({ ...BASE, retention: { keep: 6 } }).success).toBe(false);
   });

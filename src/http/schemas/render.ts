@@ -2,8 +2,9 @@
 // so a field's range, default and description are written exactly once.
 import { devices } from 'playwright';
 import { z } from 'zod';
+import { imageSizeRules, type ImageSizeLimits } from './image-size.js';
 
-export interface SchemaLimits { maxTimeoutMs: number }
+export interface SchemaLimits extends ImageSizeLimits { maxTimeoutMs: number }
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const cssLength = z.union([z.string().regex(/^\s*\d+(\.\d+)?\s*(px|in|cm|mm)?\s*$/, 'a CSS length such as "10mm", "1in", "96px"'), z.number().min(0)]);
@@ -120,10 +121,10 @@ export function imageOptions() {
   return {
     format: z.enum(['png', 'jpeg', 'jpg', 'webp']).default('png'),
     quality: int(1, 100).optional().describe('jpeg/webp quality; default 80'),
-    fullPage: z.boolean().default(false),
-    selector: z.string().min(1).optional().describe('Capture one element'),
+    fullPage: z.boolean().default(false).describe('The whole page; cut to the size caps (X-Truncated)'),
+    selector: z.string().min(1).optional().describe('Capture one element; cut to the size caps (X-Truncated)'),
     clip: z.object({ x: z.number().min(0), y: z.number().min(0), width: z.number().positive(), height: z.number().positive() })
-      .strict().optional(),
+      .strict().optional().describe('Region in CSS px; each side at most limits.maxFullPageHeight, and width × height × scale² at most limits.maxImagePixels'),
     omitBackground: z.boolean().default(false).describe('Transparent background (png)'),
     animations: z.enum(['disabled', 'allow']).default('disabled'),
     caret: z.enum(['hide', 'initial']).default('hide'),
@@ -139,6 +140,7 @@ export function oneCaptureMode(value: { fullPage?: unknown; selector?: unknown; 
 }
 
 export function imageRequestSchema(limits: SchemaLimits) {
+  const sizeRules = imageSizeRules(limits);
   return z.object({
     ...pageOptions(limits),
     ...imageOptions(),
@@ -148,6 +150,7 @@ export function imageRequestSchema(limits: SchemaLimits) {
       ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to jpeg and webp only' });
     }
     oneCaptureMode(value, ctx);
+    sizeRules(value, ctx);
   }, { when: () => true });
 }
 
