@@ -19,7 +19,7 @@ const SHOTS = process.env.E2E_SCREENSHOTS ?? join(tmpdir(), 'pagewatch-screensho
 
 /** Values no default has, so finding them in the page proves it reads the configuration. */
 const OVERRIDES = {
-  limits: { maxTimeoutMs: 90_000, maxBodyBytes: 3 * 1024 * 1024, anonymousMaxBodyBytes: 512 * 1024, maxFullPageHeight: 12_345 },
+  limits: { maxTimeoutMs: 90_000, maxBodyBytes: 3 * 1024 * 1024, anonymousMaxBodyBytes: 512 * 1024, maxFullPageHeight: 12_345, maxImagePixels: 7_654_321 },
   render: { concurrency: 3, queueSize: 7, restartAfter: 321 },
   rateLimit: { perKeyPerMinute: 456, anonymousPerMinute: 1_000 },
   jobs: { resultTtlHours: 6, maxQueuedPerKey: 77, maxAttempts: 4 },
@@ -76,6 +76,7 @@ describe('/docs', () => {
       'limits.anonymousMaxBodyBytes': ['524288 bytes', '512 KiB'],
       'limits.maxTimeoutMs': ['90000 ms', '1.5 min'],
       'limits.maxFullPageHeight': ['12345 px'],
+      'limits.maxImagePixels': ['7654321 pixels'],
       'render.concurrency': ['3 renders'],
       'render.queueSize': ['7 renders'],
       'render.restartAfter': ['321 renders'],
