@@ -48,8 +48,9 @@ export class WarmPage {
    * permissions, routes and headers (both kinds). Emulation (viewport, media) is set afresh by every render.
    */
   async wipe(): Promise<void> {
-    // The origin-scoped headers' interception first: no request of the wipe may carry them.
-    await detachOriginHeaders(this.page);
+    // The origin-scoped headers' interception ends alongside the rest (~25 ms; the wipe itself makes
+    // no request to that origin). It never rejects, and is awaited before the page is handed out.
+    const detached = detachOriginHeaders(this.page);
     // A CDP session only for the wipe: one left attached makes Chromium drop the emulated media
     // type on the next navigation.
     const cdp = await this.context.newCDPSession(this.page);
@@ -65,6 +66,7 @@ export class WarmPage {
       const origins = [...this.origins];
       this.origins.clear();
       await Promise.all([
+        detached,
         this.context.clearCookies(),
         this.context.clearPermissions(),
         this.page.unrouteAll({ behavior: 'ignoreErrors' }),

@@ -121,6 +121,20 @@ describe('headers (headersScope "origin", the default)', () => {
     expect(third.requests.find((r) => r.path === '/img/dot.png')?.headers['x-secret']).toBe('delta');
   });
 
+  it('go along with cookies and blockResources (both also intercept requests)', async () => {
+    await render({
+      url: `${target.url}/page`, headers: { 'X-Secret': 'kappa' }, cookies: [{ name: 'session', value: 'kappa', url: target.url }],
+      blockResources: ['image'], waitForSelector: '#done',
+    });
+    const doc = target.requests.find((r) => r.path === '/page');
+    expect(doc?.headers['x-secret']).toBe('kappa');
+    expect(doc?.headers.cookie).toBe('session=kappa');
+    expect(target.requests.find((r) => r.path === '/api')?.headers['x-secret']).toBe('kappa');
+    expect(pathsOf(target)).not.toContain('/img/dot.png');
+    expect(pathsOf(third)).not.toContain('/img/dot.png');
+    expect(carrying(third, 'x-secret')).toEqual([]);
+  });
+
   it('are gone from the next render on the same warm page', async () => {
     await render({ url: `${target.url}/page`, headers: { 'X-Secret': 'epsilon' }, waitForSelector: '#done' });
     target.requests.length = 0;
