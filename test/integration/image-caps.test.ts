@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { decodePng, isPng, type DecodedPng, type Rgba } from '../helpers/png.js';
+import { decodePng, isPng, isWebp, webpSize, type DecodedPng, type Rgba } from '../helpers/png.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
@@ -118,6 +118,15 @@ describe('selector (cut at render time)', () => {
     const cut = await png({ html: page(block(1500, 1500)), selector: '#el' });
     expect(size(cut.png)).toEqual([1500, 1333]); // 1333 rows of 1500 px fit in 2000000
     expect(cut.res.headers.get('x-truncated')).toBe('height');
+  });
+
+  it('WebP (encoded by Chromium over CDP, not Playwright) is cut the same way', async () => {
+    const res = await svc.post('/api/image', { html: page(block(100, 30_000)), selector: '#el', format: 'webp' });
+    expect(res.status).toBe(200);
+    const buf = await bytesOf(res);
+    expect(isWebp(buf)).toBe(true);
+    expect(webpSize(buf)).toEqual({ width: 100, height: 2000 });
+    expect(res.headers.get('x-truncated')).toBe('height');
   });
 
   it('the JSON answer says truncated too', async () => {
