@@ -24,10 +24,12 @@ export async function attachOriginHeaders(
   sessions.set(page, cdp);
   cdp.on('Fetch.requestPaused', (event: PausedRequest) => {
     const ours = originOf(event.request.url) === origin;
-    cdp.send('Fetch.continueRequest', {
-      requestId: event.requestId,
-      ...(ours && { headers: merged(event.request.headers, headers) }),
-    }).catch(() => undefined); // the page closed or the request was canceled meanwhile
+    const { requestId } = event;
+    cdp.send('Fetch.continueRequest', { requestId, ...(ours && { headers: merged(event.request.headers, headers) }) })
+      // Refused (a header Chromium will not send, such as Host): fail the request rather than leave
+      // it paused until the render times out. Otherwise the page closed or the request was canceled.
+      .catch(() => cdp.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }))
+      .catch(() => undefined);
   });
   // A pattern only for the origin, so no other request waits on a round trip to us. The origin has
   // no '*' or '?' (URL serialisation escapes neither in a host, but a host cannot hold them).

@@ -135,6 +135,14 @@ describe('headers (headersScope "origin", the default)', () => {
     expect(carrying(third, 'x-secret')).toEqual([]);
   });
 
+  it('one Chromium will not send (Host) fails the render (422) instead of holding it until its timeout', async () => {
+    const res = await svc.post('/api/image', { url: `${target.url}/page`, headers: { Host: 'elsewhere.example' }, timeout: 60_000 });
+    expect(res.status).toBe(422);
+    const err = await errorOf(res);
+    expect(err.code).toBe('render_failed');
+    expect(err.message).toContain('/page');
+  });
+
   it('are gone from the next render on the same warm page', async () => {
     await render({ url: `${target.url}/page`, headers: { 'X-Secret': 'epsilon' }, waitForSelector: '#done' });
     target.requests.length = 0;

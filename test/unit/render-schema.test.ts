@@ -154,6 +154,15 @@ describe('source rules', () => {
       expect(issuePaths(schema, { html: 'x', httpCredentials, headersScope: 'all' })).toEqual(['httpCredentials']);
       expect(issuePaths(schema, { url: 'https://example.com', headersScope: 'everywhere' })).toEqual(['headersScope']);
     });
+
+    it(`${name}: header names are tokens and values hold no CR, LF or NUL (Chromium would refuse them mid-render)`, () => {
+      ok(schema, { url: 'https://example.com', headers: { 'X-Api_Key.v2': 'é ok', 'x-empty': '' } });
+      expect(details(schema, { url: 'https://example.com', headers: { 'bad name': 'x' } }))
+        .toEqual([{ path: 'headers.bad name', message: expect.stringContaining('not a valid header name') }]);
+      expect(details(schema, { url: 'https://example.com', headers: { 'x-v': 'a\nb' } }))
+        .toEqual([{ path: 'headers.x-v', message: 'a header value cannot hold CR, LF or NUL' }]);
+      expect(issuePaths(schema, { url: 'https://example.com', headers: { '': 'x', 'x-n': 'a\u0000' } }).sort()).toEqual(['headers.', 'headers.x-n']);
+    });
   }
 });
 

@@ -39,6 +39,16 @@ const cookie = z.object({
   sameSite: z.enum(['Strict', 'Lax', 'None']).optional(),
 }).strict();
 
+/** RFC 9110 token names and values without CR, LF or NUL: what Chromium will send at all. */
+const headerRecord = z.record(z.string(), z.string().regex(/^[^\r\n\0]*$/, 'a header value cannot hold CR, LF or NUL'))
+  .superRefine((headers, ctx) => {
+    for (const name of Object.keys(headers)) {
+      if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'not a valid header name (a token: letters, digits and !#$%&\'*+-.^_`|~)' });
+      }
+    }
+  });
+
 export function pageOptions(limits: SchemaLimits) {
   return {
     url: httpUrl('url').optional().describe('Address of the page to render (http or https)'),
@@ -61,7 +71,7 @@ export function pageOptions(limits: SchemaLimits) {
     waitForFunction: z.string().min(1).optional().describe('JS expression waited until truthy'),
     delay: int(0, 10_000).default(0).describe('Extra wait after readiness, ms'),
     timeout: int(1000, limits.maxTimeoutMs).default(30_000).describe('Whole render budget, ms'),
-    headers: z.record(z.string(), z.string()).optional()
+    headers: headerRecord.optional()
       .describe('Extra HTTP headers, sent to the target\'s origin only (url, or baseUrl for html) unless headersScope is "all"'),
     headersScope: z.enum(['origin', 'all']).default('origin')
       .describe('Where headers go: "origin" (default) only to requests to the target\'s origin, never across a redirect to another; "all" to every request the page makes'),
