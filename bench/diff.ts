@@ -126,7 +126,7 @@ export async function measureDiff(): Promise<DiffFigures> {
 
   const pool = new DiffPool(1);
   try {
-    const differ = new Differ(pool);
+    const differ = new Differ(pool, 50_000_000); // limits.maxImagePixels, the default
     const histogram = monitorEventLoopDelay({ resolution: 10 });
     const wall: number[] = [];
     let diffPixels = 0;

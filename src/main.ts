@@ -119,7 +119,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const worker = new JobWorker(queue, {
     pdf: renderJobs,
     image: renderJobs,
-    capture: new CaptureJobRunner(monitorStore, captureStore, recorder, renderer, new Differ(diffPool), captureFiles, wakeDispatcher, log, secrets),
+    capture: new CaptureJobRunner(monitorStore, captureStore, recorder, renderer, new Differ(diffPool, config.limits.maxImagePixels), captureFiles, wakeDispatcher, log, secrets),
   }, { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs }, log, wakeDispatcher);
   const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake());
   const scheduler = new MonitorScheduler(monitorStore, runs, log);

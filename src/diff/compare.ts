@@ -6,6 +6,7 @@ import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import type { Box } from '../render/capture-image.js';
 import { renderDiffPng } from './diff-image.js';
+import { assertPngWithin } from './png-size.js';
 import { findRegions } from './regions.js';
 
 // One rectangle type for measured boxes, ignore regions and change regions (image pixels).
@@ -18,6 +19,8 @@ export interface DiffOptions {
   includeAA: boolean;
   /** Image-pixel boxes left out of the count (ignoreRegions + measured ignoreSelectors). */
   ignore: Box[];
+  /** limits.maxImagePixels: either image over it is refused from its header, before decoding. */
+  maxPixels?: number;
 }
 
 export interface DiffResult {
@@ -127,6 +130,10 @@ function decode(bytes: Buffer, which: string): PNG {
 }
 
 export function comparePngs(baseline: Buffer, current: Buffer, options: DiffOptions): DiffResult {
+  if (options.maxPixels !== undefined) {
+    assertPngWithin(baseline, options.maxPixels, 'baseline');
+    assertPngWithin(current, options.maxPixels, 'current');
+  }
   const a = decode(baseline, 'baseline');
   const b = decode(current, 'current');
   const width = Math.max(a.width, b.width);

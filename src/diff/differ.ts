@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { comparedPixelCount, ignoredPixels, type DiffOptions, type DiffResult } from './compare.js';
+import { assertPngWithin, ImageTooLarge, pngSize } from './png-size.js';
 import type { DiffPool } from './pool.js';
 
 /** sha256 hex of the PNG bytes, computed once when a capture is taken. */
@@ -13,26 +14,27 @@ export function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** Width and height from the IHDR chunk (always first, at byte 8), without decoding the image. */
-export function pngSize(bytes: Buffer): { width: number; height: number } {
-  if (bytes.length < 24 || !bytes.subarray(0, 8).equals(PNG_SIGNATURE) || bytes.toString('latin1', 12, 16) !== 'IHDR') {
-    throw new Error('not a PNG: no signature and IHDR header');
-  }
-  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
-}
+export { ImageTooLarge, pngSize };
 
 export class Differ {
-  constructor(private readonly pool: DiffPool) {}
+  /** maxPixels: limits.maxImagePixels; a larger image is refused (ImageTooLarge) before any decoding. */
+  constructor(private readonly pool: DiffPool, private readonly maxPixels: number) {}
+
+  /** Throws ImageTooLarge when the image is over the cap (e.g. a capture taken before the cap was lowered). */
+  check(image: CaptureImage, which: string): void {
+    assertPngWithin(image.bytes, this.maxPixels, which);
+  }
 
   /** Byte-identical captures (same sha256 and same length) skip decoding entirely. */
   async compare(baseline: CaptureImage, current: CaptureImage, options: DiffOptions): Promise<DiffResult> {
+    this.check(baseline, 'baseline');
+    this.check(current, 'current');
     if (baseline.sha256 === current.sha256 && baseline.bytes.length === current.bytes.length) {
       const { width, height } = pngSize(current.bytes);
       const comparedPixels = comparedPixelCount(width, height, ignoredPixels(options.ignore, width, height).count);
       return { width, height, diffPixels: 0, comparedPixels, diffRatio: 0, regions: [], diffPng: null };
     }
-    return this.pool.compare(baseline.bytes, current.bytes, options);
+    // The thread checks again before it decodes: comparePngs is also used on its own.
+    return this.pool.compare(baseline.bytes, current.bytes, { ...options, maxPixels: this.maxPixels });
   }
 }

@@ -38,6 +38,7 @@ export interface AppDeps {
   limits: {
     maxBodyBytes: number; maxTimeoutMs: number; anonymousMaxBodyBytes: number; maxRetention: number; minIntervalSeconds: number;
     anonymousMaxTimeoutMs: number; anonymousConcurrencyPerIp: number; anonymousMaxPdfPages: number;
+    maxFullPageHeight: number; maxImagePixels: number;
   };
   auth: { anonymous: boolean; publicOperations: boolean };
   rateLimit: { perKeyPerMinute: number; anonymousPerMinute: number };

@@ -50,7 +50,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     contentType: str(), bytes: int(), data: { type: 'string', contentEncoding: 'base64', description: 'The output, base64' },
     meta: obj({
       filename: str(), renderMs: int(), finalUrl: url('Where a url source ended after redirects'),
-      pageCount: int('PDF only'), truncated: { type: 'boolean', description: 'The full-page height cap applied' },
+      pageCount: int('PDF only'), truncated: { type: 'boolean', description: 'A size cap cut the image (X-Truncated says which way)' },
     }),
   }, ['contentType', 'bytes', 'data', 'meta'], { description: 'A synchronous render with "response": "json"' }),
 

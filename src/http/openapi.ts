@@ -38,6 +38,7 @@ function renderRequestSchema(schema: z.ZodType): JsonSchema {
 export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
   const limits = {
     maxTimeoutMs: config.limits.maxTimeoutMs, maxRetention: config.monitors.maxRetention, minIntervalSeconds: config.monitors.minIntervalSeconds,
+    maxFullPageHeight: config.limits.maxFullPageHeight, maxImagePixels: config.limits.maxImagePixels,
   };
 
   const image = imageRequestSchema(limits);

@@ -7,7 +7,8 @@ import type { CaptureRecord, CaptureStore, NewCapture } from '../db/captures.js'
 import type { JobRecord } from '../db/jobs.js';
 import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
 import type { DiffResult } from '../diff/compare.js';
-import { pngSize, sha256, type CaptureImage, type Differ } from '../diff/differ.js';
+import { ImageTooLarge, pngSize, sha256, type CaptureImage, type Differ } from '../diff/differ.js';
+import { renderFailed } from '../errors.js';
 import type { ImageRequest } from '../http/schemas/render.js';
 import type { JobRunner } from '../jobs/worker.js';
 import type { Logger } from '../log.js';
@@ -87,7 +88,9 @@ export class CaptureJobRunner implements JobRunner {
     const out = await this.renderer.renderImage(captureRequest(monitor, this.secrets), signal, {
       background: true, measureSelectors: monitor.settings.diff.ignoreSelectors,
     });
-    return { bytes: out.bytes, sha256: sha256(out.bytes), boxes: out.boxes ?? [], truncated: out.truncated };
+    const shot = { bytes: out.bytes, sha256: sha256(out.bytes), boxes: out.boxes ?? [], truncated: out.truncated };
+    await refuseOversized(() => this.differ.check(shot, 'captured'));
+    return shot;
   }
 
   /** The baseline's image; undefined (the new capture becomes the baseline) if its file is gone. */
@@ -105,7 +108,20 @@ export class CaptureJobRunner implements JobRunner {
     const { threshold, includeAA, ignoreRegions } = monitor.settings.diff;
     // An ignored element may have moved or resized: leave out where it was in either image.
     const ignore = [...ignoreRegions, ...baseline.ignoredBoxes, ...shot.boxes];
-    return this.differ.compare(baselineImage, shot, { threshold, includeAA, ignore });
+    return refuseOversized(() => this.differ.compare(baselineImage, shot, { threshold, includeAA, ignore }));
+  }
+}
+
+/**
+ * An image over limits.maxImagePixels (a monitor stored before the cap was lowered, a baseline taken
+ * under a larger cap) fails the capture for good with the reason, rather than as an internal error.
+ */
+async function refuseOversized<T>(step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof ImageTooLarge) throw renderFailed(`${err.message}; the capture cannot be compared`, err);
+    throw err;
   }
 }
 

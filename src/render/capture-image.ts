@@ -1,11 +1,15 @@
 import type { BrowserContext, Page } from 'playwright';
 import { renderFailed } from '../errors.js';
 import type { ImageRequest } from '../http/schemas/render.js';
+import { fitToCaps, truncationOf, type ImageCaps } from './image-caps.js';
 
 export interface ImageCapture {
   bytes: Buffer;
   contentType: string;
+  /** A size cap cut the image. */
   truncated: boolean;
+  /** Which cut, as X-Truncated says it ("full-page", "width", "height", "width, height"). */
+  truncation?: string;
   /** Boxes of the measured selectors, in image pixels of this capture. */
   boxes?: Box[];
 }
@@ -19,22 +23,28 @@ type Clip = { x: number; y: number; width: number; height: number };
 const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
 
 export async function captureImage(
-  page: Page, context: BrowserContext, req: ImageRequest, maxFullPageHeight: number, measureSelectors: string[] = [],
+  page: Page, context: BrowserContext, req: ImageRequest, caps: ImageCaps, measureSelectors: string[] = [],
 ): Promise<ImageCapture> {
   const format = req.format === 'jpg' ? 'jpeg' : req.format;
   const quality = format === 'png' ? undefined : (req.quality ?? 80);
+  // The viewport and a clip were checked against the caps up front (the schema); a full page and an
+  // element have their size only now, so they are cut here. A clip goes through the same cut, which
+  // leaves it whole, in case the page's scale is not the one the schema counted.
   let clip: Clip | undefined = req.clip;
-  let truncated = false;
-
   if (req.fullPage) {
     const size = await page.evaluate(() => ({
       width: Math.max(document.documentElement.scrollWidth, document.body?.scrollWidth ?? 0, innerWidth),
       height: Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0),
     }));
-    truncated = size.height > maxFullPageHeight;
-    clip = { x: 0, y: 0, width: size.width, height: Math.min(size.height, maxFullPageHeight) };
+    clip = { x: 0, y: 0, ...size };
   }
   if (req.selector) clip = await elementClip(page, req.selector);
+  let truncation: string | undefined;
+  if (clip) {
+    const fitted = fitToCaps(clip.width, clip.height, await page.evaluate(() => devicePixelRatio), caps);
+    clip = { ...clip, width: fitted.width, height: fitted.height };
+    truncation = truncationOf(fitted.cut, req.fullPage);
+  }
 
   const boxes = measureSelectors.length ? await measureBoxes(page, measureSelectors, clip) : undefined;
   const bytes = format === 'webp'
@@ -44,7 +54,7 @@ export async function captureImage(
       type: format, quality, clip, fullPage: clip !== undefined, omitBackground: req.omitBackground,
       animations: req.animations, caret: req.caret, scale: 'device',
     });
-  return { bytes, contentType: CONTENT_TYPES[format], truncated, ...(boxes && { boxes }) };
+  return { bytes, contentType: CONTENT_TYPES[format], truncated: truncation !== undefined, truncation, ...(boxes && { boxes }) };
 }
 
 /**

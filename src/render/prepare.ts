@@ -5,6 +5,7 @@ import { errors as pwErrors } from 'playwright';
 import { invalidRequest, renderFailed } from '../errors.js';
 import type { PageRequest } from '../http/schemas/render.js';
 import { Budget } from './budget.js';
+import { attachOriginHeaders, targetOrigin } from './origin-headers.js';
 
 /** The media emulation each page has now, so an unchanged one is not sent again (~6 ms a call). */
 const emulated = new WeakMap<Page, string>();
@@ -24,7 +25,7 @@ export async function preparePage(
     await page.emulateMedia(emulation);
     emulated.set(page, key);
   }
-  await page.setExtraHTTPHeaders(req.headers ?? {});
+  await applyHeaders(page, context, req, emulation.media);
   if (req.cookies?.length) await addCookies(context, req);
   if (req.blockResources?.length) await blockResources(page, req.blockResources);
 
@@ -39,6 +40,21 @@ export async function readyPage(page: Page, req: PageRequest, budget: Budget): P
   await documentReady(page, req);
   await waitUntilReady(page, req, budget);
   await applyPageChanges(page, req, budget);
+}
+
+/**
+ * headersScope "all": on every request (Playwright's extra headers, redirects included). "origin":
+ * only on requests to the target's origin; html without baseUrl has none, and the schema refuses
+ * headers there unless the scope is "all".
+ */
+async function applyHeaders(page: Page, context: BrowserContext, req: PageRequest, media: 'screen' | 'print'): Promise<void> {
+  const headers = req.headers ?? {};
+  const everywhere = req.headersScope === 'all';
+  await page.setExtraHTTPHeaders(everywhere ? headers : {});
+  const origin = targetOrigin(req);
+  if (everywhere || origin === undefined || Object.keys(headers).length === 0) return;
+  // Detached by the page's wipe (a single-use page closes with its context).
+  await attachOriginHeaders(page, context, origin, headers, media);
 }
 
 async function addCookies(context: BrowserContext, req: PageRequest): Promise<void> {

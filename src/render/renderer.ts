@@ -13,6 +13,7 @@ import { abortable } from './abortable.js';
 import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
 import { MainFrameNavigations } from './navigations.js';
+import { targetOrigin } from './origin-headers.js';
 import { firstLine, preparePage, readyPage } from './prepare.js';
 
 export interface RenderOutput {
@@ -21,7 +22,10 @@ export interface RenderOutput {
   renderMs: number;
   finalUrl?: string;
   pageCount?: number;
+  /** Images: a size cap cut the image. */
   truncated: boolean;
+  /** Images: the X-Truncated value of that cut ("full-page", "width", "height", "width, height"). */
+  truncation?: string;
   /** Sub-resources the egress policy refused (they were simply not loaded). */
   blockedRequests: number;
   /** Images: boxes of `measureSelectors` in image pixels. */
@@ -49,7 +53,7 @@ export class PlaywrightRenderer implements Renderer {
   constructor(
     private readonly browsers: BrowserManager,
     private readonly limiter: RenderLimiter,
-    private readonly limits: { maxFullPageHeight: number },
+    private readonly limits: { maxFullPageHeight: number; maxImagePixels: number },
     private readonly egress: EgressPolicy,
   ) {}
 
@@ -61,7 +65,8 @@ export class PlaywrightRenderer implements Renderer {
   }
 
   renderImage(req: ImageRequest, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
-    return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, this.limits.maxFullPageHeight, options.measureSelectors));
+    const caps = { maxSide: this.limits.maxFullPageHeight, maxPixels: this.limits.maxImagePixels };
+    return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, caps, options.measureSelectors));
   }
 
   private async render(
@@ -167,6 +172,8 @@ export function ownContextOptions(req: PageRequest): BrowserContextOptions | und
     locale: req.locale,
     timezoneId: req.timezoneId,
     javaScriptEnabled: req.javaScriptEnabled,
-    httpCredentials: req.httpCredentials,
+    // Bound to the target's origin: a redirect or sub-resource elsewhere that asks for credentials
+    // gets none (the schema refuses httpCredentials where there is no target origin).
+    httpCredentials: req.httpCredentials && { ...req.httpCredentials, origin: targetOrigin(req) },
   };
 }

@@ -271,7 +271,8 @@ function simpleHtml(title: string, body: string): string {
 // ---------------------------------------------------------------------------
 // server
 
-export async function startFixtureServer(): Promise<FixtureServer> {
+/** `host`: another loopback address (127.0.0.2...) serves as a second, third-party origin. */
+export async function startFixtureServer({ host = '127.0.0.1' }: { host?: string } = {}): Promise<FixtureServer> {
   const requests: RecordedRequest[] = [];
   const custom = new Map<string, RouteHandler>();
   const timers = new Set<NodeJS.Timeout>();
@@ -414,7 +415,7 @@ export async function startFixtureServer(): Promise<FixtureServer> {
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       server.off('error', reject);
       resolve();
     });
@@ -423,7 +424,7 @@ export async function startFixtureServer(): Promise<FixtureServer> {
 
   let closed: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     port,
     requests,
     route(path: string, handler: RouteHandler): void {

@@ -92,3 +92,14 @@ export function isWebp(buf: Uint8Array): boolean {
   const ascii = (from: number, to: number): string => String.fromCharCode(...buf.subarray(from, to));
   return ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP';
 }
+
+/** Width/height from a WebP's VP8X, VP8L or VP8 header. */
+export function webpSize(buf: Buffer): { width: number; height: number } {
+  const chunk = buf.toString('ascii', 12, 16);
+  if (chunk === 'VP8X') return { width: 1 + buf.readUIntLE(24, 3), height: 1 + buf.readUIntLE(27, 3) };
+  if (chunk === 'VP8L') {
+    const bits = buf.readUInt32LE(21);
+    return { width: 1 + (bits & 0x3fff), height: 1 + ((bits >>> 14) & 0x3fff) };
+  }
+  return { width: buf.readUInt16LE(26) & 0x3fff, height: buf.readUInt16LE(28) & 0x3fff };
+}

@@ -20,7 +20,7 @@ const SHOTS = process.env.E2E_SCREENSHOTS ?? join(tmpdir(), 'pagewatch-screensho
 /** Values no default has, so finding them in the page proves it reads the configuration. */
 const OVERRIDES = {
   limits: {
-    maxTimeoutMs: 90_000, maxBodyBytes: 3 * 1024 * 1024, anonymousMaxBodyBytes: 512 * 1024, maxFullPageHeight: 12_345,
+    maxTimeoutMs: 90_000, maxBodyBytes: 3 * 1024 * 1024, anonymousMaxBodyBytes: 512 * 1024, maxFullPageHeight: 12_345, maxImagePixels: 7_654_321,
     anonymousMaxTimeoutMs: 21_000, anonymousConcurrencyPerIp: 3, anonymousMaxPdfPages: 44,
   },
   render: { concurrency: 3, queueSize: 7, restartAfter: 321 },
@@ -79,6 +79,7 @@ describe('/docs', () => {
       'limits.anonymousMaxBodyBytes': ['524288 bytes', '512 KiB'],
       'limits.maxTimeoutMs': ['90000 ms', '1.5 min'],
       'limits.maxFullPageHeight': ['12345 px'],
+      'limits.maxImagePixels': ['7654321 pixels'],
       'render.concurrency': ['3 renders'],
       'render.queueSize': ['7 renders'],
       'render.restartAfter': ['321 renders'],

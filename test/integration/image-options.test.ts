@@ -2,7 +2,7 @@
 // headers), against the real service with a real Chromium. See ../shared/API.md "POST /api/pdf and POST /api/image".
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { decodePng, isJpeg, isPng, isWebp, jpegSize, type DecodedPng, type Rgba } from '../helpers/png.js';
+import { decodePng, isJpeg, isPng, isWebp, jpegSize, webpSize, type DecodedPng, type Rgba } from '../helpers/png.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 
 const RED: Rgba = { r: 255, g: 0, b: 0, a: 255 };
@@ -19,17 +19,6 @@ const page = (body: string, style = '') =>
 const tallPage = (height: number) => page(
   `<div style="box-sizing:border-box;height:${height}px;border-top:100px solid #f00;border-bottom:100px solid #00f"></div>`,
   'body{background:#fff}');
-
-/** Width/height from a WebP's VP8X, VP8L or VP8 header. */
-function webpSize(buf: Buffer): { width: number; height: number } {
-  const chunk = buf.toString('ascii', 12, 16);
-  if (chunk === 'VP8X') return { width: 1 + buf.readUIntLE(24, 3), height: 1 + buf.readUIntLE(27, 3) };
-  if (chunk === 'VP8L') {
-    const bits = buf.readUInt32LE(21);
-    return { width: 1 + (bits & 0x3fff), height: 1 + ((bits >>> 14) & 0x3fff) };
-  }
-  return { width: buf.readUInt16LE(26) & 0x3fff, height: buf.readUInt16LE(28) & 0x3fff };
-}
 
 let svc: TestService;
 let fixtures: FixtureServer;

@@ -27,7 +27,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 const STABLE_BG = { r: 0x22, g: 0x66, b: 0xbb };
 
 const CAPTURE_DEFAULTS = {
-  colorScheme: 'light', reducedMotion: 'reduce', javaScriptEnabled: true, waitUntil: 'load', delay: 0, timeout: 30_000,
+  colorScheme: 'light', reducedMotion: 'reduce', javaScriptEnabled: true, headersScope: 'origin', waitUntil: 'load', delay: 0, timeout: 30_000,
   scrollPage: false, fullPage: false, omitBackground: false, animations: 'disabled', caret: 'hide',
 };
 const DIFF_DEFAULTS = { threshold: 0.1, includeAA: false, minChangeRatio: 0.001, ignoreRegions: [], ignoreSelectors: [], confirm: true };

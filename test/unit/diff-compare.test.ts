@@ -1,6 +1,8 @@
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { comparePngs, coveredArea, type Box, type DiffOptions } from '../../src/diff/compare.js';
+import { pngSize } from '../../src/diff/png-size.js';
+import { pngHeaderOnly } from '../helpers/png-header.js';
 
 type Rgb = readonly [number, number, number];
 const WHITE: Rgb = [255, 255, 255];
@@ -178,5 +180,24 @@ describe('comparePngs', () => {
     const [a0, b0] = [Buffer.from(a), Buffer.from(b)];
     comparePngs(a, b, { ...OPTS, ignore: [{ x: 0, y: 0, width: 20, height: 20 }] });
     expect(a.equals(a0) && b.equals(b0)).toBe(true);
+  });
+});
+
+describe('comparePngs: the pixel cap (maxPixels) is checked from the header, before decoding', () => {
+  it('refuses a PNG whose header claims 100000×100000 pixels, naming its size and the limit', () => {
+    const huge = pngHeaderOnly(100_000, 100_000);
+    expect(pngSize(huge)).toEqual({ width: 100_000, height: 100_000 });
+    const options = { ...OPTS, maxPixels: 50_000_000 };
+    expect(() => comparePngs(huge, encode(page()), options))
+      .toThrow('the baseline image is 100000×100000 = 10000000000 pixels, over the limit of 50000000 (limits.maxImagePixels)');
+    expect(() => comparePngs(encode(page()), huge, options)).toThrow(/the current image is 100000×100000/);
+    // Without the cap the same bytes reach the decoder (which fails on them differently): the check above came first.
+    expect(() => comparePngs(huge, encode(page()), OPTS)).toThrow(/decode baseline PNG/);
+  });
+
+  it('accepts images at the cap and refuses one pixel over it', () => {
+    const a = encode(page(400, 300));
+    expect(comparePngs(a, encode(page(400, 300)), { ...OPTS, maxPixels: 120_000 }).diffPixels).toBe(0);
+    expect(() => comparePngs(a, encode(page(400, 300)), { ...OPTS, maxPixels: 119_999 })).toThrow(/400×300 = 120000 pixels, over the limit of 119999/);
   });
 });

@@ -8,9 +8,10 @@ import { promisify } from 'node:util';
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { comparePngs, type DiffOptions } from '../../src/diff/compare.js';
-import { Differ, pngSize, sha256 } from '../../src/diff/differ.js';
+import { Differ, ImageTooLarge, pngSize, sha256 } from '../../src/diff/differ.js';
 import { DEFAULT_THREAD_SCRIPT, DiffPool } from '../../src/diff/pool.js';
 import { projectRoot } from '../../src/project-root.js';
+import { pngHeaderOnly } from '../helpers/png-header.js';
 
 const OPTS: DiffOptions = { threshold: 0.1, includeAA: false, ignore: [] };
 
@@ -147,13 +148,40 @@ describe('DiffPool', () => {
   });
 });
 
+/** limits.maxImagePixels, the default. */
+const MAX_PIXELS = 50_000_000;
+
+describe('the pixel cap in the diff thread', () => {
+  it('a PNG header over maxPixels fails that compare only: the thread answers and takes the next one', async () => {
+    const p = pool(1);
+    const huge = pngHeaderOnly(100_000, 100_000);
+    await expect(p.compare(huge, baseline, { ...OPTS, maxPixels: MAX_PIXELS })).rejects.toThrow(/100000×100000 = 10000000000 pixels, over the limit of 50000000/);
+    expect(await p.compare(baseline, current, { ...OPTS, maxPixels: MAX_PIXELS })).toEqual(comparePngs(baseline, current, OPTS));
+  });
+
+  it('Differ refuses an oversized image itself (ImageTooLarge), before the pool and before the identical-bytes answer', async () => {
+    const p = pool(1);
+    await p.stop(); // a compare that reached the pool would reject with "stopped"
+    const differ = new Differ(p, MAX_PIXELS);
+    const huge = { bytes: pngHeaderOnly(100_000, 100_000), sha256: 'x' };
+    await expect(differ.compare(huge, huge, OPTS)).rejects.toBeInstanceOf(ImageTooLarge);
+    await expect(differ.compare({ bytes: baseline, sha256: sha256(baseline) }, huge, OPTS)).rejects.toThrow(/the current image is 100000×100000/);
+    expect(() => differ.check(huge, 'captured')).toThrow(/the captured image/);
+    // At the cap: a 300×200 capture with a cap of exactly 60000 pixels is compared.
+    const atCap = new Differ(pool(1), 300 * 200);
+    expect((await atCap.compare({ bytes: baseline, sha256: 'a' }, { bytes: page(50, 50), sha256: 'b' }, OPTS)).width).toBe(300);
+    await expect(new Differ(pool(1), 300 * 200 - 1).compare({ bytes: baseline, sha256: 'a' }, { bytes: page(50, 50), sha256: 'b' }, OPTS))
+      .rejects.toBeInstanceOf(ImageTooLarge);
+  });
+});
+
 describe('Differ', () => {
   const capture = (bytes: Buffer) => ({ bytes, sha256: sha256(bytes) });
 
   it('answers byte-identical captures without a thread (a stopped pool still works for them)', async () => {
     const p = pool(1);
     await p.stop();
-    const differ = new Differ(p);
+    const differ = new Differ(p, MAX_PIXELS);
     const ignore = [{ x: 0, y: 0, width: 100, height: 10 }, { x: 250, y: 190, width: 100, height: 100 }];
     const r = await differ.compare(capture(baseline), capture(Buffer.from(baseline)), { ...OPTS, ignore });
     expect(r).toEqual({
@@ -164,7 +192,7 @@ describe('Differ', () => {
   });
 
   it('compares different captures through the pool', async () => {
-    const r = await new Differ(pool(1)).compare(capture(baseline), capture(current), OPTS);
+    const r = await new Differ(pool(1), MAX_PIXELS).compare(capture(baseline), capture(current), OPTS);
     expect(r).toEqual(comparePngs(baseline, current, OPTS));
   });
 

@@ -5,8 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { mergePatch, monitorSchema } from '../../src/http/schemas/monitors.js';
 import { refusalDetails } from '../helpers/refusal.js';
 
+/** The configuration's defaults. */
+const SIZE_LIMITS = { maxFullPageHeight: 16_384, maxImagePixels: 50_000_000 };
+
 // minIntervalSeconds: 1 lets the parsing tests use every-second schedules; its own tests are below.
-const schema = monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds: 1 });
+const schema = monitorSchema({ ...SIZE_LIMITS, maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds: 1 });
 const BASE = { url: 'https://example.com/', schedule: '0 0 1 1 *' };
 
 /**
@@ -87,7 +90,7 @@ describe('monitorSchema: schedule (cron)', () => {
 });
 
 describe('monitorSchema: monitors.minIntervalSeconds', () => {
-  const atLeast = (minIntervalSeconds: number) => monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds });
+  const atLeast = (minIntervalSeconds: number) => monitorSchema({ ...SIZE_LIMITS, maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds });
   const refusal = (min: number, schedule: string) => refusalDetails(atLeast(min), { ...BASE, schedule });
 
   it.each([
@@ -128,7 +131,7 @@ describe('monitorSchema: timezone', () => {
 
 describe('monitorSchema: defaults', () => {
   const CAPTURE_DEFAULTS = {
-    colorScheme: 'light', reducedMotion: 'reduce', javaScriptEnabled: true, waitUntil: 'load', delay: 0, timeout: 30_000,
+    colorScheme: 'light', reducedMotion: 'reduce', javaScriptEnabled: true, headersScope: 'origin', waitUntil: 'load', delay: 0, timeout: 30_000,
     scrollPage: false, fullPage: false, omitBackground: false, animations: 'disabled', caret: 'hide',
   };
   const DIFF_DEFAULTS = { threshold: 0.1, includeAA: false, minChangeRatio: 0.001, ignoreRegions: [], ignoreSelectors: [], confirm: true };
@@ -204,8 +207,16 @@ describe('monitorSchema: refusals and edges', () => {
     expect(accepted({ ...BASE, retention: { keep } }).retention.keep).toBe(keep);
   });
 
+  it('capture options are held to the image size caps like a render request', () => {
+    const capped = monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds: 1, maxFullPageHeight: 2000, maxImagePixels: 2_000_000 });
+    const paths = (capture: object) => refusalDetails(capped, { ...BASE, capture }).map((d) => d.path);
+    expect(capped.safeParse({ ...BASE, capture: { viewport: { width: 500, height: 1000 }, deviceScaleFactor: 2 } }).success).toBe(true);
+    expect(paths({ viewport: { width: 500, height: 1001 }, deviceScaleFactor: 2 })).toEqual(['capture.viewport']);
+    expect(paths({ clip: { x: 0, y: 0, width: 2001, height: 10 } })).toEqual(['capture.clip.width']);
+  });
+
   it('maxRetention comes from the limits it is built with', () => {
-    const small = monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 5, minIntervalSeconds: 1 });
+    const small = monitorSchema({ ...SIZE_LIMITS, maxTimeoutMs: 120_000, maxRetention: 5, minIntervalSeconds: 1 });
     expect(small.safeParse({ ...BASE, retention: { keep: 5 } }).success).toBe(true);
     expect(small.safeParse({ ...BASE, retention: { keep: 6 } }).success).toBe(false);
   });

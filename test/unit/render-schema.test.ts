@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { imageRequestSchema, pdfRequestSchema } from '../../src/http/schemas/render.js';
 import { refusalDetails } from '../helpers/refusal.js';
 
-const limits = { maxTimeoutMs: 120_000 };
+/** The configuration's defaults for the size caps. */
+const SIZE_LIMITS = { maxFullPageHeight: 16_384, maxImagePixels: 50_000_000 };
+const limits = { ...SIZE_LIMITS, maxTimeoutMs: 120_000 };
 const image = imageRequestSchema(limits);
 const pdf = pdfRequestSchema(limits);
 
@@ -30,6 +32,7 @@ describe('imageRequestSchema defaults', () => {
       html: '<p>x</p>',
       colorScheme: 'light',
       javaScriptEnabled: true,
+      headersScope: 'origin',
       waitUntil: 'load',
       delay: 0,
       timeout: 30_000,
@@ -68,6 +71,7 @@ describe('pdfRequestSchema defaults', () => {
       html: '<p>x</p>',
       colorScheme: 'light',
       javaScriptEnabled: true,
+      headersScope: 'origin',
       waitUntil: 'load',
       delay: 0,
       timeout: 30_000,
@@ -137,6 +141,28 @@ describe('source rules', () => {
       expect(issuePaths(schema, { url: 'https://example.com', baseUrl: 'https://example.com/' })).toEqual(['baseUrl']);
       expect(issuePaths(schema, { html: 'x', baseUrl: 'file:///tmp/' })).toEqual(['baseUrl']);
     });
+
+    it(`${name}: headers and httpCredentials need a target origin (url, or html with baseUrl)`, () => {
+      const headers = { authorization: 'Bearer t' };
+      const httpCredentials = { username: 'u', password: 'p' };
+      ok(schema, { url: 'https://example.com', headers, httpCredentials });
+      ok(schema, { html: 'x', baseUrl: 'https://example.com/', headers, httpCredentials });
+      ok(schema, { html: 'x', headers, headersScope: 'all' });
+      ok(schema, { html: 'x', headers: {} }); // nothing to send, nothing to bind
+      expect(issuePaths(schema, { html: 'x', headers })).toEqual(['headers']);
+      expect(issuePaths(schema, { html: 'x', headers, headersScope: 'origin' })).toEqual(['headers']);
+      expect(issuePaths(schema, { html: 'x', httpCredentials, headersScope: 'all' })).toEqual(['httpCredentials']);
+      expect(issuePaths(schema, { url: 'https://example.com', headersScope: 'everywhere' })).toEqual(['headersScope']);
+    });
+
+    it(`${name}: header names are tokens and values hold no CR, LF or NUL (Chromium would refuse them mid-render)`, () => {
+      ok(schema, { url: 'https://example.com', headers: { 'X-Api_Key.v2': 'é ok', 'x-empty': '' } });
+      expect(details(schema, { url: 'https://example.com', headers: { 'bad name': 'x' } }))
+        .toEqual([{ path: 'headers.bad name', message: expect.stringContaining('not a valid header name') }]);
+      expect(details(schema, { url: 'https://example.com', headers: { 'x-v': 'a\nb' } }))
+        .toEqual([{ path: 'headers.x-v', message: 'a header value cannot hold CR, LF or NUL' }]);
+      expect(issuePaths(schema, { url: 'https://example.com', headers: { '': 'x', 'x-n': 'a\u0000' } }).sort()).toEqual(['headers.', 'headers.x-n']);
+    });
   }
 });
 
@@ -186,11 +212,11 @@ describe('field ranges', () => {
   });
 
   it('timeout max follows limits.maxTimeoutMs', () => {
-    const strict = imageRequestSchema({ maxTimeoutMs: 5000 });
+    const strict = imageRequestSchema({ ...SIZE_LIMITS, maxTimeoutMs: 5000 });
     ok(strict, { html: 'x', timeout: 5000 });
     expect(issuePaths(strict, { html: 'x', timeout: 5001 })).toEqual(['timeout']);
     // The default (30 s) above a smaller limit is the operator's choice; the explicit value is what counts.
-    expect(issuePaths(imageRequestSchema({ maxTimeoutMs: 200_000 }), { html: 'x', timeout: 200_001 })).toEqual(['timeout']);
+    expect(issuePaths(imageRequestSchema({ ...SIZE_LIMITS, maxTimeoutMs: 200_000 }), { html: 'x', timeout: 200_001 })).toEqual(['timeout']);
   });
 
   it('device must be a real Playwright device name, not an inherited object property', () => {
@@ -199,6 +225,47 @@ describe('field ranges', () => {
     for (const device of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
       expect(issuePaths(image, { html: 'x', device }), device).toEqual(['device']);
     }
+  });
+});
+
+describe('image size caps known up front (maxFullPageHeight 2000, maxImagePixels 2000000)', () => {
+  const capped = imageRequestSchema({ maxTimeoutMs: 120_000, maxFullPageHeight: 2000, maxImagePixels: 2_000_000 });
+  const clip = (width: number, height: number) => ({ x: 0, y: 0, width, height });
+
+  it('viewport × deviceScaleFactor²: at the pixel cap accepted, one row over refused naming the viewport', () => {
+    ok(capped, { html: 'x', viewport: { width: 500, height: 1000 }, deviceScaleFactor: 2 });
+    const over = details(capped, { html: 'x', viewport: { width: 500, height: 1001 }, deviceScaleFactor: 2 });
+    expect(over).toEqual([{ path: 'viewport', message: expect.stringContaining('2002000 output pixels') }]);
+    expect(over[0]!.message).toContain('2000000 (limits.maxImagePixels)');
+  });
+
+  it('names deviceScaleFactor, or the device, when that is what the caller set', () => {
+    ok(capped, { html: 'x', deviceScaleFactor: 1 }); // 1280×800 by default
+    expect(issuePaths(capped, { html: 'x', deviceScaleFactor: 2 })).toEqual(['deviceScaleFactor']);
+    // iPhone 13: 390×664 at its own scale 3 = 2330640 output pixels.
+    expect(issuePaths(capped, { html: 'x', device: 'iPhone 13' })).toEqual(['device']);
+    ok(capped, { html: 'x', device: 'iPhone 13', deviceScaleFactor: 2 });
+  });
+
+  it('a viewport side over maxFullPageHeight is refused naming that side', () => {
+    const small = imageRequestSchema({ maxTimeoutMs: 120_000, maxFullPageHeight: 1000, maxImagePixels: 50_000_000 });
+    ok(small, { html: 'x', viewport: { width: 1000, height: 800 } });
+    expect(details(small, { html: 'x', viewport: { width: 1001, height: 800 } }))
+      .toEqual([{ path: 'viewport.width', message: 'at most 1000 CSS px (limits.maxFullPageHeight)' }]);
+  });
+
+  it('clip: each side at most maxFullPageHeight, its pixels (at the scale) at most maxImagePixels', () => {
+    ok(capped, { html: 'x', clip: clip(2000, 1000) });
+    expect(issuePaths(capped, { html: 'x', clip: clip(2001, 10) })).toEqual(['clip.width']);
+    expect(issuePaths(capped, { html: 'x', clip: clip(10, 2001) })).toEqual(['clip.height']);
+    expect(details(capped, { html: 'x', clip: clip(2000, 1001) })).toEqual([{ path: 'clip', message: expect.stringContaining('2002000 output pixels') }]);
+    ok(capped, { html: 'x', clip: clip(500, 1000), deviceScaleFactor: 2, viewport: { width: 500, height: 500 } });
+    expect(issuePaths(capped, { html: 'x', clip: clip(501, 1000), deviceScaleFactor: 2, viewport: { width: 500, height: 500 } })).toEqual(['clip']);
+  });
+
+  it('the defaults (16384 px, 50000000 pixels) refuse the largest viewport at scale 3', () => {
+    ok(image, { html: 'x', viewport: { width: 3840, height: 2160 }, deviceScaleFactor: 2 });
+    expect(issuePaths(image, { html: 'x', viewport: { width: 3840, height: 2160 }, deviceScaleFactor: 3 })).toEqual(['viewport']);
   });
 });
 

@@ -103,7 +103,7 @@ function send(ctx: Context, req: PageRequest, out: RenderOutput, defaultName: st
   ctx.set('X-Render-Ms', String(out.renderMs));
   if (out.finalUrl) ctx.set('X-Final-Url', out.finalUrl);
   if (out.pageCount !== undefined) ctx.set('X-Page-Count', String(out.pageCount));
-  if (out.truncated) ctx.set('X-Truncated', 'full-page');
+  if (out.truncation) ctx.set('X-Truncated', out.truncation);
   if (req.response === 'json') {
     ctx.body = {
       contentType: out.contentType,

@@ -3,6 +3,7 @@
 import cron from 'node-cron';
 import { z } from 'zod';
 import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
+import { imageSizeRules } from './image-size.js';
 import { httpUrl, imageOptions, oneCaptureMode, pageOptions, validTimeZone, type SchemaLimits } from './render.js';
 
 export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
@@ -40,6 +41,7 @@ const cronExpression = (minIntervalSeconds: number) => z.string().superRefine((v
 
 /** The image options a capture takes: a render request without its source, output and async fields. */
 export function captureOptionsSchema(limits: SchemaLimits) {
+  const sizeRules = imageSizeRules(limits);
   return z.object({ ...pageOptions(limits), ...imageOptions() })
     .omit({ url: true, html: true, baseUrl: true, filename: true, response: true, async: true, webhookUrl: true, format: true, quality: true })
     .extend({
@@ -47,7 +49,10 @@ export function captureOptionsSchema(limits: SchemaLimits) {
       reducedMotion: z.enum(['reduce', 'no-preference']).default('reduce').describe('Default "reduce" for monitors'),
     })
     .strict()
-    .superRefine(oneCaptureMode);
+    .superRefine((value, ctx) => {
+      oneCaptureMode(value, ctx);
+      sizeRules(value, ctx);
+    });
 }
 
 export const diffOptionsSchema = z.object({

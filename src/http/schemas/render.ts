@@ -2,8 +2,9 @@
 // so a field's range, default and description are written exactly once.
 import { devices } from 'playwright';
 import { z } from 'zod';
+import { imageSizeRules, type ImageSizeLimits } from './image-size.js';
 
-export interface SchemaLimits { maxTimeoutMs: number }
+export interface SchemaLimits extends ImageSizeLimits { maxTimeoutMs: number }
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const cssLength = z.union([z.string().regex(/^\s*\d+(\.\d+)?\s*(px|in|cm|mm)?\s*$/, 'a CSS length such as "10mm", "1in", "96px"'), z.number().min(0)]);
@@ -38,6 +39,16 @@ const cookie = z.object({
   sameSite: z.enum(['Strict', 'Lax', 'None']).optional(),
 }).strict();
 
+/** RFC 9110 token names and values without CR, LF or NUL: what Chromium will send at all. */
+const headerRecord = z.record(z.string(), z.string().regex(/^[^\r\n\0]*$/, 'a header value cannot hold CR, LF or NUL'))
+  .superRefine((headers, ctx) => {
+    for (const name of Object.keys(headers)) {
+      if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'not a valid header name (a token: letters, digits and !#$%&\'*+-.^_`|~)' });
+      }
+    }
+  });
+
 export function pageOptions(limits: SchemaLimits) {
   return {
     url: httpUrl('url').optional().describe('Address of the page to render (http or https)'),
@@ -60,9 +71,13 @@ export function pageOptions(limits: SchemaLimits) {
     waitForFunction: z.string().min(1).optional().describe('JS expression waited until truthy'),
     delay: int(0, 10_000).default(0).describe('Extra wait after readiness, ms'),
     timeout: int(1000, limits.maxTimeoutMs).default(30_000).describe('Whole render budget, ms'),
-    headers: z.record(z.string(), z.string()).optional().describe('Extra HTTP headers for the page\'s requests'),
+    headers: headerRecord.optional()
+      .describe('Extra HTTP headers, sent to the target\'s origin only (url, or baseUrl for html) unless headersScope is "all"'),
+    headersScope: z.enum(['origin', 'all']).default('origin')
+      .describe('Where headers go: "origin" (default) only to requests to the target\'s origin, never across a redirect to another; "all" to every request the page makes'),
     cookies: z.array(cookie).max(100).optional(),
-    httpCredentials: z.object({ username: z.string(), password: z.string() }).strict().optional(),
+    httpCredentials: z.object({ username: z.string(), password: z.string() }).strict().optional()
+      .describe('Basic/Digest credentials, given only to the target\'s origin (url, or baseUrl for html)'),
     css: z.string().optional().describe('Style added after load, before capture'),
     js: z.string().optional().describe('Script added after load, before capture'),
     hideSelectors: z.array(z.string().min(1)).max(100).optional().describe('CSS selectors set to visibility:hidden'),
@@ -80,7 +95,10 @@ export function pageOptions(limits: SchemaLimits) {
  * Rules that span fields; each adds a detail naming the field to fix. They run even when some field
  * failed its own check (so one response lists every problem), hence the defensive reads.
  */
-function crossFieldRules(value: { url?: unknown; html?: unknown; baseUrl?: unknown; cookies?: unknown; async?: unknown; webhookUrl?: unknown }, ctx: z.RefinementCtx) {
+function crossFieldRules(value: {
+  url?: unknown; html?: unknown; baseUrl?: unknown; cookies?: unknown; async?: unknown; webhookUrl?: unknown;
+  headers?: unknown; headersScope?: unknown; httpCredentials?: unknown;
+}, ctx: z.RefinementCtx) {
   if (value.webhookUrl !== undefined && value.async !== true) {
     ctx.addIssue({ code: 'custom', path: ['webhookUrl'], message: 'webhookUrl applies only to async requests ("async": true)' });
   }
@@ -91,6 +109,16 @@ function crossFieldRules(value: { url?: unknown; html?: unknown; baseUrl?: unkno
     ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'baseUrl applies only to html' });
   }
   const pageUrl = value.url ?? value.baseUrl;
+  // Secrets are bound to the target's origin; html without baseUrl has none to bind them to.
+  if (value.html !== undefined && value.url === undefined && value.baseUrl === undefined) {
+    if (value.httpCredentials !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['httpCredentials'], message: 'httpCredentials go only to the target\'s origin: give baseUrl with html' });
+    }
+    const hasHeaders = value.headers !== null && typeof value.headers === 'object' && Object.keys(value.headers).length > 0;
+    if (hasHeaders && value.headersScope !== 'all') {
+      ctx.addIssue({ code: 'custom', path: ['headers'], message: 'headers go only to the target\'s origin: give baseUrl with html, or headersScope "all"' });
+    }
+  }
   if (!Array.isArray(value.cookies)) return;
   value.cookies.forEach((c: { url?: unknown; domain?: unknown } | null, i) => {
     if (c && typeof c === 'object' && !c.url && !c.domain && !pageUrl) {
@@ -103,10 +131,10 @@ export function imageOptions() {
   return {
     format: z.enum(['png', 'jpeg', 'jpg', 'webp']).default('png'),
     quality: int(1, 100).optional().describe('jpeg/webp quality; default 80'),
-    fullPage: z.boolean().default(false),
-    selector: z.string().min(1).optional().describe('Capture one element'),
+    fullPage: z.boolean().default(false).describe('The whole page; cut to the size caps (X-Truncated)'),
+    selector: z.string().min(1).optional().describe('Capture one element; cut to the size caps (X-Truncated)'),
     clip: z.object({ x: z.number().min(0), y: z.number().min(0), width: z.number().positive(), height: z.number().positive() })
-      .strict().optional(),
+      .strict().optional().describe('Region in CSS px; each side at most limits.maxFullPageHeight, and width × height × scale² at most limits.maxImagePixels'),
     omitBackground: z.boolean().default(false).describe('Transparent background (png)'),
     animations: z.enum(['disabled', 'allow']).default('disabled'),
     caret: z.enum(['hide', 'initial']).default('hide'),
@@ -122,6 +150,7 @@ export function oneCaptureMode(value: { fullPage?: unknown; selector?: unknown; 
 }
 
 export function imageRequestSchema(limits: SchemaLimits) {
+  const sizeRules = imageSizeRules(limits);
   return z.object({
     ...pageOptions(limits),
     ...imageOptions(),
@@ -131,6 +160,7 @@ export function imageRequestSchema(limits: SchemaLimits) {
       ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to jpeg and webp only' });
     }
     oneCaptureMode(value, ctx);
+    sizeRules(value, ctx);
   }, { when: () => true });
 }
 

@@ -77,7 +77,7 @@ export function showResult(request, res, blob) {
   download.href = blobUrl;
   download.download = filename;
   download.textContent = `Download ${filename}`;
-  $('truncated').hidden = res.headers.get('x-truncated') !== 'full-page';
+  $('truncated').hidden = !res.headers.get('x-truncated'); // full-page, width, height, or "width, height"
   $('result-empty').hidden = true;
   $('result-body').hidden = false;
 }

@@ -169,7 +169,7 @@ function selectCapture(id) {
   const facts = [
     ['Result', captureResult(c)],
     ['Taken', `${relativeTime(c.takenAt)} (${c.reason ?? 'schedule'}), in ${(c.durationMs / 1000).toFixed(1)} s`],
-    c.width ? ['Size', `${c.width} × ${c.height} px${c.truncated ? ' (cut at the height limit)' : ''}`] : null,
+    c.width ? ['Size', `${c.width} × ${c.height} px${c.truncated ? ' (cut at the size limit)' : ''}`] : null,
     c.baselineId && c.status !== 'failed' ? ['Pixels changed', `${c.diffPixels.toLocaleString()} (${percent(c.diffRatio)})${c.confirmed ? ', confirmed by a second capture' : ''}`] : null,
   ].filter(Boolean);
   $('viewer-meta').replaceChildren(...facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
