@@ -112,7 +112,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     image: renderJobs,
     capture: new CaptureJobRunner(monitorStore, captureStore, recorder, renderer, new Differ(diffPool), captureFiles, wakeDispatcher, log),
   }, { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs }, log, wakeDispatcher);
-  const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake());
+  const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake(), config.jobs.maxQueuedPerKey);
   const scheduler = new MonitorScheduler(monitorStore, runs, log);
   const sweeper = new Sweeper(jobStore, idempotency, results, config.jobs.sweepIntervalMs, log, [
     { name: 'results', store: results, isReferenced: (key) => jobStore.holdsResult(jobIdOfResultKey(key), key) },
