@@ -112,6 +112,26 @@ describe('pagewatch keys revoke, next to a running service', () => {
     expect(job('job_straggler')).toMatchObject({ attempts: 0, started_at: null });
   });
 
+  it('a delivery recorded for a revoked key (by an instance that had not heard of it) is never sent', async () => {
+    const key = svc.createKey('late-hook');
+    const receiver = await startWebhookReceiver();
+    try {
+      expect((await runKeysCli(svc.dataDir, ['revoke', key.id])).code).toBe(0);
+      const now = new Date().toISOString();
+      svc.db.prepare(`INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, status, next_attempt_at, created_at)
+        VALUES ('whd_straggler', ?, 'msg_straggler', 'job.succeeded', ?, '{}', 'pending', ?, ?)`).run(key.id, receiver.url, now, now);
+      svc.dispatcher.wake();
+      // The dispatcher's next look at the outbox fails it unsent; the receiver was never called.
+      await until('the straggler delivery to be failed', () => (svc.db.prepare(
+        `SELECT status FROM webhook_deliveries WHERE id = 'whd_straggler'`).get() as { status: string }).status === 'failed', 10_000);
+      expect(svc.db.prepare(`SELECT attempts, last_error AS error FROM webhook_deliveries WHERE id = 'whd_straggler'`).get())
+        .toEqual({ attempts: 0, error: 'not sent: the API key was revoked' });
+      expect(receiver.hits).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('revoking a key that is already revoked or does not exist says so (exit 1), as before', async () => {
     const key = svc.createKey('twice');
     expect(await runKeysCli(svc.dataDir, ['revoke', key.id])).toMatchObject({ code: 0 });
