@@ -15,3 +15,6 @@ UPDATE monitors SET paused = 1, next_run_at = NULL
   WHERE paused = 0 AND key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL);
 UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'not sent: the API key was revoked'
   WHERE status = 'pending' AND key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL);
+
+-- Fair claiming ranks each key's claimable jobs oldest first: this index hands them over in that order.
+CREATE INDEX jobs_claimable_by_key ON jobs (key_id, created_at, id) WHERE status IN ('queued', 'running');
