@@ -94,7 +94,8 @@ export class JobStore {
       cancelRevoked: db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
           ${KEEP_AFTER_FINISH}
         WHERE status IN ('queued', 'running') AND key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL) RETURNING id`),
-      runningOf: db.prepare(`SELECT id FROM jobs WHERE lease_owner = ? AND status = 'running'`),
+      // Every poll: read from the partial index of unfinished jobs, not the whole table.
+      runningOf: db.prepare(`SELECT id FROM jobs WHERE status IN ('queued', 'running') AND status = 'running' AND lease_owner = ?`),
       failExhausted: db.prepare(`UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
           ${KEEP_AFTER_FINISH}, error_code = COALESCE(error_code, 'internal'),
           error_message = COALESCE(error_message, 'the worker rendering it stopped before finishing, on every try')

@@ -81,8 +81,10 @@ export class DeliveryStore {
           last_attempt_at = @startedAt, last_response_status = @responseStatus, last_error = @error
         WHERE id = @id AND status = 'pending'`), // failed meanwhile (its key was revoked): it stays failed
       // A revoked key's events are not sent; also those recorded by an instance that had not heard of it yet.
+      // Run before every claim: `+key_id` keeps SQLite on the small index of pending deliveries rather
+      // than walking every delivery a revoked key ever had.
       failRevoked: db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = @reason
-        WHERE status = 'pending' AND key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL)`),
+        WHERE status = 'pending' AND +key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL)`),
       stopForUrl: db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
           last_error = @reason WHERE key_id = @keyId AND url = @url AND status = 'pending' AND id <> @id AND lease_expires_at IS NULL`),
       get: db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = ? AND key_id = ?`),
