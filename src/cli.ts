@@ -2,17 +2,24 @@
 // `pagewatch` command: `serve` (the default) and `migrate`.
 import { resolve } from 'node:path';
 import { ConfigError, describeSettings, loadConfig } from './config.js';
+import { KeyPurge } from './auth/purge.js';
+import { KeyRevocation } from './auth/revocation.js';
 import { ApiKeyStore } from './db/api-keys.js';
+import { KeyDataStore } from './db/key-data.js';
 import { migrate, readMigrations } from './db/migrate.js';
-import { openDatabase } from './db/open.js';
+import { openDatabase, type Db } from './db/open.js';
 import { createLogger } from './log.js';
 import { projectRoot } from './project-root.js';
+import { LocalFileStore } from './storage/file-store.js';
 
 const USAGE = `usage: pagewatch <command>
   serve                      start the service (default)
   keys create --name NAME    make an API key; prints the key and its webhook secret once
   keys list                  list keys (never the keys themselves)
-  keys revoke ID             revoke a key; effective on its next request
+  keys revoke ID             revoke a key: its requests are refused, its jobs canceled, its monitors paused
+                             and its pending webhooks failed (a running service stops their renders too)
+  keys delete ID --purge     revoke a key, then delete it with all its jobs and results, monitors and
+                             captures, webhook deliveries and idempotency keys
   keys rotate-secret ID [--grace-hours H]
                              new webhook signing secret, printed once; the old one also signs for H hours
                              (default webhooks.secretGraceHours)
@@ -36,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
         return 0;
       }
-      return keysCommand(new ApiKeyStore(db), argv.slice(1), config.webhooks.secretGraceHours);
+      return await keysCommand(db, resolve(config.dataDir), argv.slice(1), config.webhooks.secretGraceHours);
     } finally {
       db.close();
     }
@@ -57,7 +64,14 @@ async function main(argv: string[]): Promise<number> {
   return process.exitCode === undefined ? 0 : Number(process.exitCode);
 }
 
-function keysCommand(keys: ApiKeyStore, args: string[], defaultGraceHours: number): number {
+const PURGE_USAGE = `usage: pagewatch keys delete ID --purge
+--purge is required: it revokes the key, then deletes it with all its jobs and their result files, its
+monitors with their captures and capture images, its webhook deliveries and their attempts, and its
+idempotency keys. This cannot be undone.`;
+
+async function keysCommand(db: Db, dataDir: string, args: string[], defaultGraceHours: number): Promise<number> {
+  const keys = new ApiKeyStore(db);
+  const revocation = new KeyRevocation(db, keys, new KeyDataStore(db));
   const [sub, ...rest] = args;
   if (sub === 'create') {
     const nameAt = rest.indexOf('--name');
@@ -81,8 +95,26 @@ function keysCommand(keys: ApiKeyStore, args: string[], defaultGraceHours: numbe
     return 0;
   }
   if (sub === 'revoke' && rest[0]) {
-    if (!keys.revoke(rest[0])) { console.error(`no active key with id ${rest[0]}`); return 1; }
+    if (!revocation.revoke(rest[0])?.revokedNow) { console.error(`no active key with id ${rest[0]}`); return 1; }
     console.log(`revoked ${rest[0]}`);
+    return 0;
+  }
+  if (sub === 'delete') {
+    const id = rest.find((arg) => !arg.startsWith('--'));
+    if (!id || !rest.includes('--purge')) { console.error(PURGE_USAGE); return 2; }
+    const purge = new KeyPurge(db, revocation, new KeyDataStore(db),
+      new LocalFileStore(resolve(dataDir, 'results')), new LocalFileStore(resolve(dataDir, 'captures')));
+    const report = await purge.purge(id);
+    if (!report) { console.error(`no key with id ${id}`); return 1; }
+    if (report.revocation.revokedNow) console.log(`revoked ${id}`);
+    console.log(`jobs:               ${report.jobs}`);
+    console.log(`job results:        ${report.results}`);
+    console.log(`monitors:           ${report.monitors}`);
+    console.log(`captures:           ${report.captures}`);
+    console.log(`webhook deliveries: ${report.deliveries}`);
+    console.log(`webhook attempts:   ${report.attempts}`);
+    console.log(`idempotency keys:   ${report.idempotencyKeys}`);
+    console.log(`deleted ${id}`);
     return 0;
   }
   if (sub === 'rotate-secret' && rest[0]) {

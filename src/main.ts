@@ -11,6 +11,7 @@ import { ApiKeyStore } from './db/api-keys.js';
 import { IdempotencyKeyStore } from './db/idempotency-keys.js';
 import { JobStore } from './db/jobs.js';
 import { DeliveryStore } from './db/webhook-deliveries.js';
+import { RecordRetention } from './db/retention.js';
 import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
 import { EgressPolicy } from './egress/policy.js';
@@ -121,12 +122,12 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     image: renderJobs,
     capture: new CaptureJobRunner(monitorStore, captureStore, recorder, renderer, new Differ(diffPool, config.limits.maxImagePixels), captureFiles, wakeDispatcher, log, secrets),
   }, { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs }, log, wakeDispatcher);
-  const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake());
+  const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake(), config.jobs.maxQueuedPerKey);
   const scheduler = new MonitorScheduler(monitorStore, runs, log);
   const sweeper = new Sweeper(jobStore, idempotency, results, config.jobs.sweepIntervalMs, log, [
     { name: 'results', store: results, isReferenced: (key) => jobStore.holdsResult(jobIdOfResultKey(key), key) },
     { name: 'captures', store: captureFiles, isReferenced: (key) => captureStore.holdsFile(captureIdOfFileKey(key), key) },
-  ]);
+  ], { store: new RecordRetention(db), ttlMs: config.jobs.recordTtlDays * 86_400_000 });
   dispatcher.start();
   worker.start();
   sweeper.start();

@@ -22,6 +22,7 @@ const toRecord = (r: Row): ApiKeyRecord => ({
 export class ApiKeyStore {
   private readonly insert;
   private readonly byHash;
+  private readonly byId;
   private readonly all;
   private readonly revokeStmt;
   private readonly touchStmt;
@@ -32,6 +33,7 @@ export class ApiKeyStore {
     this.insert = db.prepare(`INSERT INTO api_keys (id, name, key_hash, key_prefix, webhook_secret, created_at)
       VALUES (@id, @name, @keyHash, @keyPrefix, @webhookSecret, @createdAt)`);
     this.byHash = db.prepare('SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
+    this.byId = db.prepare('SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE id = ?');
     this.all = db.prepare('SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys ORDER BY created_at, id');
     this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.touchStmt = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
@@ -55,13 +57,19 @@ export class ApiKeyStore {
     return row && toRecord(row);
   }
 
+  /** The key with this id, revoked or not. */
+  get(id: string): ApiKeyRecord | undefined {
+    const row = this.byId.get(id) as Row | undefined;
+    return row && toRecord(row);
+  }
+
   list(): ApiKeyRecord[] {
     return (this.all.all() as Row[]).map(toRecord);
   }
 
   /** True if the key was active and is now revoked. */
-  revoke(id: string): boolean {
-    return this.revokeStmt.run(new Date().toISOString(), id).changes === 1;
+  revoke(id: string, now = new Date()): boolean {
+    return this.revokeStmt.run(now.toISOString(), id).changes === 1;
   }
 
   touch(id: string, when = new Date()): void {

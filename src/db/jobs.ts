@@ -1,6 +1,7 @@
 // The jobs table. Workers claim with one `UPDATE ... RETURNING` (PostgreSQL has the same statement,
 // plus SKIP LOCKED later), so two workers can never hold one job; every later write names the lease
 // owner, so a worker whose lease was taken over (or whose job was canceled) cannot record a result.
+import { CLAIM_SQL } from './fair-claim.js';
 import type { Db } from './open.js';
 
 /** `capture`: a monitor's scheduled or manual capture; never shown by the jobs API. */
@@ -78,7 +79,8 @@ export class JobStore {
       list: db.prepare(`SELECT * FROM jobs WHERE key_id = @keyId AND ${API_KINDS} AND (@status IS NULL OR status = @status)
         AND (@beforeAt IS NULL OR created_at < @beforeAt OR (created_at = @beforeAt AND id < @beforeId))
         ORDER BY created_at DESC, id DESC LIMIT @limit`),
-      countActive: db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND ${API_KINDS} AND status IN ('queued', 'running')`),
+      // Every kind counts toward jobs.maxQueuedPerKey: a key's monitors share its place in the queue.
+      countActive: db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND status IN ('queued', 'running')`),
       countByStatus: db.prepare(`SELECT status, COUNT(*) AS n FROM jobs WHERE ${API_KINDS} GROUP BY status`),
       activeCapture: db.prepare(`SELECT * FROM jobs WHERE monitor_id = ? AND kind = 'capture' AND status IN ('queued', 'running')
         ORDER BY created_at LIMIT 1`),
@@ -87,12 +89,13 @@ export class JobStore {
         WHERE monitor_id = @monitorId AND kind = 'capture' AND status IN ('queued', 'running') RETURNING id`),
       // A worker that died leaves its job `running` with a lease that runs out: such a job is
       // claimable again, as long as it has tries left (exhausted ones are failed by `failExhausted`).
-      claim: db.prepare(`UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = @owner,
-          lease_expires_at = @leaseUntil, started_at = COALESCE(started_at, @now)
-        WHERE id IN (SELECT id FROM jobs
-          WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < @now)) AND attempts < @maxAttempts
-          ORDER BY created_at, id LIMIT @limit)
-        RETURNING *`),
+      claim: db.prepare(CLAIM_SQL),
+      // Stragglers: jobs of a revoked key queued after (or running despite) its revocation.
+      cancelRevoked: db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+          ${KEEP_AFTER_FINISH}
+        WHERE status IN ('queued', 'running') AND key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL) RETURNING id`),
+      // Every poll: read from the partial index of unfinished jobs, not the whole table.
+      runningOf: db.prepare(`SELECT id FROM jobs WHERE status IN ('queued', 'running') AND status = 'running' AND lease_owner = ?`),
       failExhausted: db.prepare(`UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
           ${KEEP_AFTER_FINISH}, error_code = COALESCE(error_code, 'internal'),
           error_message = COALESCE(error_message, 'the worker rendering it stopped before finishing, on every try')
@@ -164,6 +167,16 @@ export class JobStore {
       owner, limit, maxAttempts, now: now.toISOString(), leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
     }) as Row[];
     return rows.map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /** Cancel what revoked keys still have queued or running; the ids, so running ones can be stopped. */
+  cancelRevoked(now: Date): string[] {
+    return (this.stmts.cancelRevoked.all({ now: now.toISOString() }) as { id: string }[]).map((r) => r.id);
+  }
+
+  /** The jobs `owner` still holds; a job it runs that is missing here was canceled or taken over. */
+  runningOf(owner: string): Set<string> {
+    return new Set((this.stmts.runningOf.all(owner) as { id: string }[]).map((r) => r.id));
   }
 
   failExhausted(maxAttempts: number, now: Date): JobRecord[] {

@@ -76,6 +76,7 @@ export class MonitorStore {
         WHERE id = @id`),
       delete: db.prepare('DELETE FROM monitors WHERE id = ?'),
       setNextRun: db.prepare('UPDATE monitors SET next_run_at = ? WHERE id = ?'),
+      setNextRunIfActive: db.prepare('UPDATE monitors SET next_run_at = ? WHERE id = ? AND paused = 0'),
       // A schedule tick is taken once: by the first process to move last_tick_at past it.
       claimTick: db.prepare(`UPDATE monitors SET last_tick_at = @tick
         WHERE id = @id AND paused = 0 AND (last_tick_at IS NULL OR last_tick_at < @tick)`),
@@ -149,6 +150,11 @@ export class MonitorStore {
 
   setNextRun(id: string, at: Date | null): void {
     this.stmts.setNextRun.run(at?.toISOString() ?? null, id);
+  }
+
+  /** False if the monitor is paused or gone (e.g. its key was revoked by another process): nothing is set. */
+  setNextRunIfActive(id: string, at: Date | null): boolean {
+    return this.stmts.setNextRunIfActive.run(at?.toISOString() ?? null, id).changes === 1;
   }
 
   claimTick(id: string, tick: Date): boolean {

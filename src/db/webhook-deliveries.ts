@@ -45,6 +45,9 @@ export interface DeliveryQuery {
   jobId?: string; monitorId?: string; status?: DeliveryStatus; limit: number; before?: { createdAt: string; id: string };
 }
 
+/** The last error of a delivery that was not sent because its key was revoked. */
+export const REVOKED_REASON = 'not sent: the API key was revoked';
+
 const COLUMNS = `id, key_id AS keyId, message_id AS messageId, event_type AS eventType, url, payload, job_id AS jobId,
   monitor_id AS monitorId, status, attempts, schedule_from AS scheduleFrom, next_attempt_at AS nextAttemptAt,
   last_attempt_at AS lastAttemptAt, last_response_status AS lastResponseStatus, last_error AS lastError, created_at AS createdAt`;
@@ -62,6 +65,7 @@ export class DeliveryStore {
       claimDue: db.prepare(`UPDATE webhook_deliveries SET lease_expires_at = @leaseUntil
         WHERE id IN (SELECT id FROM webhook_deliveries
           WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_expires_at IS NULL OR lease_expires_at < @now)
+            AND key_id NOT IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL)
           ORDER BY next_attempt_at, id LIMIT @limit)
         RETURNING ${COLUMNS}`),
       nextDue: db.prepare(`SELECT MIN(MAX(next_attempt_at, COALESCE(lease_expires_at, ''))) AS at
@@ -75,7 +79,12 @@ export class DeliveryStore {
           schedule_from = CASE WHEN redeliver_requested = 1 THEN @attempt ELSE schedule_from END,
           redeliver_requested = 0, lease_expires_at = NULL,
           last_attempt_at = @startedAt, last_response_status = @responseStatus, last_error = @error
-        WHERE id = @id`),
+        WHERE id = @id AND status = 'pending'`), // failed meanwhile (its key was revoked): it stays failed
+      // A revoked key's events are not sent; also those recorded by an instance that had not heard of it yet.
+      // Run before every claim: `+key_id` keeps SQLite on the small index of pending deliveries rather
+      // than walking every delivery a revoked key ever had.
+      failRevoked: db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = @reason
+        WHERE status = 'pending' AND +key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL)`),
       stopForUrl: db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
           last_error = @reason WHERE key_id = @keyId AND url = @url AND status = 'pending' AND id <> @id AND lease_expires_at IS NULL`),
       get: db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = ? AND key_id = ?`),
@@ -123,6 +132,11 @@ export class DeliveryStore {
         ...common, status: outcome.status, nextAttemptAt: outcome.nextAttemptAt?.toISOString() ?? null, now: new Date().toISOString(),
       });
     })();
+  }
+
+  /** Fail the pending deliveries of every revoked key; how many. */
+  failRevoked(): number {
+    return this.stmts.failRevoked.run({ reason: REVOKED_REASON }).changes;
   }
 
   /** The receiver answered 410 Gone: nothing more is sent to that URL for this key. */

@@ -65,16 +65,23 @@ export class JobQueue {
   }
 
   /**
-   * Claim up to `limit` jobs for `owner`. Jobs whose tries ran out with their worker are failed first
-   * (`exhausted`: how many, so the caller knows events were recorded).
+   * Claim up to `limit` jobs for `owner`, keys taking turns (see fair-claim.ts). Jobs whose tries ran
+   * out with their worker are failed first (`exhausted`: how many, so the caller knows events were
+   * recorded), and jobs of revoked keys are canceled (`canceled`: their ids, so running ones can stop).
    */
-  claim(owner: string, limit: number, now = new Date()): { claimed: JobRecord[]; exhausted: number } {
+  claim(owner: string, limit: number, now = new Date()): { claimed: JobRecord[]; exhausted: number; canceled: string[] } {
     return this.db.transaction(() => {
+      const canceled = this.jobs.cancelRevoked(now);
       const exhausted = this.jobs.failExhausted(this.limits.maxAttempts, now);
       for (const job of exhausted) this.finished(job, now);
       const claimed = limit > 0 ? this.jobs.claim(owner, limit, this.limits.leaseMs, this.limits.maxAttempts, now) : [];
-      return { claimed, exhausted: exhausted.length };
+      return { claimed, exhausted: exhausted.length, canceled };
     }).immediate();
+  }
+
+  /** The jobs this worker still holds (not canceled, not taken over). */
+  runningOf(owner: string): Set<string> {
+    return this.jobs.runningOf(owner);
   }
 
   renew(owner: string, now = new Date()): void {

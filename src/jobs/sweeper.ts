@@ -1,9 +1,11 @@
 // Removes what has outlived its time: job results past jobs.resultTtlHours (the row stays, so the
 // result URL answers 410 rather than 404), idempotency keys past their 24 h window, capture jobs an hour
-// after they finished, and — on the first pass and then hourly — stored files no row refers to any more
+// after they finished, finished job rows and webhook deliveries (with their attempts) past
+// jobs.recordTtlDays, and — on the first pass and then hourly — stored files no row refers to any more
 // (what a crash can leave behind).
 import type { IdempotencyKeyStore } from '../db/idempotency-keys.js';
 import type { JobStore } from '../db/jobs.js';
+import type { RecordRetention } from '../db/retention.js';
 import type { Logger } from '../log.js';
 import { IDEMPOTENCY_WINDOW_MS } from './queue.js';
 import type { FileStore } from '../storage/file-store.js';
@@ -33,7 +35,8 @@ export class Sweeper {
     private readonly results: FileStore,
     private readonly intervalMs: number,
     private readonly log: Logger,
-    private readonly orphanSources: OrphanSource[] = [],
+    private readonly orphanSources: OrphanSource[],
+    private readonly records: { store: RecordRetention; ttlMs: number },
   ) {}
 
   start(): void {
@@ -64,7 +67,10 @@ export class Sweeper {
       for (let n = this.jobs.deleteFinishedCaptures(finishedBefore, BATCH); n > 0; n = this.jobs.deleteFinishedCaptures(finishedBefore, BATCH)) {
         captureJobs += n;
       }
-      if (removed || keys || captureJobs) this.log.info({ results: removed, idempotencyKeys: keys, captureJobs }, 'swept expired data');
+      const old = await this.removeOldRecords(now);
+      if (removed || keys || captureJobs || old.jobs || old.deliveries) {
+        this.log.info({ results: removed, idempotencyKeys: keys, captureJobs, ...old }, 'swept expired data');
+      }
     } catch (err) {
       this.log.error({ err }, 'sweep failed');
     }
@@ -72,6 +78,22 @@ export class Sweeper {
       this.lastOrphanPass = now.getTime();
       await this.removeOrphans(now);
     }
+  }
+
+  /** Finished jobs and deliveries past jobs.recordTtlDays; a job's result file still on disk goes first. */
+  private async removeOldRecords(now: Date): Promise<{ jobs: number; deliveries: number }> {
+    const before = new Date(now.getTime() - this.records.ttlMs);
+    const { store } = this.records;
+    let jobs = 0;
+    for (let batch = store.oldJobs(before, BATCH); batch.length && !this.stopping; batch = store.oldJobs(before, BATCH)) {
+      for (const job of batch) if (job.resultKey) await this.results.remove(job.resultKey);
+      jobs += store.deleteJobs(batch.map((job) => job.id));
+    }
+    let deliveries = 0;
+    for (let n = store.deleteOldDeliveries(before, BATCH); n > 0 && !this.stopping; n = store.deleteOldDeliveries(before, BATCH)) {
+      deliveries += n;
+    }
+    return { jobs, deliveries };
   }
 
   private async removeOrphans(now: Date): Promise<void> {

@@ -93,14 +93,32 @@ export class JobWorker {
     if (this.stopped) return;
     clearTimeout(this.pollTimer);
     try {
-      const { claimed, exhausted } = this.queue.claim(this.owner, this.options.capacity - this.running.size);
+      this.stopLost();
+      const { claimed, exhausted, canceled } = this.queue.claim(this.owner, this.options.capacity - this.running.size);
       if (exhausted) this.onEvent();
+      for (const id of canceled) this.abort(id);
       for (const job of claimed) this.begin(job);
     } catch (err) {
       this.log.error({ err }, 'job worker could not claim jobs'); // a tick never throws; try again at the next poll
     }
     this.pollTimer = setTimeout(() => this.fill(), this.options.pollIntervalMs);
     this.pollTimer.unref();
+  }
+
+  /**
+   * Stop renders of jobs that are no longer this worker's: canceled by another process (a key revoked
+   * with the CLI, another instance's API) or taken over. Without this the render would hold its slot to
+   * the end and only then find it has nothing to record.
+   */
+  private stopLost(): void {
+    if (this.running.size === 0) return;
+    const held = this.queue.runningOf(this.owner);
+    for (const [id, controller] of this.running) {
+      if (!held.has(id) && !controller.signal.aborted) {
+        this.log.info({ job: id }, 'job is no longer this worker\'s (canceled or taken over): stopping it');
+        controller.abort(new Error('canceled'));
+      }
+    }
   }
 
   private begin(job: JobRecord): void {

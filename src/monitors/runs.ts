@@ -1,11 +1,13 @@
 // Starting a monitor's capture: a `capture` job in the durable queue, so a crash loses none and the
 // captures share the render slots with API traffic. One capture per monitor at a time: a schedule
-// tick that finds the previous one still queued or running is skipped (and counted).
+// tick that finds the previous one still queued or running is skipped (and counted), and so is one
+// whose key already has jobs.maxQueuedPerKey jobs queued or running (a manual run then gets 429).
 import { randomBytes } from 'node:crypto';
 import type { CaptureReason } from '../db/captures.js';
 import type { JobRecord, JobStore } from '../db/jobs.js';
 import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
 import type { Db } from '../db/open.js';
+import { queueFull } from '../errors.js';
 import type { CaptureJobRequest } from './recorder.js';
 
 export type TickOutcome = 'queued' | 'skipped' | 'taken';
@@ -17,20 +19,27 @@ export class MonitorRuns {
     private readonly jobs: JobStore,
     /** Tell the job worker there is work now. */
     private readonly wake: () => void,
+    /** jobs.maxQueuedPerKey: captures share their key's place in the queue with its render jobs. */
+    private readonly maxQueuedPerKey: number,
   ) {}
+
+  private atCap(keyId: string): boolean {
+    return this.jobs.countActive(keyId) >= this.maxQueuedPerKey;
+  }
 
   /**
    * A schedule tick. `taken`: another process (or an earlier call) already handled this tick, or the
-   * monitor is paused or gone. `skipped`: its previous capture has not finished.
+   * monitor is paused or gone. `skipped`: its previous capture has not finished, or its key's queue is full.
    */
   tick(monitorId: string, at: Date): TickOutcome {
     const outcome = this.db.transaction((): TickOutcome => {
       if (!this.monitors.claimTick(monitorId, at)) return 'taken';
-      if (this.jobs.activeCapture(monitorId)) {
+      const monitor = this.monitors.get(monitorId)!;
+      if (this.jobs.activeCapture(monitorId) || this.atCap(monitor.keyId)) {
         this.monitors.recordSkip(monitorId);
         return 'skipped';
       }
-      this.insert(this.monitors.get(monitorId)!, 'schedule', new Date(), at);
+      this.insert(monitor, 'schedule', new Date(), at);
       return 'queued';
     }).immediate();
     if (outcome === 'queued') this.wake();
@@ -41,7 +50,11 @@ export class MonitorRuns {
   start(monitor: MonitorRecord, reason: Exclude<CaptureReason, 'schedule'>, now = new Date()): { job: JobRecord; created: boolean } {
     const result = this.db.transaction(() => {
       const pending = this.jobs.activeCapture(monitor.id);
-      return pending ? { job: pending, created: false } : { job: this.insert(monitor, reason, now), created: true };
+      if (pending) return { job: pending, created: false };
+      if (this.atCap(monitor.keyId)) {
+        throw queueFull(10, `this key already has ${this.maxQueuedPerKey} jobs queued or running (jobs.maxQueuedPerKey)`);
+      }
+      return { job: this.insert(monitor, reason, now), created: true };
     }).immediate();
     if (result.created) this.wake();
     return result;

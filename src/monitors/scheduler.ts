@@ -2,6 +2,7 @@
 // job worker does the capture. Changes to a monitor take effect at once through `schedule`/`unschedule`.
 import cron, { type ScheduledTask } from 'node-cron';
 import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
+import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { MonitorRuns } from './runs.js';
 
@@ -32,10 +33,7 @@ export class MonitorScheduler {
     });
     for (const monitor of this.monitors.active()) {
       try {
-        if (monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString()) {
-          const { created } = this.runs.start(monitor, 'catch-up', now);
-          this.log.info({ monitor: monitor.id, missed: monitor.nextRunAt, created }, 'catch-up capture for a run missed while stopped');
-        }
+        if (monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString()) this.catchUp(monitor, now);
         this.schedule(monitor);
       } catch (err) {
         this.log.error({ err, monitor: monitor.id }, 'monitor could not be scheduled');
@@ -69,12 +67,29 @@ export class MonitorScheduler {
     for (const id of [...this.tasks.keys()]) this.unschedule(id);
   }
 
-  /** A tick never throws: a failure is logged and the next tick tries again. */
+  /** One capture for runs missed while stopped; a key at its queue cap gets none (the schedule goes on). */
+  private catchUp(monitor: MonitorRecord, now: Date): void {
+    try {
+      const { created } = this.runs.start(monitor, 'catch-up', now);
+      this.log.info({ monitor: monitor.id, missed: monitor.nextRunAt, created }, 'catch-up capture for a run missed while stopped');
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'queue_full')) throw err;
+      this.log.warn({ monitor: monitor.id }, 'no catch-up capture: its key has jobs.maxQueuedPerKey jobs queued or running');
+    }
+  }
+
+  /**
+   * A tick never throws: a failure is logged and the next tick tries again. A monitor found paused or
+   * gone — changed by another process, e.g. its key revoked with the CLI — is unscheduled here.
+   */
   private tick(monitorId: string, at: Date, task: ScheduledTask): void {
     try {
       const outcome = this.runs.tick(monitorId, at);
-      if (outcome === 'skipped') this.log.warn({ monitor: monitorId, tick: at }, 'tick skipped: the previous capture is still running');
-      this.monitors.setNextRun(monitorId, task.getNextRun());
+      if (outcome === 'skipped') this.log.warn({ monitor: monitorId, tick: at }, 'tick skipped: the previous capture is unfinished or its key\'s queue is full');
+      if (!this.monitors.setNextRunIfActive(monitorId, task.getNextRun()) && this.tasks.get(monitorId) === task) {
+        this.log.info({ monitor: monitorId }, 'monitor is paused or gone: unscheduled');
+        this.unschedule(monitorId);
+      }
     } catch (err) {
       this.log.error({ err, monitor: monitorId }, 'monitor tick failed');
     }

@@ -62,8 +62,11 @@ curl -s ${base}/api/jobs/job_…/result -H "Authorization: Bearer $PAGEWATCH_KEY
 npx pagewatch keys create --name "billing-service"
 # id, prefix, name, state, last use (never the key)
 npx pagewatch keys list
-# Effective on the key's next request
+# Refused from its next request; its jobs are canceled (renders in progress stop), its monitors
+# paused and its pending webhooks failed, also in a service that is running
 npx pagewatch keys revoke key_0123456789abcdef
+# Revoke, then delete the key with all its jobs, results, monitors, captures and deliveries
+npx pagewatch keys delete key_0123456789abcdef --purge
 # A new webhook secret; the old one also signs for webhooks.secretGraceHours
 npx pagewatch keys rotate-secret key_0123456789abcdef`;
   const page = html`<!doctype html>

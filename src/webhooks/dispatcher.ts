@@ -67,6 +67,8 @@ export class WebhookDispatcher {
       // The lease outlives one attempt (its timeout) by a margin; a process that died mid-attempt
       // leaves the delivery to be taken up again once it runs out.
       const leaseMs = this.options.timeoutMs + 10_000;
+      const revoked = this.deliveries.failRevoked();
+      if (revoked) this.log.info({ deliveries: revoked }, 'webhook deliveries of revoked keys failed unsent');
       for (const delivery of this.deliveries.claimDue(this.options.maxInFlight - this.inFlight.size, leaseMs, now)) {
         const attempt = this.attempt(delivery).finally(() => {
           this.inFlight.delete(attempt);

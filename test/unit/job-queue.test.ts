@@ -77,7 +77,7 @@ describe('claiming', () => {
     const { id } = queue.submit(submission({ webhookUrl: 'https://receiver.test/hook' }), at(0)).job;
     for (let i = 0; i < 3; i++) queue.claim(`worker_${i}`, 1, at(i * 2 * LEASE));
     expect(jobs.get(id)).toMatchObject({ status: 'running', attempts: 3 });
-    expect(queue.claim('worker_x', 1, at(7 * LEASE))).toEqual({ claimed: [], exhausted: 1 });
+    expect(queue.claim('worker_x', 1, at(7 * LEASE))).toEqual({ claimed: [], exhausted: 1, canceled: [] });
     expect(jobs.get(id)).toMatchObject({ status: 'failed', error: { code: 'internal' } });
     expect(events()).toEqual([{ type: 'job.failed', jobId: id, url: 'https://receiver.test/hook' }]);
   });

@@ -1,0 +1,19 @@
+// `pagewatch keys …` as its own process on a test service's data directory (the built CLI, as an
+// operator runs it next to a running service).
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { CLI } from './durability-cli.js';
+
+export interface CliRun { code: number; stdout: string; stderr: string }
+
+export function runKeysCli(dataDir: string, args: string[]): Promise<CliRun> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npx tsc -p tsconfig.json\` (npm test builds first)`);
+  // Only the data directory: none of the developer's PAGEWATCH_* settings.
+  const env = { PATH: process.env.PATH ?? '', PAGEWATCH_DATA_DIR: dataDir, PAGEWATCH_LOG_LEVEL: 'silent' };
+  return new Promise((done) => {
+    execFile(process.execPath, [CLI, 'keys', ...args], { env }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      done({ code, stdout, stderr });
+    });
+  });
+}

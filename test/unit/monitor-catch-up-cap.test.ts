@@ -1,0 +1,54 @@
+// A catch-up capture at start counts toward jobs.maxQueuedPerKey like any capture: a key at its cap
+// gets none, and its monitor is scheduled all the same (not lost to the refusal). Real SQLite, the real
+// scheduler and runs; no browser is needed, since nothing is rendered.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { JobStore } from '../../src/db/jobs.js';
+import { migrate, readMigrations } from '../../src/db/migrate.js';
+import { MonitorStore } from '../../src/db/monitors.js';
+import { openDatabase, type Db } from '../../src/db/open.js';
+import { createLogger } from '../../src/log.js';
+import { MonitorRuns } from '../../src/monitors/runs.js';
+import { MonitorScheduler } from '../../src/monitors/scheduler.js';
+import { projectRoot } from '../../src/project-root.js';
+
+let dir: string;
+let db: Db;
+let scheduler: MonitorScheduler | undefined;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pagewatch-catchup-'));
+  db = openDatabase(join(dir, 'test.db'));
+  migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+});
+afterEach(() => {
+  scheduler?.stop();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function monitorMissedARun(keyId: string, id: string): void {
+  db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
+    next_run_at, created_at, updated_at) VALUES (?, ?, 'm', 'http://x', '0 0 1 1 *', 'UTC', '{}', '{}', '[]', '{"keep":5}', 'http://x',
+    '2026-01-01T00:00:00.000Z', 'x', 'x')`).run(id, keyId);
+}
+
+const captureJobs = (monitorId: string) => (db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ?').get(monitorId) as { n: number }).n;
+
+it.each([
+  { queued: 1, caught: 1, what: 'one place left (the edge): the catch-up is queued' },
+  { queued: 2, caught: 0, what: 'at the cap: no catch-up' },
+])('cap 2, $queued render jobs queued — $what; the monitor is scheduled either way', ({ queued, caught }) => {
+  const keyId = new ApiKeyStore(db).create('k').id;
+  const jobs = new JobStore(db);
+  for (let i = 0; i < queued; i++) jobs.insert({ id: `job_${i}`, keyId, kind: 'pdf', request: '{}', baseUrl: 'http://x' }, new Date());
+  monitorMissedARun(keyId, 'mon_1');
+  const monitors = new MonitorStore(db);
+  scheduler = new MonitorScheduler(monitors, new MonitorRuns(db, monitors, jobs, () => undefined, 2), createLogger('silent'));
+  scheduler.start(new Date('2026-06-01T00:00:00.000Z'));
+  expect(captureJobs('mon_1')).toBe(caught);
+  expect(scheduler.scheduledCount).toBe(1);
+  expect(monitors.get('mon_1')!.nextRunAt).toBe('2027-01-01T00:00:00.000Z');
+});
