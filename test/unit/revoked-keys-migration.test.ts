@@ -1,5 +1,5 @@
 // Keys revoked before revocation stopped their work: the migration that brings record retention
-// (migrations/0006_queue_*) gives them what `keys revoke` now does — unfinished jobs canceled (request
+// (migrations/0007_queue_*) gives them what `keys revoke` now does — unfinished jobs canceled (request
 // scrubbed like any finished job's), monitors paused, pending deliveries failed — and leaves active
 // keys and finished work alone.
 import { mkdtempSync, rmSync } from 'node:fs';
