@@ -149,7 +149,9 @@ export class JobWorker {
     if (!(err instanceof AppError)) this.log.error({ err, job: job.id }, 'job failed with an internal error');
     const outcome = this.queue.failOrRetry(job, this.owner, error, !final);
     if (outcome === 'failed') this.onEvent();
-    this.log.info({ job: job.id, attempt: job.attempts, code: error.code, outcome }, 'job attempt failed');
+    // The caller's record says only what it may know (a url_blocked job: "not allowed"); the log keeps why.
+    const reason = err instanceof AppError ? err.extra.logDetail : undefined;
+    this.log.info({ job: job.id, attempt: job.attempts, code: error.code, outcome, ...(reason !== undefined && { reason }) }, 'job attempt failed');
   }
 
   private renew(): void {

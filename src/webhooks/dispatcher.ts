@@ -114,7 +114,9 @@ export class WebhookDispatcher {
     const base = { startedAt, durationMs: result.durationMs, responseStatus: result.status, error: result.error };
     if (result.ok) return { ...base, status: 'succeeded' };
     if (result.gone) return { ...base, status: 'failed', error: 'the receiver answered 410 Gone: no more deliveries to this URL' };
-    if (result.blocked) return { ...base, status: 'failed', error: `refused by the egress policy: ${result.error}` };
+    // The reason (what the host resolved to) goes to the log line below, not to the delivery record its
+    // key holder reads: it would describe the internal network to whoever chose the URL.
+    if (result.blocked) return { ...base, status: 'failed', error: 'not sent: the address is not allowed by the egress policy' };
     const failures = d.attempts + 1 - d.scheduleFrom;
     const delay = retryDelayMs(failures, this.options.retryScheduleMs);
     const error = result.error ?? `the receiver answered HTTP ${result.status}`;
