@@ -36,6 +36,7 @@ import { projectRoot } from './project-root.js';
 import { BrowserManager } from './render/browser-manager.js';
 import { findChromium } from './render/chromium-path.js';
 import { RenderLimiter } from './render/limiter.js';
+import { decideSandbox } from './render/sandbox.js';
 import { PlaywrightRenderer } from './render/renderer.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { Metrics } from './operations/metrics.js';
@@ -73,10 +74,12 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const proxyUrl = await proxy.start();
   proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
 
+  const sandbox = decideSandbox(config.render.sandbox, process.geteuid?.());
+  if (sandbox.warning) log.warn({ sandbox: false }, sandbox.warning);
   const executablePath = findChromium(config.chromiumPath);
   const browsers = new BrowserManager({
-    executablePath, proxyUrl, warmPages: config.render.warmPages, restartAfter: config.render.restartAfter,
-    pageMaxUses: config.render.pageMaxUses, log,
+    executablePath, proxyUrl, sandbox: sandbox.enabled, warmPages: config.render.warmPages,
+    restartAfter: config.render.restartAfter, pageMaxUses: config.render.pageMaxUses, log,
   });
   // A browser that cannot start does not stop the service: /ready says 503, renders answer 503, and
   // each new render tries to launch again.
@@ -132,7 +135,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     deliveries, wakeDispatcher,
     publicUrl: config.publicUrl, status, metrics, config,
     trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown,
-    readiness: { database: () => databaseUsable(db), browser: () => browsers.isUsable() },
+    readiness: { database: () => databaseUsable(db), browser: () => browsers.readiness(), sandbox },
   });
 
   const server = app.listen(config.port, config.host);

@@ -18,6 +18,8 @@ export interface CliService {
   browserPids: Set<number>;
   /** Resolves with the exit code, or the signal that ended the process. */
   exit: Promise<number | NodeJS.Signals | null>;
+  /** Every JSON log line so far. */
+  logLines: Record<string, unknown>[];
   /** The last lines of stderr, for failure messages. */
   stderrTail(): string;
 }
@@ -38,12 +40,19 @@ export async function createKeyWithCli(env: NodeJS.ProcessEnv, name: string): Pr
   return { id: field('id'), key: field('key'), webhookSecret: field('webhook secret') };
 }
 
-/** `pagewatch serve` with `env` (PAGEWATCH_* settings); resolves once it listens. */
-export async function startCli(env: NodeJS.ProcessEnv, startTimeoutMs = 30_000): Promise<CliService> {
+/**
+ * `pagewatch serve` with `env` (PAGEWATCH_* settings); resolves once it listens. With `runAs`, as that
+ * user through `runuser` (root only): `child` is then runuser, which passes SIGTERM on to the service.
+ */
+export async function startCli(env: NodeJS.ProcessEnv, startTimeoutMs = 30_000, runAs?: string): Promise<CliService> {
   assertBuilt();
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...env, PAGEWATCH_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, args] = runAs
+    ? ['runuser', ['-u', runAs, '--', process.execPath, CLI, 'serve']]
+    : [process.execPath, [CLI, 'serve']];
+  const child = spawn(command, args, { env: { ...env, PAGEWATCH_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exit = new Promise<number | NodeJS.Signals | null>((done) => child.once('exit', (code, signal) => done(code ?? signal)));
   const browserPids = new Set<number>();
+  const logLines: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
   const port = await new Promise<number>((done, fail) => {
@@ -54,11 +63,12 @@ export async function startCli(env: NodeJS.ProcessEnv, startTimeoutMs = 30_000):
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: { msg?: string; pid?: number; port?: number };
       try { entry = JSON.parse(line) as typeof entry; } catch { return; }
+      logLines.push(entry);
       if (entry.msg === 'browser launched' && entry.pid) browserPids.add(entry.pid);
       if (entry.msg === 'pagewatch listening') { clearTimeout(timer); done(entry.port!); }
     });
   });
-  return { child, port, url: `http://127.0.0.1:${port}`, browserPids, exit, stderrTail: () => stderr };
+  return { child, port, url: `http://127.0.0.1:${port}`, browserPids, logLines, exit, stderrTail: () => stderr };
 }
 
 /** SIGKILL the service and every browser it launched; resolves once none of them is left. */
