@@ -15,7 +15,7 @@ import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
 import { EgressPolicy } from './egress/policy.js';
 import { EgressProxy } from './egress/proxy.js';
-import { heldByProcessGroups } from './egress/socket-owner.js';
+import { heldByBrowsers } from './egress/socket-owner.js';
 import { createApp } from './http/app.js';
 import { CaptureStore } from './db/captures.js';
 import { MonitorStore } from './db/monitors.js';
@@ -76,7 +76,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   // Only our own Chromium may use the proxy: a connection from any other local process gets 407.
   // The browsers are known once the manager below exists, before any browser can connect.
   let browserPids = (): number[] => [];
-  const proxy = new EgressProxy(egress, { isOwnBrowser: (socket) => heldByProcessGroups(socket, browserPids()) });
+  const proxy = new EgressProxy(egress, { isOwnBrowser: (socket) => heldByBrowsers(socket, browserPids()) });
   const proxyUrl = await proxy.start();
   proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
   proxy.on('refusedClient', ({ port }) => log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'));

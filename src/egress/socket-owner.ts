@@ -1,8 +1,9 @@
 // Which process holds the other end of a loopback TCP connection, read from /proc (Linux). The
 // egress proxy uses it to serve only its own Chromium: a local connection's peer socket is found in
-// /proc/net/tcp{,6} by its ports and addresses, which gives its inode, and the socket is ours if a
-// process in one of our browsers' process groups has that inode among its open fds. Chromium's
-// network service (the process that connects to the proxy) is in its browser's group.
+// /proc/net/tcp{,6} by its ports and addresses, which gives its owner and inode, and the socket is
+// ours if a process of one of our browsers has that inode among its open fds. Chromium's network
+// service (the process that connects to the proxy) is a child of its browser process.
+import { existsSync } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -23,8 +24,8 @@ export function decodeProcAddress(field: string): { address: string; port: numbe
 /** One spelling per address: IPv4-mapped IPv6 (`::ffff:127.0.0.1`) becomes plain IPv4. */
 const canonical = (address: string) => ipaddr.process(address).toString();
 
-/** The inode of the socket at the client's end of `socket` (an accepted connection), if it is still open. */
-export async function peerSocketInode(socket: Socket): Promise<string | undefined> {
+/** The socket at the client's end of `socket` (an accepted connection): its inode and owner, if still open. */
+export async function peerSocket(socket: Socket): Promise<{ inode: string; uid: number } | undefined> {
   const { remoteAddress, remotePort, localAddress, localPort } = socket;
   if (!remoteAddress || !remotePort || !localAddress || !localPort) return undefined;
   const peer = canonical(remoteAddress);
@@ -38,7 +39,7 @@ export async function peerSocketInode(socket: Socket): Promise<string | undefine
       const remote = decodeProcAddress(f[2]!);
       // The client's socket: its local end is the client's address, its remote end is ours.
       if (local.port === remotePort && remote.port === localPort && canonical(local.address) === peer
-        && canonical(remote.address) === us && f[9] !== '0') return f[9];
+        && canonical(remote.address) === us && f[9] !== '0') return { inode: f[9]!, uid: Number(f[7]) };
     }
   }
   return undefined;
@@ -53,17 +54,40 @@ async function lineage(pid: number): Promise<{ ppid: number; pgid: number } | un
   return { ppid: Number(ppid), pgid: Number(pgid) };
 }
 
+// Kernels built without CONFIG_PROC_CHILDREN have no children lists: every process is looked at.
+const CHILDREN_LISTED = existsSync(`/proc/${process.pid}/task/${process.pid}/children`);
+
+async function groupMembers(leaders: readonly number[]): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter((e) => /^\d+$/.test(e)).map(Number);
+  const lineages = await Promise.all(pids.map(lineage));
+  return pids.filter((_, i) => leaders.includes(lineages[i]?.pgid ?? -1));
+}
+
+async function childrenOf(pid: number): Promise<number[]> {
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const lists = await Promise.all(tasks.map((t) => readFile(`/proc/${pid}/task/${t}/children`, 'utf8').catch(() => '')));
+  return lists.join(' ').split(/\s+/).filter(Boolean).map(Number);
+}
+
 /**
- * Whether `pid` belongs to one of our browsers: its process group is led by a known browser, or —
- * for a browser still launching, whose pid is not known yet — by a child of this very process that
- * leads its own group (Playwright starts Chromium so; nothing else here does).
+ * Every process of our browsers: the trees under the known browser pids and under any child of this
+ * very process that leads its own process group — a browser still launching, whose pid is not known
+ * yet (Playwright starts Chromium so; nothing else here does). Chromium's sandboxed processes live
+ * in their own pid namespace but /proc shows them, and their parents, in ours.
  */
-async function inBrowserGroup(pid: number, leaders: readonly number[]): Promise<boolean> {
-  const proc = await lineage(pid);
-  if (!proc) return false;
-  if (leaders.includes(proc.pgid)) return true;
-  const leader = proc.pgid === pid ? proc : await lineage(proc.pgid);
-  return leader?.ppid === process.pid;
+async function browserProcesses(leaders: readonly number[]): Promise<number[]> {
+  if (!CHILDREN_LISTED) return groupMembers(leaders);
+  const launching = [];
+  for (const child of await childrenOf(process.pid)) {
+    if ((await lineage(child))?.pgid === child) launching.push(child);
+  }
+  const seen = new Set<number>();
+  let level = [...new Set([...leaders, ...launching])];
+  while (level.length) {
+    for (const pid of level) seen.add(pid);
+    level = (await Promise.all(level.map(childrenOf))).flat().filter((pid) => !seen.has(pid));
+  }
+  return [...seen];
 }
 
 async function holdsInode(pid: number, link: string): Promise<boolean> {
@@ -73,19 +97,17 @@ async function holdsInode(pid: number, link: string): Promise<boolean> {
 }
 
 // The process that held the last match (Chromium's network service, in practice). Trying it first
-// makes the usual check one table read and one fd listing instead of a walk over every process.
+// makes the usual check one table read and one fd listing instead of a walk over the browser's tree.
 let lastHolder: number | undefined;
 
-/** True when a process in one of the process groups led by `leaders` holds the client end of `socket`. */
-export async function heldByProcessGroups(socket: Socket, leaders: readonly number[]): Promise<boolean> {
-  const inode = await peerSocketInode(socket);
-  if (!inode) return false;
-  const link = `socket:[${inode}]`;
-  const inGroup = (pid: number) => inBrowserGroup(pid, leaders);
-  if (lastHolder && (await inGroup(lastHolder)) && (await holdsInode(lastHolder, link))) return true;
-  const pids = (await readdir('/proc')).filter((e) => /^\d+$/.test(e)).map(Number);
-  const groups = await Promise.all(pids.map(inGroup));
-  const members = pids.filter((_, i) => groups[i]);
+/** True when a process of one of our browsers (see browserProcesses) holds the client end of `socket`. */
+export async function heldByBrowsers(socket: Socket, leaders: readonly number[]): Promise<boolean> {
+  const peer = await peerSocket(socket);
+  // Our browsers run as our user: another user's socket is refused without looking further.
+  if (!peer || peer.uid !== process.geteuid?.()) return false;
+  const link = `socket:[${peer.inode}]`;
+  const members = await browserProcesses(leaders);
+  if (lastHolder && members.includes(lastHolder) && (await holdsInode(lastHolder, link))) return true;
   const holders = await Promise.all(members.map((pid) => holdsInode(pid, link)));
   const holder = members.find((_, i) => holders[i]);
   if (holder) lastHolder = holder;

@@ -113,8 +113,8 @@ export class BrowserManager {
   }
 
   /**
-   * Process-group leaders of every browser still alive. Chromium's network service, which opens
-   * the connections to the egress proxy, is in its browser's group (see egress/socket-owner.ts).
+   * The main process of every browser still alive. Chromium's network service, which opens the
+   * connections to the egress proxy, is among its children (see egress/socket-owner.ts).
    */
   browserPids(): number[] {
     return [...this.live].flatMap((gen) => (gen.pid ? [gen.pid] : []));

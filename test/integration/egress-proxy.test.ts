@@ -84,6 +84,12 @@ describe('only our own Chromium may use the proxy', () => {
     expect(fixture.requests).toEqual([]);
   });
 
+  it.skipIf(process.geteuid?.() !== 0)('curl as another user (nobody) gets 407 too', async () => {
+    const { stdout } = await run('runuser', ['-u', 'nobody', '--', 'curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', '-x', svc.proxyUrl, `${fixture.url}/green`])
+      .catch((err: { stdout: string }) => err);
+    expect(stdout).toBe('407');
+  });
+
   it('a node child process gets 407 too, and the browser still gets through afterwards', async () => {
     const script = `
       const s = require('net').connect(${proxyPort}, '127.0.0.1', () => s.write('CONNECT 127.0.0.1:${fixture.port} HTTP/1.1\\r\\n\\r\\n'));
