@@ -22,6 +22,7 @@ const MARKER = 'SANDBOXED-RENDER-7f3a';
 function cannotRunAsOtherUser(): string | undefined {
   if (process.geteuid?.() !== 0) return 'not running as root, so cannot start the service as another user';
   if (spawnSync('runuser', ['--help']).error) return 'no `runuser` on this machine';
+  if (spawnSync('setpriv', ['--help']).error) return 'no `setpriv` on this machine';
   return undefined;
 }
 const skipReason = cannotRunAsOtherUser();
@@ -38,7 +39,7 @@ function assertReadableBy(user: string, paths: string[]): void {
 
 // Chromium rewrites its processes' titles, so a child's argv may come back as one string: cmdline is
 // read as text, arguments separated by spaces.
-interface ChromiumProcess { pid: number; cmdline: string; uid: number; seccomp: number }
+interface ChromiumProcess { pid: number; cmdline: string; uid: number; seccomp: number; noNewPrivs: number }
 const hasArg = (p: ChromiumProcess, arg: string) => ` ${p.cmdline} `.includes(` ${arg} `);
 
 /** Every live process in the process groups of the browsers `svc` launched, read from /proc. */
@@ -52,6 +53,7 @@ function chromiumProcesses(svc: CliService): ChromiumProcess[] {
         cmdline: readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0').join(' ').trim(),
         uid: Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]),
         seccomp: Number(/^Seccomp:\s+(\d+)/m.exec(status)?.[1]),
+        noNewPrivs: Number(/^NoNewPrivs:\s+(\d+)/m.exec(status)?.[1]),
       });
     } catch { /* it ended while we looked */ }
   }
@@ -82,7 +84,8 @@ const post = (svc: CliService, path: string, body: unknown) => fetch(`${svc.url}
   method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000),
 });
 
-describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}), render.sandbox=auto`, () => {
+// With no_new_privs, as systemd's NoNewPrivileges=yes runs it: the sandbox needs no setuid helper.
+describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}) with no_new_privs, render.sandbox=auto`, () => {
   let fixture: FixtureServer;
   let dataDir: string;
   let svc: CliService | undefined;
@@ -98,7 +101,7 @@ describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}), render.
     const uid = Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' }));
     const gid = Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' }));
     chownSync(dataDir, uid, gid); // the service's data directory is the one place it may write
-    svc = await startCli(baseEnv(dataDir, fixture), 60_000, USER);
+    svc = await startCli(baseEnv(dataDir, fixture), 60_000, { user: USER, noNewPrivileges: true });
   }, 120_000);
   afterAll(async () => {
     await stop(svc);
@@ -126,7 +129,7 @@ describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}), render.
     expect(fixture.requests.filter((r) => r.path === '/page')).toHaveLength(2);
   });
 
-  it('every Chromium process runs as the user without --no-sandbox, and renderers are under seccomp-bpf', async () => {
+  it('every Chromium process runs as the user with no_new_privs and without --no-sandbox, and renderers are under seccomp-bpf', async () => {
     expect(svc!.browserPids.size).toBeGreaterThan(0);
     const uid = Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' }));
     // Warm pages keep renderers alive after the renders above; their sandbox is set up as they start.
@@ -137,10 +140,38 @@ describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}), render.
     for (const p of procs) {
       expect(hasArg(p, '--no-sandbox'), `pid ${p.pid}: ${p.cmdline}`).toBe(false);
       expect(p.uid, `pid ${p.pid}: ${p.cmdline}`).toBe(uid);
+      expect(p.noNewPrivs, `pid ${p.pid}: ${p.cmdline}`).toBe(1);
     }
     const renderers = procs.filter((p) => hasArg(p, '--type=renderer'));
     expect(renderers.length).toBeGreaterThan(0);
     for (const r of renderers) expect(r.seccomp, `renderer ${r.pid}`).toBe(2);
+  });
+});
+
+describe.skipIf(Boolean(skipReason) || spawnSync('unshare', ['--help']).error)(`as ${USER} on a host without user namespaces`, () => {
+  let dataDir: string;
+  let svc: CliService | undefined;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-sandbox-nouserns-'));
+    chownSync(dataDir, Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' })));
+    svc = await startCli(baseEnv(dataDir, undefined), 60_000, { user: USER, withoutUserNamespaces: true });
+  }, 120_000);
+  afterAll(async () => {
+    await stop(svc);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('auto keeps the sandbox, which cannot start: /ready is 503 naming user namespaces and the fixes; the log says the same', async () => {
+    const res = await ready(svc!);
+    expect(res.status).toBe(503);
+    const body = await res.json() as { error: { details: { path: string; message: string }[] } };
+    expect(body.error.details).toHaveLength(1);
+    expect(body.error.details[0]!.path).toBe('browser');
+    const message = body.error.details[0]!.message;
+    expect(message).toMatch(/^not usable: Chromium's sandbox could not start: it needs unprivileged user namespaces\. Fix: enable them/);
+    expect(message).toMatch(/user\.max_user_namespaces.*chrome-sandbox.*render\.sandbox=off/);
+    expect(svc!.logLines.some((l) => l.level === 50 && l.msg === message.replace(/^not usable: /, '')), JSON.stringify(svc!.logLines)).toBe(true);
+    expect(svc!.browserPids.size).toBe(0);
   });
 });
 
