@@ -44,7 +44,7 @@ async function fixture(): Promise<{ url: string; close: () => void }> {
 
 const stats = (ms: number[]) => ({ p50: round1(percentile(ms, 50)), p95: round1(percentile(ms, 95)) });
 
-async function serviceRenders(pageUrl: string): Promise<{ withCheck: number[]; withoutCheck: number[]; refusal: number[] }> {
+async function serviceRenders(pageUrl: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-bench-gate-'));
   const config = loadConfig({ env: {}, overrides: {
     port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', egress: { allowHosts: ['127.0.0.1'] },
@@ -64,15 +64,25 @@ async function serviceRenders(pageUrl: string): Promise<{ withCheck: number[]; w
     if (res.status !== 200) throw new Error(`render failed: ${res.status}`);
     return performance.now() - t;
   };
-  const out = { withCheck: [] as number[], withoutCheck: [] as number[], refusal: [] as number[] };
+  const out = { withCheck: [] as number[], withoutCheck: [] as number[], refusal: [] as number[], connectionsChecked: 0, requestWaitForCheck: [] as number[] };
+  // Each proxy connection is checked once (keep-alive connections serve many requests): count them.
+  const checked = new Set<net.Socket>();
+  const waits: number[] = []; // how long a request waited for its connection's check
+  const counting = async function (this: unknown, socket: net.Socket) {
+    checked.add(socket);
+    const t = performance.now();
+    try { return await shipped.call(this, socket); } finally { waits.push(performance.now() - t); }
+  };
   try {
     for (let i = 0; i < 10; i++) await render(); // warm up
     for (let done = 0; done < N; done += BLOCK) {
-      proto.fromOwnBrowser = shipped;
+      proto.fromOwnBrowser = counting;
       for (let i = 0; i < BLOCK; i++) out.withCheck.push(await render());
       proto.fromOwnBrowser = async () => true;
       for (let i = 0; i < BLOCK; i++) out.withoutCheck.push(await render());
     }
+    out.connectionsChecked = checked.size;
+    out.requestWaitForCheck = waits;
     out.refusal = await refusalCost(svc.browsers.browserPids());
   } finally {
     proto.fromOwnBrowser = shipped;
@@ -134,6 +144,9 @@ try {
   console.log(JSON.stringify({
     renders: N,
     serviceRenderMs: { withCheck: stats(service.withCheck), withoutCheck: stats(service.withoutCheck) },
+    proxyConnectionsCheckedInRendersWithCheck: service.connectionsChecked,
+    proxyRequestsInRendersWithCheck: service.requestWaitForCheck.length,
+    requestWaitForCheckMs: stats(service.requestWaitForCheck),
     refusalCheckMs: stats(service.refusal),
     playwrightCredentialsMs: { without: stats(plain), with: stats(creds) },
   }));

@@ -98,12 +98,7 @@ export class BrowserManager {
     };
   }
 
-  /** True when a browser is up, launching one if none is. */
-  async isUsable(): Promise<boolean> {
-    return (await this.readiness()).usable;
-  }
-
-  /** Like isUsable, with the reason a browser cannot start when there is one to tell. */
+  /** Whether a browser is up, launching one if none is; if none can start, why (when there is a reason to tell). */
   async readiness(): Promise<BrowserReadiness> {
     try {
       return { usable: (await this.generation()).connected };
@@ -242,10 +237,7 @@ export class BrowserManager {
     }
   }
 
-  /**
-   * A launch that failed: a 503 for the render that asked, and — when the sandbox is what failed —
-   * the reason and its fix for /ready and the log, once per distinct reason.
-   */
+  /** A failed launch: a 503 for the render that asked; if the sandbox failed, the reason and fix for /ready and the log. */
   private launchFailed(err: unknown): Error {
     const reason = this.opts.sandbox ? explainSandboxFailure(String((err as Error)?.message ?? err), process.geteuid?.()) : undefined;
     if (reason && reason !== this.launchFailure) this.opts.log.error({ sandbox: true }, reason);

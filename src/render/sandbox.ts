@@ -32,7 +32,8 @@ export function explainSandboxFailure(launchError: string, uid: number | undefin
   if (uid === 0 || /Running as root without --no-sandbox/.test(launchError)) {
     return `Chromium's sandbox cannot start as root and render.sandbox is on. Fix: ${RUN_UNPRIVILEGED}, or set render.sandbox=auto (runs without the sandbox as root, with a warning)`;
   }
-  if (/No usable sandbox|sandbox|namespace/i.test(launchError)) {
+  // Chromium's and Playwright's words for it (357670: Ubuntu's AppArmor restricting user namespaces).
+  if (/No usable sandbox|sandboxing failed|crbug\.com\/357670|user namespace/i.test(launchError)) {
     return "Chromium's sandbox could not start: it needs unprivileged user namespaces. Fix: enable them (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; on Ubuntu 23.10+ also kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for Chromium; in Docker, a seccomp profile that allows clone/unshare of user namespaces), or install Chromium's setuid chrome-sandbox helper, or set render.sandbox=off knowingly";
   }
   return undefined;
