@@ -41,7 +41,9 @@ export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest]; refus
     const server = http.createServer((req, res) => {
       this.forward(req, res).catch(() => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
     });
-    server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => { void this.tunnel(req, socket, head); });
+    server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.tunnel(req, socket, head).catch(() => socket.destroy());
+    });
     server.on('connection', (socket: net.Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
