@@ -34,7 +34,7 @@ export function explainSandboxFailure(launchError: string, uid: number | undefin
   }
   // Chromium's and Playwright's words for it (357670: Ubuntu's AppArmor restricting user namespaces).
   if (/No usable sandbox|sandboxing failed|crbug\.com\/357670|user namespace/i.test(launchError)) {
-    return "Chromium's sandbox could not start: it needs unprivileged user namespaces. Fix: enable them (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; on Ubuntu 23.10+ also kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for Chromium; in Docker, a seccomp profile that allows clone/unshare of user namespaces), or install Chromium's setuid chrome-sandbox helper, or set render.sandbox=off knowingly";
+    return "Chromium's sandbox could not start: it needs unprivileged user namespaces. Fix: enable them (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; on Ubuntu 23.10+ also kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for Chromium; in Docker, a seccomp profile that allows clone/unshare of user namespaces), or install Chromium's setuid chrome-sandbox helper (Debian: the chromium-sandbox package; not usable under NoNewPrivileges), or set render.sandbox=off knowingly";
   }
   return undefined;
 }
