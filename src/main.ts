@@ -16,6 +16,7 @@ import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
 import { EgressPolicy } from './egress/policy.js';
 import { EgressProxy } from './egress/proxy.js';
+import { heldByBrowsers } from './egress/socket-owner.js';
 import { createApp } from './http/app.js';
 import { CaptureStore } from './db/captures.js';
 import { MonitorStore } from './db/monitors.js';
@@ -40,6 +41,7 @@ import { projectRoot } from './project-root.js';
 import { BrowserManager } from './render/browser-manager.js';
 import { findChromium } from './render/chromium-path.js';
 import { RenderLimiter } from './render/limiter.js';
+import { decideSandbox } from './render/sandbox.js';
 import { PlaywrightRenderer } from './render/renderer.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { Metrics } from './operations/metrics.js';
@@ -50,6 +52,8 @@ export interface Service {
   server: Server;
   port: number;
   url: string;
+  /** The egress proxy Chromium uses (it serves no other process). */
+  proxyUrl: string;
   db: Db;
   browsers: BrowserManager;
   limiter: RenderLimiter;
@@ -77,15 +81,22 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   }
 
   const egress = new EgressPolicy(config.egress);
-  const proxy = new EgressProxy(egress);
+  // Only our own Chromium may use the proxy: a connection from any other local process gets 407.
+  // The browsers are known once the manager below exists, before any browser can connect.
+  let browserPids = (): number[] => [];
+  const proxy = new EgressProxy(egress, { isOwnBrowser: (socket) => heldByBrowsers(socket, browserPids()) });
   const proxyUrl = await proxy.start();
   proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
+  proxy.on('refusedClient', ({ port }) => log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'));
 
+  const sandbox = decideSandbox(config.render.sandbox, process.geteuid?.());
+  if (sandbox.warning) log.warn({ sandbox: false }, sandbox.warning);
   const executablePath = findChromium(config.chromiumPath);
   const browsers = new BrowserManager({
-    executablePath, proxyUrl, warmPages: config.render.warmPages, restartAfter: config.render.restartAfter,
-    pageMaxUses: config.render.pageMaxUses, log,
+    executablePath, proxyUrl, sandbox: sandbox.enabled, warmPages: config.render.warmPages,
+    restartAfter: config.render.restartAfter, pageMaxUses: config.render.pageMaxUses, log,
   });
+  browserPids = () => browsers.browserPids();
   // A browser that cannot start does not stop the service: /ready says 503, renders answer 503, and
   // each new render tries to launch again.
   await browsers.start().catch((err) => log.error({ err, executablePath }, 'browser could not be started'));
@@ -142,7 +153,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     deliveries, wakeDispatcher,
     publicUrl: config.publicUrl, status, metrics, config,
     trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown,
-    readiness: { database: () => databaseUsable(db), browser: () => browsers.isUsable() },
+    readiness: { database: () => databaseUsable(db), browser: () => browsers.readiness(), sandbox },
   });
 
   const server = app.listen(config.port, config.host);
@@ -179,7 +190,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     log.info('pagewatch stopped');
   })());
 
-  return { server, port, url: `http://127.0.0.1:${port}`, db, browsers, limiter, worker, dispatcher, sweeper, scheduler, stop };
+  return { server, port, url: `http://127.0.0.1:${port}`, proxyUrl, db, browsers, limiter, worker, dispatcher, sweeper, scheduler, stop };
 }
 
 function databaseUsable(db: Db): boolean {

@@ -1,36 +1,54 @@
 // An HTTP proxy on 127.0.0.1 that all of Chromium's traffic goes through, so the egress policy holds
 // at the network layer: for the document, each redirect, sub-resources, fetch/XHR, EventSource,
 // WebSockets and workers alike. Each request's host is resolved once, checked, and the connection
-// made to exactly the address that was checked.
+// made to exactly the address that was checked. It serves only the service's own browser: any other
+// local process gets 407. No client input may crash it: every failure is answered or the socket cut.
 import { EventEmitter, once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { EgressPolicy } from './policy.js';
+import { connectTarget, forwardTarget } from './proxy-target.js';
 
 /** Set on the proxy's refusals, so the renderer can tell "blocked by policy" from an origin's 403. */
 export const BLOCKED_HEADER = 'x-pagewatch-egress';
 
 const HOP_BY_HOP = ['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
+// 407 is the proxy's "who are you?"; there are no credentials to give, only our browser passes.
+const NOT_OUR_BROWSER = { 'proxy-authenticate': 'Basic realm="pagewatch-egress"', connection: 'close' };
+
 export interface BlockedRequest { target: string; reason: string }
 
-export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest] }> {
+export interface EgressProxyOptions {
+  /** Whether the process at the other end of a connection is our own browser. Absent: any local process. */
+  isOwnBrowser?: (socket: net.Socket) => Promise<boolean>;
+}
+
+export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest]; refusedClient: [{ port: number | undefined }] }> {
   private server: http.Server | undefined;
   private readonly sockets = new Set<Duplex>();
+  /** Each connection's client is checked once, as it connects (while its socket surely still exists). */
+  private readonly clients = new WeakMap<net.Socket, Promise<boolean>>();
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   blockedCount = 0;
 
-  constructor(private readonly policy: EgressPolicy) {
+  constructor(private readonly policy: EgressPolicy, private readonly opts: EgressProxyOptions = {}) {
     super();
   }
 
   async start(): Promise<string> {
-    const server = http.createServer((req, res) => { void this.forward(req, res); });
-    server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => { void this.tunnel(req, socket, head); });
-    server.on('connection', (socket) => {
+    const server = http.createServer((req, res) => {
+      this.forward(req, res).catch(() => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+    });
+    server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.tunnel(req, socket, head).catch(() => socket.destroy());
+    });
+    server.on('connection', (socket: net.Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
+      const check = this.opts.isOwnBrowser;
+      if (check) this.clients.set(socket, check(socket).catch(() => false));
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -50,32 +68,41 @@ export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest] }> {
     this.emit('blocked', { target, reason });
   }
 
+  private async fromOwnBrowser(socket: net.Socket): Promise<boolean> {
+    const ok = await (this.clients.get(socket) ?? true);
+    if (!ok) this.emit('refusedClient', { port: socket.remotePort });
+    return ok;
+  }
+
   /** Plain http:// requests arrive in absolute form: `GET http://host:port/path`. */
   private async forward(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '');
-      if (url.protocol !== 'http:') throw new Error('only http in absolute form');
-    } catch {
+    req.on('error', () => res.destroy());
+    const target = forwardTarget(req.url);
+    if (!target) {
       res.writeHead(400, { [BLOCKED_HEADER]: 'bad-request' }).end();
       return;
     }
-    const verdict = await this.policy.check(url.hostname);
+    if (!(await this.fromOwnBrowser(req.socket))) {
+      res.writeHead(407, NOT_OUR_BROWSER).end();
+      return;
+    }
+    const verdict = await this.policy.check(target.host);
     if (!verdict.allowed) {
-      this.refuse(url.href, verdict.reason);
+      this.refuse(req.url ?? '', verdict.reason);
       res.writeHead(403, { 'content-type': 'text/plain', [BLOCKED_HEADER]: 'blocked' }).end('Blocked by the egress policy');
       return;
     }
     const headers = { ...req.headers };
     for (const h of HOP_BY_HOP) delete headers[h];
     const upstream = http.request({
-      host: verdict.address, family: verdict.family, port: url.port || 80, method: req.method,
-      path: `${url.pathname}${url.search}`, headers, setHost: false, agent: this.agent,
+      host: verdict.address, family: verdict.family, port: target.port, method: req.method,
+      path: target.path, headers, setHost: false, agent: this.agent,
     }, (up) => {
       const out = { ...up.headers };
       // Only the proxy may say "blocked": an origin sending the marker must not fake a refusal.
       for (const h of [...HOP_BY_HOP, BLOCKED_HEADER]) delete out[h];
       res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
+      up.on('error', () => res.destroy()); // the origin reset mid-body: cut the client too
       up.pipe(res);
     });
     upstream.on('error', () => { if (!res.headersSent) res.writeHead(502).end(); else res.destroy(); });
@@ -86,27 +113,36 @@ export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest] }> {
   /** https:// and WebSockets arrive as CONNECT host:port; TLS stays end to end. */
   private async tunnel(req: http.IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
     client.on('error', () => client.destroy());
-    const target = req.url ?? '';
-    const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(target);
-    if (!match) {
-      client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-      return;
-    }
-    const verdict = await this.policy.check(match[1]!);
-    if (!verdict.allowed) {
-      this.refuse(target, verdict.reason);
-      client.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: blocked\r\n\r\n`);
-      return;
-    }
-    const upstream = net.connect({ host: verdict.address, port: Number(match[2]), family: verdict.family });
-    upstream.once('connect', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
     // Before the tunnel is up the client still speaks HTTP to us; after, bytes are TLS: just cut it.
-    upstream.on('error', () => (upstream.connecting ? client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n') : client.destroy()));
-    client.on('close', () => upstream.destroy());
+    let established = false;
+    const reply = (status: string, headers = '') => { if (!client.destroyed) client.end(`HTTP/1.1 ${status}\r\n${headers}\r\n`); };
+    let upstream: net.Socket | undefined;
+    try {
+      const target = connectTarget(req.url);
+      if (!target) return reply('400 Bad Request');
+      if (!(await this.fromOwnBrowser(req.socket))) {
+        return reply('407 Proxy Authentication Required', Object.entries(NOT_OUR_BROWSER).map(([k, v]) => `${k}: ${v}\r\n`).join(''));
+      }
+      const verdict = await this.policy.check(target.host);
+      if (!verdict.allowed) {
+        this.refuse(req.url ?? '', verdict.reason);
+        return reply('403 Forbidden', `${BLOCKED_HEADER}: blocked\r\n`);
+      }
+      if (client.destroyed) return; // the client left while the host was checked
+      const up = net.connect({ host: verdict.address, port: target.port, family: verdict.family });
+      upstream = up;
+      up.once('connect', () => {
+        established = true;
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length) up.write(head);
+        up.pipe(client);
+        client.pipe(up);
+      });
+      up.on('error', () => (established ? client.destroy() : reply('502 Bad Gateway')));
+      client.on('close', () => up.destroy());
+    } catch {
+      upstream?.destroy();
+      if (established) client.destroy(); else reply('502 Bad Gateway');
+    }
   }
 }

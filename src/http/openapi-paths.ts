@@ -196,7 +196,7 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
     '/ready': {
       get: operation({
         id: 'ready', summary: 'Readiness: the database and the browser are usable', tag: 'Operations', access: 'public',
-        responses: { 200: one('Ready', 'Ready'), ...errors(['internal', 'unavailable'], { unavailable: 'not ready (details name the failing checks) or shutting down' }) },
+        responses: { 200: one('Ready', 'Ready'), ...errors(['internal', 'unavailable'], { unavailable: 'not ready (details name the failing checks and, when Chromium\'s sandbox cannot start, why and the fix) or shutting down' }) },
       }),
     },
     '/metrics': {

@@ -104,7 +104,11 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   }, ['status', 'version', 'browser', 'render'], { description: 'Aggregate figures only: no ids, URLs or keys' }),
 
   Health: obj({ status: { const: 'ok' } }, ['status']),
-  Ready: obj({ status: { const: 'ready' }, checks: obj({ database: { const: 'ok' }, browser: { const: 'ok' } }) }, ['status', 'checks']),
+  Ready: obj({
+    status: { const: 'ready' }, checks: obj({ database: { const: 'ok' }, browser: { const: 'ok' } }),
+    sandbox: { enum: ['on', 'off'], description: "Whether Chromium runs with its sandbox (render.sandbox)" },
+    warnings: { type: 'array', items: { type: 'string' }, description: 'Present when the sandbox is off because the service runs as root' },
+  }, ['status', 'checks', 'sandbox']),
 };
 
 /** A page of a list: newest first; pass nextCursor back as `cursor` for the next page. */

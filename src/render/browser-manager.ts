@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import { unavailable } from '../errors.js';
 import { abortable } from './abortable.js';
 import { launchChromium, killProcessGroup } from './launch.js';
+import { explainSandboxFailure } from './sandbox.js';
 import { BASE_CONTEXT_OPTIONS, guardPage } from './warm-page.js';
 import { WarmPool } from './warm-pool.js';
 
@@ -26,11 +27,16 @@ export interface BrowserManagerOptions {
   executablePath: string | undefined;
   /** The egress proxy every browser connection goes through. */
   proxyUrl: string;
+  /** Launch with Chromium's sandbox (decided by `render.sandbox`, see sandbox.ts). */
+  sandbox: boolean;
   warmPages: number;
   restartAfter: number;
   pageMaxUses: number;
   log: Logger;
 }
+
+/** Whether a browser is up; when none can start for a reason an operator can fix, that reason. */
+export interface BrowserReadiness { usable: boolean; reason?: string }
 
 export interface BrowserStats {
   up: boolean; version?: string; pid?: number; renders: number; restarts: number;
@@ -44,7 +50,10 @@ class Generation {
   retired = false;
   readonly disconnected = new AbortController();
 
-  constructor(readonly browser: Browser, readonly pid: number | undefined, readonly version: string, readonly pool: WarmPool) {}
+  constructor(
+    readonly browser: Browser, readonly pid: number | undefined, readonly version: string, readonly pool: WarmPool,
+    private readonly onGone: () => void,
+  ) {}
 
   get connected(): boolean { return this.browser.isConnected(); }
 
@@ -53,6 +62,7 @@ class Generation {
     await this.pool.close();
     await this.browser.close().catch(() => undefined);
     killProcessGroup(this.pid);
+    this.onGone();
   }
 }
 
@@ -62,6 +72,10 @@ export class BrowserManager {
   private restarts = 0;
   private totalRenders = 0;
   private stopped = false;
+  /** Every browser whose processes may still be talking to the egress proxy (current and retiring). */
+  private readonly live = new Set<Generation>();
+  /** Why the last launch failed, when it is something the operator can fix (the sandbox). */
+  private launchFailure: string | undefined;
 
   constructor(private readonly opts: BrowserManagerOptions) {}
 
@@ -84,9 +98,21 @@ export class BrowserManager {
     };
   }
 
-  /** True when a browser is up, launching one if none is. */
-  async isUsable(): Promise<boolean> {
-    try { return (await this.generation()).connected; } catch { return false; }
+  /** Whether a browser is up, launching one if none is; if none can start, why (when there is a reason to tell). */
+  async readiness(): Promise<BrowserReadiness> {
+    try {
+      return { usable: (await this.generation()).connected };
+    } catch {
+      return { usable: false, ...(this.launchFailure && { reason: this.launchFailure }) };
+    }
+  }
+
+  /**
+   * The main process of every browser still alive. Chromium's network service, which opens the
+   * connections to the egress proxy, is among its children (see egress/socket-owner.ts).
+   */
+  browserPids(): number[] {
+    return [...this.live].flatMap((gen) => (gen.pid ? [gen.pid] : []));
   }
 
   async lease(contextOptions: BrowserContextOptions | undefined): Promise<Lease> {
@@ -183,10 +209,13 @@ export class BrowserManager {
         throw unavailable('no Chromium found: set PAGEWATCH_CHROMIUM_PATH or run `npm install` (which installs one)');
       }
       // A browser that will not start is the service being unavailable (503), not a bad page.
-      const { browser, pid, version } = await launchChromium(this.opts.executablePath, this.opts.proxyUrl)
-        .catch((err: unknown) => { throw unavailable('the browser could not be started', err); });
+      const { executablePath, proxyUrl, sandbox } = this.opts;
+      const { browser, pid, version } = await launchChromium({ executablePath, proxyUrl, sandbox })
+        .catch((err: unknown) => { throw this.launchFailed(err); });
+      this.launchFailure = undefined;
       const pool = new WarmPool(browser, this.opts.warmPages, this.opts.pageMaxUses, this.opts.log);
-      const gen = new Generation(browser, pid, version, pool);
+      const gen = new Generation(browser, pid, version, pool, () => this.live.delete(gen));
+      this.live.add(gen);
       browser.on('disconnected', () => {
         // A crash or kill: reap the whole process group now; the next lease launches a new browser.
         gen.disconnected.abort(new Error('browser disconnected'));
@@ -201,11 +230,19 @@ export class BrowserManager {
       this.current = gen;
       if (previous) this.retire(previous, 'recycle');
       pool.fill().catch((err) => this.opts.log.warn({ err }, 'warm page creation failed'));
-      this.opts.log.info({ pid, version }, 'browser launched');
+      this.opts.log.info({ pid, version, sandbox }, 'browser launched');
       return gen;
     } finally {
       this.launching = undefined;
     }
+  }
+
+  /** A failed launch: a 503 for the render that asked; if the sandbox failed, the reason and fix for /ready and the log. */
+  private launchFailed(err: unknown): Error {
+    const reason = this.opts.sandbox ? explainSandboxFailure(String((err as Error)?.message ?? err), process.geteuid?.()) : undefined;
+    if (reason && reason !== this.launchFailure) this.opts.log.error({ sandbox: true }, reason);
+    this.launchFailure = reason;
+    return unavailable('the browser could not be started', err);
   }
 }
 

@@ -1,9 +1,9 @@
 import { chromium, type Browser } from 'playwright';
 
-// --no-sandbox: Chromium's sandbox cannot start as root (the usual container case). The rest stop
-// Chromium from calling home, which on a closed network means a storm of refused connections.
+// These stop Chromium from calling home, which on a closed network means a storm of refused
+// connections. The sandbox is decided by `render.sandbox` (see sandbox.ts), not here.
 const ARGS = [
-  '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run', '--disable-default-apps', '--disable-extensions', '--mute-audio',
   '--disable-dev-shm-usage', '--hide-scrollbars', '--font-render-hinting=none',
 ];
@@ -25,9 +25,17 @@ const HOSTILE_PAGE_ARGS = ['--js-flags=--max-old-space-size=512'];
 
 export interface LaunchedBrowser { browser: Browser; pid: number | undefined; version: string }
 
-export async function launchChromium(executablePath: string, proxyUrl: string): Promise<LaunchedBrowser> {
+export interface LaunchOptions {
+  executablePath: string;
+  proxyUrl: string;
+  /** false adds `--no-sandbox` (Playwright's `chromiumSandbox`), the only way Chromium starts as root. */
+  sandbox: boolean;
+}
+
+export async function launchChromium({ executablePath, proxyUrl, sandbox }: LaunchOptions): Promise<LaunchedBrowser> {
   const browser = await chromium.launch({
     executablePath,
+    chromiumSandbox: sandbox,
     args: [...ARGS, ...egressArgs(proxyUrl), ...HOSTILE_PAGE_ARGS],
     // Playwright turns Chromium's popup blocker off; keep it on so a page cannot open windows at will.
     ignoreDefaultArgs: ['--disable-popup-blocking'],

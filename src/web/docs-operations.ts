@@ -94,7 +94,15 @@ service's egress policy. ${egress.allowPrivate
     : html`Only public addresses may be reached: loopback, private, link-local (including 169.254.169.254), CGNAT, multicast and unspecified addresses,
 their IPv6 forms, and names that resolve to any of them are refused.`}
 Hosts always allowed here: ${list(egress.allowHosts)}; always refused: ${list(egress.denyHosts)}.
-A refused top-level ${code('url')} is ${code('403 url_blocked')}; a refused sub-resource is simply not loaded. Only ${code('http')} and ${code('https')} URLs are accepted.</p>
+A refused top-level ${code('url')} is ${code('403 url_blocked')}; a refused sub-resource is simply not loaded. Only ${code('http')} and ${code('https')} URLs are accepted.
+The browser reaches the network only through the service's egress proxy, which serves no other process.</p>
+<h3>Chromium's sandbox</h3>
+<p>${code('render.sandbox')} is ${code(c.render.sandbox)} here: ${c.render.sandbox === 'off'
+    ? 'Chromium runs without its sandbox.'
+    : c.render.sandbox === 'on'
+      ? 'Chromium always runs with its sandbox (it cannot start as root).'
+      : 'Chromium runs with its sandbox unless the service runs as root.'}
+<a href="/ready">/ready</a> says whether it is on, and why a browser cannot start when the sandbox is what stops it.</p>
 </section>
 
 <section id="monitors" class="card" aria-labelledby="monitors-title">
@@ -120,7 +128,7 @@ ${code('"••••"')}, and a ${code('"••••"')} sent back (or a field
 <li><a href="/openapi.json">/openapi.json</a>: the OpenAPI 3.1 document, generated from the schemas that validate requests, with this service's limits.</li>
 <li><a href="/status">/status</a>: what the service is doing now (the same figures as <a href="/api/status">/api/status</a>).</li>
 <li><a href="/metrics">/metrics</a>: Prometheus metrics.${c.auth.publicOperations ? '' : html` Here ${code('/api/status')} and ${code('/metrics')} need an API key (${code('auth.publicOperations')} is false); Prometheus sends it with ${code('authorization: {credentials: <key>}')}.`}</li>
-<li><a href="/health">/health</a> (the process runs) and <a href="/ready">/ready</a> (the database and the browser are usable).</li>
+<li><a href="/health">/health</a> (the process runs) and <a href="/ready">/ready</a> (the database and the browser are usable, and whether Chromium's sandbox is on).</li>
 </ul>
 </section>`;
 }

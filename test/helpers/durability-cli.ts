@@ -2,7 +2,7 @@
 // chooses, its JSON log read for the port and every Chromium it launched, and a hard kill that takes
 // the browsers with it (a SIGKILLed Node process leaves its Chromium running in its own process group).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readlinkSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
@@ -18,6 +18,8 @@ export interface CliService {
   browserPids: Set<number>;
   /** Resolves with the exit code, or the signal that ended the process. */
   exit: Promise<number | NodeJS.Signals | null>;
+  /** Every JSON log line so far. */
+  logLines: Record<string, unknown>[];
   /** The last lines of stderr, for failure messages. */
   stderrTail(): string;
 }
@@ -38,12 +40,48 @@ export async function createKeyWithCli(env: NodeJS.ProcessEnv, name: string): Pr
   return { id: field('id'), key: field('key'), webhookSecret: field('webhook secret') };
 }
 
-/** `pagewatch serve` with `env` (PAGEWATCH_* settings); resolves once it listens. */
-export async function startCli(env: NodeJS.ProcessEnv, startTimeoutMs = 30_000): Promise<CliService> {
+/** Who the service runs as (root only): a user, and no_new_privs as systemd's NoNewPrivileges=yes sets it. */
+export interface RunAs {
+  user: string;
+  noNewPrivileges?: boolean;
+  /** In a user namespace of its own whose user.max_user_namespaces is 0, as on a host with them off. */
+  withoutUserNamespaces?: boolean;
+}
+
+// Waits until the parent has mapped the ids (1:1), re-execs so the mapped root has its capabilities in
+// the namespace, sets the namespace's limit of nested user namespaces to 0, then runs "$@".
+const NO_USERNS_SCRIPT = `while [ -z "$(cat /proc/self/uid_map)" ]; do sleep 0.05; done
+exec sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"' sh "$@"`;
+
+function spawnAs(runAs: RunAs, serve: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const asUser = ['runuser', '-u', runAs.user, '--', ...(runAs.noNewPrivileges ? ['setpriv', '--no-new-privs'] : []), ...serve];
+  const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+  if (!runAs.withoutUserNamespaces) return spawn(asUser[0]!, asUser.slice(1), { env, stdio });
+  return spawn('unshare', ['--user', 'sh', '-c', NO_USERNS_SCRIPT, 'sh', ...asUser], { env, stdio });
+}
+
+/** Map ids 0–65535 1:1 into the user namespace `child` (unshare, then the script) has entered. */
+async function mapIds(child: ChildProcess): Promise<void> {
+  const own = readlinkSync('/proc/self/ns/user');
+  const entered = () => { try { return readlinkSync(`/proc/${child.pid}/ns/user`) !== own; } catch { return false; } };
+  if (!(await waitFor(entered, 10_000, 10))) throw new Error('unshare --user did not enter a new user namespace');
+  writeFileSync(`/proc/${child.pid}/uid_map`, '0 0 65536');
+  writeFileSync(`/proc/${child.pid}/gid_map`, '0 0 65536');
+}
+
+/**
+ * `pagewatch serve` with `env` (PAGEWATCH_* settings); resolves once it listens. With `runAs`, through
+ * `runuser` (and `setpriv --no-new-privs`): `child` is then runuser, which passes SIGTERM on.
+ */
+export async function startCli(env: NodeJS.ProcessEnv, startTimeoutMs = 30_000, runAs?: RunAs): Promise<CliService> {
   assertBuilt();
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...env, PAGEWATCH_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const serve = [process.execPath, CLI, 'serve'];
+  const childEnv = { ...env, PAGEWATCH_LOG_LEVEL: 'info' };
+  const child = runAs ? spawnAs(runAs, serve, childEnv) : spawn(serve[0]!, serve.slice(1), { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (runAs?.withoutUserNamespaces) await mapIds(child);
   const exit = new Promise<number | NodeJS.Signals | null>((done) => child.once('exit', (code, signal) => done(code ?? signal)));
   const browserPids = new Set<number>();
+  const logLines: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
   const port = await new Promise<number>((done, fail) => {
@@ -54,11 +92,12 @@ export async function startCli(env: NodeJS.ProcessEnv, startTimeoutMs = 30_000):
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: { msg?: string; pid?: number; port?: number };
       try { entry = JSON.parse(line) as typeof entry; } catch { return; }
+      logLines.push(entry);
       if (entry.msg === 'browser launched' && entry.pid) browserPids.add(entry.pid);
       if (entry.msg === 'pagewatch listening') { clearTimeout(timer); done(entry.port!); }
     });
   });
-  return { child, port, url: `http://127.0.0.1:${port}`, browserPids, exit, stderrTail: () => stderr };
+  return { child, port, url: `http://127.0.0.1:${port}`, browserPids, logLines, exit, stderrTail: () => stderr };
 }
 
 /** SIGKILL the service and every browser it launched; resolves once none of them is left. */

@@ -2,18 +2,33 @@ import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
 import { AppError } from '../../errors.js';
 
-export interface Readiness { database: () => boolean; browser: () => Promise<boolean> }
+export interface Readiness {
+  database: () => boolean;
+  /** `reason`, when given, says why no browser can start and how to fix it (e.g. the sandbox). */
+  browser: () => Promise<{ usable: boolean; reason?: string }>;
+  /** Whether Chromium runs sandboxed, and the warning logged at start when it does not. */
+  sandbox: { enabled: boolean; warning?: string };
+}
 
 export function healthRoutes(readiness: Readiness): Router {
   const router = exactRouter();
   router.get('/health', (ctx) => { ctx.body = { status: 'ok' }; });
   router.get('/ready', async (ctx) => {
-    const checks = { database: readiness.database(), browser: await readiness.browser() };
-    const failing = Object.entries(checks).filter(([, ok]) => !ok);
+    const browser = await readiness.browser();
+    const checks = [
+      { path: 'database', usable: readiness.database() },
+      { path: 'browser', ...browser },
+    ];
+    const failing = checks.filter((c) => !c.usable);
     if (failing.length) {
-      throw new AppError('unavailable', 'not ready', { details: failing.map(([path]) => ({ path, message: 'not usable' })) });
+      const details = failing.map(({ path, reason }) => ({ path, message: reason ? `not usable: ${reason}` : 'not usable' }));
+      throw new AppError('unavailable', 'not ready', { details });
     }
-    ctx.body = { status: 'ready', checks: { database: 'ok', browser: 'ok' } };
+    const { enabled, warning } = readiness.sandbox;
+    ctx.body = {
+      status: 'ready', checks: { database: 'ok', browser: 'ok' }, sandbox: enabled ? 'on' : 'off',
+      ...(warning && { warnings: [warning] }),
+    };
   });
   return router;
 }
