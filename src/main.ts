@@ -133,7 +133,8 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     image: renderJobs,
     capture: new CaptureJobRunner(monitorStore, captureStore, recorder, renderer, new Differ(diffPool, config.limits.maxImagePixels), captureFiles, wakeDispatcher, log, secrets),
   }, { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs }, log, wakeDispatcher);
-  const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake(), config.jobs.maxQueuedPerKey);
+  const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake(), config.jobs.maxQueuedPerKey,
+    config.monitors.minIntervalSeconds);
   const scheduler = new MonitorScheduler(monitorStore, runs, log);
   const sweeper = new Sweeper(jobStore, idempotency, results, config.jobs.sweepIntervalMs, log, [
     { name: 'results', store: results, isReferenced: (key) => jobStore.holdsResult(jobIdOfResultKey(key), key) },

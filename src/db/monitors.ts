@@ -50,6 +50,9 @@ function settingsParams(s: MonitorSettings & { name: string }) {
   };
 }
 
+/** The monitor's key has not been revoked. */
+const KEY_ACTIVE = 'key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NULL)';
+
 export class MonitorStore {
   private readonly stmts;
 
@@ -76,10 +79,14 @@ export class MonitorStore {
         WHERE id = @id`),
       delete: db.prepare('DELETE FROM monitors WHERE id = ?'),
       setNextRun: db.prepare('UPDATE monitors SET next_run_at = ? WHERE id = ?'),
-      setNextRunIfActive: db.prepare('UPDATE monitors SET next_run_at = ? WHERE id = ? AND paused = 0'),
-      // A schedule tick is taken once: by the first process to move last_tick_at past it.
+      setNextRunIfActive: db.prepare(`UPDATE monitors SET next_run_at = ? WHERE id = ? AND paused = 0 AND ${KEY_ACTIVE}`),
+      // A schedule tick is taken once: by the first process to move last_tick_at past it. Never for a
+      // revoked key (a request in flight at the revocation may have left its monitor unpaused), and never
+      // closer than `notAfter` to the previous one: a schedule stored before monitors.minIntervalSeconds
+      // (or before it was raised) runs no faster than the limit.
       claimTick: db.prepare(`UPDATE monitors SET last_tick_at = @tick
-        WHERE id = @id AND paused = 0 AND (last_tick_at IS NULL OR last_tick_at < @tick)`),
+        WHERE id = @id AND paused = 0 AND ${KEY_ACTIVE}
+          AND (last_tick_at IS NULL OR (last_tick_at < @tick AND last_tick_at <= @notAfter))`),
       recordSkip: db.prepare('UPDATE monitors SET skipped_runs = skipped_runs + 1 WHERE id = ?'),
       recordRun: db.prepare(`UPDATE monitors SET last_run_at = @at, last_status = @status,
           last_change_at = CASE WHEN @status = 'changed' THEN @at ELSE last_change_at END WHERE id = @id`),
@@ -157,8 +164,10 @@ export class MonitorStore {
     return this.stmts.setNextRunIfActive.run(at?.toISOString() ?? null, id).changes === 1;
   }
 
-  claimTick(id: string, tick: Date): boolean {
-    return this.stmts.claimTick.run({ id, tick: tick.toISOString() }).changes === 1;
+  /** Take the tick at `tick`, if the previous one taken was at least `minGapMs` before it. */
+  claimTick(id: string, tick: Date, minGapMs = 0): boolean {
+    const notAfter = new Date(tick.getTime() - minGapMs).toISOString();
+    return this.stmts.claimTick.run({ id, tick: tick.toISOString(), notAfter }).changes === 1;
   }
 
   recordSkip(id: string): void {

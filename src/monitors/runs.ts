@@ -21,6 +21,8 @@ export class MonitorRuns {
     private readonly wake: () => void,
     /** jobs.maxQueuedPerKey: captures share their key's place in the queue with its render jobs. */
     private readonly maxQueuedPerKey: number,
+    /** monitors.minIntervalSeconds: ticks closer than this to the last one taken are passed over. */
+    private readonly minIntervalSeconds = 0,
   ) {}
 
   private atCap(keyId: string): boolean {
@@ -28,12 +30,13 @@ export class MonitorRuns {
   }
 
   /**
-   * A schedule tick. `taken`: another process (or an earlier call) already handled this tick, or the
-   * monitor is paused or gone. `skipped`: its previous capture has not finished, or its key's queue is full.
+   * A schedule tick. `taken`: another process (or an earlier call) already handled this tick, the
+   * monitor is paused or gone or its key revoked, or the tick comes sooner than minIntervalSeconds after
+   * the last one (a schedule stored before that limit). `skipped`: its previous capture has not finished, or its key's queue is full.
    */
   tick(monitorId: string, at: Date): TickOutcome {
     const outcome = this.db.transaction((): TickOutcome => {
-      if (!this.monitors.claimTick(monitorId, at)) return 'taken';
+      if (!this.monitors.claimTick(monitorId, at, this.minIntervalSeconds * 1000)) return 'taken';
       const monitor = this.monitors.get(monitorId)!;
       if (this.jobs.activeCapture(monitorId) || this.atCap(monitor.keyId)) {
         this.monitors.recordSkip(monitorId);

@@ -87,7 +87,7 @@ export class MonitorScheduler {
       const outcome = this.runs.tick(monitorId, at);
       if (outcome === 'skipped') this.log.warn({ monitor: monitorId, tick: at }, 'tick skipped: the previous capture is unfinished or its key\'s queue is full');
       if (!this.monitors.setNextRunIfActive(monitorId, task.getNextRun()) && this.tasks.get(monitorId) === task) {
-        this.log.info({ monitor: monitorId }, 'monitor is paused or gone: unscheduled');
+        this.log.info({ monitor: monitorId }, 'monitor is paused or gone, or its key revoked: unscheduled');
         this.unschedule(monitorId);
       }
     } catch (err) {
