@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import cron from 'node-cron';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { shortestGapSeconds } from '../../src/monitors/schedule-gap.js';
 
 describe('shortestGapSeconds', () => {
@@ -33,5 +34,26 @@ describe('shortestGapSeconds', () => {
   it('runs on weekdays and months only', () => {
     expect(shortestGapSeconds('0 0 * * 1-5')).toBe(86_400);
     expect(shortestGapSeconds('0 0 1 jan *')).toBe(Infinity);
+  });
+});
+
+describe('shortestGapSeconds with a bound ("is it below this?")', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('skips the day-by-day scan when the runs either side of midnight are far enough apart, and still answers below-or-not right', () => {
+    const createTask = vi.spyOn(cron, 'createTask');
+    // L (last day of the month) makes the scan use node-cron's slow matcher: what a request must not be able to trigger.
+    expect(shortestGapSeconds('0 0,23 L * *', 60)).toBeGreaterThanOrEqual(60);
+    expect(shortestGapSeconds('59 0,23 * * 5L', 60)).toBeGreaterThanOrEqual(60);
+    expect(createTask).not.toHaveBeenCalled();
+    // Below the bound within a day: the exact gap, still without a scan.
+    expect(shortestGapSeconds('*/30 * * * * *', 60)).toBe(30);
+    expect(createTask).not.toHaveBeenCalled();
+  });
+
+  it('scans when the bound needs it: 23:59 → 00:00 on consecutive days is 60 s', () => {
+    const createTask = vi.spyOn(cron, 'createTask');
+    expect(shortestGapSeconds('0 0,59 0,23 * * 1,2', 3600)).toBe(60);
+    expect(createTask).toHaveBeenCalledTimes(1);
   });
 });

@@ -30,7 +30,7 @@ const cronExpression = (minIntervalSeconds: number) => z.string().superRefine((v
     });
   }
   if (errors.length > 0) return;
-  const gap = shortestGapSeconds(value);
+  const gap = shortestGapSeconds(value, minIntervalSeconds);
   if (gap < minIntervalSeconds) {
     ctx.addIssue({
       code: 'custom',
