@@ -16,6 +16,7 @@ import type { FileStore } from '../storage/file-store.js';
 import { maskSecrets, sameCapture, sealSecrets } from './capture-secrets.js';
 import type { MonitorRuns } from './runs.js';
 import type { MonitorScheduler } from './scheduler.js';
+import { foldHeaderNames } from './header-names.js';
 import { movedSecrets } from './secret-binding.js';
 
 type Named = MonitorSettings & { name: string };
@@ -72,7 +73,7 @@ export class MonitorService {
     const shown = { ...before.settings, capture: maskSecrets(before.settings.capture) };
     // A name that was only the url's default follows the url when the url changes.
     const current = shown.name === shown.url ? { ...shown, name: undefined } : shown;
-    const merged = validate(mergePatch(current, patch));
+    const merged = validate(mergePatch(current, foldHeaderNames(patch, Object.keys(before.settings.capture.headers ?? {}))));
     const moved = movedSecrets(before.settings, merged);
     const settings = named({ ...merged, capture: sealSecrets(merged.capture, before.settings.capture, this.secrets, id, moved) });
     await this.checkEgress(settings);

@@ -2,6 +2,7 @@
 // holds the key sees "••••" and must not be able to send the stored values to a host of their choosing
 // by PATCHing the url to another origin or widening headersScope to "all". The "attacker" is a fixture
 // server on 127.0.0.2 that records every request, so "no secret" is read from what actually arrived.
+// Also here: a header name in another case replaces the stored header instead of joining it.
 import type http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { IssuedKey } from '../../src/db/api-keys.js';
@@ -157,5 +158,27 @@ describe('stored headers and headersScope', () => {
     expect(target.requests.filter((r) => r.path === '/with-third-party').at(-1)?.headers['x-api-token']).toBe(fresh);
     expect(attacker.requests.map((r) => r.path)).toContain('/img/dot.png');
     expect(received(attacker, [fresh])).toEqual([]);
+  });
+});
+
+describe('a header name in another case', () => {
+  it('replaces the stored header (one header, the new value) and a null in any case removes it', async () => {
+    const s = newAll();
+    const m = await create(s);
+    const renamed = await monitorOf(await patchOf(m, { capture: { headers: { 'x-api-token': 'NEW' } } }));
+    expect(renamed.capture.headers).toEqual({ 'x-api-token': MASK });
+    expect((await runAndWait(svc.call, key, m.id)).status).toBe('succeeded');
+    expect(lastSeen(target).header).toBe('NEW'); // not "<old>, NEW": the old value is gone
+
+    // "••••" under yet another spelling stands for the stored value.
+    const again = await monitorOf(await patchOf(m, { capture: { headers: { 'X-API-TOKEN': MASK } } }));
+    expect(again.capture.headers).toEqual({ 'X-API-TOKEN': MASK });
+    expect((await runAndWait(svc.call, key, m.id)).status).toBe('succeeded');
+    expect(lastSeen(target).header).toBe('NEW');
+
+    const removed = await monitorOf(await patchOf(m, { capture: { headers: { 'x-Api-token': null } } }));
+    expect(removed.capture.headers).toEqual({});
+    expect((await runAndWait(svc.call, key, m.id)).status).toBe('succeeded');
+    expect(lastSeen(target).header).toBeUndefined();
   });
 });
