@@ -107,7 +107,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const deliveries = new DeliveryStore(db);
   const idempotency = new IdempotencyKeyStore(db);
   const monitorStore = new MonitorStore(db);
-  const sealedNow = sealLegacySecrets(db, monitorStore, secrets);
+  const sealedNow = sealLegacySecrets(db, monitorStore, secrets, log);
   if (sealedNow.length) log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
   const status = () => statusSnapshot({
     version: PACKAGE_VERSION, startedAt, browsers, limiter, jobs: jobStore, monitors: monitorStore, deliveries,

@@ -6,6 +6,7 @@ import { invalidRequest, renderFailed, type ErrorDetail } from '../errors.js';
 import type { CaptureOptions } from '../http/schemas/monitors.js';
 import { canonicalJson } from '../jobs/queue.js';
 import { isSealed, SecretBoxError, type SecretBox } from '../secrets/secret-box.js';
+import type { MovedSecrets } from './secret-binding.js';
 
 /** What a secret looks like in an answer; sent back, it means "keep what is stored". */
 export const MASK = '••••';
@@ -36,27 +37,33 @@ export function maskSecrets<T extends SecretFields>(capture: T): T {
  * The submitted options with every secret sealed. A "••••" keeps the stored sealed value it stands
  * for: a header's by name (case-insensitively, as HTTP reads names), the password whatever the
  * username, a cookie's by name + domain + path + url (an array is replaced whole by a Merge Patch,
- * so a cookie is known by what identifies it to a browser). A "••••" with nothing to stand for is 400.
+ * so a cookie is known by what identifies it to a browser). A "••••" with nothing to stand for is 400,
+ * and so is one whose stored value would now go somewhere else (`moved`, see secret-binding.ts).
  */
-export function sealSecrets<T extends SecretFields>(submitted: T, stored: SecretFields | undefined, box: SecretBox, monitorId: string): T {
+export function sealSecrets<T extends SecretFields>(
+  submitted: T, stored: SecretFields | undefined, box: SecretBox, monitorId: string, moved: MovedSecrets = {},
+): T {
   const problems: ErrorDetail[] = [];
-  const seal = (value: string, kept: string | undefined, path: string) => {
+  const seal = (value: string, kept: string | undefined, path: string, movedBecause?: string) => {
     if (value !== MASK) return box.encrypt(value, monitorId);
-    if (kept !== undefined) return kept;
-    problems.push({ path, message: `"${MASK}" stands for a value already stored, and none is stored here: send the real value` });
+    if (kept !== undefined && movedBecause === undefined) return kept;
+    problems.push({ path, message: movedBecause ?? `"${MASK}" stands for a value already stored, and none is stored here: send the real value` });
     return value;
   };
   const out = { ...submitted };
   if (submitted.headers) {
     out.headers = Object.fromEntries(Object.entries(submitted.headers)
-      .map(([name, value]) => [name, seal(value, storedHeader(stored, name), `capture.headers.${name}`)]));
+      .map(([name, value]) => [name, seal(value, storedHeader(stored, name), `capture.headers.${name}`, moved.headers)]));
   }
   if (submitted.cookies) {
-    out.cookies = submitted.cookies.map((c, i) => ({ ...c, value: seal(c.value, storedCookie(stored, c)?.value, `capture.cookies.${i}.value`) }));
+    // A cookie with neither domain nor url is set for the page's url, so it follows the page's origin.
+    out.cookies = submitted.cookies.map((c, i) => ({
+      ...c, value: seal(c.value, storedCookie(stored, c)?.value, `capture.cookies.${i}.value`, c.domain || c.url ? undefined : moved.origin),
+    }));
   }
   if (submitted.httpCredentials) {
     const { password } = submitted.httpCredentials;
-    out.httpCredentials = { ...submitted.httpCredentials, password: seal(password, stored?.httpCredentials?.password, 'capture.httpCredentials.password') };
+    out.httpCredentials = { ...submitted.httpCredentials, password: seal(password, stored?.httpCredentials?.password, 'capture.httpCredentials.password', moved.origin) };
   }
   if (problems.length) throw invalidRequest(`the request has ${problems.length} invalid field${problems.length === 1 ? '' : 's'}`, problems);
   return out;

@@ -1,7 +1,8 @@
 // What the HTTP routes ask of monitors: create, read, update, delete, run now, and their captures.
 // Every change reaches the scheduler at once; the egress policy is checked before anything is stored.
 // Capture secrets are sealed here, before the store sees them; a PATCH is merged into the monitor as
-// shown (secrets masked), so absent and sent-back "••••" values alike keep what is stored.
+// shown (secrets masked), so absent and sent-back "••••" values alike keep what is stored — unless
+// the PATCH would send them to another origin or widen where headers go (secret-binding.ts).
 import { randomBytes } from 'node:crypto';
 import type { CaptureRecord, CaptureStore } from '../db/captures.js';
 import type { JobRecord, JobStore } from '../db/jobs.js';
@@ -15,6 +16,8 @@ import type { FileStore } from '../storage/file-store.js';
 import { maskSecrets, sameCapture, sealSecrets } from './capture-secrets.js';
 import type { MonitorRuns } from './runs.js';
 import type { MonitorScheduler } from './scheduler.js';
+import { foldHeaderNames } from './header-names.js';
+import { movedSecrets } from './secret-binding.js';
 
 type Named = MonitorSettings & { name: string };
 
@@ -70,8 +73,9 @@ export class MonitorService {
     const shown = { ...before.settings, capture: maskSecrets(before.settings.capture) };
     // A name that was only the url's default follows the url when the url changes.
     const current = shown.name === shown.url ? { ...shown, name: undefined } : shown;
-    const merged = validate(mergePatch(current, patch));
-    const settings = named({ ...merged, capture: sealSecrets(merged.capture, before.settings.capture, this.secrets, id) });
+    const merged = validate(mergePatch(current, foldHeaderNames(patch, Object.keys(before.settings.capture.headers ?? {}))));
+    const moved = movedSecrets(before.settings, merged);
+    const settings = named({ ...merged, capture: sealSecrets(merged.capture, before.settings.capture, this.secrets, id, moved) });
     await this.checkEgress(settings);
     const newBaseline = settings.url !== before.settings.url || !sameCapture(settings.capture, before.settings.capture, this.secrets, id);
     this.monitors.update(id, settings, baseUrl, newBaseline, new Date());

@@ -1,0 +1,82 @@
+// The start-up pass that seals plaintext monitor secrets, against a real SQLite file: when another
+// connection keeps the WAL from being emptied, the pass says so instead of reporting success, and the
+// rewrite itself leaves no plaintext in the pages it writes (secure_delete). No browser is needed.
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { migrate, readMigrations } from '../../src/db/migrate.js';
+import { MonitorStore } from '../../src/db/monitors.js';
+import { openDatabase, type Db } from '../../src/db/open.js';
+import { sealLegacySecrets } from '../../src/monitors/seal-legacy-secrets.js';
+import { projectRoot } from '../../src/project-root.js';
+import { SecretBox } from '../../src/secrets/secret-box.js';
+import { holdsAny, newSecrets, secretCapture, type Secrets } from '../helpers/monitor-secrets.js';
+
+let dir: string;
+let file: string;
+let db: Db;
+let reader: Database.Database | undefined;
+let secrets: Secrets;
+const box = new SecretBox(randomBytes(32));
+const warnings: { fields: object; message: string }[] = [];
+const log = { warn: (fields: object, message: string) => void warnings.push({ fields, message }) };
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pagewatch-seal-'));
+  file = join(dir, 'test.db');
+  db = openDatabase(file);
+  migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+  // What the code before encryption stored: the capture options with their secrets in the clear.
+  secrets = newSecrets();
+  const keyId = new ApiKeyStore(db).create('k').id;
+  const insert = db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
+    next_run_at, created_at, updated_at) VALUES (?, ?, 'm', 'http://x', '0 0 1 1 *', 'UTC', ?, '{}', '[]', '{"keep":5}', 'http://x',
+    NULL, 'x', 'x')`);
+  insert.run('mon_1', keyId, JSON.stringify(secretCapture(secrets)));
+  // A row stored after it, in the same page: the rewritten row then gets new space in the page and
+  // its old bytes are left behind as free space in it, unless secure_delete zeroes them.
+  insert.run('mon_2', keyId, '{}');
+  db.pragma('wal_checkpoint(TRUNCATE)'); // the plaintext is in the main file, the WAL empty
+  warnings.length = 0;
+});
+afterEach(() => {
+  reader?.close();
+  reader = undefined;
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const walBytes = () => (existsSync(`${file}-wal`) ? readFileSync(`${file}-wal`) : Buffer.alloc(0));
+const fileBytes = () => Buffer.concat([readFileSync(file), walBytes()]);
+
+it('with no other reader: seals, empties the WAL, leaves no plaintext, warns of nothing', () => {
+  expect(holdsAny(fileBytes(), secrets)).toEqual(Object.values(secrets)); // the test starts from plaintext
+  expect(sealLegacySecrets(db, new MonitorStore(db), box, log)).toEqual(['mon_1']);
+  expect(walBytes().length).toBe(0);
+  expect(holdsAny(fileBytes(), secrets)).toEqual([]);
+  expect(warnings).toEqual([]);
+  expect(db.pragma('secure_delete', { simple: true })).toBe(0); // back to what it was
+});
+
+it('with a reader holding the WAL: warns that the plaintext is still on disk, and the WAL frames it wrote hold none', () => {
+  reader = new Database(file);
+  reader.prepare('BEGIN').run();
+  reader.prepare('SELECT COUNT(*) FROM monitors').get(); // a read snapshot from before the pass: no checkpoint can finish
+  db.pragma('busy_timeout = 50'); // each checkpoint try waits this long for the reader; it never lets go
+
+  expect(sealLegacySecrets(db, new MonitorStore(db), box, log)).toEqual(['mon_1']);
+  expect(warnings).toEqual([{ fields: { monitors: 1 }, message: expect.stringMatching(/WAL could not be emptied.*plaintext stays/) }]);
+  // Why the warning matters: the old pages are still in the main file.
+  expect(holdsAny(readFileSync(file), secrets)).toEqual(Object.values(secrets));
+  // What secure_delete gives: the rewrite zeroed the space the old row left in the pages it wrote.
+  expect(walBytes().length).toBeGreaterThan(0);
+  expect(holdsAny(walBytes(), secrets)).toEqual([]);
+
+  reader.prepare('COMMIT').run(); // the reader lets go: the next checkpoint clears the files
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  expect(holdsAny(fileBytes(), secrets)).toEqual([]);
+});
