@@ -15,6 +15,7 @@ import type { RenderLimiter } from './limiter.js';
 import { MainFrameNavigations } from './navigations.js';
 import { targetOrigin } from './origin-headers.js';
 import { firstLine, preparePage, readyPage } from './prepare.js';
+import { deviceScaleFor, viewportFor } from './viewport.js';
 
 export interface RenderOutput {
   bytes: Buffer;
@@ -46,8 +47,6 @@ export interface Renderer {
 
 /** The client went away; nobody is waiting for an answer. */
 export class RenderAborted extends Error {}
-
-const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
 
 export class PlaywrightRenderer implements Renderer {
   constructor(
@@ -149,10 +148,6 @@ export class PlaywrightRenderer implements Renderer {
   }
 }
 
-function viewportFor(req: PageRequest): { width: number; height: number } {
-  return req.viewport ?? (req.device ? devices[req.device]!.viewport : DEFAULT_VIEWPORT);
-}
-
 /**
  * Options a reused page cannot take: these renders get a single-use context of their own.
  * Undefined means a warm page will do.
@@ -167,7 +162,7 @@ export function ownContextOptions(req: PageRequest): BrowserContextOptions | und
   return {
     ...(device && { userAgent: device.userAgent, isMobile: device.isMobile, hasTouch: device.hasTouch }),
     viewport: viewportFor(req),
-    deviceScaleFactor: req.deviceScaleFactor ?? device?.deviceScaleFactor ?? 1,
+    deviceScaleFactor: deviceScaleFor(req),
     ...(req.userAgent && { userAgent: req.userAgent }),
     locale: req.locale,
     timezoneId: req.timezoneId,
