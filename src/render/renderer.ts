@@ -9,6 +9,7 @@ import type { BrowserManager, Lease } from './browser-manager.js';
 import { Budget } from './budget.js';
 import { captureImage, type Box } from './capture-image.js';
 import { capturePdf } from './capture-pdf.js';
+import { viewportOverCaps } from './image-caps.js';
 import { abortable } from './abortable.js';
 import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
@@ -65,6 +66,11 @@ export class PlaywrightRenderer implements Renderer {
 
   renderImage(req: ImageRequest, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
     const caps = { maxSide: this.limits.maxFullPageHeight, maxPixels: this.limits.maxImagePixels };
+    // The schema refused this up front for a new request; a stored monitor or job was checked against
+    // the caps of its day. Refused, not cut: a viewport is drawn whole in every mode.
+    const viewport = viewportFor(req);
+    const over = viewportOverCaps(viewport.width, viewport.height, deviceScaleFor(req), caps);
+    if (over) return Promise.reject(renderFailed(over));
     return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, caps, options.measureSelectors));
   }
 

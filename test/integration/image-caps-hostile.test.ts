@@ -157,6 +157,28 @@ describe('a monitor', () => {
     return (await res.json() as { id: string }).id;
   }
 
+  it('stored with a viewport × scale the caps now refuse: the render fails with render_failed naming the viewport', async () => {
+    // 400×200 at scale 2 = 320000 output pixels: at the cap renders, one pixel under it does not.
+    const before = await start(320_000);
+    const { key } = before.createKey('caps');
+    const id = await createMonitor(before, key, { url: `${fixture.url}/plain`, capture: { viewport: { width: 400, height: 200 }, deviceScaleFactor: 2 } });
+    const first = await captureNow(before, key, id);
+    expect(first).toMatchObject({ status: 'succeeded', width: 800, height: 400 });
+    await before.stop(); // keeps the data directory
+
+    const after = await start(319_999);
+    try {
+      const failed = await captureNow(after, key, id, first.id);
+      expect(failed.status).toBe('failed');
+      expect(failed.error).toEqual({
+        code: 'render_failed',
+        message: 'the viewport, 400×200 CSS px at scale 2, is 320000 output pixels, over the limit of 319999 (limits.maxImagePixels)',
+      });
+    } finally {
+      await after.stop();
+    }
+  });
+
   it('ignoreSelectors whose boxes lie: stored boxes are finite, inside the image and at most 1000', async () => {
     const service = await start(50_000_000);
     try {
