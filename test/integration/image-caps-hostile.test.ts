@@ -105,8 +105,8 @@ describe('a mobile page zoomed in by its own meta viewport (real pinch zoom, mea
   });
 });
 
-describe('a monitor', () => {
-  // Two services on one data directory: a monitor stored under one cap, captured under another.
+describe('stored requests, and a monitor\'s ignoreSelectors', () => {
+  // Two services on one data directory: a monitor or job stored under one cap, rendered under another.
   let dataDir: string;
   let fixture: FixtureServer;
   beforeAll(async () => {
@@ -140,8 +140,8 @@ describe('a monitor', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const start = (maxImagePixels: number) => startTestService({
-    dataDir, limits: { maxImagePixels }, jobs: { pollIntervalMs: 100 }, rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
+  const start = (maxImagePixels: number, more: Record<string, unknown> = {}) => startTestService({
+    ...more, dataDir, limits: { maxImagePixels }, jobs: { pollIntervalMs: 100 }, rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
   });
   interface Capture { id: string; status: string; width: number | null; height: number | null; error?: { code: string; message: string } }
   async function captureNow(service: TestService, key: string, id: string, before?: string): Promise<Capture> {
@@ -173,6 +173,34 @@ describe('a monitor', () => {
       expect(failed.error).toEqual({
         code: 'render_failed',
         message: 'the viewport, 400×200 CSS px at scale 2, is 320000 output pixels, over the limit of 319999 (limits.maxImagePixels)',
+      });
+    } finally {
+      await after.stop();
+    }
+  });
+
+  it('an async job queued under a cap, run after it was lowered: failed with render_failed naming the viewport', async () => {
+    // Still rendering (a 10 s delay) when the service stops with no grace: the stop hands it back queued.
+    const before = await start(320_000, { shutdownGraceMs: 0 });
+    const { key } = before.createKey('jobs');
+    const res = await before.call('POST', '/api/image', key, {
+      html: page(''), viewport: { width: 400, height: 200 }, deviceScaleFactor: 2, delay: 10_000, async: true,
+    });
+    expect(res.status).toBe(202);
+    const { id } = await res.json() as { id: string };
+    const status = () => (before.db.prepare('SELECT status FROM jobs WHERE id = ?').get(id) as { status: string }).status;
+    await until('the job to be running', () => status() === 'running' || undefined, 30_000, 50);
+    await before.stop();
+
+    const after = await start(319_999);
+    try {
+      const job = await until('the job to end', async () => {
+        const body = await (await after.call('GET', `/api/jobs/${id}`, key)).json() as { status: string; error?: { code: string; message: string } };
+        return ['succeeded', 'failed'].includes(body.status) ? body : undefined;
+      }, 60_000, 100);
+      expect(job).toMatchObject({
+        status: 'failed',
+        error: { code: 'render_failed', message: 'the viewport, 400×200 CSS px at scale 2, is 320000 output pixels, over the limit of 319999 (limits.maxImagePixels)' },
       });
     } finally {
       await after.stop();
