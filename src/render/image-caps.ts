@@ -28,6 +28,10 @@ export interface Fitted {
  * bottom), and only when not even one CSS px of height fits is the width reduced too.
  */
 export function fitToCaps(width: number, height: number, scale: number, caps: ImageCaps): Fitted {
+  // NaN compares false with everything, so it would pass every cap below: a size must be a real one.
+  if (![width, height, scale].every((n) => Number.isFinite(n) && n > 0)) {
+    throw new RangeError(`no image can be made of ${width}×${height} CSS px at scale ${scale}`);
+  }
   let w = Math.min(width, caps.maxSide);
   let h = Math.min(height, caps.maxSide);
   if (outputPixels(w, h, scale) > caps.maxPixels) {

@@ -36,6 +36,16 @@ describe('fitToCaps', () => {
   });
 });
 
+describe('fitToCaps refuses sizes that are not real', () => {
+  it('NaN, Infinity, zero or a negative width, height or scale throws rather than slipping past the caps', () => {
+    for (const bad of [NaN, Infinity, 0, -1]) {
+      expect(() => fitToCaps(bad, 100, 1, caps)).toThrow(RangeError);
+      expect(() => fitToCaps(100, bad, 1, caps)).toThrow(RangeError);
+      expect(() => fitToCaps(100, 100, bad, caps)).toThrow(/^no image can be made of/);
+    }
+  });
+});
+
 describe('truncationOf (the X-Truncated value)', () => {
   it('is "full-page" for a full page cut in height only, the axes otherwise', () => {
     expect(truncationOf({ width: false, height: false }, true)).toBeUndefined();
