@@ -28,6 +28,10 @@ export interface Fitted {
  * bottom), and only when not even one CSS px of height fits is the width reduced too.
  */
 export function fitToCaps(width: number, height: number, scale: number, caps: ImageCaps): Fitted {
+  // NaN compares false with everything, so it would pass every cap below: a size must be a real one.
+  if (![width, height, scale].every((n) => Number.isFinite(n) && n > 0)) {
+    throw new RangeError(`no image can be made of ${width}×${height} CSS px at scale ${scale}`);
+  }
   let w = Math.min(width, caps.maxSide);
   let h = Math.min(height, caps.maxSide);
   if (outputPixels(w, h, scale) > caps.maxPixels) {
@@ -46,4 +50,18 @@ export function truncationOf(cut: Fitted['cut'], fullPage: boolean): string | un
   if (!cut.width && !cut.height) return undefined;
   if (fullPage && !cut.width) return 'full-page';
   return [cut.width && 'width', cut.height && 'height'].filter(Boolean).join(', ');
+}
+
+/**
+ * Why a viewport at a scale is over the caps, or undefined when it fits. The request schema refuses
+ * these up front; the renderer asks again because a stored monitor or job was checked against the caps
+ * of its day, which an operator may since have lowered.
+ */
+export function viewportOverCaps(width: number, height: number, scale: number, caps: ImageCaps): string | undefined {
+  if (width > caps.maxSide || height > caps.maxSide) {
+    return `the viewport, ${width}×${height} CSS px, is over the limit of ${caps.maxSide} CSS px a side (limits.maxFullPageHeight)`;
+  }
+  const pixels = outputPixels(width, height, scale);
+  if (pixels <= caps.maxPixels) return undefined;
+  return `the viewport, ${width}×${height} CSS px at scale ${scale}, is ${pixels} output pixels, over the limit of ${caps.maxPixels} (limits.maxImagePixels)`;
 }

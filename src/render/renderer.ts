@@ -9,12 +9,14 @@ import type { BrowserManager, Lease } from './browser-manager.js';
 import { Budget } from './budget.js';
 import { captureImage, type Box } from './capture-image.js';
 import { capturePdf } from './capture-pdf.js';
+import { viewportOverCaps } from './image-caps.js';
 import { abortable } from './abortable.js';
 import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
 import { MainFrameNavigations } from './navigations.js';
 import { targetOrigin } from './origin-headers.js';
 import { firstLine, preparePage, readyPage } from './prepare.js';
+import { deviceScaleFor, viewportFor } from './viewport.js';
 
 export interface RenderOutput {
   bytes: Buffer;
@@ -47,8 +49,6 @@ export interface Renderer {
 /** The client went away; nobody is waiting for an answer. */
 export class RenderAborted extends Error {}
 
-const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
-
 export class PlaywrightRenderer implements Renderer {
   constructor(
     private readonly browsers: BrowserManager,
@@ -66,6 +66,11 @@ export class PlaywrightRenderer implements Renderer {
 
   renderImage(req: ImageRequest, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
     const caps = { maxSide: this.limits.maxFullPageHeight, maxPixels: this.limits.maxImagePixels };
+    // The schema refused this up front for a new request; a stored monitor or job was checked against
+    // the caps of its day. Refused, not cut: a viewport is drawn whole in every mode.
+    const viewport = viewportFor(req);
+    const over = viewportOverCaps(viewport.width, viewport.height, deviceScaleFor(req), caps);
+    if (over) return Promise.reject(renderFailed(over));
     return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, caps, options.measureSelectors));
   }
 
@@ -149,10 +154,6 @@ export class PlaywrightRenderer implements Renderer {
   }
 }
 
-function viewportFor(req: PageRequest): { width: number; height: number } {
-  return req.viewport ?? (req.device ? devices[req.device]!.viewport : DEFAULT_VIEWPORT);
-}
-
 /**
  * Options a reused page cannot take: these renders get a single-use context of their own.
  * Undefined means a warm page will do.
@@ -167,7 +168,7 @@ export function ownContextOptions(req: PageRequest): BrowserContextOptions | und
   return {
     ...(device && { userAgent: device.userAgent, isMobile: device.isMobile, hasTouch: device.hasTouch }),
     viewport: viewportFor(req),
-    deviceScaleFactor: req.deviceScaleFactor ?? device?.deviceScaleFactor ?? 1,
+    deviceScaleFactor: deviceScaleFor(req),
     ...(req.userAgent && { userAgent: req.userAgent }),
     locale: req.locale,
     timezoneId: req.timezoneId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitToCaps, outputPixels, truncationOf } from '../../src/render/image-caps.js';
+import { fitToCaps, outputPixels, truncationOf, viewportOverCaps } from '../../src/render/image-caps.js';
 
 const caps = { maxSide: 2000, maxPixels: 2_000_000 };
 
@@ -36,6 +36,16 @@ describe('fitToCaps', () => {
   });
 });
 
+describe('fitToCaps refuses sizes that are not real', () => {
+  it('NaN, Infinity, zero or a negative width, height or scale throws rather than slipping past the caps', () => {
+    for (const bad of [NaN, Infinity, 0, -1]) {
+      expect(() => fitToCaps(bad, 100, 1, caps)).toThrow(RangeError);
+      expect(() => fitToCaps(100, bad, 1, caps)).toThrow(RangeError);
+      expect(() => fitToCaps(100, 100, bad, caps)).toThrow(/^no image can be made of/);
+    }
+  });
+});
+
 describe('truncationOf (the X-Truncated value)', () => {
   it('is "full-page" for a full page cut in height only, the axes otherwise', () => {
     expect(truncationOf({ width: false, height: false }, true)).toBeUndefined();
@@ -44,5 +54,18 @@ describe('truncationOf (the X-Truncated value)', () => {
     expect(truncationOf({ width: true, height: true }, true)).toBe('width, height');
     expect(truncationOf({ width: false, height: true }, false)).toBe('height');
     expect(truncationOf({ width: true, height: true }, false)).toBe('width, height');
+  });
+});
+
+describe('viewportOverCaps (the renderer\'s own check, for stored requests)', () => {
+  it('a viewport at the caps fits; one CSS px or one output row over does not, naming the setting', () => {
+    expect(viewportOverCaps(2000, 1000, 1, caps)).toBeUndefined();
+    expect(viewportOverCaps(500, 1000, 2, caps)).toBeUndefined();
+    expect(viewportOverCaps(10, 2000, 1, caps)).toBeUndefined();
+    expect(viewportOverCaps(500, 1001, 2, caps))
+      .toBe('the viewport, 500×1001 CSS px at scale 2, is 2002000 output pixels, over the limit of 2000000 (limits.maxImagePixels)');
+    expect(viewportOverCaps(2001, 10, 1, caps))
+      .toBe('the viewport, 2001×10 CSS px, is over the limit of 2000 CSS px a side (limits.maxFullPageHeight)');
+    expect(viewportOverCaps(10, 2001, 1, caps)).toMatch(/^the viewport, 10×2001 CSS px, is over/);
   });
 });
