@@ -64,9 +64,11 @@ export async function startService(extraEnv: Record<string, string> = {}, readyT
   const child = spawn(process.execPath, [CLI_PATH, 'serve'], {
     cwd: PROJECT_ROOT,
     env: {
-      // The anonymous tier allows 20 requests/min by default; the bench sends thousands from one IP.
-      // Lift it (unless the caller set it) so the figures measure rendering, not the rate limiter.
+      // The anonymous tier allows 20 requests/min and 1 render at a time per IP by default; the bench
+      // sends thousands from 8 clients on one IP. Lift both (unless the caller set them) so the figures
+      // measure rendering, not the tier's limits.
       PAGEWATCH_RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
+      PAGEWATCH_LIMITS_ANONYMOUS_CONCURRENCY_PER_IP: '1000',
       ...process.env,
       ...extraEnv,
       PAGEWATCH_PORT: String(port),
