@@ -46,6 +46,8 @@ export interface RunAs {
   noNewPrivileges?: boolean;
   /** In a user namespace of its own whose user.max_user_namespaces is 0, as on a host with them off. */
   withoutUserNamespaces?: boolean;
+  /** The built CLI to run, when the checkout's is out of the user's reach (see readable-checkout.ts). */
+  cli?: string;
 }
 
 // Waits until the parent has mapped the ids (1:1), re-execs so the mapped root has its capabilities in
@@ -75,7 +77,7 @@ async function mapIds(child: ChildProcess): Promise<void> {
  */
 export async function startCli(env: NodeJS.ProcessEnv, startTimeoutMs = 30_000, runAs?: RunAs): Promise<CliService> {
   assertBuilt();
-  const serve = [process.execPath, CLI, 'serve'];
+  const serve = [process.execPath, runAs?.cli ?? CLI, 'serve'];
   const childEnv = { ...env, PAGEWATCH_LOG_LEVEL: 'info' };
   const child = runAs ? spawnAs(runAs, serve, childEnv) : spawn(serve[0]!, serve.slice(1), { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   if (runAs?.withoutUserNamespaces) await mapIds(child);

@@ -6,13 +6,14 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, killHard, startCli, type CliService } from '../helpers/durability-cli.js';
+import { killHard, startCli, type CliService } from '../helpers/durability-cli.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { decodePng } from '../helpers/png.js';
 import { listProcesses } from '../helpers/processes.js';
+import { cliReadableBy } from '../helpers/readable-checkout.js';
 import { until } from '../helpers/until.js';
 
 const USER = 'nobody';
@@ -28,14 +29,13 @@ function cannotRunAsOtherUser(): string | undefined {
 const skipReason = cannotRunAsOtherUser();
 if (skipReason) console.warn(`sandbox.test.ts: the unprivileged-user tests are SKIPPED: ${skipReason}`);
 
-/** The test spawns the built CLI as `nobody`: every file it needs must be readable to that user. */
-function assertReadableBy(user: string, paths: string[]): void {
-  for (const path of paths) {
-    if (spawnSync('runuser', ['-u', user, '--', 'test', '-r', path]).status !== 0) {
-      throw new Error(`user ${user} cannot read ${path}: the checkout, its node_modules and node must be readable by other users for this test (e.g. chmod -R o+rX on the checkout)`);
-    }
-  }
-}
+/**
+ * The built CLI as `nobody` can run it: the checkout's, or a staged copy when the checkout is out of that
+ * user's reach (a clone under /root). Staged once for the file, removed after it.
+ */
+let checkout: ReturnType<typeof cliReadableBy> | undefined;
+const cliForUser = () => (checkout ??= cliReadableBy(USER)).cli;
+afterAll(() => checkout?.cleanup());
 
 // Chromium rewrites its processes' titles, so a child's argv may come back as one string: cmdline is
 // read as text, arguments separated by spaces.
@@ -91,7 +91,6 @@ describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}) with no_
   let svc: CliService | undefined;
 
   beforeAll(async () => {
-    assertReadableBy(USER, [CLI, join(dirname(CLI), '../../node_modules/playwright-core/package.json'), process.execPath]);
     fixture = await startFixtureServer();
     fixture.route('/page', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' })
@@ -101,7 +100,7 @@ describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}) with no_
     const uid = Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' }));
     const gid = Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' }));
     chownSync(dataDir, uid, gid); // the service's data directory is the one place it may write
-    svc = await startCli(baseEnv(dataDir, fixture), 60_000, { user: USER, noNewPrivileges: true });
+    svc = await startCli(baseEnv(dataDir, fixture), 60_000, { user: USER, noNewPrivileges: true, cli: cliForUser() });
   }, 120_000);
   afterAll(async () => {
     await stop(svc);
@@ -154,7 +153,7 @@ describe.skipIf(Boolean(skipReason) || spawnSync('unshare', ['--help']).error)(`
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-sandbox-nouserns-'));
     chownSync(dataDir, Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' })));
-    svc = await startCli(baseEnv(dataDir, undefined), 60_000, { user: USER, withoutUserNamespaces: true });
+    svc = await startCli(baseEnv(dataDir, undefined), 60_000, { user: USER, withoutUserNamespaces: true, cli: cliForUser() });
   }, 120_000);
   afterAll(async () => {
     await stop(svc);
