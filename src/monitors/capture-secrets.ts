@@ -36,7 +36,7 @@ export function maskSecrets<T extends SecretFields>(capture: T): T {
 /**
  * The submitted options with every secret sealed. A "••••" keeps the stored sealed value it stands
  * for: a header's by name (case-insensitively, as HTTP reads names), the password whatever the
- * username, a cookie's by name + domain + path + url (an array is replaced whole by a Merge Patch,
+ * username, a cookie's by name + domain + path + url + flags (an array is replaced whole by a Merge Patch,
  * so a cookie is known by what identifies it to a browser). A "••••" with nothing to stand for is 400,
  * and so is one whose stored value would now go somewhere else (`moved`, see secret-binding.ts).
  */
@@ -58,7 +58,7 @@ export function sealSecrets<T extends SecretFields>(
   if (submitted.cookies) {
     // A cookie with neither domain nor url is set for the page's url, so it follows the page's origin.
     out.cookies = submitted.cookies.map((c, i) => ({
-      ...c, value: seal(c.value, storedCookie(stored, c)?.value, `capture.cookies.${i}.value`, c.domain || c.url ? undefined : moved.origin),
+      ...c, value: seal(c.value, storedCookie(stored, c)?.value, `capture.cookies.${i}.value`, moved.cookies ?? (c.domain || c.url ? undefined : moved.origin)),
     }));
   }
   if (submitted.httpCredentials) {
@@ -110,6 +110,9 @@ function storedHeader(stored: SecretFields | undefined, name: string): string | 
 }
 
 function storedCookie(stored: SecretFields | undefined, cookie: Cookie): Cookie | undefined {
-  const identity = (c: Cookie) => canonicalJson([c.name, c.domain ?? null, c.path ?? null, c.url ?? null]);
+  // The flags belong to the identity: a "••••" must not loosen a stored cookie (httpOnly off lets page
+  // code read it, secure off sends it over plain http).
+  const identity = (c: Cookie) => canonicalJson([c.name, c.domain ?? null, c.path ?? null, c.url ?? null,
+    c.httpOnly ?? null, c.secure ?? null, c.sameSite ?? null]);
   return stored?.cookies?.find((c) => identity(c) === identity(cookie));
 }

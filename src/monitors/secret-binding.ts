@@ -4,11 +4,21 @@
 // — another origin in `url`, or headersScope widened from "origin" to "all" — must bring the values
 // again: whoever holds the monitor's key only ever sees "••••", and must not be able to point the
 // stored secrets at a host of their choosing. A cookie with its own domain or url is bound to that,
-// which a "••••" cannot change (a cookie is only kept under the same name, domain, path and url).
+// which a "••••" cannot change (a cookie is only kept under the same name, domain, path, url and flags).
+// Code the monitor adds to the page (`js`, `css`, `waitForFunction`) runs beside the secrets: new code
+// could read every cookie the page has (document.cookie) and send it anywhere, or load from any host —
+// which, with headersScope "all", carries the headers there. Changing it is a move too.
+import { canonicalJson } from '../jobs/queue.js';
 import { originOf } from '../render/origin-headers.js';
 
-/** Where the secrets go: the page's origin and the headers' scope. */
-export interface SecretDestination { url: string; capture: { headersScope?: 'origin' | 'all' } }
+/** What the monitor adds to the page: code that runs where the secrets are used. */
+const PAGE_CODE = ['js', 'css', 'waitForFunction'] as const;
+
+/** Where the secrets go: the page's origin, the headers' scope, and the code added to the page. */
+export interface SecretDestination {
+  url: string;
+  capture: { headersScope?: 'origin' | 'all'; js?: string; css?: string; waitForFunction?: string };
+}
 
 /** Why a kept ("••••" or left out) secret of each kind may not be reused; absent = it may. */
 export interface MovedSecrets {
@@ -16,6 +26,8 @@ export interface MovedSecrets {
   origin?: string;
   /** Header values: bound to the origin, and to headersScope "origin" when that is what they were given with. */
   headers?: string;
+  /** Every cookie, bound to its own domain or not: the page's code changed, and code can read cookies. */
+  cookies?: string;
 }
 
 const AGAIN = 'send the value again, or remove it';
@@ -29,6 +41,16 @@ export function movedSecrets(before: SecretDestination, after: SecretDestination
     moved.headers = moved.origin;
   } else if ((before.capture.headersScope ?? 'origin') === 'origin' && after.capture.headersScope === 'all') {
     moved.headers = `headersScope "all" would send this stored header to every host the page loads from, and it was given for ${from} only: ${AGAIN}`;
+  }
+  // New or changed code only: removing it takes nothing anywhere.
+  const changed = PAGE_CODE.filter((field) => after.capture[field] !== undefined
+    && canonicalJson(before.capture[field] ?? null) !== canonicalJson(after.capture[field]));
+  if (changed.length > 0) {
+    const what = changed.map((f) => `capture.${f}`).join(', ');
+    moved.cookies = `${what} changed, and code added to the page can read a stored cookie and send it anywhere: ${AGAIN}`;
+    if (after.capture.headersScope === 'all') {
+      moved.headers ??= `${what} changed, and with headersScope "all" the page's requests to any host carry this stored header: ${AGAIN}`;
+    }
   }
   return moved;
 }

@@ -119,8 +119,9 @@ ${code('diffRatio >= diff.minChangeRatio')} (0.001 by default). ${code('ignoreRe
 <li>One capture per monitor at a time: a tick that finds the previous one pending is skipped and counted. ${code('POST /api/monitors/{id}/run')} captures now.</li>
 <li>Secrets in ${code('capture')} — header and cookie values, the ${code('httpCredentials')} password — are write-only and encrypted at rest: answers show
 ${code('"••••"')}, and a ${code('"••••"')} sent back (or a field left out of a PATCH) keeps the stored value — unless the PATCH moves the
-${code('url')} to another origin or widens ${code('headersScope')} to ${code('"all"')}: then each secret that would go somewhere new must be sent again
-(${code('400')} names the fields). A header name matches a stored one in any case.</li>
+${code('url')} to another origin, widens ${code('headersScope')} to ${code('"all"')}, or adds or changes ${code('js')}, ${code('css')} or
+${code('waitForFunction')} (code that could read cookies): then each secret that could go somewhere new must be sent again
+(${code('400')} names the fields). A header name matches a stored one in any case; a cookie's flags are part of what identifies it.</li>
 </ul>
 </section>
 

