@@ -33,7 +33,13 @@ export function sealLegacySecrets(db: Db, monitors: MonitorStore, box: SecretBox
       return ids;
     }).immediate();
     if (sealed.length) {
-      db.exec('VACUUM');
+      // The secrets are sealed (committed) whatever happens next; the start goes on if the clean-up
+      // cannot run now (another process holds the write lock), and says what is left.
+      if (!vacuumed(db)) {
+        log.warn({ monitors: sealed.length },
+          'the secrets are sealed, but another process kept the database busy and it could not be vacuumed: pages freed before this version may still hold the old plaintext; run VACUUM on the database while the service is stopped');
+        return sealed;
+      }
       // The rebuilt pages are in the WAL and the old ones still in the main file: copy them over and
       // empty the WAL now rather than at some later checkpoint.
       if (!checkpointed(db)) {
@@ -44,6 +50,16 @@ export function sealLegacySecrets(db: Db, monitors: MonitorStore, box: SecretBox
     return sealed;
   } finally {
     db.pragma(`secure_delete = ${secureDelete}`);
+  }
+}
+
+function vacuumed(db: Db): boolean {
+  try {
+    db.exec('VACUUM');
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY') || (err as { code?: string }).code?.startsWith('SQLITE_LOCKED')) return false;
+    throw err;
   }
 }
 
