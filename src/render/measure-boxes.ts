@@ -28,7 +28,9 @@ export async function measureBoxes(page: Page, selectors: string[], area: Rect, 
       }
       for (let i = 0; i < elements.length && rects.length < max; i++) {
         const r = elements[i]!.getBoundingClientRect();
-        rects[rects.length] = { x: r.x, y: r.y, width: r.width, height: r.height };
+        // Unary plus always yields a number (the page cannot redefine it), so whatever a faked
+        // getBoundingClientRect returns, no more than four numbers a box cross into the service.
+        rects[rects.length] = { x: +r.x, y: +r.y, width: +r.width, height: +r.height };
       }
     }
     return { rects };
