@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, isJpeg, isPng, isWebp, jpegSize, webpSize } from '../helpers/png.js';
 import { bytesOf, startTestService, type TestService } from '../helpers/service.js';
+import { captureNow } from '../helpers/capture-now.js';
 import { until } from '../helpers/until.js';
 
 /** Caps a lie could easily beat: the honest 1500×1500 block is over the pixel cap, under the side cap. */
@@ -143,14 +144,6 @@ describe('stored requests, and a monitor\'s ignoreSelectors', () => {
   const start = (maxImagePixels: number, more: Record<string, unknown> = {}) => startTestService({
     ...more, dataDir, limits: { maxImagePixels }, jobs: { pollIntervalMs: 100 }, rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
   });
-  interface Capture { id: string; status: string; width: number | null; height: number | null; error?: { code: string; message: string } }
-  async function captureNow(service: TestService, key: string, id: string, before?: string): Promise<Capture> {
-    expect((await service.call('POST', `/api/monitors/${id}/run`, key)).status).toBe(202);
-    return until('a new capture', async () => {
-      const list = await (await service.call('GET', `/api/monitors/${id}/captures?limit=1`, key)).json() as { items: Capture[] };
-      return list.items[0] && list.items[0].id !== before ? list.items[0] : undefined;
-    }, 60_000, 100);
-  }
   async function createMonitor(service: TestService, key: string, body: Record<string, unknown>): Promise<string> {
     const res = await service.call('POST', '/api/monitors', key, { schedule: '0 0 1 1 *', paused: true, ...body });
     expect(res.status, await res.clone().text()).toBe(201);

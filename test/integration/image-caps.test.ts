@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, isPng, isWebp, webpSize, type DecodedPng, type Rgba } from '../helpers/png.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
-import { until } from '../helpers/until.js';
+import { captureNow } from '../helpers/capture-now.js';
 
 const RED: Rgba = { r: 255, g: 0, b: 0, a: 255 };
 const BLUE: Rgba = { r: 0, g: 0, b: 255, a: 255 };
@@ -182,14 +182,6 @@ describe('a monitor capture over the cap', () => {
   const start = (maxImagePixels: number) => startTestService({
     dataDir, limits: { maxImagePixels }, jobs: { pollIntervalMs: 100 }, rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
   });
-  interface Capture { id: string; status: string; width: number | null; height: number | null; error?: { code: string; message: string } }
-  async function captureNow(service: TestService, key: string, id: string, before?: string): Promise<Capture> {
-    expect((await service.call('POST', `/api/monitors/${id}/run`, key)).status).toBe(202);
-    return until('a new capture', async () => {
-      const list = await (await service.call('GET', `/api/monitors/${id}/captures?limit=1`, key)).json() as { items: Capture[] };
-      return list.items[0] && list.items[0].id !== before ? list.items[0] : undefined;
-    }, 60_000, 100);
-  }
 
   it('fails cleanly with the reason (a baseline of 400×250 = 100000 pixels, the cap lowered to 90000)', async () => {
     const before = await start(50_000_000);
