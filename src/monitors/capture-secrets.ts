@@ -3,7 +3,6 @@
 // monitor's id); in answers they read "••••"; a "••••" sent back stands for the value already kept.
 // The service seals at the store boundary, the view masks, the capture job opens them to render.
 import { invalidRequest, renderFailed, type ErrorDetail } from '../errors.js';
-import type { CaptureOptions } from '../http/schemas/monitors.js';
 import { canonicalJson } from '../jobs/queue.js';
 import { isSealed, SecretBoxError, type SecretBox } from '../secrets/secret-box.js';
 import type { MovedSecrets } from './secret-binding.js';
@@ -11,8 +10,12 @@ import type { MovedSecrets } from './secret-binding.js';
 /** What a secret looks like in an answer; sent back, it means "keep what is stored". */
 export const MASK = '••••';
 
-type Cookie = NonNullable<CaptureOptions['cookies']>[number];
-type SecretFields = Pick<CaptureOptions, 'headers' | 'cookies' | 'httpCredentials'>;
+/** The secret-bearing capture options, as the monitor schema produces them (declared here: monitors do not depend on HTTP). */
+interface Cookie {
+  name: string; value: string; domain?: string; path?: string; url?: string;
+  httpOnly?: boolean; secure?: boolean; sameSite?: 'Strict' | 'Lax' | 'None';
+}
+interface SecretFields { headers?: Record<string, string>; cookies?: Cookie[]; httpCredentials?: { username: string; password: string } }
 
 /** A copy with `f` applied to every secret value; names, usernames and cookie attributes stay. */
 function mapSecrets<T extends SecretFields>(capture: T, f: (value: string) => string): T {
