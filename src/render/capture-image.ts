@@ -32,15 +32,19 @@ export async function captureImage(
   const quality = format === 'png' ? undefined : (req.quality ?? 80);
   // The context was made with this scale (ownContextOptions), so it is what Playwright draws at.
   const scale = deviceScaleFor(req);
-  const cdp = await context.newCDPSession(page);
+  // The CDP session and the layout are asked for only when something needs them: a plain viewport
+  // PNG or JPEG (the common render) needs neither, and costs no extra round trips.
+  let cdp: CDPSession | undefined;
+  const session = async () => (cdp ??= await context.newCDPSession(page));
+  let measured: Promise<Layout> | undefined;
+  const layout = () => (measured ??= session().then(readLayout));
   try {
-    const layout = await readLayout(cdp);
     // The viewport and a clip were checked against the caps up front (the schema, and the renderer
     // for stored requests); a full page and an element have their size only now. A clip goes through
     // the same cut, which leaves it whole.
     let clip: Rect | undefined = req.clip;
-    if (req.fullPage) clip = { x: 0, y: 0, ...layout.content };
-    if (req.selector) clip = await elementRect(cdp, req.selector, layout);
+    if (req.fullPage) clip = { x: 0, y: 0, ...(await layout()).content };
+    if (req.selector) clip = await elementRect(await session(), req.selector, await layout());
     let truncation: string | undefined;
     if (clip) {
       const fitted = fitToCaps(clip.width, clip.height, scale, caps);
@@ -49,11 +53,11 @@ export async function captureImage(
     }
 
     const boxes = measureSelectors.length
-      ? await measureBoxes(page, measureSelectors, clip ?? { ...layout.layoutScroll, ...viewportFor(req) }, layout, scale)
+      ? await measureBoxes(page, measureSelectors, clip ?? { ...(await layout()).layoutScroll, ...viewportFor(req) }, await layout(), scale)
       : undefined;
     let bytes: Buffer;
     if (format === 'webp') {
-      const shot = await webpScreenshot(page, cdp, clip, quality!, req, { layout, scale, caps });
+      const shot = await webpScreenshot(page, await session(), clip, quality!, req, { layout: clip ? undefined : await layout(), scale, caps });
       bytes = shot.bytes;
       truncation ??= shot.truncation;
     } else {
@@ -65,7 +69,8 @@ export async function captureImage(
     }
     return { bytes, contentType: CONTENT_TYPES[format], truncated: truncation !== undefined, truncation, ...(boxes && { boxes }) };
   } finally {
-    await cdp.detach().catch(() => undefined);
+    // (The cast: TypeScript does not see `session` assign it.)
+    await (cdp as CDPSession | undefined)?.detach().catch(() => undefined);
   }
 }
 
@@ -77,7 +82,8 @@ export async function captureImage(
  */
 async function webpScreenshot(
   page: Page, cdp: CDPSession, clip: Rect | undefined, quality: number, req: ImageRequest,
-  at: { layout: Layout; scale: number; caps: ImageCaps },
+  /** `layout` is needed only without a clip: then the region is the visible one. */
+  at: { layout: Layout | undefined; scale: number; caps: ImageCaps },
 ): Promise<{ bytes: Buffer; truncation?: string }> {
   if (req.animations === 'disabled') {
     await page.evaluate(() => document.getAnimations().forEach((a) => {
@@ -85,7 +91,7 @@ async function webpScreenshot(
     })).catch(() => undefined);
   }
   if (req.caret === 'hide') await page.addStyleTag({ content: '*{caret-color:transparent !important}' });
-  let region = clip ? { ...clip, scale: at.scale } : { ...at.layout.visible, scale: at.scale * at.layout.pinchZoom };
+  let region = clip ? { ...clip, scale: at.scale } : { ...at.layout!.visible, scale: at.scale * at.layout!.pinchZoom };
   let truncation: string | undefined;
   if (!clip) {
     const fitted = fitToCaps(region.width, region.height, region.scale, at.caps);
