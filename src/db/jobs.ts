@@ -61,7 +61,7 @@ export interface ListQuery { status?: JobStatus; limit: number; before?: { creat
  * A finished job keeps only what its result download needs of the request: headers, cookies and
  * credentials the page was rendered with are not kept at rest once they have served their purpose.
  */
-const KEEP_AFTER_FINISH = `request = CASE kind WHEN 'capture' THEN request -- a monitor id and a reason: nothing secret
+export const KEEP_AFTER_FINISH = `request = CASE kind WHEN 'capture' THEN request -- a monitor id and a reason: nothing secret
   ELSE json_object('filename', json_extract(request, '$.filename'), 'format', json_extract(request, '$.format')) END`;
 
 /** The jobs API shows render jobs only; capture jobs are seen through their monitor. */

@@ -1,5 +1,6 @@
 // Everything one API key owns, across tables: stopping it all when the key is revoked, and deleting it
 // all when the key is purged. Each method is one statement; callers wrap them in one transaction.
+import { KEEP_AFTER_FINISH } from './jobs.js';
 import type { Db } from './open.js';
 
 /** What a revocation stopped. */
@@ -20,9 +21,7 @@ export class KeyDataStore {
   private readonly stmts;
 
   constructor(db: Db) {
-    const finished = `status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
-      request = CASE kind WHEN 'capture' THEN request
-        ELSE json_object('filename', json_extract(request, '$.filename'), 'format', json_extract(request, '$.format')) END`;
+    const finished = `status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now, ${KEEP_AFTER_FINISH}`;
     this.stmts = {
       cancelJobs: db.prepare(`UPDATE jobs SET ${finished} WHERE key_id = @keyId AND status IN ('queued', 'running') RETURNING id`),
       pauseMonitors: db.prepare(`UPDATE monitors SET paused = 1, next_run_at = NULL, updated_at = @now
