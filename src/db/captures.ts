@@ -3,6 +3,42 @@ import type { Box } from '../render/capture-image.js';
 import type { Db } from './open.js';
 export type CaptureReason = 'schedule' | 'manual' | 'catch-up';
 
+/** An element a changed region overlaps, with its text in the baseline and in this capture. */
+export interface RegionElement { selector: string; tag: string; before: string | null; after: string | null }
+
+/** A changed area of the capture (image pixels) and what lies behind it. */
+export interface Region extends Box {
+  /** Changed pixels counted in it. */
+  pixels?: number;
+  /** Up to 5 elements it overlaps, the largest overlap first. */
+  elements?: RegionElement[];
+}
+
+/** One piece of a word-level diff (jsdiff's shape): unchanged, or added, or removed. */
+export interface WordPart { value: string; added?: true; removed?: true }
+
+export interface TextChange {
+  kind: 'added' | 'removed' | 'changed';
+  before: string | null;
+  after: string | null;
+  /** Where the block is in this capture (in the baseline for a removed one), image pixels. */
+  box: Box | null;
+  selector: string | null;
+  /** Changed blocks: the word-level diff from before to after. */
+  words?: WordPart[];
+}
+
+/** One notifyWhen rule as this capture found it. */
+export interface ConditionResult {
+  index: number;
+  selector: string;
+  /** The rule's test (textContains, numberBelow, ...). */
+  test: string;
+  met: boolean;
+  /** What was read: the element's text, or the number parsed from it; null when nothing matched. */
+  value: string | number | null;
+}
+
 export interface CaptureRecord {
   id: string;
   monitorId: string;
@@ -23,11 +59,23 @@ export interface CaptureRecord {
   confirmed: boolean;
   diffPixels: number;
   diffRatio: number;
-  regions: Box[];
+  regions: Region[];
   ignoredBoxes: Box[];
   truncated: boolean;
   error: { code: string; message: string } | null;
+  /** The file holding this capture's text blocks (what the next capture's text is compared with). */
+  textKey: string | null;
+  /** At most MAX_TEXT_CHANGES, in reading order. */
+  textChanges: TextChange[];
+  /** All text changes found, including those not kept. */
+  textChangesTotal: number;
+  conditions: ConditionResult[];
+  conditionErrors: string[];
+  /** Every notifyWhen rule is true and one became true; null when the monitor has none. */
+  conditionsMet: boolean | null;
 }
+
+export const MAX_TEXT_CHANGES = 50;
 
 /** `storedBytes`: what its image and diff image take on disk (counted against monitors.maxStoredBytesPerKey); 0 if absent. */
 export type NewCapture = Omit<CaptureRecord, 'createdAt'> & { storedBytes?: number };
@@ -37,6 +85,8 @@ interface Row {
   duration_ms: number; width: number | null; height: number | null; sha256: string | null; image_key: string | null;
   diff_key: string | null; baseline_id: string | null; changed: number; confirmed: number; diff_pixels: number; diff_ratio: number;
   regions: string; ignored_boxes: string; truncated: number; error_code: string | null; error_message: string | null;
+  text_key: string | null; text_changes: string; text_changes_total: number; conditions: string; condition_errors: string;
+  conditions_met: number | null;
 }
 
 function toRecord(r: Row): CaptureRecord {
@@ -46,8 +96,14 @@ function toRecord(r: Row): CaptureRecord {
     diffKey: r.diff_key, baselineId: r.baseline_id, changed: r.changed === 1, confirmed: r.confirmed === 1, diffPixels: r.diff_pixels,
     diffRatio: r.diff_ratio, regions: JSON.parse(r.regions) as Box[], ignoredBoxes: JSON.parse(r.ignored_boxes) as Box[],
     truncated: r.truncated === 1, error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
+    textKey: r.text_key, textChanges: JSON.parse(r.text_changes) as TextChange[], textChangesTotal: r.text_changes_total,
+    conditions: JSON.parse(r.conditions) as ConditionResult[], conditionErrors: JSON.parse(r.condition_errors) as string[],
+    conditionsMet: r.conditions_met === null ? null : r.conditions_met === 1,
   };
 }
+
+interface FileKeys { id: string; imageKey: string | null; diffKey: string | null; textKey: string | null }
+const fileKeysOf = (r: Omit<FileKeys, 'id'>) => [r.imageKey, r.diffKey, r.textKey].filter((k): k is string => k !== null);
 
 export class CaptureStore {
   private readonly stmts;
@@ -56,10 +112,10 @@ export class CaptureStore {
     this.stmts = {
       insert: db.prepare(`INSERT INTO captures (id, monitor_id, status, reason, spec_version, taken_at, duration_ms, width, height,
           sha256, image_key, diff_key, baseline_id, changed, confirmed, diff_pixels, diff_ratio, regions, ignored_boxes, truncated,
-          error_code, error_message, stored_bytes)
+          error_code, error_message, stored_bytes, text_key, text_changes, text_changes_total, conditions, condition_errors, conditions_met)
         VALUES (@id, @monitorId, @status, @reason, @specVersion, @takenAt, @durationMs, @width, @height,
           @sha256, @imageKey, @diffKey, @baselineId, @changed, @confirmed, @diffPixels, @diffRatio, @regions, @ignoredBoxes, @truncated,
-          @errorCode, @errorMessage, @storedBytes)`),
+          @errorCode, @errorMessage, @storedBytes, @textKey, @textChanges, @textChangesTotal, @conditions, @conditionErrors, @conditionsMet)`),
       byKey: db.prepare(`SELECT c.* FROM captures c JOIN monitors m ON m.id = c.monitor_id WHERE c.id = ? AND m.key_id = ?`),
       list: db.prepare(`SELECT * FROM captures WHERE monitor_id = @monitorId
         AND (@beforeAt IS NULL OR taken_at < @beforeAt OR (taken_at = @beforeAt AND id < @beforeId))
@@ -69,7 +125,7 @@ export class CaptureStore {
       // Everything older than the newest `keep`, except the baseline the next capture is compared with.
       prune: db.prepare(`DELETE FROM captures WHERE monitor_id = @monitorId AND id != @baselineId AND id NOT IN (
           SELECT id FROM captures WHERE monitor_id = @monitorId ORDER BY taken_at DESC, id DESC LIMIT @keep)
-        RETURNING id, image_key AS imageKey, diff_key AS diffKey`),
+        RETURNING id, image_key AS imageKey, diff_key AS diffKey, text_key AS textKey`),
       storedBytesOfKey: db.prepare(`SELECT COALESCE(SUM(c.stored_bytes), 0) AS total FROM captures c
         JOIN monitors m ON m.id = c.monitor_id WHERE m.key_id = ?`),
       // A key's captures that hold files, oldest first, except each monitor's current baseline (the
@@ -79,9 +135,9 @@ export class CaptureStore {
           AND c.id != COALESCE((SELECT b.id FROM captures b WHERE b.monitor_id = c.monitor_id AND b.spec_version = m.spec_version
             AND b.status = 'succeeded' ORDER BY b.taken_at DESC, b.id DESC LIMIT 1), '')
         ORDER BY c.taken_at ASC, c.id ASC`),
-      remove: db.prepare('DELETE FROM captures WHERE id = ? RETURNING image_key AS imageKey, diff_key AS diffKey'),
+      remove: db.prepare('DELETE FROM captures WHERE id = ? RETURNING image_key AS imageKey, diff_key AS diffKey, text_key AS textKey'),
       exists: db.prepare('SELECT 1 FROM captures WHERE id = ?'),
-      holdsFile: db.prepare('SELECT 1 FROM captures WHERE id = ? AND (image_key = ? OR diff_key = ?)'),
+      holdsFile: db.prepare('SELECT 1 FROM captures WHERE id = ? AND (image_key = @key OR diff_key = @key OR text_key = @key)'),
     };
   }
 
@@ -89,6 +145,8 @@ export class CaptureStore {
     this.stmts.insert.run({
       ...c, changed: c.changed ? 1 : 0, confirmed: c.confirmed ? 1 : 0, truncated: c.truncated ? 1 : 0,
       regions: JSON.stringify(c.regions), ignoredBoxes: JSON.stringify(c.ignoredBoxes),
+      textChanges: JSON.stringify(c.textChanges), conditions: JSON.stringify(c.conditions), conditionErrors: JSON.stringify(c.conditionErrors),
+      conditionsMet: c.conditionsMet === null ? null : c.conditionsMet ? 1 : 0,
       errorCode: c.error?.code ?? null, errorMessage: c.error?.message ?? null, storedBytes: c.storedBytes ?? 0,
     });
   }
@@ -112,9 +170,8 @@ export class CaptureStore {
 
   /** Delete rows past retention: their ids, and the file keys they held (remove those once the transaction commits). */
   prune(monitorId: string, keep: number, baselineId: string | undefined): { ids: string[]; keys: string[] } {
-    const rows = this.stmts.prune.all({ monitorId, keep, baselineId: baselineId ?? '' }) as
-      { id: string; imageKey: string | null; diffKey: string | null }[];
-    return { ids: rows.map((r) => r.id), keys: rows.flatMap((r) => [r.imageKey, r.diffKey].filter((k): k is string => k !== null)) };
+    const rows = this.stmts.prune.all({ monitorId, keep, baselineId: baselineId ?? '' }) as FileKeys[];
+    return { ids: rows.map((r) => r.id), keys: rows.flatMap(fileKeysOf) };
   }
 
   /** Bytes the captures of a key's monitors keep on disk (captures from before this was counted: 0). */
@@ -139,10 +196,10 @@ export class CaptureStore {
       if (excess <= 0) break;
     }
     for (const id of victims) {
-      const row = this.stmts.remove.get(id) as { imageKey: string | null; diffKey: string | null } | undefined;
+      const row = this.stmts.remove.get(id) as Omit<FileKeys, 'id'> | undefined;
       if (!row) continue;
       ids.push(id);
-      keys.push(...[row.imageKey, row.diffKey].filter((k): k is string => k !== null));
+      keys.push(...fileKeysOf(row));
     }
     return { ids, keys };
   }
@@ -153,6 +210,6 @@ export class CaptureStore {
 
   /** Whether capture `id` still refers to the stored file `key` (its image or its diff). */
   holdsFile(id: string, key: string): boolean {
-    return this.stmts.holdsFile.get(id, key, key) !== undefined;
+    return this.stmts.holdsFile.get(id, { key }) !== undefined;
   }
 }

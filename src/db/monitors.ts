@@ -23,7 +23,7 @@ export interface MonitorRecord {
 
 interface Row {
   id: string; key_id: string; name: string; url: string; schedule: string; timezone: string; paused: number;
-  capture: string; diff: string; notify: string; retention: string; webhook_url: string | null; base_url: string;
+  capture: string; diff: string; notify_when: string; notify: string; retention: string; webhook_url: string | null; base_url: string;
   spec_version: number; last_run_at: string | null; next_run_at: string | null; last_status: MonitorStatus | null;
   last_change_at: string | null; skipped_runs: number; created_at: string; updated_at: string;
 }
@@ -34,7 +34,7 @@ function toRecord(r: Row): MonitorRecord {
     settings: {
       name: r.name, url: r.url, schedule: r.schedule, timezone: r.timezone, paused: r.paused === 1,
       capture: JSON.parse(r.capture) as MonitorSettings['capture'], diff: JSON.parse(r.diff) as MonitorSettings['diff'],
-      notify: JSON.parse(r.notify) as MonitorSettings['notify'], retention: JSON.parse(r.retention) as MonitorSettings['retention'],
+      notifyWhen: JSON.parse(r.notify_when) as MonitorSettings['notifyWhen'], notify: JSON.parse(r.notify) as MonitorSettings['notify'], retention: JSON.parse(r.retention) as MonitorSettings['retention'],
       ...(r.webhook_url !== null && { webhookUrl: r.webhook_url }),
     },
     baseUrl: r.base_url, specVersion: r.spec_version, lastRunAt: r.last_run_at, nextRunAt: r.next_run_at,
@@ -45,7 +45,7 @@ function toRecord(r: Row): MonitorRecord {
 function settingsParams(s: MonitorSettings & { name: string }) {
   return {
     name: s.name, url: s.url, schedule: s.schedule, timezone: s.timezone, paused: s.paused ? 1 : 0,
-    capture: JSON.stringify(s.capture), diff: JSON.stringify(s.diff), notify: JSON.stringify(s.notify),
+    capture: JSON.stringify(s.capture), diff: JSON.stringify(s.diff), notifyWhen: JSON.stringify(s.notifyWhen), notify: JSON.stringify(s.notify),
     retention: JSON.stringify(s.retention), webhookUrl: s.webhookUrl ?? null,
   };
 }
@@ -58,9 +58,9 @@ export class MonitorStore {
 
   constructor(db: Db) {
     this.stmts = {
-      insert: db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, paused, capture, diff, notify, retention,
+      insert: db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, paused, capture, diff, notify_when, notify, retention,
           webhook_url, base_url, created_at, updated_at)
-        VALUES (@id, @keyId, @name, @url, @schedule, @timezone, @paused, @capture, @diff, @notify, @retention,
+        VALUES (@id, @keyId, @name, @url, @schedule, @timezone, @paused, @capture, @diff, @notifyWhen, @notify, @retention,
           @webhookUrl, @baseUrl, @now, @now)`),
       byId: db.prepare('SELECT * FROM monitors WHERE id = ?'),
       byKey: db.prepare('SELECT * FROM monitors WHERE id = ? AND key_id = ?'),
@@ -74,7 +74,7 @@ export class MonitorStore {
       countByPaused: db.prepare('SELECT paused, COUNT(*) AS n FROM monitors GROUP BY paused'),
       nextRuns: db.prepare('SELECT next_run_at AS at FROM monitors WHERE paused = 0 AND next_run_at IS NOT NULL ORDER BY next_run_at LIMIT ?'),
       update: db.prepare(`UPDATE monitors SET name = @name, url = @url, schedule = @schedule, timezone = @timezone, paused = @paused,
-          capture = @capture, diff = @diff, notify = @notify, retention = @retention, webhook_url = @webhookUrl,
+          capture = @capture, diff = @diff, notify_when = @notifyWhen, notify = @notify, retention = @retention, webhook_url = @webhookUrl,
           base_url = @baseUrl, spec_version = spec_version + @specBump, updated_at = @now
         WHERE id = @id`),
       delete: db.prepare('DELETE FROM monitors WHERE id = ?'),

@@ -3,23 +3,32 @@
 // record the outcome. Failures are thrown to the job worker, which retries or fails the job (and the
 // recorder then writes a failed capture).
 import { performance } from 'node:perf_hooks';
-import type { CaptureRecord, CaptureStore, NewCapture } from '../db/captures.js';
+import type { CaptureRecord, CaptureStore, NewCapture, Region } from '../db/captures.js';
 import type { JobRecord } from '../db/jobs.js';
 import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
 import type { DiffResult } from '../diff/compare.js';
 import { ImageTooLarge, pngSize, sha256, type CaptureImage, type Differ } from '../diff/differ.js';
 import { renderFailed } from '../errors.js';
+import type { DiffMode } from '../http/schemas/monitors.js';
 import type { ImageRequest } from '../http/schemas/render.js';
 import type { JobRunner } from '../jobs/worker.js';
 import type { Logger } from '../log.js';
 import type { Box } from '../render/capture-image.js';
+import type { PageBlock, PageFacts } from '../render/page-facts.js';
 import type { Renderer } from '../render/renderer.js';
+import type { RunStep } from '../render/steps.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../storage/file-store.js';
 import { openSecrets } from './capture-secrets.js';
+import { evaluateConditions } from './conditions.js';
+import { withElements } from './region-elements.js';
+import { compareTexts, type TextComparison } from './text-changes.js';
 import { newCaptureId, type CaptureJobRequest, type CaptureRecorder } from './recorder.js';
 
-interface Shot extends CaptureImage { boxes: Box[]; truncated: boolean }
+interface Shot extends CaptureImage { boxes: Box[]; truncated: boolean; facts: PageFacts }
+
+/** A capture compared with its baseline. */
+interface Outcome { diff: DiffResult; text: TextComparison; regions: Region[]; changed: boolean }
 
 export class CaptureJobRunner implements JobRunner {
   constructor(
@@ -47,37 +56,43 @@ export class CaptureJobRunner implements JobRunner {
     let shot = await this.shoot(monitor, signal);
     const baseline = this.captures.baseline(monitor.id, monitor.specVersion);
     const baselineImage = baseline && await this.baselineImage(baseline);
-    let diff: DiffResult | undefined;
+    const baselineBlocks = baselineImage ? await this.baselineBlocks(baseline!) : undefined;
+    let outcome: Outcome | undefined;
     let confirmed = false;
     if (baseline && baselineImage) {
-      diff = await this.compare(monitor, baseline, baselineImage, shot);
+      outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       // A change seen once may be a transient (a slide mid-way, a late banner): look again first.
-      if (isChange(diff, monitor) && monitor.settings.diff.confirm) {
+      if (outcome.changed && monitor.settings.diff.confirm) {
         confirmed = true;
         shot = await this.shoot(monitor, signal);
-        diff = await this.compare(monitor, baseline, baselineImage, shot);
+        outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       }
     }
+    const conditions = evaluateConditions(monitor.settings.notifyWhen, shot.facts.probes, baseline?.conditions);
     if (signal.aborted) return;
 
     const id = newCaptureId();
     const keys = captureFileKeys(monitor.id, id);
-    const imageKey = keys.image;
-    const diffKey = diff?.diffPng ? keys.diff : null;
-    await this.files.put(imageKey, shot.bytes);
-    if (diffKey) await this.files.put(diffKey, diff!.diffPng!);
+    const diffPng = outcome?.diff.diffPng ?? null;
+    const diffKey = diffPng ? keys.diff : null;
+    const textBytes = Buffer.from(JSON.stringify(shot.facts.blocks));
+    await this.files.put(keys.image, shot.bytes);
+    if (diffKey) await this.files.put(diffKey, diffPng!);
+    await this.files.put(keys.text, textBytes);
     const { width, height } = pngSize(shot.bytes);
     const capture: NewCapture = {
       id, monitorId: monitor.id, status: 'succeeded', reason, specVersion: monitor.specVersion, takenAt: takenAt.toISOString(),
-      durationMs: Math.round(performance.now() - started), width, height, sha256: shot.sha256, imageKey, diffKey,
-      baselineId: baselineImage ? baseline!.id : null, changed: diff !== undefined && isChange(diff, monitor), confirmed,
-      diffPixels: diff?.diffPixels ?? 0, diffRatio: diff?.diffRatio ?? 0, regions: diff?.regions ?? [], ignoredBoxes: shot.boxes,
-      truncated: shot.truncated, error: null, storedBytes: shot.bytes.length + (diffKey ? diff!.diffPng!.length : 0),
+      durationMs: Math.round(performance.now() - started), width, height, sha256: shot.sha256, imageKey: keys.image, diffKey,
+      baselineId: baselineImage ? baseline!.id : null, changed: outcome?.changed ?? false, confirmed,
+      diffPixels: outcome?.diff.diffPixels ?? 0, diffRatio: outcome?.diff.diffRatio ?? 0, regions: outcome?.regions ?? [], ignoredBoxes: shot.boxes,
+      truncated: shot.truncated, error: null, storedBytes: shot.bytes.length + (diffPng?.length ?? 0) + textBytes.length,
+      textKey: keys.text, textChanges: outcome?.text.changes ?? [], textChangesTotal: outcome?.text.total ?? 0,
+      conditions: conditions.results, conditionErrors: conditions.errors, conditionsMet: conditions.met,
     };
     const released = this.recorder.succeeded(job, owner, monitor, capture, new Date());
     if (released === undefined) {
       // Not this worker's job any more (canceled, taken over) or the monitor is gone: nothing was recorded.
-      await Promise.all([this.files.remove(imageKey), diffKey ? this.files.remove(diffKey) : undefined]);
+      await Promise.all([keys.image, diffKey, keys.text].map((key) => key && this.files.remove(key)));
       return;
     }
     this.onEvent();
@@ -85,10 +100,13 @@ export class CaptureJobRunner implements JobRunner {
   }
 
   private async shoot(monitor: MonitorRecord, signal: AbortSignal): Promise<Shot> {
+    const { diff, notifyWhen } = monitor.settings;
     const out = await this.renderer.renderImage(captureRequest(monitor, this.secrets), signal, {
-      background: true, measureSelectors: monitor.settings.diff.ignoreSelectors,
+      background: true, measureSelectors: diff.ignoreSelectors, steps: captureSteps(monitor, this.secrets),
+      facts: { textSelector: diff.textSelector, probeSelectors: notifyWhen.map((rule) => rule.selector) },
     });
-    const shot = { bytes: out.bytes, sha256: sha256(out.bytes), boxes: out.boxes ?? [], truncated: out.truncated };
+    const facts = out.facts ?? { blocks: [], probes: [] };
+    const shot = { bytes: out.bytes, sha256: sha256(out.bytes), boxes: out.boxes ?? [], truncated: out.truncated, facts };
     await refuseOversized(() => this.differ.check(shot, 'captured'));
     return shot;
   }
@@ -104,11 +122,31 @@ export class CaptureJobRunner implements JobRunner {
     }
   }
 
-  private compare(monitor: MonitorRecord, baseline: CaptureRecord, baselineImage: CaptureImage, shot: Shot): Promise<DiffResult> {
-    const { threshold, includeAA, ignoreRegions } = monitor.settings.diff;
+  /** The baseline's text blocks; none for a capture taken before they were kept, or whose file is gone. */
+  private async baselineBlocks(baseline: CaptureRecord): Promise<PageBlock[]> {
+    if (!baseline.textKey) return [];
+    try {
+      return JSON.parse((await this.files.get(baseline.textKey)).toString('utf8')) as PageBlock[];
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      return [];
+    }
+  }
+
+  /** The capture against the baseline: pixels and text, and whether that is a change in the monitor's mode. */
+  private async compare(
+    monitor: MonitorRecord, baseline: CaptureRecord, baselineImage: CaptureImage, baselineBlocks: PageBlock[] | undefined, shot: Shot,
+  ): Promise<Outcome> {
+    const { threshold, includeAA, ignoreRegions, ignoreText, mode, minChangeRatio } = monitor.settings.diff;
     // An ignored element may have moved or resized: leave out where it was in either image.
     const ignore = [...ignoreRegions, ...baseline.ignoredBoxes, ...shot.boxes];
-    return refuseOversized(() => this.differ.compare(baselineImage, shot, { threshold, includeAA, ignore }));
+    const [diff, text] = await Promise.all([
+      refuseOversized(() => this.differ.compare(baselineImage, shot, { threshold, includeAA, ignore })),
+      compareTexts(baselineBlocks ?? [], shot.facts.blocks, { ignoreText }),
+    ]);
+    const visual = diff.regions.length > 0 && diff.diffRatio >= minChangeRatio;
+    const regions = withElements(diff.regions, baselineBlocks ?? [], shot.facts.blocks);
+    return { diff, text, regions, changed: isChange(mode, visual, text.total > 0) };
   }
 }
 
@@ -125,9 +163,11 @@ async function refuseOversized<T>(step: () => T | Promise<T>): Promise<T> {
   }
 }
 
-/** `changed` as the contract defines it; a ratio of 0 with minChangeRatio 0 is still no change. */
-function isChange(diff: DiffResult, monitor: MonitorRecord): boolean {
-  return diff.diffPixels > 0 && diff.diffRatio >= monitor.settings.diff.minChangeRatio;
+/** diff.mode: "visual" — the pixels decide; "text" — only the text does; "both" — either one. */
+export function isChange(mode: DiffMode, visual: boolean, text: boolean): boolean {
+  if (mode === 'text') return text;
+  if (mode === 'both') return visual || text;
+  return visual;
 }
 
 /**
@@ -135,16 +175,21 @@ function isChange(diff: DiffResult, monitor: MonitorRecord): boolean {
  * always PNG. Secrets that do not decrypt (another key) fail the capture rather than send garbage.
  */
 export function captureRequest(monitor: MonitorRecord, secrets: SecretBox): ImageRequest {
-  const capture = openSecrets(monitor.settings.capture, secrets, monitor.id);
+  const { steps: _steps, ...capture } = openSecrets(monitor.settings.capture, secrets, monitor.id);
   return { ...capture, url: monitor.settings.url, format: 'png', response: 'binary', async: false };
 }
 
+/** The monitor's steps as the renderer runs them (SKELETON: helper D opens secret fill values here). */
+export function captureSteps(monitor: MonitorRecord, _secrets: SecretBox): RunStep[] {
+  return monitor.settings.capture.steps.map(({ action, selector, value }) => ({ action, selector, value }));
+}
+
 /** A capture's files live in its monitor's folder, so deleting the monitor removes them in one go. */
-export function captureFileKeys(monitorId: string, captureId: string): { image: string; diff: string } {
-  return { image: `${monitorId}/${captureId}`, diff: `${monitorId}/${captureId}-diff` };
+export function captureFileKeys(monitorId: string, captureId: string): { image: string; diff: string; text: string } {
+  return { image: `${monitorId}/${captureId}`, diff: `${monitorId}/${captureId}-diff`, text: `${monitorId}/${captureId}-text` };
 }
 
 /** The capture a stored file belongs to: the inverse of captureFileKeys. */
 export function captureIdOfFileKey(key: string): string {
-  return key.slice(key.indexOf('/') + 1).replace(/-diff$/, '');
+  return key.slice(key.indexOf('/') + 1).replace(/-(diff|text)$/, '');
 }

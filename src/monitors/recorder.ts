@@ -48,7 +48,8 @@ export class CaptureRecorder {
       const status: MonitorStatus = capture.baselineId === null ? 'baseline' : capture.changed ? 'changed' : 'unchanged';
       this.monitors.recordRun(current.id, status, now);
       const record = { ...capture, createdAt: capture.takenAt };
-      if (capture.changed) this.tell(current, 'change', 'monitor.changed', record, now);
+      // With notifyWhen rules, a change is told only once they hold (conditionsMet is null without rules).
+      if (capture.changed && capture.conditionsMet !== false) this.tell(current, 'change', 'monitor.changed', record, now);
       this.tell(current, 'capture', 'capture.completed', record, now);
       const retained = this.prune(current);
       // Then the key's storage cap, across its monitors: the oldest captures go first, never a
@@ -79,6 +80,7 @@ export class CaptureRecorder {
       width: null, height: null, sha256: null, imageKey: null, diffKey: null, baselineId: null, changed: false, confirmed: false,
       diffPixels: 0, diffRatio: 0, regions: [], ignoredBoxes: [], truncated: false,
       error: job.error ?? { code: 'internal', message: 'the capture failed' },
+      textKey: null, textChanges: [], textChangesTotal: 0, conditions: [], conditionErrors: [], conditionsMet: null,
     };
     this.captures.insert(capture);
     this.monitors.recordRun(monitor.id, 'failed', now);

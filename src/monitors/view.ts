@@ -3,6 +3,10 @@
 import type { CaptureRecord } from '../db/captures.js';
 import type { MonitorRecord } from '../db/monitors.js';
 import { maskSecrets } from './capture-secrets.js';
+import { summarize } from './text-changes.js';
+
+/** How many text changes a monitor.changed event carries (the capture keeps up to MAX_TEXT_CHANGES). */
+export const EVENT_TEXT_CHANGES = 10;
 
 /** Capture secrets (header and cookie values, the password) are write-only: shown as "••••". */
 export function monitorView(m: MonitorRecord) {
@@ -44,6 +48,13 @@ export function captureView(c: CaptureRecord, baseUrl: string) {
     ...(c.diffKey && { diffUrl: diffUrl(baseUrl, c.id) }),
     ...(c.truncated && { truncated: true }),
     ...(c.error && { error: c.error }),
+    ...(c.status === 'succeeded' && {
+      textChanges: c.textChanges,
+      textChangesTotal: c.textChangesTotal,
+      conditions: c.conditions,
+      conditionErrors: c.conditionErrors,
+      conditionsMet: c.conditionsMet,
+    }),
   };
 }
 export type CaptureView = ReturnType<typeof captureView>;
@@ -61,6 +72,12 @@ export function captureEventData(m: MonitorRecord, c: CaptureRecord): Record<str
     diffPixels: c.diffPixels,
     diffRatio: c.diffRatio,
     regions: c.regions,
+    summary: summarize(c.textChanges, c.textChangesTotal),
+    textChanges: c.textChanges.slice(0, EVENT_TEXT_CHANGES),
+    textChangesTotal: c.textChangesTotal,
+    conditions: c.conditions,
+    conditionErrors: c.conditionErrors,
+    conditionsMet: c.conditionsMet,
     imageUrl: imageUrl(m.baseUrl, c.id),
     ...(c.diffKey && { diffUrl: diffUrl(m.baseUrl, c.id) }),
     ...(c.baselineId && { baselineImageUrl: imageUrl(m.baseUrl, c.baselineId) }),

@@ -2,6 +2,7 @@ import type { BrowserContext, CDPSession, Page } from 'playwright';
 import type { ImageRequest } from '../http/schemas/render.js';
 import { fitToCaps, truncationOf, type ImageCaps } from './image-caps.js';
 import { measureBoxes, type Box } from './measure-boxes.js';
+import { readPageFacts, type FactsRequest, type PageFacts } from './page-facts.js';
 import { elementRect, readLayout, type Layout, type Rect } from './page-geometry.js';
 import { deviceScaleFor, viewportFor } from './viewport.js';
 
@@ -16,6 +17,8 @@ export interface ImageCapture {
   truncation?: string;
   /** Boxes of the measured selectors, in image pixels of this capture. */
   boxes?: Box[];
+  /** What `facts` asked to read, from the page as captured. */
+  facts?: PageFacts;
 }
 
 const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
@@ -26,7 +29,7 @@ const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp'
  * which can redefine devicePixelRatio, scrollHeight and the rest; and every region is cut to the caps.
  */
 export async function captureImage(
-  page: Page, context: BrowserContext, req: ImageRequest, caps: ImageCaps, measureSelectors: string[] = [],
+  page: Page, context: BrowserContext, req: ImageRequest, caps: ImageCaps, measureSelectors: string[] = [], factsRequest?: FactsRequest,
 ): Promise<ImageCapture> {
   const format = req.format === 'jpg' ? 'jpeg' : req.format;
   const quality = format === 'png' ? undefined : (req.quality ?? 80);
@@ -52,9 +55,9 @@ export async function captureImage(
       truncation = truncationOf(fitted.cut, req.fullPage);
     }
 
-    const boxes = measureSelectors.length
-      ? await measureBoxes(page, measureSelectors, clip ?? { ...(await layout()).layoutScroll, ...viewportFor(req) }, await layout(), scale)
-      : undefined;
+    const area = async () => clip ?? { ...(await layout()).layoutScroll, ...viewportFor(req) };
+    const boxes = measureSelectors.length ? await measureBoxes(page, measureSelectors, await area(), await layout(), scale) : undefined;
+    const facts = factsRequest ? await readPageFacts(page, factsRequest, await area(), await layout(), scale) : undefined;
     let bytes: Buffer;
     if (format === 'webp') {
       const shot = await webpScreenshot(page, await session(), clip, quality!, req, { layout: clip ? undefined : await layout(), scale, caps });
@@ -67,7 +70,7 @@ export async function captureImage(
         animations: req.animations, caret: req.caret, scale: 'device',
       });
     }
-    return { bytes, contentType: CONTENT_TYPES[format], truncated: truncation !== undefined, truncation, ...(boxes && { boxes }) };
+    return { bytes, contentType: CONTENT_TYPES[format], truncated: truncation !== undefined, truncation, ...(boxes && { boxes }), ...(facts && { facts }) };
   } finally {
     // (The cast: TypeScript does not see `session` assign it.)
     await (cdp as CDPSession | undefined)?.detach().catch(() => undefined);

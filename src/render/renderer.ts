@@ -15,7 +15,9 @@ import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
 import { MainFrameNavigations } from './navigations.js';
 import { targetOrigin } from './origin-headers.js';
+import type { FactsRequest, PageFacts } from './page-facts.js';
 import { firstLine, preparePage, readyPage } from './prepare.js';
+import type { RunStep } from './steps.js';
 import { deviceScaleFor, viewportFor } from './viewport.js';
 
 export interface RenderOutput {
@@ -32,6 +34,8 @@ export interface RenderOutput {
   blockedRequests: number;
   /** Images: boxes of `measureSelectors` in image pixels. */
   boxes?: Box[];
+  /** Images: what `options.facts` asked to read, at the moment of the capture. */
+  facts?: PageFacts;
 }
 
 export interface RenderOptions {
@@ -39,6 +43,10 @@ export interface RenderOptions {
   background?: boolean;
   /** Images: measure these selectors' boxes on the page as captured (a monitor's ignoreSelectors). */
   measureSelectors?: string[];
+  /** Images: read these facts of the page as captured (monitor captures: text blocks, notifyWhen elements). */
+  facts?: FactsRequest;
+  /** Run after the page has loaded and before the capture (a monitor's capture.steps, secrets opened). */
+  steps?: RunStep[];
 }
 
 export interface Renderer {
@@ -71,7 +79,7 @@ export class PlaywrightRenderer implements Renderer {
     const viewport = viewportFor(req);
     const over = viewportOverCaps(viewport.width, viewport.height, deviceScaleFor(req), caps);
     if (over) return Promise.reject(renderFailed(over));
-    return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, caps, options.measureSelectors));
+    return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, caps, options.measureSelectors, options.facts));
   }
 
   private async render(

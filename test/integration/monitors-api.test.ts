@@ -28,9 +28,9 @@ const STABLE_BG = { r: 0x22, g: 0x66, b: 0xbb };
 
 const CAPTURE_DEFAULTS = {
   colorScheme: 'light', reducedMotion: 'reduce', javaScriptEnabled: true, headersScope: 'origin', waitUntil: 'load', delay: 0, timeout: 30_000,
-  scrollPage: false, fullPage: false, omitBackground: false, animations: 'disabled', caret: 'hide',
+  scrollPage: false, fullPage: false, omitBackground: false, animations: 'disabled', caret: 'hide', steps: [],
 };
-const DIFF_DEFAULTS = { threshold: 0.1, includeAA: false, minChangeRatio: 0.001, ignoreRegions: [], ignoreSelectors: [], confirm: true };
+const DIFF_DEFAULTS = { mode: 'visual', ignoreText: [], threshold: 0.1, includeAA: false, minChangeRatio: 0, ignoreRegions: [], ignoreSelectors: [], confirm: true };
 
 // --- expected next runs (computed here, independently of node-cron) -----------------------------------
 
@@ -190,7 +190,7 @@ describe('monitors API', () => {
       expect(res.headers.get('location')).toBe(`/api/monitors/${m.id}`);
       expect(m).toStrictEqual({
         id: m.id, name: stableUrl(), url: stableUrl(), schedule: YEARLY, timezone: 'UTC', paused: false,
-        capture: CAPTURE_DEFAULTS, diff: DIFF_DEFAULTS, notify: ['change', 'failure'], retention: { keep: 100 },
+        capture: CAPTURE_DEFAULTS, diff: DIFF_DEFAULTS, notifyWhen: [], notify: ['change', 'failure'], retention: { keep: 100 },
         createdAt: expect.stringMatching(ISO), updatedAt: m.createdAt, nextRunAt: expect.stringMatching(ISO), skippedRuns: 0,
       });
       expect(Date.parse(m.createdAt)).toBeGreaterThanOrEqual(before - 1000);
@@ -556,6 +556,7 @@ describe('monitors API', () => {
         takenAt: expect.stringMatching(ISO), durationMs: expect.any(Number), width: 1280, height: 800,
         changed: false, confirmed: false, diffPixels: 0, diffRatio: 0, regions: [], baselineId: null,
         imageUrl: `${svc.url}/api/captures/${first.id}/image`,
+        textChanges: [], textChangesTotal: 0, conditions: [], conditionErrors: [], conditionsMet: null,
       });
       expect(first.durationMs).toBeGreaterThan(0);
 

@@ -279,7 +279,7 @@ it('retention keep 2: only the newest captures (plus the current baseline) are k
   const monitor = await createMonitor({ url: page.url, retention: { keep: 2 }, diff: { confirm: false } });
   const folder = join(svc.dataDir, 'captures', monitor.id);
   const filesOf = (captures: CaptureJson[]) => captures.flatMap((c) => [
-    ...(c.imageUrl ? [c.id] : []), ...(c.diffUrl ? [`${c.id}-diff`] : []),
+    ...(c.imageUrl ? [c.id, `${c.id}-text`] : []), ...(c.diffUrl ? [`${c.id}-diff`] : []),
   ]).sort();
 
   const taken: CaptureJson[] = [];
@@ -295,7 +295,7 @@ it('retention keep 2: only the newest captures (plus the current baseline) are k
   expect(kept.map((c) => c.id)).toEqual([taken[4]!.id, taken[3]!.id]);
   for (const c of kept) expect(c.diffUrl).toEqual(expect.any(String));
   const expectedFiles = filesOf(kept);
-  expect(expectedFiles).toHaveLength(4); // image + diff of each
+  expect(expectedFiles).toHaveLength(6); // image, diff and text blocks of each
   await until('the pruned captures\' files to be removed', () => {
     const files = readdirSync(folder).sort();
     return JSON.stringify(files) === JSON.stringify(expectedFiles) || undefined;
@@ -340,5 +340,5 @@ it('retention keep 2 with failing captures: the newest two plus the last good ca
     [failed[1]!.id, failed[0]!.id, good.id],
     [failed[2]!.id, failed[1]!.id, good.id],
   ]);
-  expect(filesAfterFailures).toEqual([good.id, `${good.id}-diff`].sort());
+  expect(filesAfterFailures).toEqual([good.id, `${good.id}-diff`, `${good.id}-text`].sort());
 });

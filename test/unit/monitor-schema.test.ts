@@ -132,14 +132,14 @@ describe('monitorSchema: timezone', () => {
 describe('monitorSchema: defaults', () => {
   const CAPTURE_DEFAULTS = {
     colorScheme: 'light', reducedMotion: 'reduce', javaScriptEnabled: true, headersScope: 'origin', waitUntil: 'load', delay: 0, timeout: 30_000,
-    scrollPage: false, fullPage: false, omitBackground: false, animations: 'disabled', caret: 'hide',
+    scrollPage: false, fullPage: false, omitBackground: false, animations: 'disabled', caret: 'hide', steps: [],
   };
-  const DIFF_DEFAULTS = { threshold: 0.1, includeAA: false, minChangeRatio: 0.001, ignoreRegions: [], ignoreSelectors: [], confirm: true };
+  const DIFF_DEFAULTS = { mode: 'visual', ignoreText: [], threshold: 0.1, includeAA: false, minChangeRatio: 0, ignoreRegions: [], ignoreSelectors: [], confirm: true };
 
   it('a bare {url, schedule} gets every documented default, and no name (the service names it by its url)', () => {
     expect(accepted(BASE)).toStrictEqual({
       url: BASE.url, schedule: BASE.schedule, timezone: 'UTC', paused: false,
-      capture: CAPTURE_DEFAULTS, diff: DIFF_DEFAULTS, notify: ['change', 'failure'], retention: { keep: 100 },
+      capture: CAPTURE_DEFAULTS, diff: DIFF_DEFAULTS, notifyWhen: [], notify: ['change', 'failure'], retention: { keep: 100 },
     });
   });
 

@@ -3,8 +3,10 @@
 import cron from 'node-cron';
 import { z } from 'zod';
 import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
+import { notifyWhenSchema } from './conditions.js';
 import { imageSizeRules } from './image-size.js';
 import { httpUrl, imageOptions, oneCaptureMode, pageOptions, validTimeZone, type SchemaLimits } from './render.js';
+import { stepsSchema } from './steps.js';
 
 export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
 
@@ -47,6 +49,7 @@ export function captureOptionsSchema(limits: SchemaLimits) {
     .extend({
       // Motion that respects the preference stops, so a carousel does not read as a change.
       reducedMotion: z.enum(['reduce', 'no-preference']).default('reduce').describe('Default "reduce" for monitors'),
+      steps: stepsSchema,
     })
     .strict()
     .superRefine((value, ctx) => {
@@ -55,10 +58,21 @@ export function captureOptionsSchema(limits: SchemaLimits) {
     });
 }
 
+export const DIFF_MODES = ['visual', 'text', 'both'] as const;
+export type DiffMode = (typeof DIFF_MODES)[number];
+
+/** Patterns in diff.ignoreText; checked for catastrophic backtracking by the text-changes module. */
+export const ignoreTextSchema = z.array(z.string().min(1).max(500)).max(20).default([])
+  .describe('Regular expressions (JavaScript syntax, case-sensitive) whose matches are blanked before texts are compared, e.g. dates');
+
 export const diffOptionsSchema = z.object({
+  mode: z.enum(DIFF_MODES).default('visual')
+    .describe('What counts as a change: "visual" (changed regions; text explains), "text" (only a text change), "both" (either)'),
+  textSelector: z.string().min(1).max(1000).optional().describe('Compare only the text inside this element (its first match)'),
+  ignoreText: ignoreTextSchema,
   threshold: z.number().min(0).max(1).default(0.1).describe('pixelmatch colour threshold, 0..1'),
-  includeAA: z.boolean().default(false).describe('Count anti-aliased pixels as changed'),
-  minChangeRatio: z.number().min(0).max(1).default(0.001).describe('Changed when diffRatio >= this'),
+  includeAA: z.boolean().default(false).describe('Count anti-aliased pixels as changed everywhere, not only beside a real change'),
+  minChangeRatio: z.number().min(0).max(1).default(0).describe('Also require diffRatio >= this (0, the default: off)'),
   ignoreRegions: z.array(box).max(100).default([]).describe('Boxes in capture pixels left out of the count'),
   ignoreSelectors: z.array(z.string().min(1)).max(100).default([]).describe('Elements whose boxes are left out of the count'),
   confirm: z.boolean().default(true).describe('Capture again before reporting a change'),
@@ -73,6 +87,7 @@ export function monitorSchema(limits: SchemaLimits & { maxRetention: number; min
     paused: z.boolean().default(false),
     capture: captureOptionsSchema(limits).prefault({}),
     diff: diffOptionsSchema.prefault({}),
+    notifyWhen: notifyWhenSchema,
     notify: z.array(z.enum(NOTIFY_EVENTS)).max(NOTIFY_EVENTS.length)
       .refine((list) => new Set(list).size === list.length, 'each event at most once')
       .default(['change', 'failure']),
