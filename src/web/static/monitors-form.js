@@ -4,6 +4,7 @@ import { ApiError } from '/assets/api.js';
 import { loadCaptures } from '/assets/monitors-history.js';
 import { handleError } from '/assets/monitors-key.js';
 import { loadList, renderList } from '/assets/monitors-list.js';
+import { listFieldOf, listProblems, readLists, setLists } from '/assets/monitors-form-lists.js';
 import { $, h, json, notice, relativeTime, setAlert, state } from '/assets/monitors-util.js';
 
 /** Where each field of the API shows its error: API path → [input id, error element id]. */
@@ -20,16 +21,21 @@ const FIELDS = {
   'diff.threshold': ['f-threshold', 'f-threshold-error'],
   'diff.minChangeRatio': ['f-minratio', 'f-minratio-error'],
   'diff.confirm': ['f-confirm', 'f-confirm-error'],
+  'diff.mode': ['f-mode', 'f-mode-error'],
+  'diff.textSelector': ['f-textselector', 'f-textselector-error'],
   notify: ['f-notify-change', 'f-notify-error'],
   webhookUrl: ['f-webhook', 'f-webhook-error'],
   'retention.keep': ['f-keep', 'f-keep-error'],
   retention: ['f-keep', 'f-keep-error'],
 };
-const FIELD_ORDER = ['f-name', 'f-url', 'f-schedule', 'f-timezone', 'f-fullpage', 'f-vw', 'f-vh', 'f-ignore',
-  'f-threshold', 'f-minratio', 'f-confirm', 'f-notify-change', 'f-webhook', 'f-keep'];
 
-/** The field of an API path: the longest known prefix ("diff.ignoreSelectors.2" → diff.ignoreSelectors). */
+/**
+ * The field of an API path: a row of a list (`notifyWhen.1.numberBelow` → rule 2's value), else the
+ * longest known prefix ("diff.ignoreSelectors.2" → diff.ignoreSelectors).
+ */
 function fieldOf(path) {
+  const listField = listFieldOf(String(path ?? ''));
+  if (listField) return listField;
   const parts = String(path ?? '').split('.');
   while (parts.length) {
     const field = FIELDS[parts.join('.')];
@@ -45,16 +51,18 @@ function describedBy(input, errorId, on) {
   if (ids.size) input.setAttribute('aria-describedby', [...ids].join(' ')); else input.removeAttribute('aria-describedby');
 }
 
+/** Inputs, selects and textareas can be invalid; a list's Add button only carries its list's error. */
+const canBeInvalid = (el) => ['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName);
+
 function clearFieldErrors() {
   setAlert($('form-error'), 'error', '');
-  for (const [inputId, errorId] of Object.values(FIELDS)) {
-    const input = $(inputId);
-    input.removeAttribute('aria-invalid');
-    describedBy(input, errorId, false);
-    $(errorId).textContent = '';
-    $(errorId).hidden = true;
+  const form = $('monitor-form');
+  for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
+  for (const error of form.querySelectorAll('.field-error')) {
+    for (const el of form.querySelectorAll(`[aria-describedby~="${CSS.escape(error.id)}"]`)) describedBy(el, error.id, false);
+    error.textContent = '';
+    error.hidden = true;
   }
-  for (const box of document.querySelectorAll('#f-notify-group input')) box.removeAttribute('aria-invalid');
 }
 
 /** Shows each problem next to its field (aria-invalid, .field-error) and focuses the first one. */
@@ -73,16 +81,17 @@ function showFieldErrors(problems, summary) {
     const error = $(errorId);
     error.textContent = error.textContent ? `${error.textContent} ${message}` : message;
     error.hidden = false;
-    input.setAttribute('aria-invalid', 'true');
+    if (canBeInvalid(input)) input.setAttribute('aria-invalid', 'true');
     if (inputId === 'f-notify-change') for (const box of document.querySelectorAll('#f-notify-group input[name="notify"]')) box.setAttribute('aria-invalid', 'true');
     describedBy(input, errorId, true);
-    invalid.add(inputId);
+    invalid.add(input);
   }
   const count = problems.length;
   setAlert($('form-error'), 'error', summary ?? `The monitor was not saved: ${count} field${count === 1 ? ' needs' : 's need'} fixing.`,
     unplaced.length ? h('ul', {}, unplaced.map((text) => h('li', {}, text))) : null);
-  const first = FIELD_ORDER.find((id) => invalid.has(id));
-  if (first) $(first).focus();
+  // The first problem in the form's order takes the focus.
+  const first = [...invalid].sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0];
+  if (first) first.focus();
   else $('form-error').scrollIntoView({ block: 'nearest' });
 }
 
@@ -100,6 +109,7 @@ function openCreate() {
   let tz = 'UTC';
   try { tz = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'; } catch { /* keep UTC */ }
   $('f-timezone').value = tz;
+  setLists(null);
   $('form-title').textContent = 'New monitor';
   $('form-submit').textContent = 'Create monitor';
   showForm();
@@ -126,6 +136,9 @@ export async function openEdit(id) {
   $('f-threshold').value = m.diff?.threshold ?? '';
   $('f-minratio').value = m.diff?.minChangeRatio ?? '';
   $('f-confirm').checked = m.diff?.confirm ?? true;
+  $('f-mode').value = m.diff?.mode ?? 'visual';
+  $('f-textselector').value = m.diff?.textSelector ?? '';
+  setLists(m);
   for (const box of document.querySelectorAll('#f-notify-group input[name="notify"]')) box.checked = (m.notify ?? []).includes(box.value);
   $('f-webhook').value = m.webhookUrl ?? '';
   $('f-keep').value = m.retention?.keep ?? '';
@@ -170,18 +183,24 @@ function formBody(editing) {
     const value = numberOf($(id));
     return value === '' ? empty : value;
   };
+  // The lists are sent whole (a Merge Patch replaces an array): an emptied list is [].
+  const lists = readLists();
   const body = {
     name: text('f-name') || empty,
     url: text('f-url'),
     schedule: text('f-schedule').replace(/\s+/g, ' '),
     timezone: text('f-timezone') || 'UTC',
-    capture: { fullPage: $('f-fullpage').checked },
+    capture: { fullPage: $('f-fullpage').checked, steps: lists.steps },
     diff: {
       ignoreSelectors: $('f-ignore').value.split('\n').map((line) => line.trim()).filter(Boolean),
       threshold: num('f-threshold'),
       minChangeRatio: num('f-minratio'),
       confirm: $('f-confirm').checked,
+      mode: $('f-mode').value,
+      textSelector: text('f-textselector') || empty,
+      ignoreText: lists.ignoreText,
     },
+    notifyWhen: lists.notifyWhen,
     notify: [...document.querySelectorAll('#f-notify-group input[name="notify"]:checked')].map((box) => box.value),
     webhookUrl: text('f-webhook') || empty,
     retention: { keep: num('f-keep') },
@@ -221,7 +240,7 @@ function localProblems() {
       problems.push({ path, message: 'Enter a number.' });
     }
   }
-  return problems;
+  return [...problems, ...listProblems()];
 }
 
 $('monitor-form').addEventListener('submit', async (event) => {
