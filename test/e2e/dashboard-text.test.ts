@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { findChromium } from '../../src/render/chromium-path.js';
+import { captureNow } from '../helpers/capture-now.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
@@ -43,6 +44,11 @@ beforeAll(async () => {
   fx.route('/shop', (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(shopHtml(version));
+  });
+  // 60 lines that all change between versions: more text changes than a capture keeps (50).
+  fx.route('/list', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><meta charset="utf-8"><title>List</title><ul>${Array.from({ length: 60 }, (_, i) => `<li>Line ${i + 1} reads ${version === 1 ? 'alpha' : 'omega'}</li>`).join('')}</ul>`);
   });
   key = svc.createKey('dashboard-text').key;
   browser = await chromium.launch({ executablePath: findChromium(''), args: ['--no-sandbox'] });
@@ -262,5 +268,198 @@ it('shows the API field errors beside the list rows and controls they name', asy
   await page.getByRole('button', { name: 'Remove rule 20' }).click();
   expect(await page.getByRole('button', { name: 'Add rule' }).isDisabled()).toBe(false);
   await page.getByRole('button', { name: 'Cancel' }).click();
+  expect(problems).toEqual([]);
+});
+
+interface Box { x: number; y: number; width: number; height: number }
+interface TextChange { kind: string; before: string | null; after: string | null; selector: string | null; box: Box | null; words?: { value: string; added?: true; removed?: true }[] }
+interface CaptureView {
+  id: string; status: string; changed: boolean; regions: (Box & { elements?: { selector: string; tag: string; before: string | null; after: string | null }[] })[];
+  textChanges: TextChange[]; textChangesTotal: number;
+  conditions: { index: number; selector: string; test: string; met: boolean; value: string | number | null }[];
+  conditionErrors: string[]; conditionsMet: boolean | null;
+}
+
+/** The second capture of the "Teapot view" monitor, which the view tests look at. */
+let teapotView: CaptureView | undefined;
+
+/** A monitor made through the API, captured at version 1 then 2 (real captures of the fixture page): the second, as the API shows it. */
+async function capturedTwice(body: Record<string, unknown>): Promise<{ id: string; capture: CaptureView }> {
+  version = 1;
+  const res = await svc.call('POST', '/api/monitors', key, { schedule: '0 0 1 1 *', ...body });
+  expect(res.status).toBe(201);
+  const { id } = (await res.json()) as { id: string };
+  const first = await captureNow(svc, key, id);
+  expect(first.status).toBe('succeeded');
+  version = 2;
+  const second = await captureNow(svc, key, id, first.id);
+  expect(second.status).toBe('succeeded');
+  const capture = (await (await svc.call('GET', `/api/captures/${second.id}`, key)).json()) as CaptureView;
+  return { id, capture };
+}
+
+async function openHistoryOf(name: string, captureId: string) {
+  await page.locator('#refresh').click();
+  const r = page.locator('#monitor-rows tr', { hasText: name });
+  await r.waitFor();
+  await r.getByRole('button', { name: `History of ${name}` }).click();
+  await until('the capture selected', async () => (await page.locator(`#captures button[data-capture="${captureId}"]`).getAttribute('aria-pressed')) === 'true', 15_000);
+  await until('its image', () => page.locator('#single-img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 15_000);
+}
+
+/** Where the outline is, in the capture's pixels (its inner edge: the border is drawn outside the box). */
+const outlineBox = () => page.evaluate(() => {
+  const outline = document.getElementById('region-outline');
+  if (!outline || outline.hidden) return null;
+  const img = document.getElementById('single-img') as HTMLImageElement;
+  const o = outline.getBoundingClientRect();
+  const i = img.getBoundingClientRect();
+  const scale = img.naturalWidth / i.width;
+  const border = outline.clientLeft;
+  return { x: (o.x + border - i.x) * scale, y: (o.y + border - i.y) * scale, width: (o.width - 2 * border) * scale, height: (o.height - 2 * border) * scale };
+});
+
+function expectNear(actual: Box | null, expected: Box, slack: number) {
+  expect(actual).not.toBeNull();
+  for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(actual![k] - expected[k]), `${k}: ${actual![k]} vs ${expected[k]}`).toBeLessThanOrEqual(slack);
+}
+
+it('shows a capture\'s text diff beside the image, struck through and underlined, word by word', async () => {
+  const { capture } = await capturedTwice({ name: 'Teapot view', url: `${fx.url}/shop`, notifyWhen: [
+    { selector: '.price', numberBelow: 20 }, { selector: '.stock', textContains: 'in stock' }, { selector: '.coupon', textContains: 'SAVE' },
+  ] });
+  teapotView = capture;
+  expect(capture.changed).toBe(true);
+  const kinds = capture.textChanges.map((t) => t.kind);
+  expect(kinds).toEqual(expect.arrayContaining(['changed', 'removed', 'added']));
+  await openHistoryOf('Teapot view', capture.id);
+
+  const items = page.locator('#text-changes > li');
+  expect(await items.count()).toBe(capture.textChanges.length);
+  expect(await page.locator('#text-changes-none').isVisible()).toBe(false);
+  expect(await page.locator('#text-changes-more').isVisible()).toBe(false);
+  // Each row says the API's change: without the <ins> parts it reads the text before, without the <del> parts the text after.
+  const shown = await items.evaluateAll((lis) => lis.map((li) => {
+    const text = li.querySelector('.tc-text')!;
+    const without = (tag: string) => [...text.childNodes].filter((n) => n.nodeName !== tag).map((n) => n.textContent).join('');
+    return { kind: li.querySelector('.tc-kind')!.textContent, before: without('INS'), after: without('DEL'),
+      dels: [...text.querySelectorAll('del')].map((d) => d.textContent), inses: [...text.querySelectorAll('ins')].map((d) => d.textContent) };
+  }));
+  capture.textChanges.forEach((change, i) => {
+    const row = shown[i]!;
+    expect(row.kind!.toLowerCase()).toBe(change.kind);
+    if (change.kind === 'added') expect(row).toMatchObject({ before: '', after: change.after, dels: [] });
+    if (change.kind === 'removed') expect(row).toMatchObject({ before: change.before, after: '', inses: [] });
+    if (change.kind === 'changed') {
+      expect(row.before.replace(/\s+/g, ' ').trim()).toBe(change.before!.replace(/\s+/g, ' ').trim());
+      expect(row.after.replace(/\s+/g, ' ').trim()).toBe(change.after!.replace(/\s+/g, ' ').trim());
+    }
+  });
+  // The price: only its changed word is struck through / added, the rest of the line is plain.
+  const price = shown.find((row) => row.before.includes('24.99'))!;
+  expect(price).toMatchObject({ kind: 'Changed' });
+  expect(price.after).toContain('19.99');
+  expect(price.dels.join('')).toContain('24');
+  expect(price.dels.join('')).not.toContain('Price');
+  expect(price.inses.join('')).toContain('19');
+  expect(shown.find((row) => row.kind === 'Removed')).toMatchObject({ before: 'Sale ends Friday', dels: ['Sale ends Friday'] });
+  expect(shown.find((row) => row.kind === 'Added')).toMatchObject({ after: 'Now with a matching lid', inses: ['Now with a matching lid'] });
+
+  // Removed struck through in red, added underlined in green (and said to screen readers: CSS generated text).
+  const look = (tag: string) => page.locator(`#text-changes ${tag}`).first().evaluate((el) => {
+    const style = getComputedStyle(el);
+    return { line: style.textDecorationLine, color: style.color, said: getComputedStyle(el, '::before').content };
+  });
+  const del = await look('del');
+  const ins = await look('ins');
+  expect(del.line).toContain('line-through');
+  expect(del.said).toContain('removed');
+  expect(ins.line).toContain('underline');
+  expect(ins.said).toContain('added');
+  const rgb = (css: string) => css.match(/\d+/g)!.map(Number);
+  const [dr, dg] = rgb(del.color);
+  const [ir, ig] = rgb(ins.color);
+  expect(dr!).toBeGreaterThan(dg! * 2); // red
+  expect(ig!).toBeGreaterThan(ir! * 2); // green
+
+  // Beside the image at laptop width; below it on a phone, with no sideways scroll.
+  const [stage, pane] = await Promise.all([page.locator('#single').boundingBox(), page.locator('.text-changes').boundingBox()]);
+  expect(pane!.x).toBeGreaterThanOrEqual(stage!.x + stage!.width);
+  expect(pane!.y).toBeLessThan(stage!.y + stage!.height);
+  await atLaptopAndPhone('capture-view', '#history-section');
+});
+
+it('lists the elements of each region and outlines the region on the image on hover and on focus', async () => {
+  const capture = teapotView;
+  expect(capture!.regions.length).toBeGreaterThan(0);
+  const regions = page.locator('#regions > li');
+  expect(await regions.count()).toBe(capture!.regions.length);
+  // Each region's rows are its elements, as the API lists them: selector, tag, text before and after.
+  for (const [i, region] of capture!.regions.entries()) {
+    expect(await regions.nth(i).locator('button').textContent()).toContain(`x ${region.x}, y ${region.y}, ${region.width} × ${region.height} px`);
+    const elements = region.elements ?? [];
+    expect(await regions.nth(i).locator('.element code').allTextContents()).toEqual(elements.map((e) => e.selector));
+    for (const [j, el] of elements.entries()) {
+      const dd = await regions.nth(i).locator('.element').nth(j).locator('dd').allTextContents();
+      expect(dd).toEqual([el.before ?? 'not there', el.after ?? 'not there'].map((t) => (t === '' ? 'no text' : t)));
+    }
+  }
+  const priceRegion = capture!.regions.findIndex((r) => r.elements?.some((e) => e.after?.includes('19.99')));
+  expect(priceRegion).toBeGreaterThanOrEqual(0);
+  const priceEl = capture!.regions[priceRegion]!.elements!.find((e) => e.after?.includes('19.99'))!;
+  expect(priceEl.before).toContain('24.99');
+
+  // No outline until a row is pointed at; pointing at each outlines its own region, leaving takes it away.
+  expect(await outlineBox()).toBeNull();
+  for (const [i, region] of capture!.regions.entries()) {
+    await regions.nth(i).locator('.elements, button').first().hover();
+    expectNear(await outlineBox(), region, 2);
+  }
+  await page.locator('#viewer-title').hover();
+  expect(await outlineBox()).toBeNull();
+
+  // The keyboard: focus on a region's button outlines it; Tab to the next moves the outline; leaving hides it.
+  await regions.nth(0).locator('button').focus();
+  expectNear(await outlineBox(), capture!.regions[0]!, 2);
+  if (capture!.regions.length > 1) {
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('li.region')?.getAttribute('data-index'))).toBe('1');
+    expectNear(await outlineBox(), capture!.regions[1]!, 2);
+  }
+  // At actual size (one image pixel per CSS pixel) the outline still sits on the region.
+  await page.getByRole('button', { name: 'Actual size' }).click();
+  await regions.nth(priceRegion).locator('button').click();
+  expectNear(await outlineBox(), capture!.regions[priceRegion]!, 1);
+  if (shots) await page.locator('#viewer').screenshot({ path: `${shots}/dashboard-text-region-outline-1280.png` });
+  await page.getByRole('button', { name: 'Actual size' }).click();
+  await page.locator('#history-close').focus();
+  expect(await outlineBox()).toBeNull();
+});
+
+it('shows the notifyWhen rules of a capture, which were true, and the errors', async () => {
+  const capture = teapotView;
+  // The fixture's truth: $19.99 is below 20, "in stock" is there, no .coupon on the page (false, and an error).
+  expect(capture!.conditions.map((r) => [r.selector, r.met])).toEqual([['.price', true], ['.stock', true], ['.coupon', false]]);
+  expect(capture!.conditionsMet).toBe(false);
+  expect(capture!.conditionErrors.length).toBeGreaterThan(0);
+
+  expect(await page.locator('#conditions-section').isVisible()).toBe(true);
+  const rules = page.locator('#conditions > li');
+  expect(await rules.evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.met))).toEqual(['true', 'true', 'false']);
+  expect(await rules.nth(0).textContent()).toMatch(/^true\s*Rule 1: \.price number is below 20 · read 19\.99$/);
+  expect(await rules.nth(2).textContent()).toContain('Rule 3: .coupon text contains “SAVE”');
+  expect(await page.locator('#conditions-met [data-met]').getAttribute('data-met')).toBe('false');
+  expect(await page.locator('#condition-errors li').allTextContents()).toEqual(capture!.conditionErrors);
+  expect(problems).toEqual([]);
+});
+
+it('says how many more text changes there are than the capture keeps', async () => {
+  const { capture } = await capturedTwice({ name: 'Long list', url: `${fx.url}/list` });
+  expect(capture.textChanges).toHaveLength(50);
+  expect(capture.textChangesTotal).toBe(60);
+  await openHistoryOf('Long list', capture.id);
+  expect(await page.locator('#text-changes > li').count()).toBe(50);
+  expect(await page.locator('#text-changes-more').textContent()).toBe('…and 10 more (a capture keeps the first 50).');
+  expect(await page.locator('#captures button[aria-pressed="true"]').textContent()).toContain('60 text changes');
   expect(problems).toEqual([]);
 });

@@ -1,7 +1,7 @@
 // The form's lists a monitor can hold any number of (up to the API's limits): diff.ignoreText patterns,
 // notifyWhen rules and capture.steps. Each row has its own labelled controls and its own error line, so
 // an API problem such as `notifyWhen.1.numberBelow` is shown beside the value of rule 2.
-import { $, h, setButtonText } from '/assets/monitors-util.js';
+import { $, h, RULE_TESTS as TESTS, setButtonText } from '/assets/monitors-util.js';
 
 /** What a stored secret reads in an answer; sent back, it keeps the stored value (the API's rule). */
 export const MASK = '••••';
@@ -9,16 +9,6 @@ export const MASK = '••••';
 /** The API's limit on each list; the Add button stops there (the API would refuse a 21st). */
 const MAX_ITEMS = 20;
 
-/** notifyWhen tests: [test, words, the kind of value it takes (null: none, the test is just `true`)]. */
-const TESTS = [
-  ['textContains', 'text contains', 'text'],
-  ['textNotContains', 'text does not contain', 'text'],
-  ['numberBelow', 'number is below', 'number'],
-  ['numberAbove', 'number is above', 'number'],
-  ['numberChanged', 'number changed', null],
-  ['appears', 'element appears', null],
-  ['disappears', 'element disappears', null],
-];
 const VALUE_KIND = Object.fromEntries(TESTS.map(([test, , kind]) => [test, kind]));
 
 /** capture.steps actions: which of selector / value each takes (as the API's schema), and what the value is. */

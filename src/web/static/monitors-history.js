@@ -1,6 +1,7 @@
 // A monitor's history: its captures (newest first, Load more), the selected capture's facts, and the
 // previous / current / diff / slider views, with the images fetched with the key as blob: URLs.
 import { ApiError } from '/assets/api.js';
+import { hideOutline, renderDetails } from '/assets/monitors-capture-details.js';
 import { handleError } from '/assets/monitors-key.js';
 import { runNow } from '/assets/monitors-list.js';
 import { $, absoluteTime, badge, call, captureResult, h, json, percent, relativeTime, setButtonText, state, timeEl } from '/assets/monitors-util.js';
@@ -104,6 +105,7 @@ function renderCaptures() {
         h('span', { class: 'cap-facts' },
           result,
           c.status === 'failed' ? null : h('span', { class: 'ratio' }, c.baselineId ? `${percent(c.diffRatio)} of pixels differ` : 'nothing to compare with'),
+          c.textChangesTotal ? h('span', { class: 'ratio' }, `${c.textChangesTotal.toLocaleString()} text change${c.textChangesTotal === 1 ? '' : 's'}`) : null,
           h('span', { class: 'hint' }, `${c.status}${c.reason && c.reason !== 'schedule' ? ` · ${c.reason}` : ''}`)),
         c.error ? h('span', { class: 'cap-error' }, `${c.error.code}: ${c.error.message}`) : null));
   }));
@@ -173,10 +175,7 @@ function selectCapture(id) {
     c.baselineId && c.status !== 'failed' ? ['Pixels changed', `${c.diffPixels.toLocaleString()} (${percent(c.diffRatio)})${c.confirmed ? ', confirmed by a second capture' : ''}`] : null,
   ].filter(Boolean);
   $('viewer-meta').replaceChildren(...facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
-  const regions = c.regions ?? [];
-  $('regions').replaceChildren(...regions.map((r) => h('li', {}, `x ${r.x}, y ${r.y}, ${r.width} × ${r.height} px`)));
-  $('regions-none').hidden = regions.length > 0;
-  $('regions-none').textContent = c.status === 'failed' ? 'None: the capture failed.' : c.baselineId ? 'None.' : 'None: this capture is a baseline.';
+  renderDetails(c, state.monitors.get(hist.monitorId));
   const available = viewsOf(c);
   for (const button of document.querySelectorAll('#viewer button[data-view]')) {
     const ok = available.has(button.dataset.view);
@@ -214,6 +213,7 @@ async function showView(view) {
   const c = selectedCapture();
   if (!hist || !c) return;
   hist.view = view;
+  hideOutline();
   for (const button of document.querySelectorAll('#viewer button[data-view]')) {
     button.setAttribute('aria-pressed', String(button.dataset.view === view));
   }

@@ -109,3 +109,14 @@ export function captureResult(c) {
   if (!c.baselineId) return 'baseline (first capture to compare with)';
   return c.changed ? `changed, ${percent(c.diffRatio)} of the pixels` : 'unchanged';
 }
+
+/** notifyWhen tests: [test, words, the kind of value it takes (null: none, the test is just `true`)]. */
+export const RULE_TESTS = [
+  ['textContains', 'text contains', 'text'],
+  ['textNotContains', 'text does not contain', 'text'],
+  ['numberBelow', 'number is below', 'number'],
+  ['numberAbove', 'number is above', 'number'],
+  ['numberChanged', 'number changed', null],
+  ['appears', 'element appears', null],
+  ['disappears', 'element disappears', null],
+];

@@ -7,7 +7,9 @@
 //   monitors-key.js      the key panel, and what a refused key does (handleError)
 //   monitors-list.js     the list, its refresh, and the row actions (pause, run now, delete)
 //   monitors-form.js     the create / edit form and its field errors
+//   monitors-form-lists.js  the form's lists: ignoreText patterns, notifyWhen rules, capture steps
 //   monitors-history.js  the captures and the previous / current / diff / slider viewer
+//   monitors-capture-details.js  a capture's text changes, rules, and regions with their elements
 // The modules call each other's functions (the list opens the history, the history runs a capture…), so
 // some imports are circular. That is safe because they only run each other's code from event handlers
 // and from the start below, once every module has been evaluated; none calls another at its top level.
