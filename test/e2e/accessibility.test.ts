@@ -1,7 +1,8 @@
 // Every page audited with axe-core (WCAG 2.0/2.1/2.2 A and AA rules, plus axe's best practices) in a real
 // Chromium against the running service, at laptop and phone widths, in the states a user sees: the
 // converter before and after a conversion, the status page, the docs, and the dashboard without a key,
-// with its list, with the form showing field errors, and with a monitor's history and diff open.
+// with its list, with the form showing field errors (in its lists of patterns, rules and steps too), and
+// with a monitor's history open: its diff, its text changes, its notifyWhen rules and a region outlined.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright';
@@ -31,8 +32,12 @@ beforeAll(async () => {
     res.end(`<!doctype html><title>Watched</title><h1 style="font-size:64px">Version ${version}</h1>`);
   });
   key = svc.createKey('a11y').key;
-  // A monitor with a baseline and a changed capture, so the history has a diff to show.
-  const res = await svc.call('POST', '/api/monitors', key, { url: `${fx.url}/watched`, schedule: '0 0 1 1 *', name: 'Watched page' });
+  // A monitor with a baseline and a changed capture, so the history has a diff, a text change and
+  // its rules to show (one rule true, one whose element is missing: an error).
+  const res = await svc.call('POST', '/api/monitors', key, {
+    url: `${fx.url}/watched`, schedule: '0 0 1 1 *', name: 'Watched page',
+    notifyWhen: [{ selector: 'h1', textContains: 'Version' }, { selector: '.missing', textContains: 'x' }],
+  });
   expect(res.status).toBe(201);
   const { id } = await res.json() as { id: string };
   for (const v of [1, 2]) {
@@ -99,12 +104,42 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (_name, viewport) => {
     await until('the field errors', () => page.isVisible('#f-schedule-error'));
     expect(await violations(page)).toEqual([]);
 
+    // The lists, each row with an error beside a control (from the API), one step secret.
+    await page.fill('#f-url', `${fx.url}/watched`);
+    await page.fill('#f-schedule', '0 0 1 1 *');
+    await page.click('#f-ignoretext-add');
+    await page.fill('#f-ignoretext-list input', 'x'.repeat(501));
+    await page.click('#f-rules-add');
+    await page.fill('#f-rules-list input.selector', '.price');
+    await page.selectOption('#f-rules-list select.test', 'numberBelow');
+    await page.fill('#f-rules-list input.value', 'cheap');
+    await page.click('#f-rules-add');
+    await page.selectOption('#f-rules-list li:nth-child(2) select.test', 'appears');
+    for (const [action, value] of [['waitForTimeout', 'soon'], ['fill', 'secret']] as const) {
+      await page.click('#f-steps-add');
+      await page.selectOption('#f-steps-list li:last-child select.action', action);
+      await page.fill('#f-steps-list li:last-child input.value', value);
+    }
+    await page.fill('#f-steps-list li:last-child input.selector', '#password');
+    await page.check('#f-steps-list li:last-child input.secret');
+    await page.locator('#monitor-form [type="submit"]').click();
+    await until('the list errors', async () => (await page.locator('#monitor-form [aria-invalid="true"]').count()) >= 4);
+    expect(await violations(page)).toEqual([]);
+
     await page.goto(`${svc.url}/monitors`);
     await page.getByRole('button', { name: /^History/ }).first().click();
     await until('the capture view', () => page.isVisible('button[data-view="diff"]'));
     await page.click('button[data-view="diff"]');
     await until('the diff image', () => page.locator('#single-img').evaluate((img: HTMLImageElement) =>
       img.complete && img.naturalWidth > 0 && (document.getElementById('single-caption')?.textContent ?? '').startsWith('Diff')));
+    expect(await violations(page)).toEqual([]);
+
+    // The text diff (<del>/<ins>), the rules and their error, a region outlined by the focus on its row.
+    await until('the text diff', async () => (await page.locator('#text-changes del, #text-changes ins').count()) > 0);
+    await until('the rules', () => page.isVisible('#conditions-section'));
+    expect(await page.locator('#condition-errors li').count()).toBeGreaterThan(0);
+    await page.locator('#regions button').first().focus();
+    await until('the outline', () => page.isVisible('#region-outline'));
     expect(await violations(page)).toEqual([]);
   });
 });
