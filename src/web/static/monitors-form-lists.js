@@ -137,7 +137,11 @@ function syncStep(row) {
   value.disabled = needs.value === null;
   value.placeholder = needs.value ?? 'no value';
   secret.disabled = row.querySelector('select.action').value !== 'fill';
-  if (secret.disabled) secret.checked = false;
+  if (secret.disabled && secret.checked) {
+    secret.checked = false;
+    // A "••••" means "the stored secret": once the value is no longer secret it must be typed again.
+    if (value.value === MASK) value.value = '';
+  }
   value.type = secret.checked ? 'password' : 'text';
 }
 
