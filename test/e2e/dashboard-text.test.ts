@@ -262,11 +262,17 @@ it('shows the API field errors beside the list rows and controls they name', asy
   expect(await text(`#${await ruleRow(1).locator('input.value').getAttribute('id')}-error`)).toBe('Enter the number to compare with.');
   expect(await monitors()).toHaveLength(1);
 
-  // 20 rules is the limit: the Add button stops there.
-  while ((await rows('rules').count()) < 20) await page.getByRole('button', { name: 'Add rule' }).click();
-  expect(await page.getByRole('button', { name: 'Add rule' }).isDisabled()).toBe(true);
-  await page.getByRole('button', { name: 'Remove rule 20' }).click();
-  expect(await page.getByRole('button', { name: 'Add rule' }).isDisabled()).toBe(false);
+  // 20 of each list is the API's limit: the Add button stops there, and starts again below it.
+  for (const [list, noun] of [['ignoretext', 'pattern'], ['rules', 'rule'], ['steps', 'step']] as const) {
+    const add = page.getByRole('button', { name: `Add ${noun}` });
+    while ((await rows(list).count()) < 19) await add.click();
+    expect(await add.isDisabled(), `${noun} 19`).toBe(false);
+    await add.click();
+    expect(await rows(list).count()).toBe(20);
+    expect(await add.isDisabled(), `${noun} 20`).toBe(true);
+    await page.getByRole('button', { name: `Remove ${noun} 20` }).click();
+    expect(await add.isDisabled(), `${noun} back to 19`).toBe(false);
+  }
   await page.getByRole('button', { name: 'Cancel' }).click();
   expect(problems).toEqual([]);
 });
