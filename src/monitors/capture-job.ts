@@ -27,6 +27,8 @@ import { newCaptureId, type CaptureJobRequest, type CaptureRecorder } from './re
 
 interface Shot extends CaptureImage { boxes: Box[]; truncated: boolean; facts: PageFacts }
 
+const NO_TEXT_CHANGES: TextComparison = { changes: [], total: 0 };
+
 /** A capture compared with its baseline. */
 interface Outcome { diff: DiffResult; text: TextComparison; regions: Region[]; changed: boolean }
 
@@ -122,14 +124,17 @@ export class CaptureJobRunner implements JobRunner {
     }
   }
 
-  /** The baseline's text blocks; none for a capture taken before they were kept, or whose file is gone. */
-  private async baselineBlocks(baseline: CaptureRecord): Promise<PageBlock[]> {
-    if (!baseline.textKey) return [];
+  /**
+   * The baseline's text blocks; undefined for a capture taken before they were kept (or whose file is
+   * gone): its text is unknown, so nothing is said about text changes against it.
+   */
+  private async baselineBlocks(baseline: CaptureRecord): Promise<PageBlock[] | undefined> {
+    if (!baseline.textKey) return undefined;
     try {
       return JSON.parse((await this.files.get(baseline.textKey)).toString('utf8')) as PageBlock[];
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      return [];
+      return undefined;
     }
   }
 
@@ -142,7 +147,7 @@ export class CaptureJobRunner implements JobRunner {
     const ignore = [...ignoreRegions, ...baseline.ignoredBoxes, ...shot.boxes];
     const [diff, text] = await Promise.all([
       refuseOversized(() => this.differ.compare(baselineImage, shot, { threshold, includeAA, ignore })),
-      compareTexts(baselineBlocks ?? [], shot.facts.blocks, { ignoreText }),
+      baselineBlocks ? compareTexts(baselineBlocks, shot.facts.blocks, { ignoreText }) : NO_TEXT_CHANGES,
     ]);
     const visual = diff.regions.length > 0 && diff.diffRatio >= minChangeRatio;
     const regions = withElements(diff.regions, baselineBlocks ?? [], shot.facts.blocks);
