@@ -12,20 +12,32 @@ const MAX_LANG = 64;
 
 export async function readProbes(page: Page, selectors: string[]): Promise<Probe[]> {
   if (selectors.length === 0) return [];
-  const read: unknown = await page.evaluate(({ selectors, max }) => selectors.map((selector) => {
-    let element: Element | null;
-    try {
-      element = document.querySelector(selector);
-    } catch {
-      return { invalid: true };
+  const read: unknown = await page.evaluate(({ selectors, max }) => {
+    const answers: unknown[] = [];
+    for (let i = 0; i < selectors.length; i++) {
+      let element: Element | null;
+      try {
+        element = document.querySelector(selectors[i]!);
+      } catch {
+        answers[i] = { invalid: true };
+        continue;
+      }
+      try {
+        if (!element) {
+          answers[i] = { found: false };
+          continue;
+        }
+        // innerText is the rendered text (what a reader sees); an SVG or MathML element has none: textContent.
+        const text = element instanceof HTMLElement ? element.innerText : element.textContent;
+        const lang = element.closest('[lang]')?.getAttribute('lang') || document.documentElement.lang;
+        // Cut in the page too, so a huge text does not cross over; the service cuts again.
+        answers[i] = { found: true, text: typeof text === 'string' ? text.slice(0, max * 4) : '', lang };
+      } catch {
+        answers[i] = { unreadable: true }; // the page's own script broke the reading (a redefined DOM method)
+      }
     }
-    if (!element) return { found: false };
-    // innerText is the rendered text (what a reader sees); an SVG or MathML element has none: textContent.
-    const text = element instanceof HTMLElement ? element.innerText : element.textContent;
-    const lang = element.closest('[lang]')?.getAttribute('lang') || document.documentElement.lang;
-    // Cut in the page too, so a huge text does not cross over; the service cuts again.
-    return { found: true, text: typeof text === 'string' ? text.slice(0, max * 4) : '', lang };
-  }), { selectors, max: MAX_PROBE_TEXT });
+    return answers;
+  }, { selectors, max: MAX_PROBE_TEXT });
   const answers = Array.isArray(read) ? read : [];
   return selectors.map((selector, i) => probeOf(selector, answers[i]));
 }
@@ -33,6 +45,7 @@ export async function readProbes(page: Page, selectors: string[]): Promise<Probe
 function probeOf(selector: string, answer: unknown): Probe {
   const a = (answer !== null && typeof answer === 'object' ? answer : {}) as Record<string, unknown>;
   if (a.invalid === true) return { selector, found: false, text: null, lang: null, error: 'not a valid CSS selector' };
+  if (a.unreadable === true) return { selector, found: false, text: null, lang: null, error: 'the page\'s script prevented reading the element' };
   if (a.found !== true) return { selector, found: false, text: null, lang: null };
   return { selector, found: true, text: collapse(a.text), lang: languageTag(a.lang) };
 }
