@@ -20,6 +20,8 @@ const ARABIC_DECIMAL = '\u066B';
  * a thousands separator before fewer digits.
  */
 const NUMBER_TOKEN = /\d+(?:(?:[.,'\u066B\u066C]| (?=\d{3}(?!\d)))\d+)*/;
+/** Longer runs of digits and separators are not read as a number (null): none is written that long. */
+export const MAX_NUMBER_CHARS = 64;
 /** A minus sign right before the number (or before a currency symbol before it), not part of a word ("SKU-12"). */
 const MINUS_BEFORE = /(?:^|[^\p{L}\p{N}])[-\u2212] ?(?:\p{Sc} ?)?$/u;
 
@@ -31,21 +33,24 @@ interface Reading { value: number; whole: boolean }
 /**
  * The first number in `text`, read with the separators of `locale` (a BCP 47 tag such as "de-CH");
  * with no usable locale, or when the locale's reading stops before the end of the number, the
- * separators are guessed from the number's shape. null when the text holds no number (or one too large).
+ * separators are guessed from the number's shape. null when the text holds no number, or one longer than
+ * MAX_NUMBER_CHARS or too large to be finite.
  */
 export function firstNumber(text: string, locale?: string | null): number | null {
   const ascii = normalizeSeparators(asciiDigits(text));
-  const match = NUMBER_TOKEN.exec(ascii);
-  if (!match) return null;
-  const token = match[0];
+  const start = ascii.search(/\d/);
+  if (start < 0) return null;
+  // Read from a bounded window: a real number is far shorter, and page text may be digits and commas for pages.
+  const token = NUMBER_TOKEN.exec(ascii.slice(start, start + MAX_NUMBER_CHARS + 1))![0];
+  if (token.length > MAX_NUMBER_CHARS) return null;
   const bySeparators = locale ? localeSeparators(locale) : null;
   let reading = bySeparators ? read(token, bySeparators) : null;
   if (!reading?.whole) {
     const byShape = read(token, readByShape(token));
     if (!reading || byShape.whole) reading = byShape;
   }
-  if (!Number.isFinite(reading.value)) return null;
-  const negative = MINUS_BEFORE.test(ascii.slice(Math.max(0, match.index - 8), match.index));
+  if (!Number.isFinite(reading.value)) return null; // cannot happen within MAX_NUMBER_CHARS; kept as a guard
+  const negative = MINUS_BEFORE.test(ascii.slice(Math.max(0, start - 8), start));
   return negative && reading.value !== 0 ? -reading.value : reading.value;
 }
 
@@ -95,8 +100,7 @@ function read(token: string, { groups, decimal }: Separators): Reading {
   let grouped = 0;
   while (grouped < seps.length && groups.has(seps[grouped]!)) grouped++;
   // The longest well-formed prefix of the groups ("1,25" in en-US is 1, not 125).
-  let kept = grouped;
-  while (kept > 0 && !wellFormedGroups(runs.slice(1, kept + 1))) kept--;
+  const kept = wellFormedPrefix(runs.slice(1, grouped + 1));
   let digits = runs.slice(0, kept + 1).join('');
   let used = kept + 1;
   if (kept === grouped && kept < seps.length && seps[kept] === decimal) {
@@ -106,10 +110,14 @@ function read(token: string, { groups, decimal }: Separators): Reading {
   return { value: Number(digits), whole: used === runs.length };
 }
 
-function wellFormedGroups(groups: string[]): boolean {
-  if (groups.every((g) => g.length === 3)) return true;
-  const last = groups.length - 1;
-  return groups[last]!.length === 3 && groups.slice(0, last).every((g) => g.length === 2);
+/** How many of the groups, from the first, are well formed: threes ("1,299,999") or Indian twos then a three ("1,29,999"). */
+function wellFormedPrefix(groups: string[]): number {
+  let threes = 0;
+  while (threes < groups.length && groups[threes]!.length === 3) threes++;
+  let twos = 0;
+  while (twos < groups.length && groups[twos]!.length === 2) twos++;
+  const indian = twos > 0 && groups[twos]?.length === 3 ? twos + 1 : 0;
+  return Math.max(threes, indian);
 }
 
 function split(token: string): { runs: string[]; seps: string[] } {
@@ -163,8 +171,15 @@ function asciiDigits(text: string): string {
   return text.replace(/\p{Nd}/gu, (d) => {
     const code = d.codePointAt(0)!;
     if (code <= 0x39) return d;
-    let start = code;
-    while (/\p{Nd}/u.test(String.fromCodePoint(start - 1))) start--;
-    return String((code - start) % 10);
+    let value = digitValues.get(code);
+    if (value === undefined) {
+      let start = code;
+      while (/\p{Nd}/u.test(String.fromCodePoint(start - 1))) start--;
+      value = String((code - start) % 10);
+      digitValues.set(code, value); // bounded: Unicode has under a thousand decimal digits
+    }
+    return value;
   });
 }
+
+const digitValues = new Map<number, string>();

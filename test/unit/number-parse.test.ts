@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstNumber, localeSeparators } from '../../src/monitors/number-parse.js';
+import { firstNumber, localeSeparators, MAX_NUMBER_CHARS } from '../../src/monitors/number-parse.js';
 
 const NBSP = '\u00A0';
 const NNBSP = '\u202F';
@@ -118,6 +118,7 @@ describe('firstNumber: signs, boundaries and junk', () => {
     expect(firstNumber('2 300 ml bottles')).toBe(2300); // a space before exactly three digits groups
     expect(firstNumber('2 10 packs')).toBe(2); // not before two
     expect(firstNumber('In 2 3000 tries')).toBe(2); // nor before four
+    expect(firstNumber('1e400')).toBe(1); // no exponents: "e" ends the number
     expect(firstNumber('version 1.2.3')).toBe(1); // "." twice: it groups, but "2" is not a group; the reading stops
   });
 
@@ -128,11 +129,15 @@ describe('firstNumber: signs, boundaries and junk', () => {
     expect(firstNumber('∞', 'en-US')).toBeNull();
   });
 
-  it('gives null for a number too large to be finite, and bounded work for long junk', () => {
-    expect(firstNumber('9'.repeat(400))).toBeNull();
-    expect(firstNumber(`${'1,'.repeat(1000)}5`, 'en-US')).toBe(1);
+  it(`reads a number of up to ${MAX_NUMBER_CHARS} characters; a longer run of digits and separators is no number`, () => {
+    expect(firstNumber(`Price: ${'9'.repeat(MAX_NUMBER_CHARS)} left`)).toBe(Number('9'.repeat(MAX_NUMBER_CHARS)));
+    expect(firstNumber(`Price: ${'9'.repeat(MAX_NUMBER_CHARS + 1)} left`)).toBeNull();
+    expect(firstNumber(`${'1,'.repeat(1000)}5`, 'en-US')).toBeNull();
+    expect(firstNumber(`${'1,'.repeat(31)}5 items`, 'en-US')).toBe(1); // 63 characters: read, up to its first malformed group
     expect(firstNumber('x'.repeat(2000))).toBeNull();
   });
+
+
 
   it('reads digits of other scripts', () => {
     expect(firstNumber('१२३')).toBe(123); // Devanagari
