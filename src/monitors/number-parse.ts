@@ -33,14 +33,14 @@ interface Reading { value: number; whole: boolean }
 /**
  * The first number in `text`, read with the separators of `locale` (a BCP 47 tag such as "de-CH");
  * with no usable locale, or when the locale's reading stops before the end of the number, the
- * separators are guessed from the number's shape. null when the text holds no number, or one longer than
- * MAX_NUMBER_CHARS or too large to be finite.
+ * separators are guessed from the number's shape. null when the text holds no number, or a run of digits
+ * and separators longer than MAX_NUMBER_CHARS.
  */
 export function firstNumber(text: string, locale?: string | null): number | null {
   const ascii = normalizeSeparators(asciiDigits(text));
   const start = ascii.search(/\d/);
   if (start < 0) return null;
-  // Read from a bounded window: a real number is far shorter, and page text may be digits and commas for pages.
+  // Read within a bounded window: no real number is that long, and a hostile page could send 2,000 characters of "1,1,1".
   const token = NUMBER_TOKEN.exec(ascii.slice(start, start + MAX_NUMBER_CHARS + 1))![0];
   if (token.length > MAX_NUMBER_CHARS) return null;
   const bySeparators = locale ? localeSeparators(locale) : null;
