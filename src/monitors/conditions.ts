@@ -1,7 +1,8 @@
 // notifyWhen: the monitor's rules evaluated on what its capture read from the page (the probes), and
 // whether they now call for a notification. A change is told when every rule holds and at least one
 // of them did not hold on the previous capture: "tell me when the price drops below 20" fires once,
-// when it drops, not again at every later change while it stays below.
+// when it drops, not again at every later change while it stays below. Rules that came to hold on a
+// capture that was not a change (nothing was told) stay news until a change tells them.
 import type { ConditionResult } from '../db/captures.js';
 import { RULE_TESTS, type Rule, type RuleTest } from '../http/schemas/conditions.js';
 import type { Probe } from '../render/page-facts.js';
@@ -16,9 +17,12 @@ export interface ConditionOutcome {
   met: boolean | null;
 }
 
+/** What the previous capture (the baseline this one is compared with) recorded. */
+export interface PreviousCapture { conditions: ConditionResult[]; conditionsMet: boolean | null; changed: boolean }
+
 /**
  * The rules against this capture's probes (probes[i] read rules[i].selector) and the previous capture's
- * results (the baseline's `conditions`). A rule is true when:
+ * record. A rule is true when:
  * - textContains / textNotContains: the first match's text contains / does not contain the string,
  *   ignoring case (textNotContains is false when nothing matches);
  * - numberBelow / numberAbove: the first number in the text is below / above the value;
@@ -27,16 +31,20 @@ export interface ConditionOutcome {
  * A selector that matches nothing makes the rule false with an error, except for appears (false: that
  * is its answer) and disappears (true). An invalid selector, or a number rule on text without a
  * number, is false with an error.
- * `met` is true when every rule is true now and at least one was not true on the previous capture,
- * judged with the rule as it is now (a threshold may have been edited) from what that capture read.
- * A numberChanged rule that is true is always new (each change is news); a rule the previous capture
- * does not have (first capture, rule added or moved) was not true.
+ * `met` is true when every rule is true now and either at least one was not true on the previous capture,
+ * or the previous capture had them met but was no change, so nothing was told (a price that dropped on a
+ * capture whose pixels did not change is told with the next change while it stays low).
+ * "Was true" is judged with the rule as it is now (a threshold may have been edited) from what that
+ * capture read. A numberChanged rule that is true is always new (each change is news); a rule the
+ * previous capture does not have (first capture, rule added or moved) was not true.
  */
-export function evaluateConditions(rules: Rule[], probes: Probe[], previous: ConditionResult[] | undefined): ConditionOutcome {
+export function evaluateConditions(rules: Rule[], probes: Probe[], previousCapture: PreviousCapture | undefined): ConditionOutcome {
   if (rules.length === 0) return { results: [], errors: [], met: null };
   const results: ConditionResult[] = [];
   const errors: string[] = [];
-  let newlyTrue = false;
+  const previous = previousCapture?.conditions;
+  // Met last time on a capture that was no change: monitor.changed was not sent, so it is still news.
+  let newlyTrue = previousCapture?.conditionsMet === true && !previousCapture.changed;
   rules.forEach((rule, index) => {
     const test = testOf(rule);
     const probe = probes[index]?.selector === rule.selector ? probes[index] : undefined;

@@ -201,6 +201,24 @@ describe('appears / disappears: a sale banner', () => {
   });
 });
 
+describe('rules that already hold on the baseline', () => {
+  it('are told with the first change, since nothing was told yet', async () => {
+    const page = shop('/already-true', { banner: true });
+    const { id } = await createMonitor({ url: page.url, notifyWhen: [{ selector: '.banner', appears: true }] });
+    const baseline = await captureNow(id);
+    expect(baseline).toMatchObject({ changed: false, conditionsMet: true });
+    expect(types(await settledEventsOf(id, baseline.id))).toEqual(['capture.completed']); // a baseline is no change
+    page.state.price = '19,99 €';
+    const capture = await captureNow(id);
+    expect(capture).toMatchObject({ changed: true, conditionsMet: true });
+    expect(types(await settledEventsOf(id, capture.id))).toEqual(['capture.completed', 'monitor.changed']);
+    page.state.price = '18,99 €';
+    const later = await captureNow(id);
+    expect(later).toMatchObject({ changed: true, conditionsMet: false });
+    expect(types(await settledEventsOf(id, later.id))).toEqual(['capture.completed']);
+  });
+});
+
 describe('rules that cannot be read', () => {
   it('a selector that matches nothing, an invalid one, a price without a number: false with conditionErrors, no monitor.changed', async () => {
     const page = shop('/broken-rules');

@@ -1,21 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import type { ConditionResult } from '../../src/db/captures.js';
 import type { Rule } from '../../src/http/schemas/conditions.js';
-import { evaluateConditions } from '../../src/monitors/conditions.js';
+import { evaluateConditions, type PreviousCapture } from '../../src/monitors/conditions.js';
 import type { Probe } from '../../src/render/page-facts.js';
 
 const found = (selector: string, text: string, lang: string | null = null): Probe => ({ selector, found: true, text, lang });
 const missing = (selector: string): Probe => ({ selector, found: false, text: null, lang: null });
 
-/** Evaluates the rules on a sequence of captures, each given as its probes, feeding each result to the next. */
-function run(rules: Rule[], ...captures: Probe[][]) {
-  let previous: ConditionResult[] | undefined;
-  return captures.map((probes) => {
+/** A capture the evaluation sees: its probes, and whether its pixels (or text) changed; changed unless said. */
+type Capture = Probe[] | { probes: Probe[]; changed: boolean };
+
+/** Evaluates the rules on a sequence of captures, feeding each one's record to the next as its previous capture. */
+function run(rules: Rule[], ...captures: Capture[]) {
+  let previous: PreviousCapture | undefined;
+  return captures.map((capture) => {
+    const { probes, changed } = Array.isArray(capture) ? { probes: capture, changed: true } : capture;
     const outcome = evaluateConditions(rules, probes, previous);
-    previous = outcome.results;
+    previous = { conditions: outcome.results, conditionsMet: outcome.met, changed };
     return outcome;
   });
 }
+
+/** A previous capture that was a change (so whatever it met was told). */
+const told = (conditions: ConditionResult[]): PreviousCapture => ({ conditions, conditionsMet: true, changed: true });
 
 describe('evaluateConditions: met', () => {
   it('is null without rules, whatever the page holds', () => {
@@ -50,19 +57,33 @@ describe('evaluateConditions: met', () => {
     expect(outcomes[0]!.results.map((r) => r.met)).toEqual([true, false]);
   });
 
+  it('stays news while nothing was told: rules met on a capture that was no change are met on the next one', () => {
+    // The price dropped on a capture whose pixels did not change (say, below the captured viewport).
+    const rules: Rule[] = [{ selector: '.price', numberBelow: 20 }];
+    const price = (text: string, changed: boolean) => ({ probes: [found('.price', text)], changed });
+    const outcomes = run(rules, price('$24.99', false), price('$19.99', false), price('$19.99', false), price('$19.99', true), price('$19.99', true));
+    expect(outcomes.map((o) => o.met)).toEqual([false, true, true, true, false]);
+  });
+
+  it('rules that already hold on the baseline are told with the first change', () => {
+    const rules: Rule[] = [{ selector: 'h1', textContains: 'sale' }];
+    const outcomes = run(rules, { probes: [found('h1', 'Sale')], changed: false }, [found('h1', 'Sale now')], [found('h1', 'Sale now!')]);
+    expect(outcomes.map((o) => o.met)).toEqual([true, true, false]);
+  });
+
   it('judges "was true" with the rule as it is now, so an edited threshold counts from what was read', () => {
     const before = evaluateConditions([{ selector: '.price', numberBelow: 20 }], [found('.price', '$19.00')], undefined);
     expect(before.met).toBe(true);
     // The threshold is lowered to 15: 19 was not below 15, so 14 is newly below it.
-    const after = evaluateConditions([{ selector: '.price', numberBelow: 15 }], [found('.price', '$14.00')], before.results);
+    const after = evaluateConditions([{ selector: '.price', numberBelow: 15 }], [found('.price', '$14.00')], told(before.results));
     expect(after.met).toBe(true);
     // Raised to 25 instead: 19 was below 25 already, so 18 is not news.
-    const raised = evaluateConditions([{ selector: '.price', numberBelow: 25 }], [found('.price', '$18.00')], before.results);
+    const raised = evaluateConditions([{ selector: '.price', numberBelow: 25 }], [found('.price', '$18.00')], told(before.results));
     expect(raised.met).toBe(false);
   });
 
   it('matches previous results by index, selector and test: a rule that moved or changed test was not true', () => {
-    const previous: ConditionResult[] = [{ index: 0, selector: '.a', test: 'appears', met: true, value: 'x' }];
+    const previous = told([{ index: 0, selector: '.a', test: 'appears', met: true, value: 'x' }]);
     expect(evaluateConditions([{ selector: '.a', appears: true }], [found('.a', 'x')], previous).met).toBe(false);
     expect(evaluateConditions([{ selector: '.b', appears: true }], [found('.b', 'x')], previous).met).toBe(true);
     expect(evaluateConditions([{ selector: '.a', textContains: 'x' }], [found('.a', 'x')], previous).met).toBe(true);
