@@ -70,7 +70,7 @@ export class CaptureJobRunner implements JobRunner {
         outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       }
     }
-    const conditions = evaluateConditions(monitor.settings.notifyWhen, shot.facts.probes, baseline?.conditions);
+    const conditions = evaluateConditions(monitor.settings.notifyWhen, shot.facts.probes, baseline);
     if (signal.aborted) return;
 
     const id = newCaptureId();
