@@ -7,7 +7,9 @@
 // which a "••••" cannot change (a cookie is only kept under the same name, domain, path, url and flags).
 // Code the monitor adds to the page (`js`, `css`, `waitForFunction`) runs beside the secrets: new code
 // could read every cookie the page has (document.cookie) and send it anywhere, or load from any host —
-// which, with headersScope "all", carries the headers there. Changing it is a move too.
+// which, with headersScope "all", carries the headers there. Changing it is a move too. A secret
+// typed by a step (capture.steps) is bound to the page's origin and code the same way; which steps
+// lead up to it is checked where it is sealed (capture-secrets.ts).
 import { canonicalJson } from '../jobs/queue.js';
 import { originOf } from '../render/origin-headers.js';
 
@@ -28,6 +30,8 @@ export interface MovedSecrets {
   headers?: string;
   /** Every cookie, bound to its own domain or not: the page's code changed, and code can read cookies. */
   cookies?: string;
+  /** Secret step values: typed into the page's origin, where the page's code can read what is typed. */
+  steps?: string;
 }
 
 const AGAIN = 'send the value again, or remove it';
@@ -39,6 +43,7 @@ export function movedSecrets(before: SecretDestination, after: SecretDestination
   if (from !== to) {
     moved.origin = `the url moved from ${from} to ${to}, and a stored secret is only sent to the origin it was given for: ${AGAIN}`;
     moved.headers = moved.origin;
+    moved.steps = `the url moved from ${from} to ${to}, and a stored secret step value is only typed into the page it was given for: ${AGAIN}`;
   } else if ((before.capture.headersScope ?? 'origin') === 'origin' && after.capture.headersScope === 'all') {
     moved.headers = `headersScope "all" would send this stored header to every host the page loads from, and it was given for ${from} only: ${AGAIN}`;
   }
@@ -48,6 +53,7 @@ export function movedSecrets(before: SecretDestination, after: SecretDestination
   if (changed.length > 0) {
     const what = changed.map((f) => `capture.${f}`).join(', ');
     moved.cookies = `${what} changed, and code added to the page can read a stored cookie and send it anywhere: ${AGAIN}`;
+    moved.steps ??= `${what} changed, and code added to the page can read what a step types and send it anywhere: ${AGAIN}`;
     if (after.capture.headersScope === 'all') {
       moved.headers ??= `${what} changed, and with headersScope "all" the page's requests to any host carry this stored header: ${AGAIN}`;
     }
