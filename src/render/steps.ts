@@ -100,9 +100,14 @@ async function whyTimedOut(page: Page, step: RunStep, err: Error, scrub: (text: 
   return `${quote(step.selector)} could not be used within the time left${last ? ` (${scrub(last)})` : ''}`;
 }
 
+/** Call-log lines that say what Playwright did, not what held it back. */
+const PROGRESS = /^(retrying|waiting \d+ ?ms|waiting for|attempting|locator resolved|scrolling|done|performing|\w+\(|elementHandle\.)/;
+
 function lastLogLine(message: string): string | undefined {
   const log = message.split('Call log:')[1];
-  const lines = log?.split('\n').map((l) => l.replace(/^\s*(-\s*)?(\d+\s*×\s*)?/, '').trim()).filter((l) => l.length > 0) ?? [];
+  const lines = (log ?? '').replace(/\u001b\[\d+m/g, '').split('\n')
+    .map((l) => l.replace(/^\s*(-\s*)?(\d+\s*×\s*)?/, '').trim())
+    .filter((l) => l.length > 0 && !PROGRESS.test(l));
   const line = lines.at(-1);
   return line && line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }

@@ -11,9 +11,12 @@ import { SecretBox } from '../../src/secrets/secret-box.js';
 
 const box = new SecretBox(randomBytes(32));
 const ID = 'mon_steps';
+const click: Step = { action: 'click', selector: '#more' };
 const PASSWORD = `pw-${randomBytes(8).toString('hex')}`;
 
-const login = (password: string, extra: object[] = []) => ({
+type Step = { action: string; selector?: string; value?: string; secret?: boolean };
+
+const login = (password: string, extra: Step[] = []): { steps: Step[] } => ({
   steps: [
     { action: 'goto', value: 'https://shop.example/login' },
     { action: 'fill', selector: '#user', value: 'ann' },
@@ -22,7 +25,7 @@ const login = (password: string, extra: object[] = []) => ({
     ...extra,
   ],
 });
-const stored = sealSecrets(login(PASSWORD), undefined, box, ID);
+const stored = sealSecrets(login(PASSWORD), undefined, box, ID) as { steps: Step[] };
 
 function refusal(f: () => unknown): { path: string; message: string }[] {
   try {
@@ -50,13 +53,13 @@ describe('secret steps', () => {
   });
 
   it.each([
-    { what: 'another selector', steps: (s: object[]) => s.with(2, { action: 'fill', selector: '#comment', value: MASK, secret: true }) },
-    { what: 'another index (a step inserted before it)', steps: (s: object[]) => [{ action: 'click', selector: '#cookie-ok' }, ...s] },
-    { what: 'a changed goto before it', steps: (s: object[]) => s.with(0, { action: 'goto', value: 'https://shop.example.evil.example/login' }) },
-    { what: 'a changed value before it', steps: (s: object[]) => s.with(1, { action: 'fill', selector: '#user', value: 'bob' }) },
-    { what: 'a step removed before it', steps: (s: object[]) => s.slice(1) },
+    { what: 'another selector', steps: (s: Step[]) => s.with(2, { action: 'fill', selector: '#comment', value: MASK, secret: true }) },
+    { what: 'another index (a step inserted before it)', steps: (s: Step[]) => [{ action: 'click', selector: '#cookie-ok' }, ...s] },
+    { what: 'a changed goto before it', steps: (s: Step[]) => s.with(0, { action: 'goto', value: 'https://shop.example.evil.example/login' }) },
+    { what: 'a changed value before it', steps: (s: Step[]) => s.with(1, { action: 'fill', selector: '#user', value: 'bob' }) },
+    { what: 'a step removed before it', steps: (s: Step[]) => s.slice(1) },
   ])('"••••" with $what is 400 naming the step value', ({ steps }) => {
-    const found = refusal(() => sealSecrets({ steps: steps(login(MASK).steps) as never }, stored, box, ID));
+    const found = refusal(() => sealSecrets({ steps: steps(login(MASK).steps) }, stored, box, ID));
     expect(found).toHaveLength(1);
     expect(found[0]!.path).toMatch(/^capture\.steps\.\d+\.value$/);
     expect(found[0]!.message).toMatch(/same selector and every step before it is unchanged: send the real value/);
@@ -86,4 +89,3 @@ describe('secret steps', () => {
   });
 });
 
-const click = { action: 'click', selector: '#more' };
