@@ -153,7 +153,6 @@ export class PlaywrightRenderer implements Renderer {
     await navigations.untilSettled(budget, () => documentReady(page, req));
     await runSteps(page, steps, budget, {
       checkUrl: (url) => this.checkTopLevel(url),
-      settled: () => navigations.untilSettled(budget, async () => undefined),
       failOnHttpError: req.failOnHttpError ?? true,
     });
   }

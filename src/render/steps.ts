@@ -15,8 +15,6 @@ export interface RunStep { action: StepAction; selector?: string; value?: string
 export interface StepHooks {
   /** Refuses a goto target the egress policy blocks (url_blocked) before any request is made to it. */
   checkUrl(url: string): Promise<void>;
-  /** Waits until a navigation a step started has loaded (a submitted login form), so the next step acts on the new page. */
-  settled(): Promise<void>;
   /** A goto answered 4xx/5xx fails its step, as the monitor's own url does (capture.failOnHttpError). */
   failOnHttpError: boolean;
 }
@@ -39,8 +37,9 @@ export async function runSteps(page: Page, steps: RunStep[], budget: Budget, hoo
     if (budget.remaining() <= STEP_RESERVE_MS) throw renderTimeout(budget.timeoutMs);
     const label = `step ${index} (${describe(step)})`;
     try {
+      // A step that sends a form waits for the new document (Playwright's actions wait for the navigations
+      // they start); the next step's own wait for its element then finds it on the new page.
       await runStep(page, step, budget, hooks);
-      await hooks.settled();
     } catch (err) {
       throw await stepError(page, step, label, err, scrub);
     }
