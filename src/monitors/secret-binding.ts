@@ -9,7 +9,8 @@
 // could read every cookie the page has (document.cookie) and send it anywhere, or load from any host —
 // which, with headersScope "all", carries the headers there. Changing it is a move too. A secret
 // typed by a step (capture.steps) is bound to the page's origin and code the same way; which steps
-// lead up to it is checked where it is sealed (capture-secrets.ts).
+// lead up to it is checked where it is sealed (capture-secrets.ts). A goto step to a new origin takes
+// headers of scope "all" there: a move for them too.
 import { canonicalJson } from '../jobs/queue.js';
 import { originOf } from '../render/origin-headers.js';
 
@@ -19,7 +20,11 @@ const PAGE_CODE = ['js', 'css', 'waitForFunction'] as const;
 /** Where the secrets go: the page's origin, the headers' scope, and the code added to the page. */
 export interface SecretDestination {
   url: string;
-  capture: { headersScope?: 'origin' | 'all'; js?: string; css?: string; waitForFunction?: string };
+  capture: {
+    headersScope?: 'origin' | 'all'; js?: string; css?: string; waitForFunction?: string;
+    /** A goto step takes the page to its url, and with headersScope "all" the headers go along. */
+    steps?: { action: string; value?: string }[];
+  };
 }
 
 /** Why a kept ("••••" or left out) secret of each kind may not be reused; absent = it may. */
@@ -58,5 +63,16 @@ export function movedSecrets(before: SecretDestination, after: SecretDestination
       moved.headers ??= `${what} changed, and with headersScope "all" the page's requests to any host carry this stored header: ${AGAIN}`;
     }
   }
+  if (after.capture.headersScope === 'all') {
+    const known = new Set([from, ...gotoOrigins(before)]);
+    const added = [...gotoOrigins(after)].filter((origin) => !known.has(origin));
+    if (added.length > 0) {
+      moved.headers ??= `a goto step now leads to ${added.join(', ')}, and with headersScope "all" the page's requests there carry this stored header: ${AGAIN}`;
+    }
+  }
   return moved;
+}
+
+function gotoOrigins(destination: SecretDestination): string[] {
+  return (destination.capture.steps ?? []).filter((s) => s.action === 'goto' && s.value !== undefined).map((s) => originOf(s.value!) ?? s.value!);
 }

@@ -75,6 +75,18 @@ describe('secret steps', () => {
     expect(openSecrets(sealSecrets(login('new-pw'), stored, box, ID, code), box, ID).steps[2]!.value).toBe('new-pw');
   });
 
+  it('a goto step to a new origin moves headers of scope "all" (they would go along); one to a known origin, or scope "origin", does not', () => {
+    const page = 'https://shop.example/';
+    const at = (headersScope: 'origin' | 'all', gotos: string[]) => ({
+      url: page, capture: { headersScope, steps: gotos.map((value) => ({ action: 'goto', value })) },
+    });
+    expect(movedSecrets(at('all', []), at('all', ['https://evil.example/x'])).headers)
+      .toMatch(/a goto step now leads to https:\/\/evil\.example, and with headersScope "all"/);
+    expect(movedSecrets(at('all', []), at('all', ['https://shop.example/account']))).toEqual({});
+    expect(movedSecrets(at('all', ['https://help.example/']), at('all', ['https://help.example/faq']))).toEqual({});
+    expect(movedSecrets(at('origin', []), at('origin', ['https://evil.example/x']))).toEqual({});
+  });
+
   it('a "••••" in a fill that is not secret is 400 (it would be typed as is)', () => {
     const steps = login(MASK).steps.with(2, { action: 'fill', selector: '#password', value: MASK });
     expect(refusal(() => sealSecrets({ steps }, stored, box, ID)))
