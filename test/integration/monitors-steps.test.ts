@@ -133,6 +133,8 @@ beforeAll(async () => {
     env: {},
     overrides: {
       port: 0, host: '127.0.0.1', dataDir, egress: FIXTURE_EGRESS, jobs: { pollIntervalMs: 100 },
+      // One warm page: every capture reuses the page the last one used, so anything a login left on it would show.
+      render: { warmPages: 1 },
       rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 }, limits: RELAXED_ANONYMOUS_LIMITS,
     },
   });
@@ -159,6 +161,15 @@ describe('monitor steps', () => {
     const png = await imageOf(shot.id);
     expect(png.pixel(200, 150)).toEqual(GREEN); // the account page, not the login form
     expect(png.pixel(5, 295)).toEqual(GREEN);
+  });
+
+  it('leave nothing behind: a monitor without steps on the same site is not signed in by the cookie the login set', async () => {
+    const anonymous = await createMonitor(`${fx.url}/account`, {});
+    const shot = await capture(anonymous.id);
+    expect(shot.status, JSON.stringify(shot)).toBe('succeeded');
+    expect((await imageOf(shot.id)).pixel(200, 150)).not.toEqual(GREEN); // sent to the login form
+    const lastAccount = fx.requests.filter((r) => r.path === '/account').at(-1)!;
+    expect(lastAccount.headers.cookie ?? '').not.toContain('sid=');
   });
 
   it('wait on their own for a page a step navigates to: the next step acts there, and so does the capture', async () => {
