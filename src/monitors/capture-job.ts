@@ -184,9 +184,13 @@ export function captureRequest(monitor: MonitorRecord, secrets: SecretBox): Imag
   return { ...capture, url: monitor.settings.url, format: 'png', response: 'binary', async: false };
 }
 
-/** The monitor's steps as the renderer runs them (SKELETON: helper D opens secret fill values here). */
-export function captureSteps(monitor: MonitorRecord, _secrets: SecretBox): RunStep[] {
-  return monitor.settings.capture.steps.map(({ action, selector, value }) => ({ action, selector, value }));
+/**
+ * The monitor's steps as the renderer runs them: secret fill values opened (they stay marked secret,
+ * so the renderer keeps them out of its errors). Values that do not open fail the capture, as above.
+ */
+export function captureSteps(monitor: MonitorRecord, secrets: SecretBox): RunStep[] {
+  const { steps } = openSecrets({ steps: monitor.settings.capture.steps }, secrets, monitor.id);
+  return steps.map(({ action, selector, value, secret }) => ({ action, selector, value, secret }));
 }
 
 /** A capture's files live in its monitor's folder, so deleting the monitor removes them in one go. */

@@ -84,10 +84,11 @@ function commitThenWait(req: PageRequest): boolean {
 }
 
 /**
- * One round trip that resolves on the event itself (polling would add up to its interval). It needs
- * no timer of its own: the render's timeout closes the page, which ends this wait.
+ * The document loaded as `waitUntil` says (the moment a monitor's steps start). One round trip that
+ * resolves on the event itself (polling would add up to its interval). It needs no timer of its own:
+ * the render's timeout closes the page, which ends this wait.
  */
-async function documentReady(page: Page, req: PageRequest): Promise<void> {
+export async function documentReady(page: Page, req: PageRequest): Promise<void> {
   if (!commitThenWait(req)) return;
   await page.evaluate((state) => new Promise<void>((resolve) => {
     if (state === 'load' ? document.readyState === 'complete' : document.readyState !== 'loading') return resolve();

@@ -6,7 +6,7 @@ import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
 import { notifyWhenSchema } from './conditions.js';
 import { imageSizeRules } from './image-size.js';
 import { httpUrl, imageOptions, oneCaptureMode, pageOptions, validTimeZone, type SchemaLimits } from './render.js';
-import { stepsSchema } from './steps.js';
+import { stepsFitTimeout, stepsSchema } from './steps.js';
 
 export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
 
@@ -55,6 +55,7 @@ export function captureOptionsSchema(limits: SchemaLimits) {
     .superRefine((value, ctx) => {
       oneCaptureMode(value, ctx);
       sizeRules(value, ctx);
+      stepsFitTimeout(value, ctx);
     });
 }
 
