@@ -93,8 +93,8 @@ function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; 
   const REPLACED = new Set(['IMG', 'SVG', 'CANVAS', 'VIDEO', 'IFRAME', 'INPUT', 'SELECT', 'TEXTAREA', 'OBJECT', 'EMBED', 'AUDIO']);
   const INLINE = new Set(['inline', 'contents', 'inline-block', 'inline-flex', 'inline-grid', 'inline-table', 'ruby', 'ruby-text']);
 
-  /** `closed`: takes no text from its inline content (a replaced element, or a hidden one). */
-  interface Entry { element: Element; closed: boolean; hidden: boolean; parts: string[]; length: number }
+  /** `closed`: takes no text from its inline content (a replaced element, or a hidden one); `nested`: holds a block. */
+  interface Entry { element: Element; closed: boolean; hidden: boolean; parts: string[]; length: number; nested?: boolean }
   const entries: Entry[] = [];
   let walked = 0;
   let totalChars = 0;
@@ -145,11 +145,13 @@ function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; 
     const hidden = style.visibility === 'hidden' || style.visibility === 'collapse';
     if (REPLACED.has(tag)) {
       if (!hidden) entries.push({ element: el, closed: true, hidden: false, parts: [replacedText(el)], length: 0 });
+      if (current) current.nested = true;
       return; // their children are fallback content or options, not what is shown
     }
     let own = current;
     if (!INLINE.has(style.display)) {
       own = { element: el, closed: hidden, hidden, parts: [], length: 0 }; // a hidden block shows no text of its own
+      if (current) current.nested = true;
       entries.push(own);
     } else if (hidden && current) {
       own = { element: el, closed: true, hidden: true, parts: [], length: 0 }; // a hidden inline: its text is not shown
@@ -208,7 +210,9 @@ function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; 
     const text = entry.parts.join('').replace(/\s+/g, ' ').trim();
     if (blocks.length >= limits.maxBlocks) break;
     if (entry.hidden) continue;
-    if (!text && !entry.closed) continue; // a wrapper: its text is all in its children
+    // A wrapper whose text is all in its children is left out; an empty block with none (a coloured box,
+    // a rule, a spacer) is kept, so that a changed region over it can still name it.
+    if (!text && !entry.closed && entry.nested) continue;
     const r = entry.element.getBoundingClientRect();
     if (!(r.width > 0 && r.height > 0)) continue;
     blocks.push({ selector: selectorOf(entry.element), tag: entry.element.tagName.toLowerCase(), text, x: r.x, y: r.y, width: r.width, height: r.height });

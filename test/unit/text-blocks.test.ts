@@ -39,6 +39,11 @@ describe('readBlocks', () => {
     ]);
   });
 
+  it('an empty block with no block inside (a coloured box) is kept with no text, so a region can name it; an empty wrapper is not', async () => {
+    const blocks = await blocksOf(`<div id="wrap"><div id="swatch" style="width:50px;height:50px;background:red"></div><p>Text</p></div>`);
+    expect(blocks.map(({ selector, text }) => [selector, text])).toEqual([['#swatch', ''], ['#wrap > p', 'Text']]);
+  });
+
   it('selectors are short and unique: #id, then tag.class, then a tag:nth-of-type path from an id or body', async () => {
     const html = `<div id="a"><p>one</p><p>two</p></div><p class="note">three</p><p class="x">four</p><p class="x">five</p>
       <section><div><span style="display:block">six</span></div></section><p id="dup">seven</p><p id="dup">eight</p>`;
