@@ -168,22 +168,33 @@ function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; 
   // A short selector unique in the document: #id, else tag.classes, else a child path of
   // tag:nth-of-type steps up to the nearest ancestor that has a unique id (or body).
   const esc = (s: string) => CSS.escape(s);
+  // Both memoized: many blocks share a class selector or a parent, and a query per block over a DOM of
+  // 50,000 elements took seconds.
+  const counts = new Map<string, number>();
   const count = (selector: string) => {
-    try { return document.querySelectorAll(selector).length; } catch { return 0; }
-  };
-  const step = (el: Element): string => {
-    const tag = el.tagName.toLowerCase();
-    const parent = el.parentElement;
-    if (!parent) return tag;
-    let index = 0;
-    let same = 0;
-    for (let sib = parent.firstElementChild; sib; sib = sib.nextElementSibling) {
-      if (sib.tagName === el.tagName) {
-        same++;
-        if (sib === el) index = same;
-      }
+    let n = counts.get(selector);
+    if (n === undefined) {
+      try { n = document.querySelectorAll(selector).length; } catch { n = 0; }
+      counts.set(selector, n);
     }
-    return same > 1 ? `${tag}:nth-of-type(${index})` : tag;
+    return n;
+  };
+  const steps = new Map<Element, string>();
+  const step = (el: Element): string => {
+    const known = steps.get(el);
+    if (known) return known;
+    const parent = el.parentElement;
+    if (!parent) return el.tagName.toLowerCase();
+    // Name every child of this parent at once: each one's tag, with :nth-of-type when it has namesakes.
+    const byTag = new Map<string, Element[]>();
+    for (let sib = parent.firstElementChild; sib; sib = sib.nextElementSibling) {
+      const tag = sib.tagName.toLowerCase();
+      const same = byTag.get(tag);
+      if (same) same.push(sib);
+      else byTag.set(tag, [sib]);
+    }
+    for (const [tag, same] of byTag) same.forEach((sib, i) => steps.set(sib, same.length > 1 ? `${tag}:nth-of-type(${i + 1})` : tag));
+    return steps.get(el) ?? el.tagName.toLowerCase();
   };
   const uniqueId = (el: Element) => (el.id && count(`#${esc(el.id)}`) === 1 ? `#${esc(el.id)}` : null);
   const selectorOf = (el: Element): string => {
