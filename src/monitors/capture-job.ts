@@ -122,14 +122,18 @@ export class CaptureJobRunner implements JobRunner {
     }
   }
 
-  /** The baseline's text blocks; none for a capture taken before they were kept, or whose file is gone. */
-  private async baselineBlocks(baseline: CaptureRecord): Promise<PageBlock[]> {
-    if (!baseline.textKey) return [];
+  /**
+   * The baseline's text blocks; undefined (its text is unknown, so no text is compared) for a capture
+   * taken before they were kept, or whose file is gone or unreadable.
+   */
+  private async baselineBlocks(baseline: CaptureRecord): Promise<PageBlock[] | undefined> {
+    if (!baseline.textKey) return undefined;
     try {
-      return JSON.parse((await this.files.get(baseline.textKey)).toString('utf8')) as PageBlock[];
+      const blocks: unknown = JSON.parse((await this.files.get(baseline.textKey)).toString('utf8'));
+      return Array.isArray(blocks) ? blocks as PageBlock[] : undefined;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      return [];
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !(err instanceof SyntaxError)) throw err;
+      return undefined;
     }
   }
 
@@ -142,7 +146,8 @@ export class CaptureJobRunner implements JobRunner {
     const ignore = [...ignoreRegions, ...baseline.ignoredBoxes, ...shot.boxes];
     const [diff, text] = await Promise.all([
       refuseOversized(() => this.differ.compare(baselineImage, shot, { threshold, includeAA, ignore })),
-      compareTexts(baselineBlocks ?? [], shot.facts.blocks, { ignoreText }),
+      // Against unknown text every block would read as added: compare text only when the baseline has it.
+      baselineBlocks ? compareTexts(baselineBlocks, shot.facts.blocks, { ignoreText }) : { changes: [], total: 0 },
     ]);
     const visual = diff.regions.length > 0 && diff.diffRatio >= minChangeRatio;
     const regions = withElements(diff.regions, baselineBlocks ?? [], shot.facts.blocks);

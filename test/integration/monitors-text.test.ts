@@ -2,6 +2,8 @@
 // the real service (real Chromium, real SQLite, the diff and text threads running dist/ code) watching
 // fixture pages the test changes between captures. Captures are driven by POST /run (paused monitors
 // with a yearly schedule); monitor.changed webhooks are checked with the reference standardwebhooks library.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { at, doc, overlaps, switchablePage, within, type Box } from '../helpers/monitors-diff-fixtures.js';
@@ -248,5 +250,27 @@ describe('diff.mode', () => {
     expect(text.visual.textChanges).toMatchObject([{ before: 'hidden one', after: 'hidden two' }]); // text explains, but does not decide
     expect(text.text.changed).toBe(true);
     expect(text.both.changed).toBe(true);
+  });
+});
+
+describe('a baseline whose text is unknown', () => {
+  const page = () => doc('<h1>Stable heading</h1><p>Paragraph one</p>');
+
+  it('a baseline taken before text was kept, or whose text file is unreadable, compares no text (not every block "added")', async () => {
+    const fixture = switchablePage(fx, '/legacy', page());
+    const monitor = await createMonitor('legacy', fixture.url, { diff: { mode: 'both', confirm: false } });
+    const first = await capture(monitor);
+    // As a capture stored before migration 0009: no text file.
+    svc.db.prepare('UPDATE captures SET text_key = NULL WHERE id = ?').run(first.id);
+    const second = await capture(monitor);
+    expect(second).toMatchObject({ changed: false, baselineId: first.id, textChanges: [], textChangesTotal: 0 });
+    // A text file that is not JSON (damaged): the same, rather than a capture that fails for good.
+    const { text_key: textKey } = svc.db.prepare('SELECT text_key FROM captures WHERE id = ?').get(second.id) as { text_key: string };
+    writeFileSync(join(svc.dataDir, 'captures', textKey), '{not json');
+    const third = await capture(monitor);
+    expect(third).toMatchObject({ changed: false, baselineId: second.id, textChanges: [], textChangesTotal: 0 });
+    // And the next one, against a baseline with text, compares again.
+    fixture.set(doc('<h1>Stable heading</h1><p>Paragraph two</p>'));
+    expect(await capture(monitor)).toMatchObject({ changed: true, textChanges: [{ kind: 'changed', before: 'Paragraph one', after: 'Paragraph two' }] });
   });
 });
