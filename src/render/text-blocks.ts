@@ -66,12 +66,20 @@ export function coerceBlock(item: unknown): RawBlock | null {
   if (typeof r.selector !== 'string' || typeof r.tag !== 'string' || typeof r.text !== 'string') return null;
   const nums = [r.x, r.y, r.width, r.height];
   if (!nums.every((n) => typeof n === 'number' && Number.isFinite(n))) return null;
-  const selector = r.selector.slice(-MAX_SELECTOR_CHARS).trim();
+  const selector = shortSelector(r.selector);
   const tag = r.tag.toLowerCase().slice(0, 40);
-  if (!selector || !/^[a-z][a-z0-9-]*$/.test(tag)) return null;
+  if (!selector || !/^[a-z][a-z0-9-]*$/.test(tag)) return null; // too long to cut into whole steps, or no tag
   const text = r.text.slice(0, MAX_BLOCK_CHARS * 2).replace(/\s+/g, ' ').trim().slice(0, MAX_BLOCK_CHARS);
   const [x, y, width, height] = nums as number[];
   return { selector, tag, text, x: x!, y: y!, width: width!, height: height! };
+}
+
+/** A selector over MAX_SELECTOR_CHARS keeps its last whole ` > ` steps that fit (or is refused: ""). */
+function shortSelector(selector: string): string {
+  if (selector.length <= MAX_SELECTOR_CHARS) return selector.trim();
+  const tail = selector.slice(-MAX_SELECTOR_CHARS);
+  const cut = tail.indexOf(' > ');
+  return cut < 0 ? '' : tail.slice(cut + 3).trim();
 }
 
 /**
@@ -210,8 +218,10 @@ function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; 
       if (anchor) { steps.unshift(anchor); break; }
       const name = at.tagName.toLowerCase();
       if (name === 'body' || name === 'html') { steps.unshift(name); break; }
-      steps.unshift(step(at));
-      if (steps.join(' > ').length > limits.maxSelector) break;
+      const next = step(at);
+      // Too deep to name briefly: keep the last steps that fit (valid, though maybe not unique).
+      if (steps.length && steps.join(' > ').length + next.length + 3 > limits.maxSelector) break;
+      steps.unshift(next);
     }
     return steps.join(' > ');
   };

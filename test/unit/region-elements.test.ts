@@ -48,6 +48,8 @@ describe('withElements', () => {
     expect(out!.elements).toHaveLength(5);
     expect(out!.elements![0]!.after).toHaveLength(120);
     expect(out!.elements![0]!.after!.endsWith('…')).toBe(true);
+    const exact = b('#exact', 'p', 'y'.repeat(120), 0, 0, 300, 20);
+    expect(withElements([{ x: 0, y: 0, width: 10, height: 10 }], [exact], [exact])[0]!.elements![0]!.after).toBe('y'.repeat(120));
     const [five] = withElements([{ x: 0, y: 0, width: 300, height: 100 }], rows, rows);
     expect(five!.elements).toHaveLength(5);
   });

@@ -4,7 +4,9 @@ import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/render/chromium-path.js';
 import type { Layout, Rect } from '../../src/render/page-geometry.js';
-import { MAX_BLOCKS, MAX_BLOCK_CHARS, MAX_TOTAL_CHARS, readBlocks } from '../../src/render/text-blocks.js';
+import {
+  MAX_BLOCKS, MAX_BLOCK_CHARS, MAX_SELECTOR_CHARS, MAX_TOTAL_CHARS, MAX_WALKED_ELEMENTS, coerceBlock, readBlocks,
+} from '../../src/render/text-blocks.js';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -117,6 +119,31 @@ describe('readBlocks', () => {
     const blocks = await blocksOf(paragraphs, undefined, TALL);
     expect(blocks).toHaveLength(n);
     expect(blocks.reduce((sum, b) => sum + b.text.length, 0)).toBe(MAX_TOTAL_CHARS);
+  });
+
+  it(`a selector too deep for ${MAX_SELECTOR_CHARS} characters keeps its last whole steps, and still finds the element`, async () => {
+    const deep = (n: number) => `${'<div>'.repeat(n)}<p>deep</p>${'</div>'.repeat(n)}`;
+    await withPage(deep(60), async (page) => {
+      const [block] = await readBlocks(page, undefined, VIEW, layoutAt(), 1);
+      expect(block!.selector.length).toBeLessThanOrEqual(MAX_SELECTOR_CHARS);
+      expect(block!.selector).toMatch(/^div > (div > )+p$/);
+      const texts = await page.evaluate((s) => Array.from(document.querySelectorAll(s), (e) => e.textContent), block!.selector);
+      expect(texts).toContain('deep');
+    });
+    // 48 levels: "body > " + 48 × "div > " + "p" = 295 characters, the whole path.
+    const [whole] = await blocksOf(deep(48));
+    expect(whole!.selector).toBe(`body > ${'div > '.repeat(48)}p`);
+    // What the page returns is cut the same way: whole steps, or nothing.
+    const raw = { tag: 'p', text: 'x', x: 0, y: 0, width: 1, height: 1 };
+    expect(coerceBlock({ ...raw, selector: `${'a > '.repeat(100)}p` })!.selector).toMatch(/^a > (a > )+p$/);
+    expect(coerceBlock({ ...raw, selector: 'x'.repeat(MAX_SELECTOR_CHARS + 1) })).toBeNull();
+    expect(coerceBlock({ ...raw, selector: 'x'.repeat(MAX_SELECTOR_CHARS) })!.selector).toHaveLength(MAX_SELECTOR_CHARS);
+  });
+
+  it(`walks at most ${MAX_WALKED_ELEMENTS} elements: a block that is the last of them is read, one after it is not`, async () => {
+    const page = (n: number) => `${'<i></i>'.repeat(n - 1)}<p>last</p>`;
+    expect((await blocksOf(page(MAX_WALKED_ELEMENTS))).map((b) => b.text)).toEqual(['last']);
+    expect((await blocksOf(page(MAX_WALKED_ELEMENTS + 1))).map((b) => b.text)).toEqual(['']); // body alone, with no text
   });
 
   it('a page that lies gets no bad data through: fake boxes, huge or non-string texts, a broken querySelectorAll', async () => {

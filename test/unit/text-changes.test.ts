@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TEXT_CHANGES } from '../../src/db/captures.js';
 import type { PageBlock } from '../../src/render/page-facts.js';
-import { MAX_BLOCK_EDITS, diffBlocks } from '../../src/monitors/text-diff.js';
+import { MAX_BLOCK_EDITS, MAX_WORD_EDITS, diffBlocks, wordDiff } from '../../src/monitors/text-diff.js';
 import { compareTexts } from '../../src/monitors/text-changes.js';
 
 const block = (text: string, i: number, selector = `p:nth-of-type(${i + 1})`): PageBlock =>
@@ -49,6 +49,9 @@ describe('diffBlocks', () => {
     const at = diffBlocks(page(...many(50, 'old')), page(...many(50, 'new')), []);
     expect(at.total).toBe(50);
     expect(at.changes).toHaveLength(50);
+    const justOver = diffBlocks(page(...many(51, 'old')), page(...many(51, 'new')), []);
+    expect(justOver.total).toBe(51);
+    expect(justOver.changes).toHaveLength(50);
     const over = diffBlocks(page(...many(60, 'old')), page(...many(60, 'new')), []);
     expect(over.total).toBe(60);
     expect(over.changes).toHaveLength(50);
@@ -73,6 +76,18 @@ describe('diffBlocks', () => {
     expect(total).toBe(Math.ceil(n / 2));
     expect(changes[0]).toMatchObject({ kind: 'changed', before: 'old 0', after: 'new 0' });
     expect(changes.every((c) => c.kind === 'changed' && c.before!.replace('old', 'new') === c.after)).toBe(true);
+  });
+
+  it(`a word diff past ${MAX_WORD_EDITS} words inserted plus deleted is the whole text removed and the whole text added`, () => {
+    const words = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
+    // 50 words replaced: 100 edits, at the limit, still a word diff (unchanged words kept).
+    const at = wordDiff(`keep ${words('a', 50)} end`, `keep ${words('b', 50)} end`);
+    expect(at[0]).toEqual({ value: 'keep ' });
+    expect(at.at(-1)).toEqual({ value: ' end' });
+    // 51 replaced: 102 edits, over it.
+    const before = `keep ${words('a', 51)} end`;
+    const after = `keep ${words('b', 51)} end`;
+    expect(wordDiff(before, after)).toEqual([{ value: before, removed: true }, { value: after, added: true }]);
   });
 
   it('malformed stored blocks (an old or damaged file) are skipped, not trusted', () => {
