@@ -118,14 +118,21 @@ function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; 
   const replacedText = (el: Element): string => {
     const tag = el.tagName.toUpperCase();
     if (tag === 'IMG') return el.getAttribute('alt') ?? '';
+    // What someone typed into a field (or a capture step filled in: maybe a secret) is not the page's
+    // content: an editable field reads as the page wrote it (its value attribute, its initial text);
+    // a read-only or disabled one, which only the page can fill, reads as it shows.
+    const fixed = el.hasAttribute('readonly') || el.hasAttribute('disabled');
     if (tag === 'INPUT') {
       const input = el as HTMLInputElement;
       const type = String(input.type).toLowerCase();
       if (type === 'password' || type === 'hidden' || type === 'file') return ''; // never read a secret
       if (type === 'checkbox' || type === 'radio') return input.checked ? 'checked' : 'unchecked';
-      return String(input.value);
+      return String(fixed ? input.value : input.defaultValue);
     }
-    if (tag === 'TEXTAREA') return String((el as HTMLTextAreaElement).value);
+    if (tag === 'TEXTAREA') {
+      const area = el as HTMLTextAreaElement;
+      return String(fixed ? area.value : area.defaultValue);
+    }
     if (tag === 'SELECT') {
       const select = el as HTMLSelectElement;
       return Array.from(select.selectedOptions, (o) => String(o.text)).join(', ');

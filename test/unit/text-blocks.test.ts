@@ -74,6 +74,24 @@ describe('readBlocks', () => {
     ]);
   });
 
+  it('what was typed into an editable field (a capture step may fill in a secret) is not read; a read-only field reads as shown', async () => {
+    const blocks = await withPage(`<input id="token" value="page default"><input id="blank"><textarea id="note">authored</textarea>
+      <input id="total" readonly value="0"><textarea id="log" disabled></textarea>`, async (page) => {
+      await page.fill('#token', 'sk_live_typed_secret');
+      await page.fill('#blank', 'typed');
+      await page.fill('#note', 'typed note');
+      await page.evaluate(() => {
+        (document.getElementById('total') as HTMLInputElement).value = '42.00';
+        (document.getElementById('log') as HTMLTextAreaElement).value = 'computed';
+      });
+      return readBlocks(page, undefined, VIEW, layoutAt(), 1);
+    });
+    expect(blocks.map(({ selector, text }) => [selector, text])).toEqual([
+      ['#token', 'page default'], ['#blank', ''], ['#note', 'authored'], ['#total', '42.00'], ['#log', 'computed'],
+    ]);
+    expect(JSON.stringify(blocks)).not.toContain('typed');
+  });
+
   it('leaves out what is not shown: display:none, visibility:hidden, empty boxes, scripts, and blocks outside the captured area', async () => {
     const blocks = await blocksOf(`<p>shown</p><p style="display:none">none</p><p style="visibility:hidden">hidden
       <span style="visibility:visible;display:block">visible child</span></p><p style="height:0;overflow:hidden;margin:0">flat</p>
