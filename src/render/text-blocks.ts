@@ -19,10 +19,13 @@ export const MAX_TOTAL_CHARS = 200_000;
 export const MAX_SELECTOR_CHARS = 300;
 /** The walk visits at most this many elements, so a huge DOM cannot hold the capture. */
 export const MAX_WALKED_ELEMENTS = 50_000;
+/** Elements nested deeper than this are not read (the walk is recursive: no stack overflow). */
+export const MAX_DEPTH = 256;
 
-interface Limits { maxBlocks: number; maxChars: number; maxTotal: number; maxSelector: number; maxWalked: number }
+interface Limits { maxBlocks: number; maxChars: number; maxTotal: number; maxSelector: number; maxWalked: number; maxDepth: number }
 const LIMITS: Limits = {
   maxBlocks: MAX_BLOCKS, maxChars: MAX_BLOCK_CHARS, maxTotal: MAX_TOTAL_CHARS, maxSelector: MAX_SELECTOR_CHARS, maxWalked: MAX_WALKED_ELEMENTS,
+  maxDepth: MAX_DEPTH,
 };
 
 /**
@@ -141,7 +144,7 @@ function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; 
     return el.getAttribute('aria-label') ?? el.getAttribute('title') ?? el.getAttribute('alt') ?? '';
   };
 
-  const walk = (node: Node, current: Entry | null): void => {
+  const walk = (node: Node, current: Entry | null, depth: number): void => {
     if (node.nodeType === Node.TEXT_NODE) {
       if (current && !current.closed && node.nodeValue) add(current, node.nodeValue);
       return;
@@ -150,7 +153,7 @@ function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; 
     const el = node as Element;
     const tag = el.tagName.toUpperCase();
     // Empty wrappers are entries too until the end, hence the room above maxBlocks.
-    if (SKIP.has(tag) || ++walked > limits.maxWalked || entries.length >= limits.maxBlocks * 5) return;
+    if (SKIP.has(tag) || depth > limits.maxDepth || ++walked > limits.maxWalked || entries.length >= limits.maxBlocks * 5) return;
     const style = getComputedStyle(el);
     if (style.display === 'none') return;
     if (tag === 'BR') {
@@ -171,13 +174,13 @@ function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; 
     } else if (hidden && current) {
       own = { element: el, closed: true, hidden: true, parts: [], length: 0 }; // a hidden inline: its text is not shown
     }
-    for (let child = el.firstChild; child; child = child.nextSibling) walk(child, own);
+    for (let child = el.firstChild; child; child = child.nextSibling) walk(child, own, depth + 1);
   };
   // The root itself is always a block (a textSelector's match may be an inline element).
   const top: Entry = { element: root, closed: false, hidden: false, parts: [], length: 0 };
   if (getComputedStyle(root).display !== 'none') {
     entries.push(top);
-    for (let child = root.firstChild; child; child = child.nextSibling) walk(child, top);
+    for (let child = root.firstChild; child; child = child.nextSibling) walk(child, top, 1);
   }
 
   // A short selector unique in the document: #id, else tag.classes, else a child path of

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/render/chromium-path.js';
 import type { Layout, Rect } from '../../src/render/page-geometry.js';
 import {
-  MAX_BLOCKS, MAX_BLOCK_CHARS, MAX_SELECTOR_CHARS, MAX_TOTAL_CHARS, MAX_WALKED_ELEMENTS, coerceBlock, readBlocks,
+  MAX_BLOCKS, MAX_BLOCK_CHARS, MAX_DEPTH, MAX_SELECTOR_CHARS, MAX_TOTAL_CHARS, MAX_WALKED_ELEMENTS, coerceBlock, readBlocks,
 } from '../../src/render/text-blocks.js';
 
 let browser: Browser;
@@ -162,6 +162,28 @@ describe('readBlocks', () => {
     const page = (n: number) => `${'<i></i>'.repeat(n - 1)}<p>last</p>`;
     expect((await blocksOf(page(MAX_WALKED_ELEMENTS))).map((b) => b.text)).toEqual(['last']);
     expect((await blocksOf(page(MAX_WALKED_ELEMENTS + 1))).map((b) => b.text)).toEqual(['']); // body alone, with no text
+  });
+
+  it(`reads elements nested ${MAX_DEPTH} deep, not deeper (a page nested 2,000 deep is read down to that depth)`, async () => {
+    // Depth counts from body's children (1): a <p> inside MAX_DEPTH - 1 divs is at MAX_DEPTH.
+    const nested = (divs: number) => `${'<div>'.repeat(divs)}<p>deep</p>${'</div>'.repeat(divs)}`;
+    expect((await blocksOf(nested(MAX_DEPTH - 1))).map((b) => b.text)).toContain('deep');
+    expect((await blocksOf(nested(MAX_DEPTH))).map((b) => b.text)).not.toContain('deep');
+    const blocks = await withPage('<h1>Top</h1>', async (page) => {
+      // Built with the DOM API: the HTML parser would cap the depth itself.
+      const depth = await page.evaluate(() => {
+        let at: Element = document.body;
+        for (let i = 0; i < 2_000; i++) at = at.appendChild(document.createElement('div'));
+        at.textContent = 'bottom';
+        let n = 0;
+        for (let e: Element | null = at; e; e = e.parentElement) n++;
+        return n;
+      });
+      expect(depth).toBeGreaterThan(2_000);
+      return readBlocks(page, undefined, VIEW, layoutAt(), 1);
+    });
+    expect(blocks[0]).toMatchObject({ tag: 'h1', text: 'Top' });
+    expect(blocks.map((b) => b.text)).not.toContain('bottom');
   });
 
   it('a page that lies gets no bad data through: fake boxes, huge or non-string texts, a broken querySelectorAll', async () => {
