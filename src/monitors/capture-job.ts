@@ -22,10 +22,12 @@ import type { FileStore } from '../storage/file-store.js';
 import { openSecrets } from './capture-secrets.js';
 import { evaluateConditions } from './conditions.js';
 import { withElements } from './region-elements.js';
-import { compareTexts, type TextComparison } from './text-changes.js';
+import { compareTexts, parseStoredBlocks, type TextComparison } from './text-changes.js';
 import { newCaptureId, type CaptureJobRequest, type CaptureRecorder } from './recorder.js';
 
 interface Shot extends CaptureImage { boxes: Box[]; truncated: boolean; facts: PageFacts }
+
+const NO_TEXT_CHANGES: TextComparison = { changes: [], total: 0 };
 
 /** A capture compared with its baseline. */
 interface Outcome { diff: DiffResult; text: TextComparison; regions: Region[]; changed: boolean }
@@ -123,16 +125,15 @@ export class CaptureJobRunner implements JobRunner {
   }
 
   /**
-   * The baseline's text blocks; undefined (its text is unknown, so no text is compared) for a capture
-   * taken before they were kept, or whose file is gone or unreadable.
+   * The baseline's text blocks; undefined for a capture taken before they were kept (or whose file is
+   * gone): its text is unknown, so nothing is said about text changes against it.
    */
   private async baselineBlocks(baseline: CaptureRecord): Promise<PageBlock[] | undefined> {
     if (!baseline.textKey) return undefined;
     try {
-      const blocks: unknown = JSON.parse((await this.files.get(baseline.textKey)).toString('utf8'));
-      return Array.isArray(blocks) ? blocks as PageBlock[] : undefined;
+      return parseStoredBlocks(await this.files.get(baseline.textKey));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !(err instanceof SyntaxError)) throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       return undefined;
     }
   }
@@ -146,8 +147,7 @@ export class CaptureJobRunner implements JobRunner {
     const ignore = [...ignoreRegions, ...baseline.ignoredBoxes, ...shot.boxes];
     const [diff, text] = await Promise.all([
       refuseOversized(() => this.differ.compare(baselineImage, shot, { threshold, includeAA, ignore })),
-      // Against unknown text every block would read as added: compare text only when the baseline has it.
-      baselineBlocks ? compareTexts(baselineBlocks, shot.facts.blocks, { ignoreText }) : { changes: [], total: 0 },
+      baselineBlocks ? compareTexts(baselineBlocks, shot.facts.blocks, { ignoreText }) : NO_TEXT_CHANGES,
     ]);
     const visual = diff.regions.length > 0 && diff.diffRatio >= minChangeRatio;
     const regions = withElements(diff.regions, baselineBlocks ?? [], shot.facts.blocks);

@@ -44,3 +44,17 @@ export async function compareTexts(
     await worker.terminate();
   }
 }
+
+/**
+ * A capture's text blocks as stored beside it (`<monitorId>/<captureId>-text`), read back; undefined when
+ * the file is damaged (not a JSON list): its text is then unknown, rather than every capture failing on it.
+ * Each block is checked again where it is used (diffBlocks, withElements).
+ */
+export function parseStoredBlocks(bytes: Buffer): PageBlock[] | undefined {
+  try {
+    const blocks: unknown = JSON.parse(bytes.toString('utf8'));
+    return Array.isArray(blocks) ? blocks as PageBlock[] : undefined;
+  } catch {
+    return undefined;
+  }
+}
