@@ -147,6 +147,21 @@ describe('blocks added and removed', () => {
   });
 });
 
+describe('a block that only moved', () => {
+  const board = (order: string[], left: number) => doc(order.map((t, i) =>
+    `<p id="${t.toLowerCase()}" style="${at({ x: left, y: 100 + i * 60, width: 400, height: 40 }, 'font:20px sans-serif')}">${t} item</p>`).join(''));
+
+  it('is not a text change: mode "text" reports nothing, while the pixels moved', async () => {
+    const page = switchablePage(fx, '/moved', board(['Alpha', 'Beta', 'Gamma'], 100));
+    const monitor = await createMonitor('moved', page.url, { diff: { mode: 'text', confirm: false } });
+    await capture(monitor);
+    page.set(board(['Gamma', 'Alpha', 'Beta'], 300)); // another order and another place
+    const c = await capture(monitor);
+    expect(c).toMatchObject({ changed: false, textChanges: [], textChangesTotal: 0 });
+    expect(c.regions.length).toBeGreaterThan(0);
+  });
+});
+
 describe('ignoreText', () => {
   const dated = (date: string) => doc(`<h1>Daily report</h1><p>Updated ${date}</p><p>Nothing else changes</p>`);
 
