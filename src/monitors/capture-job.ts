@@ -22,7 +22,7 @@ import type { FileStore } from '../storage/file-store.js';
 import { openSecrets } from './capture-secrets.js';
 import { evaluateConditions } from './conditions.js';
 import { withElements } from './region-elements.js';
-import { compareTexts, type TextComparison } from './text-changes.js';
+import { compareTexts, parseStoredBlocks, type TextComparison } from './text-changes.js';
 import { newCaptureId, type CaptureJobRequest, type CaptureRecorder } from './recorder.js';
 
 interface Shot extends CaptureImage { boxes: Box[]; truncated: boolean; facts: PageFacts }
@@ -131,7 +131,7 @@ export class CaptureJobRunner implements JobRunner {
   private async baselineBlocks(baseline: CaptureRecord): Promise<PageBlock[] | undefined> {
     if (!baseline.textKey) return undefined;
     try {
-      return JSON.parse((await this.files.get(baseline.textKey)).toString('utf8')) as PageBlock[];
+      return parseStoredBlocks(await this.files.get(baseline.textKey));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       return undefined;

@@ -2,6 +2,7 @@
 // Patch) and the result validated by the same schema as a create, so the rules are written once.
 import cron from 'node-cron';
 import { z } from 'zod';
+import { ignoreTextProblem } from '../../monitors/ignore-text.js';
 import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
 import { notifyWhenSchema } from './conditions.js';
 import { imageSizeRules } from './image-size.js';
@@ -62,8 +63,11 @@ export function captureOptionsSchema(limits: SchemaLimits) {
 export const DIFF_MODES = ['visual', 'text', 'both'] as const;
 export type DiffMode = (typeof DIFF_MODES)[number];
 
-/** Patterns in diff.ignoreText; checked for catastrophic backtracking by the text-changes module. */
-export const ignoreTextSchema = z.array(z.string().min(1).max(500)).max(20).default([])
+/** Patterns in diff.ignoreText: each must compile, match at least one character and pass safe-regex2. */
+export const ignoreTextSchema = z.array(z.string().min(1).max(500).superRefine((pattern, ctx) => {
+  const problem = ignoreTextProblem(pattern);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+})).max(20).default([])
   .describe('Regular expressions (JavaScript syntax, case-sensitive) whose matches are blanked before texts are compared, e.g. dates');
 
 export const diffOptionsSchema = z.object({
