@@ -1,0 +1,128 @@
+/**
+ * Detection corpus benchmark: every pair of test/fixtures/diff-corpus through the real service's monitor
+ * pipeline with the default settings (a case's manifest entry adds settings only where the case is about
+ * one, e.g. ignoreSelectors). For each case: a paused monitor, a manual capture of a.html (the baseline),
+ * the site switched to b.html, a second manual capture; "changed" on it is the verdict.
+ *
+ *   npm run bench -- --diff
+ *   BENCH_DIFF_CONCURRENCY=2 BENCH_DIFF_ROUNDS=2 node dist/bench/render.js --diff
+ *
+ * Env: BENCH_DIFF_CONCURRENCY (2) cases in flight, BENCH_DIFF_ROUNDS (1) captures after the baseline
+ * (a case is misclassified if any of them is), BENCH_DIFF_ONLY (comma-separated case names).
+ * Prints exactly one JSON line on stdout: the confusion matrix, the misclassified cases and timing.
+ */
+import { performance } from 'node:perf_hooks';
+import { loadCorpus, startCorpusSite, type CorpusCase, type CorpusSite } from '../test/fixtures/diff-corpus/corpus.js';
+import { createKey } from './async-jobs.js';
+import { log } from './measure.js';
+import { MONITOR_BENCH_ENV } from './monitors.js';
+import { startService, type ServiceHandle } from './service.js';
+import { percentile } from './stats.js';
+
+interface Capture { id: string; status: string; changed: boolean; confirmed: boolean; diffPixels: number; regions: { pixels?: number }[]; error?: unknown }
+
+interface Verdict { name: string; kind: CorpusCase['kind']; changed: boolean[]; ms: number; detail: string }
+
+function envInt(name: string, fallback: number): number {
+  const n = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
+  return n;
+}
+
+async function call<T>(svc: ServiceHandle, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${svc.baseUrl}${path}`, {
+    method, headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(120_000),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text === '' ? undefined : JSON.parse(text)) as T };
+}
+
+/** Run the monitor now and wait (polling) for the capture it records. */
+async function captureNow(svc: ServiceHandle, key: string, monitorId: string, before: string | undefined): Promise<Capture> {
+  const run = await call(svc, key, 'POST', `/api/monitors/${monitorId}/run`);
+  if (run.status !== 202) throw new Error(`run ${monitorId} -> ${run.status} ${JSON.stringify(run.body)}`);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const list = await call<{ items: Capture[] }>(svc, key, 'GET', `/api/monitors/${monitorId}/captures?limit=1`);
+    const latest = list.body.items[0];
+    if (latest && latest.id !== before) {
+      if (latest.status !== 'succeeded') throw new Error(`capture of ${monitorId} failed: ${JSON.stringify(latest.error)}`);
+      return latest;
+    }
+    if (Date.now() > deadline) throw new Error(`no capture of ${monitorId} within 120 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function runCase(svc: ServiceHandle, key: string, site: CorpusSite, c: CorpusCase, rounds: number): Promise<Verdict> {
+  const started = performance.now();
+  const created = await call<{ id: string }>(svc, key, 'POST', '/api/monitors', {
+    name: c.name, url: site.pageUrl(c.name), schedule: '0 0 1 1 *', paused: true,
+    ...(c.capture && { capture: c.capture }), ...(c.diff && { diff: c.diff }),
+  });
+  if (created.status !== 201) throw new Error(`create monitor ${c.name} -> ${created.status} ${JSON.stringify(created.body)}`);
+  const monitorId = created.body.id;
+  let last = await captureNow(svc, key, monitorId, undefined);
+  site.switchToB(c.name);
+  const changed: boolean[] = [];
+  const details: string[] = [];
+  for (let i = 0; i < rounds; i++) {
+    if (i > 0 && c.flash) site.switchToB(c.name);
+    last = await captureNow(svc, key, monitorId, last.id);
+    changed.push(last.changed);
+    details.push(`changed=${last.changed} confirmed=${last.confirmed} diffPixels=${last.diffPixels} regions=${JSON.stringify(last.regions.map((r) => r.pixels))}`);
+  }
+  await call(svc, key, 'DELETE', `/api/monitors/${monitorId}`);
+  return { name: c.name, kind: c.kind, changed, ms: performance.now() - started, detail: details.join('; ') };
+}
+
+export async function measureDiffCorpus(): Promise<Record<string, unknown>> {
+  const concurrency = envInt('BENCH_DIFF_CONCURRENCY', 2);
+  const rounds = envInt('BENCH_DIFF_ROUNDS', 1);
+  const only = process.env.BENCH_DIFF_ONLY?.split(',').filter(Boolean);
+  const cases = loadCorpus().filter((c) => !only || only.includes(c.name));
+  const site = await startCorpusSite();
+  const svc = await startService({ ...MONITOR_BENCH_ENV });
+  try {
+    const key = createKey(svc.dataDir);
+    const started = performance.now();
+    const queue = [...cases];
+    const verdicts: Verdict[] = [];
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      for (let c = queue.shift(); c; c = queue.shift()) {
+        const v = await runCase(svc, key, site, c, rounds);
+        const ok = v.kind === 'change' ? v.changed.every(Boolean) : !v.changed.some(Boolean);
+        log(`${ok ? 'ok  ' : 'MISS'} ${v.kind.padEnd(6)} ${v.name}: ${v.detail} (${Math.round(v.ms)} ms)`);
+        verdicts.push(v);
+      }
+    }));
+    const totalMs = performance.now() - started;
+    const changes = verdicts.filter((v) => v.kind === 'change');
+    const noise = verdicts.filter((v) => v.kind === 'noise');
+    const truePositives = changes.filter((v) => v.changed.every(Boolean)).length;
+    const trueNegatives = noise.filter((v) => !v.changed.some(Boolean)).length;
+    const misclassified = verdicts
+      .filter((v) => (v.kind === 'change' ? !v.changed.every(Boolean) : v.changed.some(Boolean)))
+      .map((v) => v.name).sort();
+    const caseMs = verdicts.map((v) => v.ms);
+    return {
+      bench: 'diff-corpus',
+      truePositives,
+      falsePositives: noise.length - trueNegatives,
+      trueNegatives,
+      falseNegatives: changes.length - truePositives,
+      cases: misclassified,
+      changeCases: changes.length,
+      noiseCases: noise.length,
+      rounds,
+      concurrency,
+      totalMs: Math.round(totalMs),
+      caseP50Ms: Math.round(percentile(caseMs, 50)),
+      caseP95Ms: Math.round(percentile(caseMs, 95)),
+    };
+  } finally {
+    await svc.stop();
+    await site.close();
+  }
+}
