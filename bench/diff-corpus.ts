@@ -12,6 +12,8 @@
  * Prints exactly one JSON line on stdout: the confusion matrix, the misclassified cases and timing.
  */
 import { performance } from 'node:perf_hooks';
+import { clustersOf } from '../src/diff/compare.js';
+import { MIN_REGION_PIXELS, MIN_STRONG_PIXELS } from '../src/diff/regions.js';
 import { loadCorpus, startCorpusSite, type CorpusCase, type CorpusSite } from '../test/fixtures/diff-corpus/corpus.js';
 import { createKey } from './async-jobs.js';
 import { log } from './measure.js';
@@ -21,7 +23,31 @@ import { percentile } from './stats.js';
 
 interface Capture { id: string; status: string; changed: boolean; confirmed: boolean; diffPixels: number; regions: { pixels?: number }[]; error?: unknown }
 
-interface Verdict { name: string; kind: CorpusCase['kind']; changed: boolean[]; ms: number; detail: string }
+interface Verdict { name: string; kind: CorpusCase['kind']; changed: boolean[]; ms: number; detail: string; nearest?: Nearest }
+
+/** The cluster of a case closest to being a change: score >= 1 is significant (both counts at or over the rule). */
+interface Nearest { pixels: number; strong: number; score: number }
+
+const score = (c: { pixels: number; strong: number }): number => Math.min(c.pixels / MIN_REGION_PIXELS, c.strong / MIN_STRONG_PIXELS);
+
+async function imageOf(svc: ServiceHandle, key: string, captureId: string): Promise<Buffer> {
+  const res = await fetch(`${svc.baseUrl}/api/captures/${captureId}/image`, { headers: { authorization: `Bearer ${key}` } });
+  if (res.status !== 200) throw new Error(`image of ${captureId} -> ${res.status}`);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/**
+ * The margin: the baseline and the last capture compared again here, every cluster scored. Only for cases on
+ * default diff settings (an ignoreSelectors box is measured by the page, which this does not have).
+ */
+async function nearest(svc: ServiceHandle, key: string, c: CorpusCase, baselineId: string, lastId: string): Promise<Nearest | undefined> {
+  if (c.diff && Object.keys(c.diff).some((k) => k !== 'ignoreRegions')) return undefined;
+  const [a, b] = await Promise.all([imageOf(svc, key, baselineId), imageOf(svc, key, lastId)]);
+  const ignore = (c.diff?.ignoreRegions ?? []) as { x: number; y: number; width: number; height: number }[];
+  const clusters = clustersOf(a, b, { threshold: 0.1, includeAA: false, ignore });
+  const best = clusters.sort((x, y) => score(y) - score(x))[0];
+  return best ? { pixels: best.pixels, strong: best.strong, score: Math.round(score(best) * 100) / 100 } : { pixels: 0, strong: 0, score: 0 };
+}
 
 function envInt(name: string, fallback: number): number {
   const n = Number(process.env[name] ?? fallback);
@@ -64,6 +90,7 @@ async function runCase(svc: ServiceHandle, key: string, site: CorpusSite, c: Cor
   if (created.status !== 201) throw new Error(`create monitor ${c.name} -> ${created.status} ${JSON.stringify(created.body)}`);
   const monitorId = created.body.id;
   let last = await captureNow(svc, key, monitorId, undefined);
+  const baselineId = last.id;
   site.switchToB(c.name);
   const changed: boolean[] = [];
   const details: string[] = [];
@@ -73,8 +100,10 @@ async function runCase(svc: ServiceHandle, key: string, site: CorpusSite, c: Cor
     changed.push(last.changed);
     details.push(`changed=${last.changed} confirmed=${last.confirmed} diffPixels=${last.diffPixels} regions=${JSON.stringify(last.regions.map((r) => r.pixels))}`);
   }
+  const ms = performance.now() - started;
+  const near = await nearest(svc, key, c, baselineId, last.id);
   await call(svc, key, 'DELETE', `/api/monitors/${monitorId}`);
-  return { name: c.name, kind: c.kind, changed, ms: performance.now() - started, detail: details.join('; ') };
+  return { name: c.name, kind: c.kind, changed, ms, detail: `${details.join('; ')}; nearest ${JSON.stringify(near)}`, nearest: near };
 }
 
 export async function measureDiffCorpus(): Promise<Record<string, unknown>> {
@@ -106,6 +135,10 @@ export async function measureDiffCorpus(): Promise<Record<string, unknown>> {
       .filter((v) => (v.kind === 'change' ? !v.changed.every(Boolean) : v.changed.some(Boolean)))
       .map((v) => v.name).sort();
     const caseMs = verdicts.map((v) => v.ms);
+    // How close the corpus comes to the rule: the noise cluster nearest to counting, the change furthest from it.
+    const scored = (kind: CorpusCase['kind']) => verdicts.filter((v) => v.kind === kind && v.nearest)
+      .map((v) => ({ name: v.name, ...v.nearest! })).sort((x, y) => x.score - y.score);
+    const margins = { noiseNearest: scored('noise').at(-1) ?? null, changeWeakest: scored('change')[0] ?? null };
     return {
       bench: 'diff-corpus',
       truePositives,
@@ -113,6 +146,7 @@ export async function measureDiffCorpus(): Promise<Record<string, unknown>> {
       trueNegatives,
       falseNegatives: changes.length - truePositives,
       cases: misclassified,
+      margins,
       changeCases: changes.length,
       noiseCases: noise.length,
       rounds,

@@ -18,6 +18,8 @@ export const PX = {
   aaAlone: 3,
   /** An anti-aliased pixel next to a real difference: the soft edge of a changed glyph, counted. */
   aaEdge: 4,
+  /** A real difference with no changed pixel around it: a speck, never counted. */
+  lone: 5,
 } as const;
 
 /** A pixel counted as changed (diffPixels, region pixels, red in the diff image). */
@@ -28,9 +30,9 @@ export function isCounted(v: number): boolean {
 /**
  * A real difference is strong when its own colour distance (pixelmatch's squared YIQ delta) is at least this share
  * of the largest distance within its 3×3 neighbourhood in either image. Moving an edge by f of a pixel changes
- * the pixel by f of the edge's contrast, i.e. f² of its squared delta: 0.36 lets through shifts of up to 0.6 px.
+ * the pixel by f of the edge's contrast, i.e. f² of its squared delta: 0.25 keeps edges moved by up to 0.5 px weak.
  */
-export const STRONG_SHARE = 0.36;
+export const STRONG_SHARE = 0.25;
 
 /** The top-left w×h pixels of an image, as a 4-byte-aligned RGBA array pixelmatch can view as Uint32. */
 export function crop(png: PNG, w: number, h: number): Uint8Array {
@@ -77,7 +79,8 @@ function word(rgb: readonly number[]): number {
 }
 
 /**
- * The classes over the width×height union. Pixels outside the overlap of the two images are strong real
+ * The classes over the width×height union. With includeAA every pixel over the threshold is a strong real
+ * difference (the strict setting: nothing is put down to anti-aliasing or sub-pixel movement). Pixels outside the overlap of the two images are strong real
  * differences (the page's shape changed there), including the corner neither covers.
  */
 export function classifyPixels(a: PNG, b: PNG, width: number, height: number, threshold: number, includeAA: boolean): Uint8Array {
@@ -102,8 +105,16 @@ export function classifyPixels(a: PNG, b: PNG, width: number, height: number, th
     classes.fill(PX.same, row, row + ow);
     for (let x = 0; x < ow; x++) {
       const v = out32[src + x];
-      if (v === red) classes[row + x] = isStrong(img1, img2, ow, oh, x, y) ? PX.strong : PX.weak;
-      else if (v === blue) classes[row + x] = PX.aaAlone;
+      if (v !== red && v !== blue) continue;
+      if (includeAA) { // every difference pixelmatch sees counts in full: no allowance for anti-aliasing at all
+        classes[row + x] = PX.strong;
+        continue;
+      }
+      // pixelmatch's anti-aliasing test also fires inside the 1 px strokes of small text, so a glyph that
+      // changed can be mostly "anti-aliased" pixels: one whose difference is as large as the contrast around
+      // it is a real difference whatever that test said.
+      if (isStrong(img1, img2, ow, oh, x, y)) classes[row + x] = PX.strong;
+      else classes[row + x] = v === red ? PX.weak : PX.aaAlone;
     }
   }
   return classes;
@@ -125,4 +136,31 @@ export function joinAntiAliasedEdges(classes: Uint8Array, width: number, height:
       }
     }
   }
+}
+
+const counted = (v: number | undefined): boolean => v === PX.weak || v === PX.strong || v === PX.aaEdge;
+
+/**
+ * Counted pixels with no counted pixel among their 8 neighbours become specks: a change is drawn with
+ * strokes, not single dots. Run after joinAntiAliasedEdges, so a glyph's soft edge keeps its pixels company.
+ */
+export function dropLonePixels(classes: Uint8Array, width: number, height: number): void {
+  const lone: number[] = [];
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      if (!counted(classes[row + x])) continue;
+      // Fast path: inside a changed area a row neighbour is changed too.
+      if ((x > 0 && counted(classes[row + x - 1])) || (x + 1 < width && counted(classes[row + x + 1]))) continue;
+      let company = false;
+      for (let ny = Math.max(0, y - 1); ny <= Math.min(height - 1, y + 1) && !company; ny++) {
+        if (ny === y) continue;
+        for (let nx = Math.max(0, x - 1); nx <= Math.min(width - 1, x + 1); nx++) {
+          if (counted(classes[ny * width + nx])) { company = true; break; }
+        }
+      }
+      if (!company) lone.push(row + x);
+    }
+  }
+  for (const i of lone) classes[i] = PX.lone;
 }

@@ -4,10 +4,10 @@
  */
 import { PNG } from 'pngjs';
 import type { Box } from '../render/capture-image.js';
-import { classifyPixels, isCounted, joinAntiAliasedEdges, PX } from './classify.js';
+import { classifyPixels, dropLonePixels, isCounted, joinAntiAliasedEdges, PX } from './classify.js';
 import { renderDiffPng } from './diff-image.js';
 import { assertPngWithin } from './png-size.js';
-import { CELL_SIZE, findRegions, type ChangeRegion } from './regions.js';
+import { CELL_SIZE, clusterCounts, findRegions, type ChangeRegion } from './regions.js';
 
 // One rectangle type for measured boxes, ignore regions and change regions (image pixels).
 export type { Box };
@@ -17,7 +17,8 @@ export interface DiffOptions {
   threshold: number;
   /**
    * pixelmatch includeAA. false (the default): an anti-aliased pixel counts only where it touches a real
-   * difference (the soft edge of a changed glyph); true: every anti-aliased pixel counts as a real difference.
+   * difference (the soft edge of a changed glyph), and a region needs strong differences to count; true: every
+   * pixel over the threshold is a strong real difference (strict: only the minimum region size still applies).
    */
   includeAA: boolean;
   /** Image-pixel boxes left out of the count (ignoreRegions + measured ignoreSelectors). */
@@ -101,7 +102,10 @@ function decode(bytes: Buffer, which: string): PNG {
   }
 }
 
-export function comparePngs(baseline: Buffer, current: Buffer, options: DiffOptions): DiffResult {
+interface Classified { a: PNG; b: PNG; width: number; height: number; classes: Uint8Array; ignored: { boxes: Box[]; count: number } }
+
+/** Both images decoded and every pixel of their union classified (see classify.ts), ignored boxes left out. */
+function classify(baseline: Buffer, current: Buffer, options: DiffOptions): Classified {
   if (options.maxPixels !== undefined) {
     assertPngWithin(baseline, options.maxPixels, 'baseline');
     assertPngWithin(current, options.maxPixels, 'current');
@@ -111,14 +115,24 @@ export function comparePngs(baseline: Buffer, current: Buffer, options: DiffOpti
   const width = Math.max(a.width, b.width);
   const height = Math.max(a.height, b.height);
   const classes = classifyPixels(a, b, width, height, options.threshold, options.includeAA);
-
   const ignored = ignoredPixels(options.ignore, width, height);
   for (const box of ignored.boxes) {
     for (let y = box.y; y < box.y + box.height; y++) classes.fill(PX.same, y * width + box.x, y * width + box.x + box.width);
   }
   // After the ignore boxes: an edge pixel next to an ignored change is speckle, not part of a change.
   if (!options.includeAA) joinAntiAliasedEdges(classes, width, height);
+  dropLonePixels(classes, width, height);
+  return { a, b, width, height, classes, ignored };
+}
 
+/** Every cluster of changed pixels with its counts and verdict, before regions are merged for display. */
+export function clustersOf(baseline: Buffer, current: Buffer, options: DiffOptions): ReturnType<typeof clusterCounts> {
+  const { classes, width, height } = classify(baseline, current, options);
+  return clusterCounts(classes, width, height);
+}
+
+export function comparePngs(baseline: Buffer, current: Buffer, options: DiffOptions): DiffResult {
+  const { a, b, width, height, classes, ignored } = classify(baseline, current, options);
   const comparedPixels = comparedPixelCount(width, height, ignored.count);
   const found = findRegions(classes, width, height);
   // The mask of what is reported: counted pixels of significant clusters only.

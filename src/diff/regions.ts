@@ -27,7 +27,7 @@ export interface ChangeRegion extends Box { pixels: number }
  * A cluster is a change when it holds at least this many counted pixels (anti-aliased edges of real
  * differences included)... One glyph of 12 px text redrawn is 20–60 of them; a lone anti-aliasing speck is 1–5.
  */
-export const MIN_REGION_PIXELS = 12;
+export const MIN_REGION_PIXELS = 6;
 /**
  * ...and at least this many strong ones (a difference as large as the contrast around it, see classify.ts).
  * A sub-pixel shift of an edge gives only weak ones, however long the edge.
@@ -186,15 +186,26 @@ export interface FoundRegions {
 
 export const CELL_SIZE = CELL;
 
+/** Every cluster before the decision, with its counts: how close a page came to the rule (bench, pictures). */
+export function clusterCounts(classes: Uint8Array, width: number, height: number): (ChangeRegion & { strong: number; significant: boolean })[] {
+  const mask = countedMask(classes);
+  return groupCells(cellBounds(mask, classes, width, height), JOIN_RADIUS)
+    .map(({ cells: _cells, ...c }) => ({ ...c, significant: isSignificant(c.pixels, c.strong) }));
+}
+
+function countedMask(classes: Uint8Array): Uint8Array {
+  const mask = new Uint8Array(classes.length);
+  for (let i = 0; i < classes.length; i++) if (classes[i] !== 0 && isCounted(classes[i] as number)) mask[i] = 1;
+  return mask;
+}
+
 /**
  * Pixel classes (see classify.ts) → the significant clusters of counted pixels. Clusters are judged at the
  * normal join gap, before any merging for display, so speckle far from a change never rides along with it.
  */
 export function findRegions(classes: Uint8Array, width: number, height: number, max = MAX_REGIONS): FoundRegions {
   if (classes.length !== width * height) throw new Error(`mask has ${classes.length} bytes, expected ${width}×${height}`);
-  const mask = new Uint8Array(classes.length);
-  for (let i = 0; i < classes.length; i++) if (classes[i] !== 0 && isCounted(classes[i] as number)) mask[i] = 1;
-  const cells = cellBounds(mask, classes, width, height);
+  const cells = cellBounds(countedMask(classes), classes, width, height);
   const keptCells = new Uint8Array(cells.cols * cells.rows);
   for (const cluster of groupCells(cells, JOIN_RADIUS)) {
     const keep = isSignificant(cluster.pixels, cluster.strong);

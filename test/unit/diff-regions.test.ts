@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PX } from '../../src/diff/classify.js';
+import { dropLonePixels, PX } from '../../src/diff/classify.js';
 import type { Box } from '../../src/diff/compare.js';
 import { findRegions as find, MAX_REGIONS, MIN_REGION_PIXELS, MIN_STRONG_PIXELS } from '../../src/diff/regions.js';
 
@@ -38,14 +38,14 @@ describe('findRegions', () => {
     expect(findRegions(mask(64, 64), 64, 64)).toEqual([]);
   });
 
-  it('a 3×4 block (12 px, the minimum) is a box with exact bounds rather than its cell; 11 px is not a region', () => {
-    expect(MIN_REGION_PIXELS).toBe(12);
-    expect(find(mask(100, 100, [{ x: 37, y: 5, width: 3, height: 4 }]), 100, 100).regions).toEqual([
-      { x: 37, y: 5, width: 3, height: 4, pixels: 12 },
+  it('a 2×3 block (6 px, the minimum) is a box with exact bounds rather than its cell; 5 px is not a region', () => {
+    expect(MIN_REGION_PIXELS).toBe(6);
+    expect(find(mask(100, 100, [{ x: 37, y: 5, width: 2, height: 3 }]), 100, 100).regions).toEqual([
+      { x: 37, y: 5, width: 2, height: 3, pixels: 6 },
     ]);
-    const eleven = mask(100, 100, [{ x: 37, y: 5, width: 3, height: 4 }]);
-    eleven[5 * 100 + 37] = PX.same;
-    expect(findRegions(eleven, 100, 100)).toEqual([]);
+    const five = mask(100, 100, [{ x: 37, y: 5, width: 2, height: 3 }]);
+    five[5 * 100 + 37] = PX.same;
+    expect(findRegions(five, 100, 100)).toEqual([]);
   });
 
   it('a lone speck is no region, even strong', () => {
@@ -65,11 +65,11 @@ describe('findRegions', () => {
   });
 
   it('anti-aliased edge pixels count towards a region; lone anti-aliased pixels do not', () => {
-    // 8 strong pixels + 4 edge pixels = 12: a region only because the edge pixels count.
-    const m = mask(100, 100, [{ x: 10, y: 10, width: 4, height: 2 }]);
-    m.fill(PX.aaEdge, 12 * 100 + 10, 12 * 100 + 14);
-    expect(find(m, 100, 100).regions).toEqual([{ x: 10, y: 10, width: 4, height: 3, pixels: 12 }]);
-    m.fill(PX.aaAlone, 12 * 100 + 10, 12 * 100 + 14);
+    // 4 strong pixels + 2 edge pixels = 6: a region only because the edge pixels count.
+    const m = mask(100, 100, [{ x: 10, y: 10, width: 4, height: 1 }]);
+    m.fill(PX.aaEdge, 11 * 100 + 10, 11 * 100 + 12);
+    expect(find(m, 100, 100).regions).toEqual([{ x: 10, y: 10, width: 4, height: 2, pixels: 6 }]);
+    m.fill(PX.aaAlone, 11 * 100 + 10, 11 * 100 + 12);
     expect(findRegions(m, 100, 100)).toEqual([]);
   });
 
@@ -130,22 +130,29 @@ describe('findRegions', () => {
     expect(regions).toContainEqual({ x: 480, y: 0, width: 4, height: 4 });
   });
 
-  const scatter = (dots: number, width: number, height: number): Uint8Array => {
+  /** `dots` strong specks of size×size pixels at seeded random places. */
+  const scatter = (dots: number, width: number, height: number, size = 1): Uint8Array => {
     const m = new Uint8Array(width * height);
     let seed = 7;
     for (let i = 0; i < dots; i++) {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      m[seed % m.length] = PX.strong;
+      const at = seed % (width * (height - size));
+      for (let dy = 0; dy < size; dy++) m.fill(PX.strong, at + dy * width, Math.min(at + dy * width + size, (Math.floor(at / width) + dy + 1) * width));
     }
     return m;
   };
 
-  it('400 isolated noise pixels over a 1280×4000 page are no region', () => {
-    expect(findRegions(scatter(400, 1280, 4000), 1280, 4000)).toEqual([]);
+  it('a lone pixel every 20 px over a 1280×4000 page: dropped as specks, no region (kept, they would join into one)', () => {
+    const m = new Uint8Array(1280 * 4000);
+    for (let y = 5; y < 4000; y += 20) for (let x = 5; x < 1280; x += 20) m[y * 1280 + x] = PX.strong;
+    expect(findRegions(m, 1280, 4000)).toEqual([{ x: 5, y: 5, width: 1261, height: 3981 }]);
+    dropLonePixels(m, 1280, 4000);
+    expect(m.includes(PX.strong)).toBe(false);
+    expect(findRegions(m, 1280, 4000)).toEqual([]);
   });
 
-  it('20,000 noise pixels (about one per cell: dense enough to join into clusters) give at most 10 boxes covering them', () => {
-    const m = scatter(20_000, 1280, 4000);
+  it('20,000 noise specks of 2×2 (about one per cell: dense enough to join) give at most 10 boxes covering them', () => {
+    const m = scatter(20_000, 1280, 4000, 2);
     const found = find(m, 1280, 4000);
     expect(found.regions.length).toBeGreaterThan(0);
     expect(found.regions.length).toBeLessThanOrEqual(MAX_REGIONS);
