@@ -118,10 +118,10 @@ describe('the region decision', () => {
     expect(r.regions).toEqual([{ ...r.regions[0], pixels: everything }]);
   });
 
-  it('a lone changed pixel is a speck: no region, even at full contrast; 2×3 changed pixels are one', () => {
+  it('lone changed pixels are specks: 8 black dots 3 px apart (close enough to group) are no region; 2×3 pixels are one', () => {
     const base = draw(60, 60, []);
-    const dot = draw(60, 60, [bar(30, 30, 31, 31)]);
-    expect(comparePngs(encode(base), encode(dot), OPTS).regions).toEqual([]);
+    const dots = draw(60, 60, Array.from({ length: 8 }, (_, i) => bar(10 + i * 3, 30, 11 + i * 3, 31)));
+    expect(comparePngs(encode(base), encode(dots), OPTS).regions).toEqual([]);
     const block = draw(60, 60, [bar(30, 30, 32, 33)]);
     expect(comparePngs(encode(base), encode(block), OPTS).regions).toEqual([{ x: 30, y: 30, width: 2, height: 3, pixels: 6 }]);
   });
