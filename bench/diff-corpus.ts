@@ -7,8 +7,8 @@
  *   npm run bench -- --diff
  *   BENCH_DIFF_CONCURRENCY=2 BENCH_DIFF_ROUNDS=2 node dist/bench/render.js --diff
  *
- * Env: BENCH_DIFF_CONCURRENCY (2) cases in flight, BENCH_DIFF_ROUNDS (1) captures after the baseline
- * (a case is misclassified if any of them is), BENCH_DIFF_ONLY (comma-separated case names).
+ * Env: BENCH_DIFF_CONCURRENCY (2) cases in flight, BENCH_DIFF_ROUNDS (1) times each case is run from the
+ * start with a new monitor (a case is misclassified if any run is), BENCH_DIFF_ONLY (comma-separated names).
  * Prints exactly one JSON line on stdout: the confusion matrix, the misclassified cases and timing.
  */
 import { performance } from 'node:perf_hooks';
@@ -81,28 +81,34 @@ async function captureNow(svc: ServiceHandle, key: string, monitorId: string, be
   }
 }
 
-async function runCase(svc: ServiceHandle, key: string, site: CorpusSite, c: CorpusCase, rounds: number): Promise<Verdict> {
-  const started = performance.now();
+/** One run of a case: a new monitor, the baseline on a.html, the verdict on b.html. */
+async function runOnce(svc: ServiceHandle, key: string, site: CorpusSite, c: CorpusCase): Promise<{ last: Capture; baselineId: string }> {
+  site.reset(c.name);
   const created = await call<{ id: string }>(svc, key, 'POST', '/api/monitors', {
     name: c.name, url: site.pageUrl(c.name), schedule: '0 0 1 1 *', paused: true,
     ...(c.capture && { capture: c.capture }), ...(c.diff && { diff: c.diff }),
   });
   if (created.status !== 201) throw new Error(`create monitor ${c.name} -> ${created.status} ${JSON.stringify(created.body)}`);
   const monitorId = created.body.id;
-  let last = await captureNow(svc, key, monitorId, undefined);
-  const baselineId = last.id;
+  const baseline = await captureNow(svc, key, monitorId, undefined);
   site.switchToB(c.name);
+  const last = await captureNow(svc, key, monitorId, baseline.id);
+  return { last, baselineId: baseline.id };
+}
+
+async function runCase(svc: ServiceHandle, key: string, site: CorpusSite, c: CorpusCase, rounds: number): Promise<Verdict> {
+  const started = performance.now();
   const changed: boolean[] = [];
   const details: string[] = [];
+  let run: { last: Capture; baselineId: string } | undefined;
   for (let i = 0; i < rounds; i++) {
-    if (i > 0 && c.flash) site.switchToB(c.name);
-    last = await captureNow(svc, key, monitorId, last.id);
+    run = await runOnce(svc, key, site, c);
+    const { last } = run;
     changed.push(last.changed);
     details.push(`changed=${last.changed} confirmed=${last.confirmed} diffPixels=${last.diffPixels} regions=${JSON.stringify(last.regions.map((r) => r.pixels))}`);
   }
-  const ms = performance.now() - started;
-  const near = await nearest(svc, key, c, baselineId, last.id);
-  await call(svc, key, 'DELETE', `/api/monitors/${monitorId}`);
+  const ms = (performance.now() - started) / rounds;
+  const near = await nearest(svc, key, c, run!.baselineId, run!.last.id);
   return { name: c.name, kind: c.kind, changed, ms, detail: `${details.join('; ')}; nearest ${JSON.stringify(near)}`, nearest: near };
 }
 
@@ -152,6 +158,7 @@ export async function measureDiffCorpus(): Promise<Record<string, unknown>> {
       rounds,
       concurrency,
       totalMs: Math.round(totalMs),
+      // One run of a case: create the monitor, the baseline capture, the verdict capture (and its confirmation).
       caseP50Ms: Math.round(percentile(caseMs, 50)),
       caseP95Ms: Math.round(percentile(caseMs, 95)),
     };

@@ -1,7 +1,7 @@
 /**
  * Every pixel of the compared area sorted into what kind of difference it is, before any decision is made:
- * pixelmatch tells a real rendering difference from an anti-aliased one, and we add how strong each real one
- * is next to the contrast around it (a glyph drawn or erased, against an edge that moved by a fraction of a pixel).
+ * pixelmatch tells a real rendering difference from an anti-aliased one, and we add how strong each differing
+ * pixel is next to the contrast around it (a glyph drawn or erased, against an edge moved by part of a pixel).
  */
 import pixelmatch from 'pixelmatch';
 import type { PNG } from 'pngjs';
@@ -28,7 +28,7 @@ export function isCounted(v: number): boolean {
 }
 
 /**
- * A real difference is strong when its own colour distance (pixelmatch's squared YIQ delta) is at least this share
+ * A differing pixel is strong when its own colour distance (pixelmatch's squared YIQ delta) is at least this share
  * of the largest distance within its 3×3 neighbourhood in either image. Moving an edge by f of a pixel changes
  * the pixel by f of the edge's contrast, i.e. f² of its squared delta: 0.25 keeps edges moved by up to 0.5 px weak.
  */
@@ -80,8 +80,9 @@ function word(rgb: readonly number[]): number {
 
 /**
  * The classes over the width×height union. With includeAA every pixel over the threshold is a strong real
- * difference (the strict setting: nothing is put down to anti-aliasing or sub-pixel movement). Pixels outside the overlap of the two images are strong real
- * differences (the page's shape changed there), including the corner neither covers.
+ * difference (the strict setting: nothing is put down to anti-aliasing or sub-pixel movement). Pixels outside
+ * the overlap of the two images are strong real differences (the page's shape changed there), including the
+ * corner neither covers.
  */
 export function classifyPixels(a: PNG, b: PNG, width: number, height: number, threshold: number, includeAA: boolean): Uint8Array {
   const ow = Math.min(a.width, b.width);
