@@ -2,6 +2,9 @@
 // (test/fixtures/diff-corpus, the same pages `npm run bench -- --diff` measures), with the default settings:
 // the real service (real Chromium, real SQLite, the diff worker thread running dist/ code) captures a.html,
 // the site switches to b.html, and a second manual capture gives the verdict.
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCorpus, startCorpusSite, type CorpusCase, type CorpusSite } from '../fixtures/diff-corpus/corpus.js';
 import { decodePng, type DecodedPng, type Rgba } from '../helpers/png.js';
@@ -193,6 +196,67 @@ describe('noise reports nothing with the default settings', () => {
       const hill = (png: DecodedPng) => count(png, (p) => is(p, [20, 90, 90]));
       expect(hill(await image(baseline))).toBeGreaterThan(1000);
       expect(hill(await image(next))).toBeGreaterThan(1000);
+    }
+  });
+});
+
+describe('the image wait of a full-page capture', () => {
+  /** A page 9,000 px tall whose `n` lazy images sit at the bottom, far out of view; image hits are recorded. */
+  async function lazyImagesSite(n: number): Promise<{ url: string; hits: Set<number>; close(): Promise<void> }> {
+    const hits = new Set<number>();
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNgYPgPAAEDAQAIicLsAAAAAElFTkSuQmCC', 'base64');
+    const server = http.createServer((req, res) => {
+      const img = /^\/img\/(\d+)\.png$/.exec(req.url ?? '');
+      if (img) {
+        hits.add(Number(img[1]));
+        return void res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' }).end(png);
+      }
+      const imgs = Array.from({ length: n }, (_, i) => `<img loading="lazy" src="/img/${i + 1}.png" width="2" height="2" alt="">`).join('');
+      res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' })
+        .end(`<!doctype html><body style="margin:0"><div style="height:8900px"></div><div style="width:1200px">${imgs}</div></body>`);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      hits,
+      close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
+    };
+  }
+
+  it.each([[500, 500], [501, 500]])('%i lazy images out of view: the first %i are loaded before the capture, no more', async (n, loaded) => {
+    const page = await lazyImagesSite(n);
+    try {
+      const res = await svc.post('/api/image', { url: page.url, fullPage: true });
+      expect(res.status).toBe(200);
+      await bytesOf(res);
+      expect(page.hits.size).toBe(loaded);
+      expect(Math.max(...page.hits)).toBe(loaded);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('an image that never arrives: the wait ends at half the remaining budget and the page is captured without it', async () => {
+    // Without that bound the decode would wait for the image until the render's own timeout failed it.
+    const held: http.ServerResponse[] = [];
+    const server = http.createServer((req, res) => {
+      if (req.url === '/never.png') return void held.push(res); // headers never sent
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Photo:</p><img src="/never.png" width="100" height="100" alt="">');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      // domcontentloaded: the load event itself waits for every image, so it would never come.
+      const res = await svc.post('/api/image', { url, fullPage: true, timeout: 6000, waitUntil: 'domcontentloaded' });
+      expect(res.status).toBe(200);
+      expect(decodePng(await bytesOf(res)).width).toBe(1280);
+      expect(held).toHaveLength(1); // the image was asked for and is still pending
+    } finally {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise((done) => server.close(() => done(undefined)));
     }
   });
 });
