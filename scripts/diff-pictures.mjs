@@ -121,7 +121,8 @@ try {
     const { a, b } = await pair('tall-page-sentence', true);
     const r = comparePngs(a, b, OPTIONS);
     const diff = PNG.sync.read(r.diffPng);
-    save('diff-tall-page.png', PNG.sync.write(crop(diff, around(r.regions[0], 40, diff))));
+    const y = Math.max(0, r.regions[0].y - 80);
+    save('diff-tall-page.png', PNG.sync.write(crop(diff, { x: 0, y, width: 720, height: Math.min(diff.height - y, r.regions[0].height + 160) })));
     console.log(`tall-page-sentence: ${diff.width}×${diff.height}, regions ${JSON.stringify(r.regions)} diffRatio ${r.diffRatio}`);
   }
 } finally {
