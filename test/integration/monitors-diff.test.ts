@@ -381,7 +381,8 @@ describe('confirm', () => {
     // confirm false: the one look is the verdict.
     expect(trusting.hits() - hitsB).toBe(1);
     expect(b).toMatchObject({ changed: true, confirmed: false, diffPixels: BANNER.width * BANNER.height, baselineId: baseB.id });
-    expect(b.regions).toEqual([{ ...BANNER, pixels: BANNER.width * BANNER.height }]); // a region says how many pixels it holds
+    // A region says how many pixels it holds, and which element is behind it (the banner, a div with no text).
+    expect(b.regions).toEqual([{ ...BANNER, pixels: BANNER.width * BANNER.height, elements: [expect.objectContaining({ tag: 'div', before: '', after: '' })] }]);
     expect((await image(b)).pixel(150, 150)).toEqual(RED);
   });
 });
@@ -430,7 +431,7 @@ describe('minChangeRatio', () => {
     for (const x of [c, f]) {
       expect(x.diffPixels).toBe(100);
       expect(x.diffRatio).toBeCloseTo(100 / VIEWPORT_PIXELS, 12);
-      expect(x.regions).toEqual([{ ...DOT, pixels: 100 }]);
+      expect(x.regions).toEqual([{ ...DOT, pixels: 100, elements: expect.any(Array) }]);
     }
     expect(c.changed).toBe(false);
     expect(c.confirmed).toBe(false); // not a change, so nothing to confirm

@@ -76,7 +76,7 @@ export const diffOptionsSchema = z.object({
   textSelector: z.string().min(1).max(1000).optional().describe('Compare only the text inside this element (its first match)'),
   ignoreText: ignoreTextSchema,
   threshold: z.number().min(0).max(1).default(0.1).describe('pixelmatch colour threshold, 0..1'),
-  includeAA: z.boolean().default(false).describe('Count anti-aliased pixels as changed everywhere, not only beside a real change'),
+  includeAA: z.boolean().default(false).describe('Strict: every pixel over the threshold counts as a strong difference, none is put down to anti-aliasing or sub-pixel movement'),
   minChangeRatio: z.number().min(0).max(1).default(0).describe('Also require diffRatio >= this (0, the default: off)'),
   ignoreRegions: z.array(box).max(100).default([]).describe('Boxes in capture pixels left out of the count'),
   ignoreSelectors: z.array(z.string().min(1)).max(100).default([]).describe('Elements whose boxes are left out of the count'),
