@@ -12,6 +12,8 @@
  * BENCH_MONITORS (200) monitors on a one-minute schedule, BENCH_MONITOR_MINUTES (3) minutes measured,
  * PAGEWATCH_CHROMIUM_PATH (/usr/bin/chromium).
  *
+ *   npm run bench -- --diff            # only the detection corpus (bench/diff-corpus.ts)
+ *
  * Prints exactly one JSON line on stdout; progress goes to stderr.
  */
 import type { Browser } from 'playwright';
@@ -23,6 +25,7 @@ import { treeMemoryMiB } from './process-tree.js';
 import { launchRaw, openWarmPages, rawNewContextRenderer, rawWarmRenderer, type Format } from './raw.js';
 import { ASYNC_BENCH_ENV, measureAsyncJobs, type AsyncFigures } from './async-jobs.js';
 import { measureDiff, type DiffFigures } from './diff.js';
+import { measureDiffCorpus } from './diff-corpus.js';
 import { MONITOR_BENCH_ENV, measureMonitors, type MonitorFigures } from './monitors.js';
 import { serviceRenderer, startService, type ServiceHandle } from './service.js';
 import { round1, round1OrNull } from './stats.js';
@@ -255,7 +258,8 @@ async function main(): Promise<void> {
 }
 
 try {
-  await main();
+  if (process.argv.includes('--diff')) process.stdout.write(`${JSON.stringify(await measureDiffCorpus())}\n`);
+  else await main();
 } catch (err) {
   log(`FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 1;

@@ -2,12 +2,12 @@
  * Pixel comparison of two PNG captures: a pure function on buffers (no I/O), so it can run in a worker
  * thread and be tested without one.
  */
-import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import type { Box } from '../render/capture-image.js';
+import { classifyPixels, dropLonePixels, isCounted, joinAntiAliasedEdges, PX } from './classify.js';
 import { renderDiffPng } from './diff-image.js';
 import { assertPngWithin } from './png-size.js';
-import { findRegions } from './regions.js';
+import { CELL_SIZE, clusterCounts, findRegions, type ChangeRegion } from './regions.js';
 
 // One rectangle type for measured boxes, ignore regions and change regions (image pixels).
 export type { Box };
@@ -15,7 +15,11 @@ export type { Box };
 export interface DiffOptions {
   /** pixelmatch threshold 0..1 (contract default 0.1). */
   threshold: number;
-  /** pixelmatch includeAA (default false: anti-aliased pixels are not counted). */
+  /**
+   * pixelmatch includeAA. false (the default): an anti-aliased pixel counts only where it touches a real
+   * difference (the soft edge of a changed glyph), and a region needs strong differences to count; true: every
+   * pixel over the threshold is a strong real difference (strict: only the minimum region size still applies).
+   */
   includeAA: boolean;
   /** Image-pixel boxes left out of the count (ignoreRegions + measured ignoreSelectors). */
   ignore: Box[];
@@ -27,14 +31,19 @@ export interface DiffResult {
   /** The compared area: max of the two widths × max of the two heights. */
   width: number;
   height: number;
-  /** Changed pixels outside ignored boxes, including the area not covered by both images. */
+  /**
+   * Changed pixels counted in the significant regions (outside ignored boxes): real differences, the area not
+   * covered by both images, and anti-aliased pixels touching a real difference. Speckle that forms no
+   * significant region is not counted, so 0 exactly when regions is empty.
+   */
   diffPixels: number;
   /** width*height minus ignored pixels (never < 1). */
   comparedPixels: number;
+  /** diffPixels / comparedPixels. */
   diffRatio: number;
-  /** Changed pixels grouped into at most 10 boxes, image pixels, sorted top→bottom. */
-  regions: Box[];
-  /** The change highlighted; null when diffPixels === 0. */
+  /** The significant clusters of changed pixels, merged into at most 10 boxes, image pixels, sorted top→bottom. */
+  regions: ChangeRegion[];
+  /** The change highlighted; null when there is no significant region. */
   diffPng: Buffer | null;
 }
 
@@ -85,42 +94,6 @@ export function comparedPixelCount(width: number, height: number, ignoredCount: 
   return Math.max(1, width * height - ignoredCount);
 }
 
-/** The top-left w×h pixels of an image, as a 4-byte-aligned RGBA array pixelmatch can view as Uint32. */
-function crop(png: PNG, w: number, h: number): Uint8Array {
-  const { data } = png;
-  if (png.width === w && data.byteOffset % 4 === 0) return data.subarray(0, w * h * 4); // rows are contiguous
-  const out = new Uint8Array(w * h * 4);
-  for (let y = 0; y < h; y++) out.set(data.subarray(y * png.width * 4, (y * png.width + w) * 4), y * w * 4);
-  return out;
-}
-
-/**
- * The mask (1 = counted change) over the width×height union: pixelmatch on the overlap, every pixel outside
- * the overlap counted — including the corner neither image covers when both width and height differ, since
- * the page's shape changed there too.
- */
-function changeMask(a: PNG, b: PNG, width: number, height: number, options: DiffOptions): Uint8Array {
-  const ow = Math.min(a.width, b.width);
-  const oh = Math.min(a.height, b.height);
-  const mask = new Uint8Array(width * height).fill(1);
-  if (ow === 0 || oh === 0) return mask;
-  // diffMask: pixelmatch writes only counted pixels (opaque) onto a transparent buffer; anti-aliased pixels
-  // it excluded stay transparent. So alpha !== 0 is exactly the set pixelmatch counted.
-  const out = new Uint8Array(ow * oh * 4);
-  pixelmatch(crop(a, ow, oh), crop(b, ow, oh), out, ow, oh, {
-    threshold: options.threshold,
-    includeAA: options.includeAA,
-    diffMask: true,
-  });
-  const out32 = new Uint32Array(out.buffer); // fresh, so aligned; a whole-word test is cheaper than the alpha byte
-  for (let y = 0; y < oh; y++) {
-    const row = y * width;
-    const src = y * ow;
-    for (let x = 0; x < ow; x++) mask[row + x] = out32[src + x] === 0 ? 0 : 1;
-  }
-  return mask;
-}
-
 function decode(bytes: Buffer, which: string): PNG {
   try {
     return PNG.sync.read(bytes);
@@ -129,7 +102,10 @@ function decode(bytes: Buffer, which: string): PNG {
   }
 }
 
-export function comparePngs(baseline: Buffer, current: Buffer, options: DiffOptions): DiffResult {
+interface Classified { a: PNG; b: PNG; width: number; height: number; classes: Uint8Array; ignored: { boxes: Box[]; count: number } }
+
+/** Both images decoded and every pixel of their union classified (see classify.ts), ignored boxes left out. */
+function classify(baseline: Buffer, current: Buffer, options: DiffOptions): Classified {
   if (options.maxPixels !== undefined) {
     assertPngWithin(baseline, options.maxPixels, 'baseline');
     assertPngWithin(current, options.maxPixels, 'current');
@@ -138,19 +114,44 @@ export function comparePngs(baseline: Buffer, current: Buffer, options: DiffOpti
   const b = decode(current, 'current');
   const width = Math.max(a.width, b.width);
   const height = Math.max(a.height, b.height);
-  const mask = changeMask(a, b, width, height, options);
-
+  const classes = classifyPixels(a, b, width, height, options.threshold, options.includeAA);
   const ignored = ignoredPixels(options.ignore, width, height);
   for (const box of ignored.boxes) {
-    for (let y = box.y; y < box.y + box.height; y++) mask.fill(0, y * width + box.x, y * width + box.x + box.width);
+    for (let y = box.y; y < box.y + box.height; y++) classes.fill(PX.same, y * width + box.x, y * width + box.x + box.width);
   }
-  let diffPixels = 0;
-  for (let i = 0; i < mask.length; i++) diffPixels += mask[i] as number;
+  // After the ignore boxes: an edge pixel next to an ignored change is speckle, not part of a change.
+  if (!options.includeAA) joinAntiAliasedEdges(classes, width, height);
+  dropLonePixels(classes, width, height);
+  return { a, b, width, height, classes, ignored };
+}
 
+/** Every cluster of changed pixels with its counts and verdict, before regions are merged for display. */
+export function clustersOf(baseline: Buffer, current: Buffer, options: DiffOptions): ReturnType<typeof clusterCounts> {
+  const { classes, width, height } = classify(baseline, current, options);
+  return clusterCounts(classes, width, height);
+}
+
+export function comparePngs(baseline: Buffer, current: Buffer, options: DiffOptions): DiffResult {
+  const { a, b, width, height, classes, ignored } = classify(baseline, current, options);
   const comparedPixels = comparedPixelCount(width, height, ignored.count);
-  const regions = diffPixels === 0 ? [] : findRegions(mask, width, height);
+  const found = findRegions(classes, width, height);
+  // The mask of what is reported: counted pixels of significant clusters only.
+  const mask = new Uint8Array(width * height);
+  let diffPixels = 0;
+  if (found.regions.length > 0) {
+    for (let i = 0; i < classes.length; i++) {
+      const v = classes[i] as number;
+      if (v === PX.same || !isCounted(v)) continue;
+      const x = i % width;
+      const cell = ((i - x) / width / CELL_SIZE | 0) * found.cols + ((x / CELL_SIZE) | 0);
+      if (found.keptCells[cell] === 1) {
+        mask[i] = 1;
+        diffPixels++;
+      }
+    }
+  }
   const diffPng = diffPixels === 0
     ? null
-    : renderDiffPng({ width, height, baseline: a, current: b, mask, ignore: ignored.boxes, regions });
-  return { width, height, diffPixels, comparedPixels, diffRatio: diffPixels / comparedPixels, regions, diffPng };
+    : renderDiffPng({ width, height, baseline: a, current: b, mask, ignore: ignored.boxes, regions: found.regions });
+  return { width, height, diffPixels, comparedPixels, diffRatio: diffPixels / comparedPixels, regions: found.regions, diffPng };
 }

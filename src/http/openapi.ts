@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { Config } from '../config.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { propsOf, toJsonSchema } from './openapi-operations.js';
+import { propsOf, ref, toJsonSchema } from './openapi-operations.js';
 import { buildPaths } from './openapi-paths.js';
 import { HEADERS, RESPONSE_SCHEMAS, type JsonSchema } from './openapi-schemas.js';
 import { monitorSchema } from './schemas/monitors.js';
@@ -99,6 +99,7 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
       { name: 'Pages', description: 'The web pages the service serves' },
     ],
     paths,
+    webhooks: captureWebhooks(),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer pw_live_… (keys are made with `pagewatch keys create`)' },
@@ -108,4 +109,33 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
       headers: HEADERS,
     },
   };
+}
+
+/**
+ * The monitor events the service POSTs to a monitor's webhookUrl, signed as Standard Webhooks
+ * (webhook-id, webhook-timestamp, webhook-signature headers); any 2xx answer acknowledges one.
+ */
+function captureWebhooks(): Record<string, JsonSchema> {
+  const events: Record<string, string> = {
+    'monitor.changed': 'A capture found a change (and its notifyWhen rules, if any, are met); notify includes "change"',
+    'capture.completed': 'Every successful capture; notify includes "capture"',
+    'capture.failed': 'A capture failed for good; notify includes "failure"',
+  };
+  return Object.fromEntries(Object.entries(events).map(([type, summary]) => [type, {
+    post: {
+      summary,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object', required: ['type', 'timestamp', 'data'],
+              properties: { type: { const: type }, timestamp: { type: 'string', format: 'date-time' }, data: ref('CaptureEvent') },
+            },
+          },
+        },
+      },
+      responses: { '2XX': { description: 'Received; any other answer (or none within the timeout) is retried' } },
+    },
+  }]));
 }

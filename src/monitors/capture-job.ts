@@ -22,10 +22,12 @@ import type { FileStore } from '../storage/file-store.js';
 import { openSecrets } from './capture-secrets.js';
 import { evaluateConditions } from './conditions.js';
 import { withElements } from './region-elements.js';
-import { compareTexts, type TextComparison } from './text-changes.js';
+import { compareTexts, parseStoredBlocks, type TextComparison } from './text-changes.js';
 import { newCaptureId, type CaptureJobRequest, type CaptureRecorder } from './recorder.js';
 
 interface Shot extends CaptureImage { boxes: Box[]; truncated: boolean; facts: PageFacts }
+
+const NO_TEXT_CHANGES: TextComparison = { changes: [], total: 0 };
 
 /** A capture compared with its baseline. */
 interface Outcome { diff: DiffResult; text: TextComparison; regions: Region[]; changed: boolean }
@@ -68,7 +70,7 @@ export class CaptureJobRunner implements JobRunner {
         outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       }
     }
-    const conditions = evaluateConditions(monitor.settings.notifyWhen, shot.facts.probes, baseline?.conditions);
+    const conditions = evaluateConditions(monitor.settings.notifyWhen, shot.facts.probes, baseline);
     if (signal.aborted) return;
 
     const id = newCaptureId();
@@ -122,14 +124,17 @@ export class CaptureJobRunner implements JobRunner {
     }
   }
 
-  /** The baseline's text blocks; none for a capture taken before they were kept, or whose file is gone. */
-  private async baselineBlocks(baseline: CaptureRecord): Promise<PageBlock[]> {
-    if (!baseline.textKey) return [];
+  /**
+   * The baseline's text blocks; undefined for a capture taken before they were kept (or whose file is
+   * gone): its text is unknown, so nothing is said about text changes against it.
+   */
+  private async baselineBlocks(baseline: CaptureRecord): Promise<PageBlock[] | undefined> {
+    if (!baseline.textKey) return undefined;
     try {
-      return JSON.parse((await this.files.get(baseline.textKey)).toString('utf8')) as PageBlock[];
+      return parseStoredBlocks(await this.files.get(baseline.textKey));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      return [];
+      return undefined;
     }
   }
 
@@ -142,7 +147,7 @@ export class CaptureJobRunner implements JobRunner {
     const ignore = [...ignoreRegions, ...baseline.ignoredBoxes, ...shot.boxes];
     const [diff, text] = await Promise.all([
       refuseOversized(() => this.differ.compare(baselineImage, shot, { threshold, includeAA, ignore })),
-      compareTexts(baselineBlocks ?? [], shot.facts.blocks, { ignoreText }),
+      baselineBlocks ? compareTexts(baselineBlocks, shot.facts.blocks, { ignoreText }) : NO_TEXT_CHANGES,
     ]);
     const visual = diff.regions.length > 0 && diff.diffRatio >= minChangeRatio;
     const regions = withElements(diff.regions, baselineBlocks ?? [], shot.facts.blocks);
@@ -179,9 +184,13 @@ export function captureRequest(monitor: MonitorRecord, secrets: SecretBox): Imag
   return { ...capture, url: monitor.settings.url, format: 'png', response: 'binary', async: false };
 }
 
-/** The monitor's steps as the renderer runs them (SKELETON: helper D opens secret fill values here). */
-export function captureSteps(monitor: MonitorRecord, _secrets: SecretBox): RunStep[] {
-  return monitor.settings.capture.steps.map(({ action, selector, value }) => ({ action, selector, value }));
+/**
+ * The monitor's steps as the renderer runs them: secret fill values opened (they stay marked secret,
+ * so the renderer keeps them out of its errors). Values that do not open fail the capture, as above.
+ */
+export function captureSteps(monitor: MonitorRecord, secrets: SecretBox): RunStep[] {
+  const { steps } = openSecrets({ steps: monitor.settings.capture.steps }, secrets, monitor.id);
+  return steps.map(({ action, selector, value, secret }) => ({ action, selector, value, secret }));
 }
 
 /** A capture's files live in its monitor's folder, so deleting the monitor removes them in one go. */

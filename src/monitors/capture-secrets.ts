@@ -1,5 +1,5 @@
-// The secrets among a monitor's capture options — header values, cookie values and the Basic-auth
-// password — as they are kept and shown. At rest they are sealed by the SecretBox (bound to the
+// The secrets among a monitor's capture options — header values, cookie values, the Basic-auth
+// password and the values of `secret` fill steps — as they are kept and shown. At rest they are sealed by the SecretBox (bound to the
 // monitor's id); in answers they read "••••"; a "••••" sent back stands for the value already kept.
 // The service seals at the store boundary, the view masks, the capture job opens them to render.
 import { invalidRequest, renderFailed, type ErrorDetail } from '../errors.js';
@@ -15,7 +15,12 @@ interface Cookie {
   name: string; value: string; domain?: string; path?: string; url?: string;
   httpOnly?: boolean; secure?: boolean; sameSite?: 'Strict' | 'Lax' | 'None';
 }
-interface SecretFields { headers?: Record<string, string>; cookies?: Cookie[]; httpCredentials?: { username: string; password: string } }
+interface Step { action: string; selector?: string; value?: string; secret?: boolean }
+interface SecretFields {
+  headers?: Record<string, string>; cookies?: Cookie[]; httpCredentials?: { username: string; password: string };
+  /** Only a step with `secret: true` holds a secret (its value); the schema allows that on fill steps only. */
+  steps?: Step[];
+}
 
 /** A copy with `f` applied to every secret value; names, usernames and cookie attributes stay. */
 function mapSecrets<T extends SecretFields>(capture: T, f: (value: string) => string): T {
@@ -23,6 +28,7 @@ function mapSecrets<T extends SecretFields>(capture: T, f: (value: string) => st
   if (capture.headers) out.headers = Object.fromEntries(Object.entries(capture.headers).map(([name, value]) => [name, f(value)]));
   if (capture.cookies) out.cookies = capture.cookies.map((c) => ({ ...c, value: f(c.value) }));
   if (capture.httpCredentials) out.httpCredentials = { ...capture.httpCredentials, password: f(capture.httpCredentials.password) };
+  if (capture.steps) out.steps = capture.steps.map((step) => (isSecretStep(step) ? { ...step, value: f(step.value) } : step));
   return out;
 }
 
@@ -47,10 +53,10 @@ export function sealSecrets<T extends SecretFields>(
   submitted: T, stored: SecretFields | undefined, box: SecretBox, monitorId: string, moved: MovedSecrets = {},
 ): T {
   const problems: ErrorDetail[] = [];
-  const seal = (value: string, kept: string | undefined, path: string, movedBecause?: string) => {
+  const seal = (value: string, kept: string | undefined, path: string, movedBecause?: string, notKept?: string) => {
     if (value !== MASK) return box.encrypt(value, monitorId);
     if (kept !== undefined && movedBecause === undefined) return kept;
-    problems.push({ path, message: movedBecause ?? `"${MASK}" stands for a value already stored, and none is stored here: send the real value` });
+    problems.push({ path, message: movedBecause ?? notKept ?? `"${MASK}" stands for a value already stored, and none is stored here: send the real value` });
     return value;
   };
   const out = { ...submitted };
@@ -68,6 +74,15 @@ export function sealSecrets<T extends SecretFields>(
     const { password } = submitted.httpCredentials;
     out.httpCredentials = { ...submitted.httpCredentials, password: seal(password, stored?.httpCredentials?.password, 'capture.httpCredentials.password', moved.origin) };
   }
+  if (submitted.steps) {
+    out.steps = submitted.steps.map((step, i) => {
+      const path = `capture.steps.${i}.value`;
+      if (isSecretStep(step)) return { ...step, value: seal(step.value, storedStepSecret(stored, submitted.steps!, i), path, moved.steps, STEP_NOT_KEPT) };
+      // A mask typed in the clear would be typed into the page as is: the caller meant the secret kept.
+      if (step.value === MASK && step.action === 'fill') problems.push({ path, message: `"${MASK}" only stands for a stored value in a step with secret: true` });
+      return step;
+    });
+  }
   if (problems.length) throw invalidRequest(`the request has ${problems.length} invalid field${problems.length === 1 ? '' : 's'}`, problems);
   return out;
 }
@@ -78,7 +93,7 @@ export function openSecrets<T extends SecretFields>(capture: T, box: SecretBox, 
     return mapSecrets(capture, (value) => box.decrypt(value, monitorId));
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
-    throw renderFailed(`the monitor's secrets (capture headers, cookies, httpCredentials.password) cannot be decrypted: ${err.message}. `
+    throw renderFailed(`the monitor's secrets (capture headers, cookies, httpCredentials.password, secret step values) cannot be decrypted: ${err.message}. `
       + 'Start the service with the secrets key they were sealed with (secrets.key or dataDir/secret.key), or send the values again with PATCH', err);
   }
 }
@@ -118,4 +133,26 @@ function storedCookie(stored: SecretFields | undefined, cookie: Cookie): Cookie 
   const identity = (c: Cookie) => canonicalJson([c.name, c.domain ?? null, c.path ?? null, c.url ?? null,
     c.httpOnly ?? null, c.secure ?? null, c.sameSite ?? null]);
   return stored?.cookies?.find((c) => identity(c) === identity(cookie));
+}
+
+function isSecretStep(step: Step): step is Step & { value: string } {
+  return step.secret === true && step.value !== undefined;
+}
+
+const STEP_NOT_KEPT = `"${MASK}" keeps the value stored for a secret step only while that step fills the same selector `
+  + 'and every step before it is unchanged: send the real value';
+
+/**
+ * The sealed value a "••••" in step `i` stands for: the stored step at the same index, if it is a
+ * secret fill of the same selector and every step before it is the same (action, selector, value,
+ * secret flag; a secret by its sealed place, not its value). Steps before it decide which page the
+ * secret is typed into: a new goto or click there could lead it to a page of someone else's choosing.
+ */
+function storedStepSecret(stored: SecretFields | undefined, submitted: Step[], i: number): string | undefined {
+  const before = stored?.steps ?? [];
+  const kept = before[i];
+  if (!kept || !isSecretStep(kept) || kept.action !== submitted[i]!.action || kept.selector !== submitted[i]!.selector) return undefined;
+  const shape = (s: Step) => canonicalJson([s.action, s.selector ?? null, s.secret === true ? null : s.value ?? null, s.secret === true]);
+  for (let j = 0; j < i; j++) if (!before[j] || shape(before[j]!) !== shape(submitted[j]!)) return undefined;
+  return kept.value;
 }

@@ -7,7 +7,10 @@
 // which a "••••" cannot change (a cookie is only kept under the same name, domain, path, url and flags).
 // Code the monitor adds to the page (`js`, `css`, `waitForFunction`) runs beside the secrets: new code
 // could read every cookie the page has (document.cookie) and send it anywhere, or load from any host —
-// which, with headersScope "all", carries the headers there. Changing it is a move too.
+// which, with headersScope "all", carries the headers there. Changing it is a move too. A secret
+// typed by a step (capture.steps) is bound to the page's origin and code the same way; which steps
+// lead up to it is checked where it is sealed (capture-secrets.ts). A goto step to a new origin takes
+// headers of scope "all" there: a move for them too.
 import { canonicalJson } from '../jobs/queue.js';
 import { originOf } from '../render/origin-headers.js';
 
@@ -17,7 +20,11 @@ const PAGE_CODE = ['js', 'css', 'waitForFunction'] as const;
 /** Where the secrets go: the page's origin, the headers' scope, and the code added to the page. */
 export interface SecretDestination {
   url: string;
-  capture: { headersScope?: 'origin' | 'all'; js?: string; css?: string; waitForFunction?: string };
+  capture: {
+    headersScope?: 'origin' | 'all'; js?: string; css?: string; waitForFunction?: string;
+    /** A goto step takes the page to its url, and with headersScope "all" the headers go along. */
+    steps?: { action: string; value?: string }[];
+  };
 }
 
 /** Why a kept ("••••" or left out) secret of each kind may not be reused; absent = it may. */
@@ -28,6 +35,8 @@ export interface MovedSecrets {
   headers?: string;
   /** Every cookie, bound to its own domain or not: the page's code changed, and code can read cookies. */
   cookies?: string;
+  /** Secret step values: typed into the page's origin, where the page's code can read what is typed. */
+  steps?: string;
 }
 
 const AGAIN = 'send the value again, or remove it';
@@ -39,6 +48,7 @@ export function movedSecrets(before: SecretDestination, after: SecretDestination
   if (from !== to) {
     moved.origin = `the url moved from ${from} to ${to}, and a stored secret is only sent to the origin it was given for: ${AGAIN}`;
     moved.headers = moved.origin;
+    moved.steps = `the url moved from ${from} to ${to}, and a stored secret step value is only typed into the page it was given for: ${AGAIN}`;
   } else if ((before.capture.headersScope ?? 'origin') === 'origin' && after.capture.headersScope === 'all') {
     moved.headers = `headersScope "all" would send this stored header to every host the page loads from, and it was given for ${from} only: ${AGAIN}`;
   }
@@ -48,9 +58,21 @@ export function movedSecrets(before: SecretDestination, after: SecretDestination
   if (changed.length > 0) {
     const what = changed.map((f) => `capture.${f}`).join(', ');
     moved.cookies = `${what} changed, and code added to the page can read a stored cookie and send it anywhere: ${AGAIN}`;
+    moved.steps ??= `${what} changed, and code added to the page can read what a step types and send it anywhere: ${AGAIN}`;
     if (after.capture.headersScope === 'all') {
       moved.headers ??= `${what} changed, and with headersScope "all" the page's requests to any host carry this stored header: ${AGAIN}`;
     }
   }
+  if (after.capture.headersScope === 'all') {
+    const known = new Set([from, ...gotoOrigins(before)]);
+    const added = [...gotoOrigins(after)].filter((origin) => !known.has(origin));
+    if (added.length > 0) {
+      moved.headers ??= `a goto step now leads to ${added.join(', ')}, and with headersScope "all" the page's requests there carry this stored header: ${AGAIN}`;
+    }
+  }
   return moved;
+}
+
+function gotoOrigins(destination: SecretDestination): string[] {
+  return (destination.capture.steps ?? []).filter((s) => s.action === 'goto' && s.value !== undefined).map((s) => originOf(s.value!) ?? s.value!);
 }

@@ -77,7 +77,10 @@ export class MonitorService {
     const moved = movedSecrets(before.settings, merged);
     const settings = named({ ...merged, capture: sealSecrets(merged.capture, before.settings.capture, this.secrets, id, moved) });
     await this.checkEgress(settings);
-    const newBaseline = settings.url !== before.settings.url || !sameCapture(settings.capture, before.settings.capture, this.secrets, id);
+    // What is captured changed (the page, how it is rendered, or which text is read): the old baseline
+    // would compare unlike with unlike, so the next capture starts a new one.
+    const newBaseline = settings.url !== before.settings.url || !sameCapture(settings.capture, before.settings.capture, this.secrets, id)
+      || settings.diff.textSelector !== before.settings.diff.textSelector;
     this.monitors.update(id, settings, baseUrl, newBaseline, new Date());
     const after = this.monitors.get(id);
     if (!after) throw notFound(`no monitor ${id}`); // deleted meanwhile

@@ -1,14 +1,60 @@
-// SKELETON (helper B replaces): the text blocks of two captures compared.
-import type { TextChange } from '../db/captures.js';
+// The text blocks of two captures compared: diffBlocks (text-diff.ts) run in a thread of its own,
+// started for each comparison and ended after it. Two reasons: a comparison of two large, unrelated
+// pages takes up to a few hundred ms (measured: ~200 ms for 2 × 2,000 blocks, all different), and the
+// monitor's ignoreText patterns are user code that safe-regex2 cannot prove fast (e.g. "(a|aa)*b"):
+// a thread can be stopped when it runs too long, a loop on the main thread cannot.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { renderFailed } from '../errors.js';
 import type { PageBlock } from '../render/page-facts.js';
+import { projectRoot } from '../project-root.js';
+import type { TextCompareInput, TextCompareReply } from './text-thread.js';
+import type { TextComparison } from './text-diff.js';
 
-export interface TextComparison { changes: TextChange[]; total: number }
+export type { TextComparison } from './text-diff.js';
+export { summarize } from './text-summary.js';
 
-export async function compareTexts(_before: PageBlock[], _after: PageBlock[], _options: { ignoreText: string[] }): Promise<TextComparison> {
-  return { changes: [], total: 0 };
+/** The compiled thread script: a worker cannot load .ts, so even under vitest this runs dist/. */
+export const TEXT_THREAD_SCRIPT = join(projectRoot(), 'dist/src/monitors/text-thread.js');
+
+/** A comparison still running after this long is stopped and the capture fails (a slow ignoreText pattern). */
+export const TEXT_COMPARE_TIME_LIMIT_MS = 10_000;
+
+export async function compareTexts(
+  before: PageBlock[], after: PageBlock[], options: { ignoreText: string[]; timeLimitMs?: number; script?: string },
+): Promise<TextComparison> {
+  if (before.length === 0 && after.length === 0) return { changes: [], total: 0 };
+  const script = options.script ?? TEXT_THREAD_SCRIPT;
+  if (!existsSync(script)) throw new Error(`text thread script ${script} not found: run \`npm run build\` first`);
+  const input: TextCompareInput = { before, after, ignoreText: options.ignoreText };
+  const worker = new Worker(script, { workerData: input, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+  const limit = options.timeLimitMs ?? TEXT_COMPARE_TIME_LIMIT_MS;
+  try {
+    return await new Promise<TextComparison>((resolve, reject) => {
+      const timer = setTimeout(() => reject(renderFailed(
+        `comparing the page's text took longer than ${limit / 1000} s and was stopped; a diff.ignoreText pattern may be too slow`,
+      )), limit);
+      const settle = (fn: () => void) => { clearTimeout(timer); fn(); };
+      worker.once('message', (reply: TextCompareReply) => settle(() => (reply.ok ? resolve(reply.result) : reject(new Error(`text comparison: ${reply.message}`)))));
+      worker.once('error', (err) => settle(() => reject(new Error(`text thread crashed: ${err.message}`, { cause: err }))));
+      worker.once('exit', (code) => settle(() => reject(new Error(`text thread exited with code ${code}`))));
+    });
+  } finally {
+    await worker.terminate();
+  }
 }
 
-/** One line for a person, e.g. "Price: $24.99 → $19.99"; null when there is no text change. */
-export function summarize(_changes: TextChange[], _total: number): string | null {
-  return null;
+/**
+ * A capture's text blocks as stored beside it (`<monitorId>/<captureId>-text`), read back; undefined when
+ * the file is damaged (not a JSON list): its text is then unknown, rather than every capture failing on it.
+ * Each block is checked again where it is used (diffBlocks, withElements).
+ */
+export function parseStoredBlocks(bytes: Buffer): PageBlock[] | undefined {
+  try {
+    const blocks: unknown = JSON.parse(bytes.toString('utf8'));
+    return Array.isArray(blocks) ? blocks as PageBlock[] : undefined;
+  } catch {
+    return undefined;
+  }
 }

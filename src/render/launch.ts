@@ -6,6 +6,9 @@ const ARGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run', '--disable-default-apps', '--disable-extensions', '--mute-audio',
   '--disable-dev-shm-usage', '--hide-scrollbars', '--font-render-hinting=none',
+  // Animated images (GIF, APNG, WebP) show their first frame and stay there: a capture must not depend on
+  // which frame was up when it was taken (Blink's ImageAnimationPolicy 2 = kNoAnimation).
+  '--blink-settings=imageAnimationPolicy=2',
 ];
 
 /**

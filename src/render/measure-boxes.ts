@@ -59,7 +59,7 @@ function isRect(r: unknown): r is Rect {
 }
 
 /** The part of [x0,x1)×[y0,y1) inside the image, rounded outward to whole pixels; null when empty. */
-function clampToImage(x0: number, y0: number, x1: number, y1: number, image: { width: number; height: number }): Box | null {
+export function clampToImage(x0: number, y0: number, x1: number, y1: number, image: { width: number; height: number }): Box | null {
   const left = Math.max(0, Math.floor(x0));
   const top = Math.max(0, Math.floor(y0));
   const right = Math.min(image.width, Math.ceil(x1));

@@ -26,6 +26,8 @@ export interface Probe {
   found: boolean;
   /** The first match's visible text, whitespace collapsed; null when nothing matched. */
   text: string | null;
+  /** The language to read its numbers in: its closest `lang` attribute, else the document's; null when none. */
+  lang: string | null;
   /** Why the selector could not be used (e.g. invalid); then found is false. */
   error?: string;
 }

@@ -84,10 +84,11 @@ function commitThenWait(req: PageRequest): boolean {
 }
 
 /**
- * One round trip that resolves on the event itself (polling would add up to its interval). It needs
- * no timer of its own: the render's timeout closes the page, which ends this wait.
+ * The document loaded as `waitUntil` says (the moment a monitor's steps start). One round trip that
+ * resolves on the event itself (polling would add up to its interval). It needs no timer of its own:
+ * the render's timeout closes the page, which ends this wait.
  */
-async function documentReady(page: Page, req: PageRequest): Promise<void> {
+export async function documentReady(page: Page, req: PageRequest): Promise<void> {
   if (!commitThenWait(req)) return;
   await page.evaluate((state) => new Promise<void>((resolve) => {
     if (state === 'load' ? document.readyState === 'complete' : document.readyState !== 'loading') return resolve();
@@ -147,19 +148,33 @@ async function waitUntilReady(page: Page, req: PageRequest, budget: Budget): Pro
       throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);
     }
   }
-  if (req.javaScriptEnabled) await fontsAndImagesReady(page);
+  if (req.javaScriptEnabled) await fontsAndImagesReady(page, !('fullPage' in req) || req.fullPage === true, budget);
 }
 
-/** Fonts loaded and the images in the viewport decoded, so the capture does not catch them half-drawn. */
-async function fontsAndImagesReady(page: Page): Promise<void> {
-  await page.evaluate(async () => {
-    await document.fonts.ready;
-    const inView = [...document.images].filter((img) => {
+/** At most this many images are waited for: the page decides how many there are. */
+const MAX_AWAITED_IMAGES = 500;
+
+/**
+ * Fonts loaded and the images of the captured area decoded, so the capture does not catch them half-drawn
+ * (an image that arrives late would otherwise read as a change). The captured area is the viewport, or the
+ * whole document for a full-page capture or a PDF: there, `loading="lazy"` images are switched to eager
+ * first, since nothing scrolls them into view before the capture. The wait takes at most half of what is
+ * left of the render's budget; an image that never arrives is captured as it is then.
+ */
+async function fontsAndImagesReady(page: Page, wholePage: boolean, budget: Budget): Promise<void> {
+  await page.evaluate(async ({ wholePage, maxMs, maxImages }) => {
+    const timeUp = new Promise<void>((resolve) => setTimeout(resolve, maxMs));
+    await Promise.race([document.fonts.ready, timeUp]);
+    const captured = [...document.images].filter((img) => {
+      if (wholePage) return true;
       const r = img.getBoundingClientRect();
       return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
-    });
-    await Promise.all(inView.map((img) => img.decode().catch(() => undefined)));
-  });
+    }).slice(0, maxImages);
+    for (const img of captured) if (img.loading === 'lazy') img.loading = 'eager';
+    await Promise.race([Promise.all(captured.map((img) => img.decode().catch(() => undefined))), timeUp]);
+    // Text drawn by an image's arrival (a late layout) may need a font the first wait did not.
+    await Promise.race([document.fonts.ready, timeUp]);
+  }, { wholePage, maxMs: Math.floor(budget.remaining() / 2), maxImages: MAX_AWAITED_IMAGES });
 }
 
 async function applyPageChanges(page: Page, req: PageRequest, budget: Budget): Promise<void> {

@@ -1,7 +1,7 @@
 // A render: wait for a slot → lease a page → prepare → capture → hand the page back.
 // The request's `timeout` bounds all of it (queue wait included); on timeout or client disconnect the
 // page is thrown away, which really stops whatever it was doing.
-import { devices, errors as pwErrors, type BrowserContextOptions } from 'playwright';
+import { devices, errors as pwErrors, type BrowserContextOptions, type Page } from 'playwright';
 import type { EgressPolicy } from '../egress/policy.js';
 import { AppError, renderFailed, renderTimeout, unavailable, urlBlocked } from '../errors.js';
 import type { ImageRequest, PageRequest, PdfRequest } from '../http/schemas/render.js';
@@ -16,8 +16,8 @@ import type { RenderLimiter } from './limiter.js';
 import { MainFrameNavigations } from './navigations.js';
 import { targetOrigin } from './origin-headers.js';
 import type { FactsRequest, PageFacts } from './page-facts.js';
-import { firstLine, preparePage, readyPage } from './prepare.js';
-import type { RunStep } from './steps.js';
+import { documentReady, firstLine, preparePage, readyPage } from './prepare.js';
+import { runSteps, type RunStep } from './steps.js';
 import { deviceScaleFor, viewportFor } from './viewport.js';
 
 export interface RenderOutput {
@@ -110,6 +110,7 @@ export class PlaywrightRenderer implements Renderer {
         try {
           const work = (async () => {
             await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
+            if (options.steps?.length) await this.runSteps(lease.page, req, options.steps, budget, navigations);
             const out = await navigations.untilSettled(budget, async () => {
               await readyPage(lease.page, req, budget);
               return capture(lease);
@@ -141,6 +142,19 @@ export class PlaywrightRenderer implements Renderer {
     } catch (err) {
       return fail(err);
     }
+  }
+
+  /**
+   * A monitor's steps, exactly once: on the loaded page once it has stopped moving (a redirect to a
+   * login page has happened). The monitor's own waits, css/js, hideSelectors, scrolling and delay then
+   * apply to the page the steps lead to (readyPage, run again if that page moves on by itself).
+   */
+  private async runSteps(page: Page, req: PageRequest, steps: RunStep[], budget: Budget, navigations: MainFrameNavigations): Promise<void> {
+    await navigations.untilSettled(budget, () => documentReady(page, req));
+    await runSteps(page, steps, budget, {
+      checkUrl: (url) => this.checkTopLevel(url),
+      failOnHttpError: req.failOnHttpError ?? true,
+    });
   }
 
   private async checkTopLevel(url: string): Promise<void> {

@@ -38,7 +38,7 @@ webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
 <dl class="defs events">
 <div><dt>${code('job.succeeded')}</dt><dd>An async job finished; ${code('data.result.url')} is the output.<div class="meaning">To the job's ${code('webhookUrl')}.</div></dd></div>
 <div><dt>${code('job.failed')}</dt><dd>An async job failed (after up to ${c.jobs.maxAttempts} tries); ${code('data.error')} says why.<div class="meaning">To the job's ${code('webhookUrl')}.</div></dd></div>
-<div><dt>${code('monitor.changed')}</dt><dd>A capture differs from the baseline (confirmed), with the changed ${code('regions')}.<div class="meaning">To the monitor's ${code('webhookUrl')}, if its ${code('notify')} has ${code('"change"')}.</div></dd></div>
+<div><dt>${code('monitor.changed')}</dt><dd>A capture differs from the baseline (confirmed) and its ${code('notifyWhen')} rules, if any, are met: the changed ${code('regions')} with their elements, a one-line ${code('summary')} (${code('Price: $24.99 → $19.99')}), the first 10 ${code('textChanges')} and the ${code('conditions')}.<div class="meaning">To the monitor's ${code('webhookUrl')}, if its ${code('notify')} has ${code('"change"')}.</div></dd></div>
 <div><dt>${code('capture.failed')}</dt><dd>A monitor's capture failed.<div class="meaning">To the monitor's ${code('webhookUrl')}, if its ${code('notify')} has ${code('"failure"')}.</div></dd></div>
 <div><dt>${code('capture.completed')}</dt><dd>Every successful capture.<div class="meaning">To the monitor's ${code('webhookUrl')}, if its ${code('notify')} has ${code('"capture"')}.</div></dd></div>
 </dl>
@@ -111,8 +111,24 @@ The browser reaches the network only through the service's egress proxy, which s
 tells its ${code('webhookUrl')} when something really changed, and where. Manage them in the <a href="/monitors">dashboard</a> or the API:</p>
 ${pre(monitorCreate, 'Creating a monitor')}
 <ul>
-<li>Pixels are compared with pixelmatch (${code('diff.threshold')} 0.1, anti-aliasing ignored); a capture has ${code('changed')} when
-${code('diffRatio >= diff.minChangeRatio')} (0.001 by default). ${code('ignoreRegions')} and ${code('ignoreSelectors')} are left out of the count.</li>
+<li>A change is decided per changed region, never per page: differing pixels are sorted (strong, faint, anti-aliased — counted only beside a real
+change — or a lone speck), grouped into regions, and a region holding at least 6 counted pixels, 4 of them strong, is a change. A price
+changed at 16 px is found the same way on a tall full-page capture. ${code('diff.minChangeRatio')} (default 0: off) adds a page-level gate;
+${code('diff.includeAA: true')} is the strict setting. ${code('ignoreRegions')} and ${code('ignoreSelectors')} are left out of the count.
+Animated images show their first frame.</li>
+<li>Each region lists up to 5 ${code('elements')} behind it (selector, tag, text before and after), and each capture its ${code('textChanges')}
+(added, removed or changed text blocks with a word diff, at most 50, ${code('textChangesTotal')} counts all). ${code('diff.mode')}:
+${code('"visual"')} (default: regions decide), ${code('"text"')} (only a text change counts) or ${code('"both"')}. ${code('diff.textSelector')}
+limits the text read to one element; ${code('diff.ignoreText')} (up to 20 regular expressions, checked for catastrophic backtracking) blanks
+matches such as dates first.</li>
+<li>${code('notifyWhen')} (up to 20 rules: a ${code('selector')} with one of ${code('textContains')}, ${code('textNotContains')},
+${code('numberBelow')}, ${code('numberAbove')}, ${code('numberChanged')}, ${code('appears')}, ${code('disappears')}): a change is told only
+when every rule is true and one newly so; numbers are read with the element's locale (${code('1.299,00 €')} → 1299). Each capture records
+${code('conditions')}, ${code('conditionErrors')} and ${code('conditionsMet')}.</li>
+<li>${code('capture.steps')} (up to 20: ${code('click')}, ${code('fill')}, ${code('press')}, ${code('select')}, ${code('waitForSelector')},
+${code('waitForTimeout')}, ${code('goto')}) run after the page loads and before the capture, within its timeout; a ${code('fill')} with
+${code('secret: true')} is write-only and encrypted; a ${code('goto')} obeys the egress policy; a failing step fails the capture naming the
+step's index.</li>
 <li>With ${code('diff.confirm')} (on by default) a change is captured once more and reported only if it is still there.</li>
 <li>The newest ${code('retention.keep')} captures are kept (default 100, at most <strong>${c.monitors.maxRetention}</strong>); a key may have
 <strong>${c.monitors.maxPerKey}</strong> monitors.</li>

@@ -646,6 +646,18 @@ describe('monitors API', () => {
       // The one after compares with the new baseline, not the old ones.
       expect((await h.runOnce(key, monitor.id)).baselineId).toBe(next.id);
     });
+
+    it('changing diff.textSelector (which text is read) makes the next capture a new baseline; other diff settings do not', async () => {
+      const compared = await h.runOnce(key, monitor.id);
+      expect(compared.baselineId).not.toBeNull();
+      expect((await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, { diff: { threshold: 0.2, mode: 'both' } })).status).toBe(200);
+      expect((await h.runOnce(key, monitor.id)).baselineId).toBe(compared.id);
+      expect((await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, { diff: { textSelector: 'h1' } })).status).toBe(200);
+      const fresh = await h.runOnce(key, monitor.id);
+      expect(fresh).toMatchObject({ status: 'succeeded', baselineId: null, changed: false });
+      expect((await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, { diff: { textSelector: null } })).status).toBe(200);
+      expect((await h.runOnce(key, monitor.id)).baselineId).toBeNull();
+    });
   });
 
   describe('a page that fails', () => {

@@ -22,7 +22,7 @@ const VIEWPORT_PIXELS = 1280 * 800;
 interface Capture {
   id: string; monitorId: string; status: 'succeeded' | 'failed'; reason: string; takenAt: string;
   width: number | null; height: number | null; changed: boolean; confirmed: boolean; diffPixels: number; diffRatio: number;
-  regions: Box[]; baselineId: string | null; imageUrl?: string; diffUrl?: string; truncated?: boolean;
+  regions: (Box & { pixels?: number })[]; baselineId: string | null; imageUrl?: string; diffUrl?: string; truncated?: boolean;
   error?: { code: string; message: string };
 }
 interface Monitor { id: string; name: string; lastStatus?: string; diff: Record<string, unknown> }
@@ -381,7 +381,8 @@ describe('confirm', () => {
     // confirm false: the one look is the verdict.
     expect(trusting.hits() - hitsB).toBe(1);
     expect(b).toMatchObject({ changed: true, confirmed: false, diffPixels: BANNER.width * BANNER.height, baselineId: baseB.id });
-    expect(b.regions).toEqual([BANNER]);
+    // A region says how many pixels it holds, and which element is behind it (the banner, a div with no text).
+    expect(b.regions).toEqual([{ ...BANNER, pixels: BANNER.width * BANNER.height, elements: [expect.objectContaining({ tag: 'div', before: '', after: '' })] }]);
     expect((await image(b)).pixel(150, 150)).toEqual(RED);
   });
 });
@@ -430,7 +431,7 @@ describe('minChangeRatio', () => {
     for (const x of [c, f]) {
       expect(x.diffPixels).toBe(100);
       expect(x.diffRatio).toBeCloseTo(100 / VIEWPORT_PIXELS, 12);
-      expect(x.regions).toEqual([DOT]);
+      expect(x.regions).toEqual([{ ...DOT, pixels: 100, elements: expect.any(Array) }]);
     }
     expect(c.changed).toBe(false);
     expect(c.confirmed).toBe(false); // not a change, so nothing to confirm
@@ -460,6 +461,6 @@ describe('threshold', () => {
     expect(before.pixel(400, 300)).toEqual(WHITE);
     expect(after.pixel(400, 300)).toEqual({ r: 0xfa, g: 0xfa, b: 0xfa, a: 255 });
 
-    expect(e).toMatchObject({ changed: true, diffPixels: PANEL.width * PANEL.height, regions: [PANEL] });
+    expect(e).toMatchObject({ changed: true, diffPixels: PANEL.width * PANEL.height, regions: [{ ...PANEL, pixels: PANEL.width * PANEL.height }] });
   });
 });

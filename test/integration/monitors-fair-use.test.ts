@@ -3,7 +3,7 @@
 // removing its oldest captures (rows and files) across its monitors, never a current baseline nor the
 // capture just taken. Captures are real: a "noise" page (random pixels, which PNG cannot compress)
 // makes each about 360 KB, so the smallest allowed cap (1 MiB) is passed within a few captures.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -102,18 +102,20 @@ describe('monitor fair use', () => {
   });
 
   describe('monitors.maxStoredBytesPerKey', () => {
-    it('a capture records the bytes of its image and its diff image', async () => {
+    it('a capture records the bytes of its image, its diff image and its text blocks', async () => {
       const monitor = await json<{ id: string }>(await create(otherKey, { url: `${fx.url}/d` }), 201);
+      const textBytes = (c: Capture) => statSync(join(svc.dataDir, 'captures', monitor.id, `${c.id}-text`)).size;
       const first = await capture(otherKey, monitor.id);
       const image = await bytesOf(await svc.call('GET', `/api/captures/${first.id}/image`, otherKey));
       expect(isPng(image)).toBe(true);
-      expect(storedBytes(first.id)).toBe(image.length);
+      expect(textBytes(first)).toBeGreaterThan(0);
+      expect(storedBytes(first.id)).toBe(image.length + textBytes(first));
       seeds.set('/d', 999); // every pixel changes: the next capture has a diff image
       const second = await capture(otherKey, monitor.id);
       expect(second.changed).toBe(true);
       const secondImage = await bytesOf(await svc.call('GET', `/api/captures/${second.id}/image`, otherKey));
       const diff = await bytesOf(await svc.call('GET', `/api/captures/${second.id}/diff`, otherKey));
-      expect(storedBytes(second.id)).toBe(secondImage.length + diff.length);
+      expect(storedBytes(second.id)).toBe(secondImage.length + diff.length + textBytes(second));
     });
 
     it('over the cap, the oldest captures across the key\'s monitors go (rows and files), never a baseline nor the newest', async () => {

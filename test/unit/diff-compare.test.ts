@@ -58,7 +58,7 @@ describe('comparePngs', () => {
     const r = comparePngs(encode(page()), encode(rect(page(), box, [200, 30, 30])), OPTS);
     expect(r.diffPixels).toBe(4000); // a solid fill has no anti-aliased edge
     expect(r.diffRatio).toBeCloseTo(4000 / 120_000, 10);
-    expect(r.regions).toEqual([box]);
+    expect(r.regions).toEqual([{ ...box, pixels: 4000 }]);
   });
 
   it('two far-apart changes give two regions, top first', () => {
@@ -66,7 +66,7 @@ describe('comparePngs', () => {
     const high = { x: 20, y: 40, width: 50, height: 10 };
     const r = comparePngs(encode(page()), encode(rect(rect(page(), low, BLACK), high, BLACK)), OPTS);
     expect(r.diffPixels).toBe(600 + 500);
-    expect(r.regions).toEqual([high, low]);
+    expect(r.regions).toEqual([{ ...high, pixels: 500 }, { ...low, pixels: 600 }]);
   });
 
   it('a change inside an ignore box is not counted, and the box leaves the denominator', () => {
@@ -95,13 +95,13 @@ describe('comparePngs', () => {
     const ignore = [{ x: 150, y: 0, width: 400, height: 400 }];
     const r = comparePngs(encode(page()), encode(rect(page(), change, BLACK)), { ...OPTS, ignore });
     expect(r.diffPixels).toBe(50 * 40);
-    expect(r.regions).toEqual([{ x: 100, y: 100, width: 50, height: 40 }]);
+    expect(r.regions).toEqual([{ x: 100, y: 100, width: 50, height: 40, pixels: 2000 }]);
   });
 
   it('a taller current image: the extra rows count as changed, with a region over them', () => {
     const r = comparePngs(encode(page(200, 100)), encode(page(200, 150)), OPTS);
     expect(r).toMatchObject({ width: 200, height: 150, diffPixels: 200 * 50, comparedPixels: 200 * 150 });
-    expect(r.regions).toEqual([{ x: 0, y: 100, width: 200, height: 50 }]);
+    expect(r.regions).toEqual([{ x: 0, y: 100, width: 200, height: 50, pixels: 10_000 }]);
   });
 
   it('different widths and heights: everything outside the overlap counts, the compared area is the union', () => {

@@ -1,14 +1,20 @@
 import { describe, expect, it } from 'vitest';
+import { dropLonePixels, PX } from '../../src/diff/classify.js';
 import type { Box } from '../../src/diff/compare.js';
-import { findRegions, MAX_REGIONS } from '../../src/diff/regions.js';
+import { findRegions as find, MAX_REGIONS, MIN_REGION_PIXELS, MIN_STRONG_PIXELS } from '../../src/diff/regions.js';
 
-function mask(width: number, height: number, boxes: readonly Box[] = []): Uint8Array {
+/** Pixel classes with the boxes filled with `value` (strong real differences unless told). */
+function mask(width: number, height: number, boxes: readonly Box[] = [], value: number = PX.strong): Uint8Array {
   const m = new Uint8Array(width * height);
   for (const b of boxes) {
-    for (let y = b.y; y < b.y + b.height; y++) m.fill(1, y * width + b.x, y * width + b.x + b.width);
+    for (let y = b.y; y < b.y + b.height; y++) m.fill(value, y * width + b.x, y * width + b.x + b.width);
   }
   return m;
 }
+
+/** The boxes only (region pixel counts are checked where they matter). */
+const findRegions = (m: Uint8Array, width: number, height: number): Box[] =>
+  find(m, width, height).regions.map(({ x, y, width: w, height: h }) => ({ x, y, width: w, height: h }));
 
 const contains = (outer: Box, inner: Box): boolean =>
   outer.x <= inner.x && outer.y <= inner.y &&
@@ -32,10 +38,46 @@ describe('findRegions', () => {
     expect(findRegions(mask(64, 64), 64, 64)).toEqual([]);
   });
 
-  it('a single pixel is a 1×1 box, with exact bounds rather than its cell', () => {
-    expect(findRegions(mask(100, 100, [{ x: 37, y: 5, width: 1, height: 1 }]), 100, 100)).toEqual([
-      { x: 37, y: 5, width: 1, height: 1 },
+  it('a 2×3 block (6 px, the minimum) is a box with exact bounds rather than its cell; 5 px is not a region', () => {
+    expect(MIN_REGION_PIXELS).toBe(6);
+    expect(find(mask(100, 100, [{ x: 37, y: 5, width: 2, height: 3 }]), 100, 100).regions).toEqual([
+      { x: 37, y: 5, width: 2, height: 3, pixels: 6 },
     ]);
+    const five = mask(100, 100, [{ x: 37, y: 5, width: 2, height: 3 }]);
+    five[5 * 100 + 37] = PX.same;
+    expect(findRegions(five, 100, 100)).toEqual([]);
+  });
+
+  it('a lone speck is no region, even strong', () => {
+    expect(findRegions(mask(100, 100, [{ x: 37, y: 5, width: 2, height: 2 }]), 100, 100)).toEqual([]);
+  });
+
+  it('a cluster of weak differences (an edge moved by part of a pixel) needs 4 strong pixels to count', () => {
+    expect(MIN_STRONG_PIXELS).toBe(4);
+    const edge = { x: 20, y: 10, width: 1, height: 60 }; // a long stem, every pixel a weak difference
+    expect(findRegions(mask(100, 100, [edge], PX.weak), 100, 100)).toEqual([]);
+    const withThree = mask(100, 100, [edge], PX.weak);
+    withThree.fill(PX.strong, 30 * 100 + 20, 30 * 100 + 20 + 3);
+    expect(findRegions(withThree, 100, 100)).toEqual([]);
+    const withFour = mask(100, 100, [edge], PX.weak);
+    withFour.fill(PX.strong, 30 * 100 + 20, 30 * 100 + 20 + 4);
+    expect(find(withFour, 100, 100).regions).toEqual([{ x: 20, y: 10, width: 4, height: 60, pixels: 63 }]);
+  });
+
+  it('anti-aliased edge pixels count towards a region; lone anti-aliased pixels do not', () => {
+    // 4 strong pixels + 2 edge pixels = 6: a region only because the edge pixels count.
+    const m = mask(100, 100, [{ x: 10, y: 10, width: 4, height: 1 }]);
+    m.fill(PX.aaEdge, 11 * 100 + 10, 11 * 100 + 12);
+    expect(find(m, 100, 100).regions).toEqual([{ x: 10, y: 10, width: 4, height: 2, pixels: 6 }]);
+    m.fill(PX.aaAlone, 11 * 100 + 10, 11 * 100 + 12);
+    expect(findRegions(m, 100, 100)).toEqual([]);
+  });
+
+  it('speckle far from a change is not merged into its region', () => {
+    const change = { x: 10, y: 10, width: 20, height: 10 };
+    const m = mask(400, 400, [change]);
+    for (let i = 0; i < 30; i++) m[(100 + i * 9) * 400 + 300] = PX.strong; // isolated dots, 9 px apart down a column
+    expect(find(m, 400, 400).regions).toEqual([{ ...change, pixels: 200 }, { x: 300, y: 100, width: 1, height: 262, pixels: 30 }]);
   });
 
   it('a block that straddles cell edges keeps its exact pixel bounds', () => {
@@ -80,32 +122,48 @@ describe('findRegions', () => {
   it('the closest pair merges first', () => {
     // 10 dots 120 px apart plus one 48 px before the dot at 600: too far to group (3 cells), closest to merge.
     const dots: Box[] = [];
-    for (let i = 0; i < 10; i++) dots.push({ x: i * 120, y: 0, width: 2, height: 2 });
-    dots.push({ x: 550, y: 0, width: 2, height: 2 });
+    for (let i = 0; i < 10; i++) dots.push({ x: i * 120, y: 0, width: 4, height: 4 });
+    dots.push({ x: 550, y: 0, width: 4, height: 4 });
     const regions = findRegions(mask(1200, 10, dots), 1200, 10);
     expect(regions).toHaveLength(10);
-    expect(regions).toContainEqual({ x: 550, y: 0, width: 52, height: 2 });
-    expect(regions).toContainEqual({ x: 480, y: 0, width: 2, height: 2 });
+    expect(regions).toContainEqual({ x: 550, y: 0, width: 54, height: 4 });
+    expect(regions).toContainEqual({ x: 480, y: 0, width: 4, height: 4 });
   });
 
-  it.each([400, 20_000])('%i noise pixels over a page give at most 10 boxes covering them, quickly', (dots) => {
-    const width = 1280;
-    const height = 4000;
+  /** `dots` strong specks of size×size pixels at seeded random places. */
+  const scatter = (dots: number, width: number, height: number, size = 1): Uint8Array => {
     const m = new Uint8Array(width * height);
     let seed = 7;
     for (let i = 0; i < dots; i++) {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      m[seed % m.length] = 1;
+      const at = seed % (width * (height - size));
+      for (let dy = 0; dy < size; dy++) m.fill(PX.strong, at + dy * width, Math.min(at + dy * width + size, (Math.floor(at / width) + dy + 1) * width));
     }
-    const t0 = performance.now();
-    const regions = findRegions(m, width, height);
-    expect(performance.now() - t0).toBeLessThan(1000);
-    expect(regions.length).toBeLessThanOrEqual(MAX_REGIONS);
-    expect(covered(m, width, regions)).toBe(true);
+    return m;
+  };
+
+  it('a lone pixel every 20 px over a 1280×4000 page: dropped as specks, no region (kept, they would join into one)', () => {
+    const m = new Uint8Array(1280 * 4000);
+    for (let y = 5; y < 4000; y += 20) for (let x = 5; x < 1280; x += 20) m[y * 1280 + x] = PX.strong;
+    expect(findRegions(m, 1280, 4000)).toEqual([{ x: 5, y: 5, width: 1261, height: 3981 }]);
+    dropLonePixels(m, 1280, 4000);
+    expect(m.includes(PX.strong)).toBe(false);
+    expect(findRegions(m, 1280, 4000)).toEqual([]);
   });
 
-  it('a fully changed mask is one box', () => {
-    expect(findRegions(new Uint8Array(300 * 200).fill(1), 300, 200)).toEqual([{ x: 0, y: 0, width: 300, height: 200 }]);
+  it('20,000 noise specks of 2×2 (about one per cell: dense enough to join) give at most 10 boxes covering them', () => {
+    const m = scatter(20_000, 1280, 4000, 2);
+    const found = find(m, 1280, 4000);
+    expect(found.regions.length).toBeGreaterThan(0);
+    expect(found.regions.length).toBeLessThanOrEqual(MAX_REGIONS);
+    // Every pixel of a kept cluster is inside a box (a few dots with no neighbour are left out as specks).
+    const kept = m.map((v, i) => (v !== 0 && found.keptCells[Math.floor(Math.floor(i / 1280) / 16) * found.cols + Math.floor((i % 1280) / 16)] === 1 ? 1 : 0));
+    expect(kept.reduce((a, b) => a + b, 0)).toBeGreaterThan(10_000);
+    expect(covered(kept, 1280, found.regions)).toBe(true);
+  });
+
+  it('a fully changed mask is one box holding every pixel', () => {
+    expect(find(new Uint8Array(300 * 200).fill(PX.strong), 300, 200).regions).toEqual([{ x: 0, y: 0, width: 300, height: 200, pixels: 60_000 }]);
   });
 
   it('rejects a mask of the wrong size', () => {

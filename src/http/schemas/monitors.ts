@@ -2,11 +2,12 @@
 // Patch) and the result validated by the same schema as a create, so the rules are written once.
 import cron from 'node-cron';
 import { z } from 'zod';
+import { ignoreTextProblem } from '../../monitors/ignore-text.js';
 import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
 import { notifyWhenSchema } from './conditions.js';
 import { imageSizeRules } from './image-size.js';
 import { httpUrl, imageOptions, oneCaptureMode, pageOptions, validTimeZone, type SchemaLimits } from './render.js';
-import { stepsSchema } from './steps.js';
+import { stepsFitTimeout, stepsSchema } from './steps.js';
 
 export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
 
@@ -55,14 +56,18 @@ export function captureOptionsSchema(limits: SchemaLimits) {
     .superRefine((value, ctx) => {
       oneCaptureMode(value, ctx);
       sizeRules(value, ctx);
+      stepsFitTimeout(value, ctx);
     });
 }
 
 export const DIFF_MODES = ['visual', 'text', 'both'] as const;
 export type DiffMode = (typeof DIFF_MODES)[number];
 
-/** Patterns in diff.ignoreText; checked for catastrophic backtracking by the text-changes module. */
-export const ignoreTextSchema = z.array(z.string().min(1).max(500)).max(20).default([])
+/** Patterns in diff.ignoreText: each must compile, match at least one character and pass safe-regex2. */
+export const ignoreTextSchema = z.array(z.string().min(1).max(500).superRefine((pattern, ctx) => {
+  const problem = ignoreTextProblem(pattern);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+})).max(20).default([])
   .describe('Regular expressions (JavaScript syntax, case-sensitive) whose matches are blanked before texts are compared, e.g. dates');
 
 export const diffOptionsSchema = z.object({
@@ -71,7 +76,7 @@ export const diffOptionsSchema = z.object({
   textSelector: z.string().min(1).max(1000).optional().describe('Compare only the text inside this element (its first match)'),
   ignoreText: ignoreTextSchema,
   threshold: z.number().min(0).max(1).default(0.1).describe('pixelmatch colour threshold, 0..1'),
-  includeAA: z.boolean().default(false).describe('Count anti-aliased pixels as changed everywhere, not only beside a real change'),
+  includeAA: z.boolean().default(false).describe('Strict: every pixel over the threshold counts as a strong difference, none is put down to anti-aliasing or sub-pixel movement'),
   minChangeRatio: z.number().min(0).max(1).default(0).describe('Also require diffRatio >= this (0, the default: off)'),
   ignoreRegions: z.array(box).max(100).default([]).describe('Boxes in capture pixels left out of the count'),
   ignoreSelectors: z.array(z.string().min(1)).max(100).default([]).describe('Elements whose boxes are left out of the count'),

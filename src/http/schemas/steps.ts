@@ -42,3 +42,22 @@ export const stepsSchema = z.array(stepSchema).max(MAX_STEPS).default([])
   .describe(`Up to ${MAX_STEPS} steps run in order after the page loads and before the capture`);
 
 export type Step = z.infer<typeof stepSchema>;
+
+/**
+ * The steps' fixed waits (waitForTimeout) must leave time in the render's timeout for everything
+ * else, or the capture could never happen: the step whose wait reaches the timeout is refused.
+ */
+export function stepsFitTimeout(value: { steps: Step[]; timeout: number }, ctx: z.RefinementCtx): void {
+  let waited = 0;
+  for (const [i, step] of value.steps.entries()) {
+    if (step.action !== 'waitForTimeout' || step.value === undefined || !/^\d+$/.test(step.value)) continue;
+    waited += Number(step.value);
+    if (waited >= value.timeout) {
+      ctx.addIssue({
+        code: 'custom', path: ['steps', i, 'value'],
+        message: `the steps would wait ${waited} ms in all, which leaves nothing of timeout (${value.timeout} ms) for the page and the capture`,
+      });
+      return;
+    }
+  }
+}
