@@ -45,7 +45,7 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(shopHtml(version));
   });
-  // 60 lines that all change between versions: more text changes than a capture keeps (50).
+  // 60 lines that all change between versions (captured full page: they do not fit the viewport): more text changes than a capture keeps (50).
   fx.route('/list', (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(`<!doctype html><meta charset="utf-8"><title>List</title><ul>${Array.from({ length: 60 }, (_, i) => `<li>Line ${i + 1} reads ${version === 1 ? 'alpha' : 'omega'}</li>`).join('')}</ul>`);
@@ -460,7 +460,7 @@ it('shows the notifyWhen rules of a capture, which were true, and the errors', a
 });
 
 it('says how many more text changes there are than the capture keeps', async () => {
-  const { capture } = await capturedTwice({ name: 'Long list', url: `${fx.url}/list` });
+  const { capture } = await capturedTwice({ name: 'Long list', url: `${fx.url}/list`, capture: { fullPage: true } });
   expect(capture.textChanges).toHaveLength(50);
   expect(capture.textChangesTotal).toBe(60);
   await openHistoryOf('Long list', capture.id);
