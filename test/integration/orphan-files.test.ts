@@ -73,15 +73,15 @@ it('after a restart, old files no row refers to are removed; referenced, recent 
   await first.stop();
 
   const referenced = [...filesUnder('results').map((f) => `results/${f}`), ...filesUnder('captures').map((f) => `captures/${f}`)];
-  expect(referenced).toEqual([`results/${job.id}-1`, `captures/${monitor.id}/${capture.id}`]);
+  expect(referenced).toEqual([`results/${job.id}-1`, `captures/${monitor.id}/${capture.id}`, `captures/${monitor.id}/${capture.id}-text`]);
   // Referenced files as old as the orphans: only the rows can save them.
   for (const f of referenced) utimesSync(join(dataDir, f), TWO_HOURS_AGO, TWO_HOURS_AGO);
 
   // What crashes leave: a result of an earlier try, a result of a job whose row never committed, a half
-  // write, a capture whose row was pruned or never written (image and diff), a deleted monitor's folder.
+  // write, a capture whose row was pruned or never written (image, diff and text blocks), a deleted monitor's folder.
   const orphans = [
     `results/${job.id}-2`, 'results/job_neverrecorded-1', 'results/job_halfwritten-1.partial',
-    `captures/${monitor.id}/cap_pruned`, `captures/${monitor.id}/cap_pruned-diff`, 'captures/mon_deleted/cap_gone',
+    `captures/${monitor.id}/cap_pruned`, `captures/${monitor.id}/cap_pruned-diff`, `captures/${monitor.id}/cap_pruned-text`, 'captures/mon_deleted/cap_gone',
   ].map((f) => plant(f, TWO_HOURS_AGO));
   // Too recent to judge (its row may be about to commit), and files the store never writes.
   const spared = [
