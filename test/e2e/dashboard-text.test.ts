@@ -432,7 +432,11 @@ it('lists the elements of each region and outlines the region on the image on ho
   expectNear(await outlineBox(), capture!.regions[1]!, 2);
   // At actual size (one image pixel per CSS pixel) the outline still sits on the region.
   await page.getByRole('button', { name: 'Actual size' }).click();
-  await regions.nth(priceRegion).locator('button').click();
+  // Pressed from the keyboard with the pointer out of the list: the button scrolls the image, and a
+  // pointer left resting on the list would then be over another row and outline that one instead.
+  await page.mouse.move(0, 0);
+  await regions.nth(priceRegion).locator('button').focus();
+  await page.keyboard.press('Enter');
   expectNear(await outlineBox(), capture!.regions[priceRegion]!, 1);
   if (shots) await page.locator('#viewer').screenshot({ path: `${shots}/dashboard-text-region-outline-1280.png` });
   await page.getByRole('button', { name: 'Actual size' }).click();
