@@ -21,6 +21,7 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../storage/file-store.js';
 import { openSecrets } from './capture-secrets.js';
 import { evaluateConditions } from './conditions.js';
+import { hideTypedSecrets } from './typed-secrets.js';
 import { withElements } from './region-elements.js';
 import { compareTexts, parseStoredBlocks, type TextComparison } from './text-changes.js';
 import { newCaptureId, type CaptureJobRequest, type CaptureRecorder } from './recorder.js';
@@ -103,11 +104,14 @@ export class CaptureJobRunner implements JobRunner {
 
   private async shoot(monitor: MonitorRecord, signal: AbortSignal): Promise<Shot> {
     const { diff, notifyWhen } = monitor.settings;
+    const steps = captureSteps(monitor, this.secrets);
     const out = await this.renderer.renderImage(captureRequest(monitor, this.secrets), signal, {
-      background: true, measureSelectors: diff.ignoreSelectors, steps: captureSteps(monitor, this.secrets),
-      facts: { textSelector: diff.textSelector, probeSelectors: notifyWhen.map((rule) => rule.selector) },
+      background: true, measureSelectors: diff.ignoreSelectors, steps,
+      facts: { textSelector: diff.textSelector, ignoreSelectors: diff.ignoreSelectors, probeSelectors: notifyWhen.map((rule) => rule.selector) },
     });
-    const facts = out.facts ?? { blocks: [], probes: [] };
+    // What a secret step typed may show up in the page's text (a contenteditable field, a page that
+    // echoes it): it is hidden before anything is stored, compared or sent.
+    const facts = hideTypedSecrets(out.facts ?? { blocks: [], probes: [] }, steps);
     const shot = { bytes: out.bytes, sha256: sha256(out.bytes), boxes: out.boxes ?? [], truncated: out.truncated, facts };
     await refuseOversized(() => this.differ.check(shot, 'captured'));
     return shot;

@@ -139,20 +139,22 @@ function isSecretStep(step: Step): step is Step & { value: string } {
   return step.secret === true && step.value !== undefined;
 }
 
-const STEP_NOT_KEPT = `"${MASK}" keeps the value stored for a secret step only while that step fills the same selector `
-  + 'and every step before it is unchanged: send the real value';
+const STEP_NOT_KEPT = `"${MASK}" keeps the value stored for a secret step only while every step is unchanged `
+  + '(the same actions, selectors and values, in the same order): send the real value';
 
 /**
  * The sealed value a "••••" in step `i` stands for: the stored step at the same index, if it is a
- * secret fill of the same selector and every step before it is the same (action, selector, value,
- * secret flag; a secret by its sealed place, not its value). Steps before it decide which page the
- * secret is typed into: a new goto or click there could lead it to a page of someone else's choosing.
+ * secret fill of the same selector and every other step is the same (action, selector, value, secret
+ * flag; a secret by its sealed place, not its value). Steps before it decide which page the secret is
+ * typed into (a new goto or click could lead it to a page of someone else's choosing); steps after it
+ * can show it (a "show password" toggle before the capture) or carry it away.
  */
 function storedStepSecret(stored: SecretFields | undefined, submitted: Step[], i: number): string | undefined {
   const before = stored?.steps ?? [];
   const kept = before[i];
   if (!kept || !isSecretStep(kept) || kept.action !== submitted[i]!.action || kept.selector !== submitted[i]!.selector) return undefined;
   const shape = (s: Step) => canonicalJson([s.action, s.selector ?? null, s.secret === true ? null : s.value ?? null, s.secret === true]);
-  for (let j = 0; j < i; j++) if (!before[j] || shape(before[j]!) !== shape(submitted[j]!)) return undefined;
+  if (before.length !== submitted.length) return undefined;
+  for (let j = 0; j < before.length; j++) if (j !== i && shape(before[j]!) !== shape(submitted[j]!)) return undefined;
   return kept.value;
 }

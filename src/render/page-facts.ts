@@ -38,6 +38,8 @@ export interface PageFacts { blocks: PageBlock[]; probes: Probe[] }
 export interface FactsRequest {
   /** Only blocks inside the first match of this selector (diff.textSelector). */
   textSelector?: string;
+  /** Elements whose text is not read (diff.ignoreSelectors: what is left out of the pixels is left out of the text). */
+  ignoreSelectors?: string[];
   /** The selectors of the monitor's notifyWhen rules, in order. */
   probeSelectors: string[];
 }
@@ -48,7 +50,7 @@ export interface FactsRequest {
  */
 export async function readPageFacts(page: Page, request: FactsRequest, area: Rect, layout: Layout, scale: number): Promise<PageFacts> {
   const [blocks, probes] = [
-    await readBlocks(page, request.textSelector, area, layout, scale),
+    await readBlocks(page, request.textSelector, area, layout, scale, request.ignoreSelectors),
     await readProbes(page, request.probeSelectors),
   ];
   return { blocks, probes };

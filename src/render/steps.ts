@@ -127,8 +127,13 @@ function quote(text: string): string {
 
 /** Replaces every secret value in a text (longest first, so one secret inside another is fully hidden). */
 function scrubber(steps: RunStep[]): (text: string) => string {
-  const secrets = [...new Set(steps.filter((s) => s.secret && s.value).map((s) => s.value!))].sort((a, b) => b.length - a.length);
-  return (text) => secrets.reduce((out, secret) => out.split(secret).join(HIDDEN), text);
+  // Playwright's call log colours its lines and quotes a multi-line value line by line: the colour codes
+  // go, and each line of a secret is hidden on its own too.
+  const values = steps.filter((s) => s.secret && s.value).map((s) => s.value!);
+  const lines = values.flatMap((v) => (v.includes('\n') ? v.split('\n').filter((l) => l.trim().length > 0) : []));
+  const secrets = [...new Set([...values, ...lines])].sort((a, b) => b.length - a.length);
+  // eslint-disable-next-line no-control-regex
+  return (text) => secrets.reduce((out, secret) => out.split(secret).join(HIDDEN), text.replace(/\u001b\[\d+m/g, ''));
 }
 
 /** The cause kept for the log: the original's message and stack with the secrets taken out. */

@@ -31,10 +31,13 @@ const LIMITS: Limits = {
 /**
  * The blocks inside the captured `area` (document coordinates, as for measureBoxes), boxes in image
  * pixels. With a `textSelector`, only blocks inside its first match (the match included); none when it
- * matches nothing. An invalid textSelector fails the capture.
+ * matches nothing. An invalid textSelector fails the capture. Elements matching `ignoreSelectors` (a
+ * monitor's diff.ignoreSelectors: a clock, an ad) are not read, nor is anything inside them.
  */
-export async function readBlocks(page: Page, textSelector: string | undefined, area: Rect, layout: Layout, scale: number): Promise<PageBlock[]> {
-  const read: unknown = await page.evaluate(collectBlocks, { rootSelector: textSelector ?? null, limits: LIMITS });
+export async function readBlocks(
+  page: Page, textSelector: string | undefined, area: Rect, layout: Layout, scale: number, ignoreSelectors: string[] = [],
+): Promise<PageBlock[]> {
+  const read: unknown = await page.evaluate(collectBlocks, { rootSelector: textSelector ?? null, ignoreSelectors, limits: LIMITS });
   if (read && typeof read === 'object' && 'invalid' in read) {
     throw renderFailed(`diff.textSelector: "${textSelector}" is not a valid CSS selector`);
   }
@@ -91,7 +94,8 @@ function shortSelector(selector: string): string {
  * or a replaced element (img, svg, canvas, video, iframe, input, select, textarea) with its alt text,
  * title or value, so that a region over a picture can still name it. Preorder is reading order.
  */
-function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; limits: Limits }): { invalid: true } | { blocks: RawBlock[] } {
+function collectBlocks({ rootSelector, ignoreSelectors, limits }: { rootSelector: string | null; ignoreSelectors: string[]; limits: Limits }):
+  { invalid: true } | { blocks: RawBlock[] } {
   let root: Element | null;
   try {
     root = rootSelector === null ? document.body : document.querySelector(rootSelector);
@@ -99,6 +103,14 @@ function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; 
     return { invalid: true };
   }
   if (!root) return { blocks: [] };
+  // Ignored elements leave the text as they leave the pixels (an invalid selector already failed the
+  // capture where its boxes were measured; here it simply matches nothing).
+  const ignored = new Set<Element>();
+  for (const selector of ignoreSelectors) {
+    try {
+      document.querySelectorAll(selector).forEach((el) => ignored.add(el));
+    } catch { /* measured (and refused) by measureBoxes */ }
+  }
 
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE', 'META', 'LINK', 'OPTION', 'OPTGROUP', 'DATALIST']);
   const REPLACED = new Set(['IMG', 'SVG', 'CANVAS', 'VIDEO', 'IFRAME', 'INPUT', 'SELECT', 'TEXTAREA', 'OBJECT', 'EMBED', 'AUDIO']);
@@ -153,7 +165,7 @@ function collectBlocks({ rootSelector, limits }: { rootSelector: string | null; 
     const el = node as Element;
     const tag = el.tagName.toUpperCase();
     // Empty wrappers are entries too until the end, hence the room above maxBlocks.
-    if (SKIP.has(tag) || depth > limits.maxDepth || ++walked > limits.maxWalked || entries.length >= limits.maxBlocks * 5) return;
+    if (SKIP.has(tag) || ignored.has(el) || depth > limits.maxDepth || ++walked > limits.maxWalked || entries.length >= limits.maxBlocks * 5) return;
     const style = getComputedStyle(el);
     if (style.display === 'none') return;
     if (tag === 'BR') {

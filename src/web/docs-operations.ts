@@ -133,7 +133,7 @@ step's index.</li>
 <li>The newest ${code('retention.keep')} captures are kept (default 100, at most <strong>${c.monitors.maxRetention}</strong>); a key may have
 <strong>${c.monitors.maxPerKey}</strong> monitors.</li>
 <li>One capture per monitor at a time: a tick that finds the previous one pending is skipped and counted. ${code('POST /api/monitors/{id}/run')} captures now.</li>
-<li>Secrets in ${code('capture')} — header and cookie values, the ${code('httpCredentials')} password — are write-only and encrypted at rest: answers show
+<li>Secrets in ${code('capture')} — header and cookie values, the ${code('httpCredentials')} password, the values of ${code('fill')} steps marked ${code('secret')} — are write-only and encrypted at rest: answers show
 ${code('"••••"')}, and a ${code('"••••"')} sent back (or a field left out of a PATCH) keeps the stored value — unless the PATCH moves the
 ${code('url')} to another origin, widens ${code('headersScope')} to ${code('"all"')}, or adds or changes ${code('js')}, ${code('css')} or
 ${code('waitForFunction')} (code that could read cookies): then each secret that could go somewhere new must be sent again

@@ -4,7 +4,7 @@
 // in the clear or logged. A failing step fails the capture naming its index; a goto to an address the
 // egress policy refuses fails with url_blocked and reaches nothing; fixed waits are bounded by the
 // render's timeout; press and select act on the page. The service logs at 'trace' into memory.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,6 +120,11 @@ function addLoginSite(site: FixtureServer): void {
     </script>`));
   // Sends the browser on to /login by script while it is still loading (as many sign-in gates do).
   site.route('/start', (_req, res) => html(res, `<p>Redirecting…</p><script>location.replace('/login')</script>`));
+  // A page that shows what is typed: a contenteditable note, and a field echoed into a paragraph by script.
+  site.route('/echo', (_req, res) => html(res, `
+    <div id="note" contenteditable="true" style="min-height:20px"></div>
+    <input id="field"><p id="echo"></p>
+    <script>document.getElementById('field').addEventListener('input', (e) => { document.getElementById('echo').textContent = 'You typed ' + e.target.value; });</script>`));
   site.route('/to-outside', (_req, res) => void res.writeHead(302, { location: `${outside.url}/landing` }).end());
 }
 
@@ -218,6 +223,27 @@ describe('monitor steps', () => {
     expect((await imageOf(again.id)).pixel(200, 150)).toEqual(GREEN);
   });
 
+  it('hide a secret the page shows back: not in the stored text, the conditions, the captures or their webhooks', async () => {
+    const monitor = await json<MonitorView>(await call('POST', '/api/monitors', {
+      url: `${fx.url}/echo`, schedule: '0 0 1 1 *', paused: true,
+      capture: { viewport: { width: 400, height: 300 }, steps: [
+        { action: 'fill', selector: '#note', value: PASSWORD, secret: true },
+        { action: 'fill', selector: '#field', value: PASSWORD, secret: true },
+      ] },
+      notifyWhen: [{ selector: '#echo', textContains: 'typed' }, { selector: '#note', textContains: 'x' }],
+    }), 201);
+    const shot = await capture(monitor.id);
+    expect(shot.status, JSON.stringify(shot)).toBe('succeeded');
+    // The page did show it (the rules read those elements), and what was read is masked.
+    expect(shot.conditions?.map((c) => c.value)).toEqual([`You typed ${MASK}`, MASK]);
+    const text = readFileSync(join(dataDir, 'captures', monitor.id, `${shot.id}-text`), 'utf8');
+    expect(text).toContain(`You typed ${MASK}`);
+    expect(text).not.toContain(PASSWORD);
+    expect(await (await call('GET', `/api/monitors/${monitor.id}/captures`)).text()).not.toContain(PASSWORD);
+    service.db.pragma('wal_checkpoint(TRUNCATE)');
+    expect(databaseBytes(dataDir).includes(Buffer.from(PASSWORD))).toBe(false);
+  });
+
   it('refuse a "••••" that no longer stands for the stored secret (the secret step moved to another selector)', async () => {
     const shown = await json<MonitorView>(await call('GET', `/api/monitors/${login.id}`), 200);
     const steps = shown.capture.steps.with(1, { action: 'fill', selector: '#user', value: MASK, secret: true });
@@ -230,7 +256,7 @@ describe('monitor steps', () => {
 
   it('a failing step fails the capture with render_failed naming its index and what happened, never the secret', async () => {
     const monitor = await createMonitor(`${fx.url}/login`, {
-      timeout: 4000, steps: [...loginSteps(PASSWORD).slice(0, 2), { action: 'click', selector: '#login' }],
+      timeout: 8000, steps: [...loginSteps(PASSWORD).slice(0, 2), { action: 'click', selector: '#login' }],
     });
     const shot = await capture(monitor.id);
     expect(shot.status).toBe('failed');
@@ -238,13 +264,13 @@ describe('monitor steps', () => {
   });
 
   it('a step on an element that is there but cannot take the action says why (and never shows a secret)', async () => {
-    const monitor = await createMonitor(`${fx.url}/controls`, { timeout: 4000, steps: [{ action: 'select', selector: '#color', value: 'purple' }] });
+    const monitor = await createMonitor(`${fx.url}/controls`, { timeout: 8000, steps: [{ action: 'select', selector: '#color', value: 'purple' }] });
     const shot = await capture(monitor.id);
     expect(shot.status).toBe('failed');
     expect(shot.error).toEqual({ code: 'render_failed', message: 'step 0 (select "#color"): "#color" could not be used within the time left (did not find some options)' });
     // Playwright's own log of a fill names the value it types: a secret one is not in the error.
     const locked = await createMonitor(`${fx.url}/controls`, {
-      timeout: 4000, steps: [{ action: 'click', selector: '#q' }, { action: 'fill', selector: '#locked', value: PASSWORD, secret: true }],
+      timeout: 8000, steps: [{ action: 'click', selector: '#q' }, { action: 'fill', selector: '#locked', value: PASSWORD, secret: true }],
     });
     const lockedShot = await capture(locked.id);
     expect(lockedShot.error).toEqual({ code: 'render_failed', message: 'step 1 (fill "#locked"): "#locked" could not be used within the time left (element is not enabled)' });

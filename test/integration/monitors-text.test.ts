@@ -206,6 +206,28 @@ describe('ignoreText', () => {
   });
 });
 
+describe('ignoreSelectors', () => {
+  // A clock inside ignoreSelectors, even inline in a paragraph that is read, is left out of the text
+  // as it is left out of the pixels: in every mode it is no change, and it takes no place in the summary.
+  const clocked = (time: string, price: string) => doc(`<h1>Status</h1><p>Updated at <span class="clock">${time}</span> today</p>`
+    + `<p class="price">Price: ${price}</p>`);
+
+  it('leave their text out: a ticking clock is no text change in mode "text" and not the summary in "visual"', async () => {
+    const page = switchablePage(fx, '/clocked', clocked('10:01', '$24.99'));
+    const text = await createMonitor('clock, text mode', page.url, { diff: { mode: 'text', confirm: false, ignoreSelectors: ['.clock'] } });
+    const visual = await createMonitor('clock, visual mode', page.url, { webhookUrl: hooks.url, diff: { confirm: false, ignoreSelectors: ['.clock'] } });
+    await Promise.all([capture(text), capture(visual)]);
+    page.set(clocked('10:02', '$24.99'));
+    expect(await capture(text)).toMatchObject({ changed: false, textChanges: [], textChangesTotal: 0 });
+    page.set(clocked('10:03', '$19.99'));
+    const priced = await capture(visual);
+    expect(priced).toMatchObject({ changed: true, textChangesTotal: 1 });
+    expect(priced.textChanges![0]).toMatchObject({ kind: 'changed', before: 'Price: $24.99', after: 'Price: $19.99' });
+    const event = await until('the monitor.changed webhook', () => changedEvents(visual.id).find((e) => e.data.captureId === priced.id));
+    expect(event.data.summary).toBe('Price: $24.99 → $19.99');
+  });
+});
+
 describe('textSelector', () => {
   const layout = (main: string, side: string) => doc(`<main id="content"><h1>Offer</h1><p>${main}</p></main><aside><p>${side}</p></aside>`);
 

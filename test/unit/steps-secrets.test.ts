@@ -1,6 +1,6 @@
 // Secret fill steps (capture.steps[].secret) among the monitor secrets: sealed, masked, opened, and
 // the rule for a "••••" sent back — it keeps the stored value of the step at the same index only if
-// that step still fills the same selector and every step before it is unchanged, the page's origin
+// that step still fills the same selector and every other step is unchanged, the page's origin
 // is the same and no page code (js, css, waitForFunction) was added or changed.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -46,10 +46,9 @@ describe('secret steps', () => {
     expect(openSecrets(stored, box, ID)).toEqual(login(PASSWORD));
   });
 
-  it('"••••" keeps the stored value with the same steps, and with steps changed or added after it', () => {
+  it('"••••" keeps the stored value while every step is the same', () => {
     expect(sealSecrets(login(MASK), stored, box, ID).steps[2]!.value).toBe(stored.steps[2]!.value);
-    const later = sealSecrets(login(MASK, [{ action: 'waitForSelector', selector: '#account' }]), stored, box, ID);
-    expect(openSecrets(later, box, ID).steps[2]!.value).toBe(PASSWORD);
+    expect(openSecrets(sealSecrets(login(MASK), stored, box, ID), box, ID).steps[2]!.value).toBe(PASSWORD);
   });
 
   it.each([
@@ -58,11 +57,14 @@ describe('secret steps', () => {
     { what: 'a changed goto before it', steps: (s: Step[]) => s.with(0, { action: 'goto', value: 'https://shop.example.evil.example/login' }) },
     { what: 'a changed value before it', steps: (s: Step[]) => s.with(1, { action: 'fill', selector: '#user', value: 'bob' }) },
     { what: 'a step removed before it', steps: (s: Step[]) => s.slice(1) },
+    // A step after it can show the secret (a "show password" toggle before the capture) or send it on.
+    { what: 'a step added after it', steps: (s: Step[]) => [...s, { action: 'click', selector: '.show-password' }] },
+    { what: 'a changed step after it', steps: (s: Step[]) => s.with(3, { action: 'click', selector: '.show-password' }) },
   ])('"••••" with $what is 400 naming the step value', ({ steps }) => {
     const found = refusal(() => sealSecrets({ steps: steps(login(MASK).steps) }, stored, box, ID));
     expect(found).toHaveLength(1);
     expect(found[0]!.path).toMatch(/^capture\.steps\.\d+\.value$/);
-    expect(found[0]!.message).toMatch(/same selector and every step before it is unchanged: send the real value/);
+    expect(found[0]!.message).toMatch(/only while every step is unchanged .*: send the real value/);
   });
 
   it('"••••" is 400 when the page moved to another origin or page code changed; a new value is taken', () => {
@@ -97,7 +99,7 @@ describe('secret steps', () => {
     expect(sameCapture(sealSecrets(login(MASK), stored, box, ID), stored, box, ID)).toBe(true);
     expect(sameCapture(sealSecrets(login(PASSWORD), stored, box, ID), stored, box, ID)).toBe(true); // resealed, same value
     expect(sameCapture(sealSecrets(login('other'), stored, box, ID), stored, box, ID)).toBe(false);
-    expect(sameCapture(sealSecrets(login(MASK, [click]), stored, box, ID), stored, box, ID)).toBe(false);
+    expect(sameCapture(sealSecrets(login(PASSWORD, [click]), stored, box, ID), stored, box, ID)).toBe(false);
   });
 });
 

@@ -46,7 +46,8 @@ function renderTextChanges(c) {
 $('text-changes').addEventListener('mouseover', (event) => {
   const row = event.target.closest('li.tc');
   const change = row && selected()?.textChanges?.[Number(row.dataset.index)];
-  if (change?.box) showOutline(change.box);
+  // A removed block's box is where it was in the previous capture, not in the image shown: not outlined.
+  if (change?.box && change.kind !== 'removed') showOutline(change.box);
 });
 $('text-changes').addEventListener('mouseleave', hideOutline);
 
