@@ -106,6 +106,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     imageUrl: url('PNG; needs the key'), diffUrl: url('PNG with the counted changes in red and each region outlined; only when there is a region'),
     truncated: { type: 'boolean' },
     error: codeAndMessage,
+    summary: { type: ['string', 'null'], description: 'One line for a person about the text changes, e.g. "Price: $24.99 → $19.99"; null without one' },
     ...textAndConditions,
   }, ['id', 'monitorId', 'status', 'reason', 'takenAt']),
 

@@ -49,6 +49,7 @@ export function captureView(c: CaptureRecord, baseUrl: string) {
     ...(c.truncated && { truncated: true }),
     ...(c.error && { error: c.error }),
     ...(c.status === 'succeeded' && {
+      summary: summarize(c.textChanges, c.textChangesTotal),
       textChanges: c.textChanges,
       textChangesTotal: c.textChangesTotal,
       conditions: c.conditions,

@@ -282,7 +282,7 @@ interface Box { x: number; y: number; width: number; height: number }
 interface TextChange { kind: string; before: string | null; after: string | null; selector: string | null; box: Box | null; words?: { value: string; added?: true; removed?: true }[] }
 interface CaptureView {
   id: string; status: string; changed: boolean; regions: (Box & { elements?: { selector: string; tag: string; before: string | null; after: string | null }[] })[];
-  textChanges: TextChange[]; textChangesTotal: number;
+  textChanges: TextChange[]; textChangesTotal: number; summary: string | null;
   conditions: { index: number; selector: string; test: string; met: boolean; value: string | number | null }[];
   conditionErrors: string[]; conditionsMet: boolean | null;
 }
@@ -340,6 +340,9 @@ it('shows a capture\'s text diff beside the image, struck through and underlined
   const kinds = capture.textChanges.map((t) => t.kind);
   expect(kinds).toEqual(expect.arrayContaining(['changed', 'removed', 'added']));
   await openHistoryOf('Teapot view', capture.id);
+  // The capture's one-line summary heads its facts.
+  expect(capture.summary).toMatch(/→/);
+  expect(await page.locator('#viewer-meta').textContent()).toContain(`Text changed${capture.summary}`);
 
   const items = page.locator('#text-changes > li');
   expect(await items.count()).toBe(capture.textChanges.length);

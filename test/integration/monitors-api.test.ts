@@ -556,7 +556,7 @@ describe('monitors API', () => {
         takenAt: expect.stringMatching(ISO), durationMs: expect.any(Number), width: 1280, height: 800,
         changed: false, confirmed: false, diffPixels: 0, diffRatio: 0, regions: [], baselineId: null,
         imageUrl: `${svc.url}/api/captures/${first.id}/image`,
-        textChanges: [], textChangesTotal: 0, conditions: [], conditionErrors: [], conditionsMet: null,
+        summary: null, textChanges: [], textChangesTotal: 0, conditions: [], conditionErrors: [], conditionsMet: null,
       });
       expect(first.durationMs).toBeGreaterThan(0);
 

@@ -19,7 +19,7 @@ interface TextChange {
 }
 interface Capture {
   id: string; status: 'succeeded' | 'failed'; changed: boolean; baselineId: string | null; regions: Region[];
-  textChanges?: TextChange[]; textChangesTotal?: number; error?: { code: string; message: string };
+  textChanges?: TextChange[]; textChangesTotal?: number; summary?: string | null; error?: { code: string; message: string };
 }
 interface Monitor { id: string; name: string }
 
@@ -87,11 +87,12 @@ describe('a shop page whose price changes (default settings)', () => {
     const page = switchablePage(fx, '/shop', shop('$24.99'));
     const monitor = await createMonitor('shop', page.url, { webhookUrl: hooks.url });
     const baseline = await capture(monitor);
-    expect(baseline).toMatchObject({ changed: false, textChanges: [], textChangesTotal: 0 });
+    expect(baseline).toMatchObject({ changed: false, textChanges: [], textChangesTotal: 0, summary: null });
 
     page.set(shop('$19.99'));
     const c = await capture(monitor);
     expect(c.changed).toBe(true);
+    expect(c.summary).toBe('Price: $24.99 → $19.99');
     expect(c.textChangesTotal).toBe(1);
     expect(c.textChanges).toEqual([{
       kind: 'changed', before: 'Price: $24.99', after: 'Price: $19.99', box: PRICE, selector: 'p.price',

@@ -172,6 +172,7 @@ function selectCapture(id) {
     ['Result', captureResult(c)],
     ['Taken', `${relativeTime(c.takenAt)} (${c.reason ?? 'schedule'}), in ${(c.durationMs / 1000).toFixed(1)} s`],
     c.width ? ['Size', `${c.width} × ${c.height} px${c.truncated ? ' (cut at the size limit)' : ''}`] : null,
+    c.summary ? ['Text changed', c.summary] : null,
     c.baselineId && c.status !== 'failed' ? ['Pixels changed', `${c.diffPixels.toLocaleString()} (${percent(c.diffRatio)})${c.confirmed ? ', confirmed by a second capture' : ''}`] : null,
   ].filter(Boolean);
   $('viewer-meta').replaceChildren(...facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
