@@ -1,0 +1,183 @@
+// The page side of reading a capture's text blocks: one function that Playwright serializes and runs in
+// the page (self-contained: no imports, no closures). Whatever it returns is untrusted; text-blocks.ts
+// coerces and bounds it again in the service.
+
+export interface Limits { maxBlocks: number; maxChars: number; maxTotal: number; maxSelector: number; maxWalked: number; maxDepth: number }
+
+/** One block as the page reports it: page coordinates (CSS pixels of the viewport), not yet checked. */
+export interface RawBlock { selector: string; tag: string; text: string; x: number; y: number; width: number; height: number }
+
+/**
+ * Runs in the page (serialized by Playwright: self-contained, no imports). A block is a block-level
+ * element with the text of its own inline content (text inside a nested block belongs to that block),
+ * or a replaced element (img, svg, canvas, video, iframe, input, select, textarea) with its alt text,
+ * title or value, so that a region over a picture can still name it. Preorder is reading order.
+ */
+export function collectBlocks({ rootSelector, ignoreSelectors, limits }: { rootSelector: string | null; ignoreSelectors: string[]; limits: Limits }):
+  { invalid: true } | { blocks: RawBlock[] } {
+  let root: Element | null;
+  try {
+    root = rootSelector === null ? document.body : document.querySelector(rootSelector);
+  } catch {
+    return { invalid: true };
+  }
+  if (!root) return { blocks: [] };
+  // Ignored elements leave the text as they leave the pixels (an invalid selector already failed the
+  // capture where its boxes were measured; here it simply matches nothing).
+  const ignored = new Set<Element>();
+  for (const selector of ignoreSelectors) {
+    try {
+      document.querySelectorAll(selector).forEach((el) => ignored.add(el));
+    } catch { /* measured (and refused) by measureBoxes */ }
+  }
+
+  const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE', 'META', 'LINK', 'OPTION', 'OPTGROUP', 'DATALIST']);
+  const REPLACED = new Set(['IMG', 'SVG', 'CANVAS', 'VIDEO', 'IFRAME', 'INPUT', 'SELECT', 'TEXTAREA', 'OBJECT', 'EMBED', 'AUDIO']);
+  const INLINE = new Set(['inline', 'contents', 'inline-block', 'inline-flex', 'inline-grid', 'inline-table', 'ruby', 'ruby-text']);
+
+  /** `closed`: takes no text from its inline content (a replaced element, or a hidden one); `nested`: holds a block. */
+  interface Entry { element: Element; closed: boolean; hidden: boolean; parts: string[]; length: number; nested?: boolean }
+  const entries: Entry[] = [];
+  let walked = 0;
+  let totalChars = 0;
+
+  const add = (entry: Entry, text: string) => {
+    // Keep a little over the cap: whitespace collapses later, and the service cuts to the exact limit.
+    if (entry.length > limits.maxChars * 2 || totalChars > limits.maxTotal * 2) return;
+    entry.parts.push(text);
+    entry.length += text.length;
+    totalChars += text.length;
+  };
+
+  const replacedText = (el: Element): string => {
+    const tag = el.tagName.toUpperCase();
+    if (tag === 'IMG') return el.getAttribute('alt') ?? '';
+    // What someone typed into a field (or a capture step filled in: maybe a secret) is not the page's
+    // content: an editable field reads as the page wrote it (its value attribute, its initial text);
+    // a read-only or disabled one, which only the page can fill, reads as it shows.
+    const fixed = el.hasAttribute('readonly') || el.hasAttribute('disabled');
+    if (tag === 'INPUT') {
+      const input = el as HTMLInputElement;
+      const type = String(input.type).toLowerCase();
+      if (type === 'password' || type === 'hidden' || type === 'file') return ''; // never read a secret
+      if (type === 'checkbox' || type === 'radio') return input.checked ? 'checked' : 'unchecked';
+      return String(fixed ? input.value : input.defaultValue);
+    }
+    if (tag === 'TEXTAREA') {
+      const area = el as HTMLTextAreaElement;
+      return String(fixed ? area.value : area.defaultValue);
+    }
+    if (tag === 'SELECT') {
+      const select = el as HTMLSelectElement;
+      return Array.from(select.selectedOptions, (o) => String(o.text)).join(', ');
+    }
+    if (tag === 'SVG') return el.getAttribute('aria-label') ?? el.querySelector('title')?.textContent ?? '';
+    return el.getAttribute('aria-label') ?? el.getAttribute('title') ?? el.getAttribute('alt') ?? '';
+  };
+
+  const walk = (node: Node, current: Entry | null, depth: number): void => {
+    if (node.nodeType === Node.TEXT_NODE) {
+      if (current && !current.closed && node.nodeValue) add(current, node.nodeValue);
+      return;
+    }
+    if (node.nodeType !== Node.ELEMENT_NODE) return;
+    const el = node as Element;
+    const tag = el.tagName.toUpperCase();
+    // Empty wrappers are entries too until the end, hence the room above maxBlocks.
+    if (SKIP.has(tag) || ignored.has(el) || depth > limits.maxDepth || ++walked > limits.maxWalked || entries.length >= limits.maxBlocks * 5) return;
+    const style = getComputedStyle(el);
+    if (style.display === 'none') return;
+    if (tag === 'BR') {
+      if (current) add(current, ' ');
+      return;
+    }
+    const hidden = style.visibility === 'hidden' || style.visibility === 'collapse';
+    if (REPLACED.has(tag)) {
+      if (!hidden) entries.push({ element: el, closed: true, hidden: false, parts: [replacedText(el)], length: 0 });
+      if (current) current.nested = true;
+      return; // their children are fallback content or options, not what is shown
+    }
+    let own = current;
+    if (!INLINE.has(style.display)) {
+      own = { element: el, closed: hidden, hidden, parts: [], length: 0 }; // a hidden block shows no text of its own
+      if (current) current.nested = true;
+      entries.push(own);
+    } else if (hidden && current) {
+      own = { element: el, closed: true, hidden: true, parts: [], length: 0 }; // a hidden inline: its text is not shown
+    }
+    for (let child = el.firstChild; child; child = child.nextSibling) walk(child, own, depth + 1);
+  };
+  // The root itself is always a block (a textSelector's match may be an inline element).
+  const top: Entry = { element: root, closed: false, hidden: false, parts: [], length: 0 };
+  if (getComputedStyle(root).display !== 'none') {
+    entries.push(top);
+    for (let child = root.firstChild; child; child = child.nextSibling) walk(child, top, 1);
+  }
+
+  // A short selector unique in the document: #id, else tag.classes, else a child path of
+  // tag:nth-of-type steps up to the nearest ancestor that has a unique id (or body).
+  const esc = (s: string) => CSS.escape(s);
+  // Both memoized: many blocks share a class selector or a parent, and a query per block over a DOM of
+  // 50,000 elements took seconds.
+  const counts = new Map<string, number>();
+  const count = (selector: string) => {
+    let n = counts.get(selector);
+    if (n === undefined) {
+      try { n = document.querySelectorAll(selector).length; } catch { n = 0; }
+      counts.set(selector, n);
+    }
+    return n;
+  };
+  const steps = new Map<Element, string>();
+  const step = (el: Element): string => {
+    const known = steps.get(el);
+    if (known) return known;
+    const parent = el.parentElement;
+    if (!parent) return el.tagName.toLowerCase();
+    // Name every child of this parent at once: each one's tag, with :nth-of-type when it has namesakes.
+    const byTag = new Map<string, Element[]>();
+    for (let sib = parent.firstElementChild; sib; sib = sib.nextElementSibling) {
+      const tag = sib.tagName.toLowerCase();
+      const same = byTag.get(tag);
+      if (same) same.push(sib);
+      else byTag.set(tag, [sib]);
+    }
+    for (const [tag, same] of byTag) same.forEach((sib, i) => steps.set(sib, same.length > 1 ? `${tag}:nth-of-type(${i + 1})` : tag));
+    return steps.get(el) ?? el.tagName.toLowerCase();
+  };
+  const uniqueId = (el: Element) => (el.id && count(`#${esc(el.id)}`) === 1 ? `#${esc(el.id)}` : null);
+  const selectorOf = (el: Element): string => {
+    const byId = uniqueId(el);
+    if (byId) return byId;
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'body' || tag === 'html') return tag;
+    const classes = Array.from(el.classList).slice(0, 3).map((c) => `.${esc(c)}`).join('');
+    if (classes && count(tag + classes) === 1) return tag + classes;
+    const steps: string[] = [];
+    for (let at: Element | null = el; at; at = at.parentElement) {
+      const anchor = at === el ? null : uniqueId(at);
+      if (anchor) { steps.unshift(anchor); break; }
+      const name = at.tagName.toLowerCase();
+      if (name === 'body' || name === 'html') { steps.unshift(name); break; }
+      const next = step(at);
+      // Too deep to name briefly: keep the last steps that fit (valid, though maybe not unique).
+      if (steps.length && steps.join(' > ').length + next.length + 3 > limits.maxSelector) break;
+      steps.unshift(next);
+    }
+    return steps.join(' > ');
+  };
+
+  const blocks: RawBlock[] = [];
+  for (const entry of entries) {
+    const text = entry.parts.join('').replace(/\s+/g, ' ').trim();
+    if (blocks.length >= limits.maxBlocks) break;
+    if (entry.hidden) continue;
+    // A wrapper whose text is all in its children is left out; an empty block with none (a coloured box,
+    // a rule, a spacer) is kept, so that a changed region over it can still name it.
+    if (!text && !entry.closed && entry.nested) continue;
+    const r = entry.element.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) continue;
+    blocks.push({ selector: selectorOf(entry.element), tag: entry.element.tagName.toLowerCase(), text, x: r.x, y: r.y, width: r.width, height: r.height });
+  }
+  return { blocks };
+}
