@@ -31,7 +31,7 @@ const HIDDEN = '••••';
 const QUOTE_MAX = 120;
 
 export async function runSteps(page: Page, steps: RunStep[], budget: Budget, hooks: StepHooks): Promise<void> {
-  const scrub = scrubber(steps);
+  const scrub = secretScrubber(steps);
   for (const [index, step] of steps.entries()) {
     // Nothing left to try the step with: the render as a whole ran out of time.
     if (budget.remaining() <= STEP_RESERVE_MS) throw renderTimeout(budget.timeoutMs);
@@ -125,13 +125,18 @@ function quote(text: string): string {
   return JSON.stringify(text.length > QUOTE_MAX ? `${text.slice(0, QUOTE_MAX)}…` : text);
 }
 
-/** Replaces every secret value in a text (longest first, so one secret inside another is fully hidden). */
-function scrubber(steps: RunStep[]): (text: string) => string {
-  // Playwright's call log colours its lines and quotes a multi-line value line by line: the colour codes
-  // go, and each line of a secret is hidden on its own too.
+/**
+ * Replaces every secret step value in a text with the mask, longest first (so one secret inside another is
+ * fully hidden). Also the forms a secret takes elsewhere: Playwright's call log colours its lines and quotes a
+ * multi-line value line by line (the colour codes go, each line is hidden on its own), and page text has its
+ * whitespace collapsed. Used for step errors here and for the text a capture reads from the page.
+ */
+export function secretScrubber(steps: RunStep[]): (text: string) => string {
   const values = steps.filter((s) => s.secret && s.value).map((s) => s.value!);
   const lines = values.flatMap((v) => (v.includes('\n') ? v.split('\n').filter((l) => l.trim().length > 0) : []));
-  const secrets = [...new Set([...values, ...lines])].sort((a, b) => b.length - a.length);
+  const collapsed = values.map((v) => v.replace(/\s+/g, ' ').trim()).filter((v) => v.length > 0);
+  const secrets = [...new Set([...values, ...lines, ...collapsed])].sort((a, b) => b.length - a.length);
+  if (secrets.length === 0) return (text) => text;
   // eslint-disable-next-line no-control-regex
   return (text) => secrets.reduce((out, secret) => out.split(secret).join(HIDDEN), text.replace(/\u001b\[\d+m/g, ''));
 }
