@@ -24,7 +24,9 @@ export const TEXT_COMPARE_TIME_LIMIT_MS = 10_000;
 export async function compareTexts(
   before: PageBlock[], after: PageBlock[], options: { ignoreText: string[]; timeLimitMs?: number; script?: string },
 ): Promise<TextComparison> {
-  if (before.length === 0 && after.length === 0) return { changes: [], total: 0 };
+  // The common case — a page whose text did not change — needs no thread: the same texts in the same
+  // order are no change whatever ignoreText blanks (boxes may move; a move is not a text change).
+  if (sameTexts(before, after)) return { changes: [], total: 0 };
   const script = options.script ?? TEXT_THREAD_SCRIPT;
   if (!existsSync(script)) throw new Error(`text thread script ${script} not found: run \`npm run build\` first`);
   const input: TextCompareInput = { before, after, ignoreText: options.ignoreText };
@@ -43,6 +45,10 @@ export async function compareTexts(
   } finally {
     await worker.terminate();
   }
+}
+
+function sameTexts(before: PageBlock[], after: PageBlock[]): boolean {
+  return before.length === after.length && before.every((block, i) => block.text === after[i]!.text);
 }
 
 /**
