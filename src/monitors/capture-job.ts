@@ -9,7 +9,6 @@ import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
 import type { DiffResult } from '../diff/compare.js';
 import { ImageTooLarge, pngSize, sha256, type CaptureImage, type Differ } from '../diff/differ.js';
 import { renderFailed } from '../errors.js';
-import type { DiffMode } from '../http/schemas/monitors.js';
 import type { ImageRequest } from '../http/schemas/render.js';
 import type { JobRunner } from '../jobs/worker.js';
 import type { Logger } from '../log.js';
@@ -21,6 +20,7 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../storage/file-store.js';
 import { openSecrets } from './capture-secrets.js';
 import { evaluateConditions } from './conditions.js';
+import { isChange } from './diff-mode.js';
 import { hideTypedSecrets } from './typed-secrets.js';
 import { withElements } from './region-elements.js';
 import { compareTexts, parseStoredBlocks, type TextComparison } from './text-changes.js';
@@ -170,13 +170,6 @@ async function refuseOversized<T>(step: () => T | Promise<T>): Promise<T> {
     if (err instanceof ImageTooLarge) throw renderFailed(`${err.message}; the capture cannot be compared`, err);
     throw err;
   }
-}
-
-/** diff.mode: "visual" — the pixels decide; "text" — only the text does; "both" — either one. */
-export function isChange(mode: DiffMode, visual: boolean, text: boolean): boolean {
-  if (mode === 'text') return text;
-  if (mode === 'both') return visual || text;
-  return visual;
 }
 
 /**

@@ -1,10 +1,9 @@
 // `notifyWhen`: rules that must become true for a detected change to be notified ("tell me when the
 // price drops below 20"). Each rule reads one element, chosen by `selector`, and tests one thing.
 import { z } from 'zod';
+import { RULE_TESTS } from '../../monitors/rules.js';
 
 export const MAX_RULES = 20;
-export const RULE_TESTS = ['textContains', 'textNotContains', 'numberBelow', 'numberAbove', 'numberChanged', 'appears', 'disappears'] as const;
-export type RuleTest = (typeof RULE_TESTS)[number];
 
 /** Text is compared ignoring case and with runs of whitespace as one space, so blank text would match anything. */
 const searchText = z.string().max(1000).refine((s) => s.trim().length > 0, 'must contain something other than spaces');
@@ -31,5 +30,3 @@ export const ruleSchema = z.object({
 
 export const notifyWhenSchema = z.array(ruleSchema).max(MAX_RULES).default([])
   .describe('Rules that must all be true, and at least one newly so, for a change to be notified; empty: every change is');
-
-export type Rule = z.infer<typeof ruleSchema>;

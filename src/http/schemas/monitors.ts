@@ -4,6 +4,7 @@ import cron from 'node-cron';
 import { z } from 'zod';
 import { ignoreTextProblem } from '../../monitors/ignore-text.js';
 import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
+import { DIFF_MODES } from '../../monitors/diff-mode.js';
 import { notifyWhenSchema } from './conditions.js';
 import { imageSizeRules } from './image-size.js';
 import { httpUrl, imageOptions, oneCaptureMode, pageOptions, validTimeZone, type SchemaLimits } from './render.js';
@@ -60,8 +61,6 @@ export function captureOptionsSchema(limits: SchemaLimits) {
     });
 }
 
-export const DIFF_MODES = ['visual', 'text', 'both'] as const;
-export type DiffMode = (typeof DIFF_MODES)[number];
 
 /** Patterns in diff.ignoreText: each must compile, match at least one character and pass safe-regex2. */
 export const ignoreTextSchema = z.array(z.string().min(1).max(500).superRefine((pattern, ctx) => {
