@@ -31,7 +31,8 @@ export const ASYNC_BENCH_ENV = {
 /** A key made with the service's own CLI on its data directory. */
 export function createKey(dataDir: string): string {
   const out = execFileSync(process.execPath, [CLI_PATH, 'keys', 'create', '--name', 'bench'], {
-    env: { ...process.env, PAGEWATCH_DATA_DIR: dataDir, PAGEWATCH_LOG_LEVEL: 'warn' }, encoding: 'utf8',
+    env: { ...process.env, PAGEWATCH_DATA_DIR: dataDir, PAGEWATCH_LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
   });
   const key = /^key:\s+(\S+)/m.exec(out)?.[1];
   if (!key) throw new Error(`could not read the key from: ${out}`);
@@ -39,12 +40,19 @@ export function createKey(dataDir: string): string {
 }
 
 /** Counts job.succeeded webhooks by job id; `until(n)` resolves when n distinct jobs have reported. */
-async function startReceiver(): Promise<{ url: string; until(n: number): Promise<void>; reset(): void; close(): Promise<void> }> {
+async function startReceiver(): Promise<{
+  url: string;
+  until(n: number): Promise<void>;
+  reset(): void;
+  close(): Promise<void>;
+}> {
   let seen = new Set<string>();
   let waiter: { n: number; resolve: () => void } | undefined;
   const server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString(); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
     req.on('end', () => {
       const event = JSON.parse(body) as { type: string; data: { jobId: string } };
       if (event.type !== 'job.succeeded') throw new Error(`bench job failed: ${body}`);
@@ -57,21 +65,40 @@ async function startReceiver(): Promise<{ url: string; until(n: number): Promise
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    until: (n) => new Promise((resolve) => { if (seen.size >= n) resolve(); else waiter = { n, resolve }; }),
-    reset: () => { seen = new Set(); waiter = undefined; },
-    close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
+    until: (n) =>
+      new Promise((resolve) => {
+        if (seen.size >= n) resolve();
+        else waiter = { n, resolve };
+      }),
+    reset: () => {
+      seen = new Set();
+      waiter = undefined;
+    },
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }
 
 async function post(url: string, key: string, body: string): Promise<Response> {
   const res = await fetch(url, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body, signal: AbortSignal.timeout(120_000),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body,
+    signal: AbortSignal.timeout(120_000),
   });
   await res.arrayBuffer();
   return res;
 }
 
-export async function measureAsyncJobs(svc: ServiceHandle, html: string, jobs: number, rounds: number): Promise<AsyncFigures> {
+export async function measureAsyncJobs(
+  svc: ServiceHandle,
+  html: string,
+  jobs: number,
+  rounds: number,
+): Promise<AsyncFigures> {
   const key = createKey(svc.dataDir);
   const receiver = await startReceiver();
   const url = `${svc.baseUrl}/api/image`;
@@ -84,27 +111,33 @@ export async function measureAsyncJobs(svc: ServiceHandle, html: string, jobs: n
     for (let round = 0; round < rounds; round++) {
       let t0 = performance.now();
       let issued = 0;
-      await Promise.all(Array.from({ length: 8 }, async () => {
-        while (issued < jobs) {
-          issued++;
-          const res = await post(url, key, syncBody);
-          if (res.status !== 200) throw new Error(`sync render -> ${res.status}`);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (issued < jobs) {
+            issued++;
+            const res = await post(url, key, syncBody);
+            if (res.status !== 200) throw new Error(`sync render -> ${res.status}`);
+          }
+        }),
+      );
       syncMs.push(performance.now() - t0);
 
       receiver.reset();
       t0 = performance.now();
       const done = receiver.until(jobs);
-      await Promise.all(Array.from({ length: jobs }, async () => {
-        const s0 = performance.now();
-        const res = await post(url, key, asyncBody);
-        if (res.status !== 202) throw new Error(`async submit -> ${res.status}`);
-        submitMs.push(performance.now() - s0);
-      }));
+      await Promise.all(
+        Array.from({ length: jobs }, async () => {
+          const s0 = performance.now();
+          const res = await post(url, key, asyncBody);
+          if (res.status !== 202) throw new Error(`async submit -> ${res.status}`);
+          submitMs.push(performance.now() - s0);
+        }),
+      );
       await done;
       asyncMs.push(performance.now() - t0);
-      log(`async jobs round ${round + 1}: ${jobs} sync ${Math.round(syncMs[round]!)} ms, ${jobs} async ${Math.round(asyncMs[round]!)} ms`);
+      log(
+        `async jobs round ${round + 1}: ${jobs} sync ${Math.round(syncMs[round]!)} ms, ${jobs} async ${Math.round(asyncMs[round]!)} ms`,
+      );
     }
   } finally {
     await receiver.close();

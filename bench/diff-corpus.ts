@@ -21,17 +21,39 @@ import { MONITOR_BENCH_ENV } from './monitors.js';
 import { startService, type ServiceHandle } from './service.js';
 import { percentile } from './stats.js';
 
-interface Capture { id: string; status: string; changed: boolean; confirmed: boolean; diffPixels: number; regions: { pixels?: number }[]; error?: unknown }
+interface Capture {
+  id: string;
+  status: string;
+  changed: boolean;
+  confirmed: boolean;
+  diffPixels: number;
+  regions: { pixels?: number }[];
+  error?: unknown;
+}
 
-interface Verdict { name: string; kind: CorpusCase['kind']; changed: boolean[]; ms: number; detail: string; nearest?: Nearest }
+interface Verdict {
+  name: string;
+  kind: CorpusCase['kind'];
+  changed: boolean[];
+  ms: number;
+  detail: string;
+  nearest?: Nearest;
+}
 
 /** The cluster of a case closest to being a change: score >= 1 is significant (both counts at or over the rule). */
-interface Nearest { pixels: number; strong: number; score: number }
+interface Nearest {
+  pixels: number;
+  strong: number;
+  score: number;
+}
 
-const score = (c: { pixels: number; strong: number }): number => Math.min(c.pixels / MIN_REGION_PIXELS, c.strong / MIN_STRONG_PIXELS);
+const score = (c: { pixels: number; strong: number }): number =>
+  Math.min(c.pixels / MIN_REGION_PIXELS, c.strong / MIN_STRONG_PIXELS);
 
 async function imageOf(svc: ServiceHandle, key: string, captureId: string): Promise<Buffer> {
-  const res = await fetch(`${svc.baseUrl}/api/captures/${captureId}/image`, { headers: { authorization: `Bearer ${key}` } });
+  const res = await fetch(`${svc.baseUrl}/api/captures/${captureId}/image`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   if (res.status !== 200) throw new Error(`image of ${captureId} -> ${res.status}`);
   return Buffer.from(await res.arrayBuffer());
 }
@@ -40,13 +62,21 @@ async function imageOf(svc: ServiceHandle, key: string, captureId: string): Prom
  * The margin: the baseline and the last capture compared again here, every cluster scored. Only for cases on
  * default diff settings (an ignoreSelectors box is measured by the page, which this does not have).
  */
-async function nearest(svc: ServiceHandle, key: string, c: CorpusCase, baselineId: string, lastId: string): Promise<Nearest | undefined> {
+async function nearest(
+  svc: ServiceHandle,
+  key: string,
+  c: CorpusCase,
+  baselineId: string,
+  lastId: string,
+): Promise<Nearest | undefined> {
   if (c.diff && Object.keys(c.diff).some((k) => k !== 'ignoreRegions')) return undefined;
   const [a, b] = await Promise.all([imageOf(svc, key, baselineId), imageOf(svc, key, lastId)]);
   const ignore = (c.diff?.ignoreRegions ?? []) as { x: number; y: number; width: number; height: number }[];
   const clusters = clustersOf(a, b, { threshold: 0.1, includeAA: false, ignore });
   const best = clusters.sort((x, y) => score(y) - score(x))[0];
-  return best ? { pixels: best.pixels, strong: best.strong, score: Math.round(score(best) * 100) / 100 } : { pixels: 0, strong: 0, score: 0 };
+  return best
+    ? { pixels: best.pixels, strong: best.strong, score: Math.round(score(best) * 100) / 100 }
+    : { pixels: 0, strong: 0, score: 0 };
 }
 
 function envInt(name: string, fallback: number): number {
@@ -55,17 +85,30 @@ function envInt(name: string, fallback: number): number {
   return n;
 }
 
-async function call<T>(svc: ServiceHandle, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+async function call<T>(
+  svc: ServiceHandle,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(`${svc.baseUrl}${path}`, {
-    method, headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(120_000),
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(120_000),
   });
   const text = await res.text();
   return { status: res.status, body: (text === '' ? undefined : JSON.parse(text)) as T };
 }
 
 /** Run the monitor now and wait (polling) for the capture it records. */
-async function captureNow(svc: ServiceHandle, key: string, monitorId: string, before: string | undefined): Promise<Capture> {
+async function captureNow(
+  svc: ServiceHandle,
+  key: string,
+  monitorId: string,
+  before: string | undefined,
+): Promise<Capture> {
   const run = await call(svc, key, 'POST', `/api/monitors/${monitorId}/run`);
   if (run.status !== 202) throw new Error(`run ${monitorId} -> ${run.status} ${JSON.stringify(run.body)}`);
   const deadline = Date.now() + 120_000;
@@ -73,7 +116,8 @@ async function captureNow(svc: ServiceHandle, key: string, monitorId: string, be
     const list = await call<{ items: Capture[] }>(svc, key, 'GET', `/api/monitors/${monitorId}/captures?limit=1`);
     const latest = list.body.items[0];
     if (latest && latest.id !== before) {
-      if (latest.status !== 'succeeded') throw new Error(`capture of ${monitorId} failed: ${JSON.stringify(latest.error)}`);
+      if (latest.status !== 'succeeded')
+        throw new Error(`capture of ${monitorId} failed: ${JSON.stringify(latest.error)}`);
       return latest;
     }
     if (Date.now() > deadline) throw new Error(`no capture of ${monitorId} within 120 s`);
@@ -82,13 +126,23 @@ async function captureNow(svc: ServiceHandle, key: string, monitorId: string, be
 }
 
 /** One run of a case: a new monitor, the baseline on a.html, the verdict on b.html. */
-async function runOnce(svc: ServiceHandle, key: string, site: CorpusSite, c: CorpusCase): Promise<{ last: Capture; baselineId: string }> {
+async function runOnce(
+  svc: ServiceHandle,
+  key: string,
+  site: CorpusSite,
+  c: CorpusCase,
+): Promise<{ last: Capture; baselineId: string }> {
   site.reset(c.name);
   const created = await call<{ id: string }>(svc, key, 'POST', '/api/monitors', {
-    name: c.name, url: site.pageUrl(c.name), schedule: '0 0 1 1 *', paused: true,
-    ...(c.capture && { capture: c.capture }), ...(c.diff && { diff: c.diff }),
+    name: c.name,
+    url: site.pageUrl(c.name),
+    schedule: '0 0 1 1 *',
+    paused: true,
+    ...(c.capture && { capture: c.capture }),
+    ...(c.diff && { diff: c.diff }),
   });
-  if (created.status !== 201) throw new Error(`create monitor ${c.name} -> ${created.status} ${JSON.stringify(created.body)}`);
+  if (created.status !== 201)
+    throw new Error(`create monitor ${c.name} -> ${created.status} ${JSON.stringify(created.body)}`);
   const monitorId = created.body.id;
   const baseline = await captureNow(svc, key, monitorId, undefined);
   site.switchToB(c.name);
@@ -96,7 +150,13 @@ async function runOnce(svc: ServiceHandle, key: string, site: CorpusSite, c: Cor
   return { last, baselineId: baseline.id };
 }
 
-async function runCase(svc: ServiceHandle, key: string, site: CorpusSite, c: CorpusCase, rounds: number): Promise<Verdict> {
+async function runCase(
+  svc: ServiceHandle,
+  key: string,
+  site: CorpusSite,
+  c: CorpusCase,
+  rounds: number,
+): Promise<Verdict> {
   const started = performance.now();
   const changed: boolean[] = [];
   const details: string[] = [];
@@ -105,11 +165,20 @@ async function runCase(svc: ServiceHandle, key: string, site: CorpusSite, c: Cor
     run = await runOnce(svc, key, site, c);
     const { last } = run;
     changed.push(last.changed);
-    details.push(`changed=${last.changed} confirmed=${last.confirmed} diffPixels=${last.diffPixels} regions=${JSON.stringify(last.regions.map((r) => r.pixels))}`);
+    details.push(
+      `changed=${last.changed} confirmed=${last.confirmed} diffPixels=${last.diffPixels} regions=${JSON.stringify(last.regions.map((r) => r.pixels))}`,
+    );
   }
   const ms = (performance.now() - started) / rounds;
   const near = await nearest(svc, key, c, run!.baselineId, run!.last.id);
-  return { name: c.name, kind: c.kind, changed, ms, detail: `${details.join('; ')}; nearest ${JSON.stringify(near)}`, nearest: near };
+  return {
+    name: c.name,
+    kind: c.kind,
+    changed,
+    ms,
+    detail: `${details.join('; ')}; nearest ${JSON.stringify(near)}`,
+    nearest: near,
+  };
 }
 
 export async function measureDiffCorpus(): Promise<Record<string, unknown>> {
@@ -124,14 +193,16 @@ export async function measureDiffCorpus(): Promise<Record<string, unknown>> {
     const started = performance.now();
     const queue = [...cases];
     const verdicts: Verdict[] = [];
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      for (let c = queue.shift(); c; c = queue.shift()) {
-        const v = await runCase(svc, key, site, c, rounds);
-        const ok = v.kind === 'change' ? v.changed.every(Boolean) : !v.changed.some(Boolean);
-        log(`${ok ? 'ok  ' : 'MISS'} ${v.kind.padEnd(6)} ${v.name}: ${v.detail} (${Math.round(v.ms)} ms)`);
-        verdicts.push(v);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let c = queue.shift(); c; c = queue.shift()) {
+          const v = await runCase(svc, key, site, c, rounds);
+          const ok = v.kind === 'change' ? v.changed.every(Boolean) : !v.changed.some(Boolean);
+          log(`${ok ? 'ok  ' : 'MISS'} ${v.kind.padEnd(6)} ${v.name}: ${v.detail} (${Math.round(v.ms)} ms)`);
+          verdicts.push(v);
+        }
+      }),
+    );
     const totalMs = performance.now() - started;
     const changes = verdicts.filter((v) => v.kind === 'change');
     const noise = verdicts.filter((v) => v.kind === 'noise');
@@ -139,11 +210,15 @@ export async function measureDiffCorpus(): Promise<Record<string, unknown>> {
     const trueNegatives = noise.filter((v) => !v.changed.some(Boolean)).length;
     const misclassified = verdicts
       .filter((v) => (v.kind === 'change' ? !v.changed.every(Boolean) : v.changed.some(Boolean)))
-      .map((v) => v.name).sort();
+      .map((v) => v.name)
+      .sort();
     const caseMs = verdicts.map((v) => v.ms);
     // How close the corpus comes to the rule: the noise cluster nearest to counting, the change furthest from it.
-    const scored = (kind: CorpusCase['kind']) => verdicts.filter((v) => v.kind === kind && v.nearest)
-      .map((v) => ({ name: v.name, ...v.nearest! })).sort((x, y) => x.score - y.score);
+    const scored = (kind: CorpusCase['kind']) =>
+      verdicts
+        .filter((v) => v.kind === kind && v.nearest)
+        .map((v) => ({ name: v.name, ...v.nearest! }))
+        .sort((x, y) => x.score - y.score);
     const margins = { noiseNearest: scored('noise').at(-1) ?? null, changeWeakest: scored('change')[0] ?? null };
     return {
       bench: 'diff-corpus',

@@ -55,11 +55,21 @@ function rng(seed: number): () => number {
   };
 }
 
-function fillRect(png: PNG, x0: number, y0: number, w: number, h: number, rgb: readonly [number, number, number]): void {
+function fillRect(
+  png: PNG,
+  x0: number,
+  y0: number,
+  w: number,
+  h: number,
+  rgb: readonly [number, number, number],
+): void {
   for (let y = y0; y < Math.min(png.height, y0 + h); y++) {
     for (let x = x0; x < Math.min(png.width, x0 + w); x++) {
       const i = (y * png.width + x) * 4;
-      png.data[i] = rgb[0]; png.data[i + 1] = rgb[1]; png.data[i + 2] = rgb[2]; png.data[i + 3] = 255;
+      png.data[i] = rgb[0];
+      png.data[i + 1] = rgb[1];
+      png.data[i + 2] = rgb[2];
+      png.data[i + 3] = 255;
     }
   }
 }

@@ -47,23 +47,31 @@ async function startSite(): Promise<{ url: string; close(): Promise<void> }> {
     const id = Number(/\/page\/(\d+)/.exec(req.url ?? '')?.[1] ?? 0);
     const minute = Math.floor(Date.now() / 60_000);
     const text = id % 5 === 0 ? `Price update ${minute % 7}` : 'Steady content';
-    res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' }).end(
-      `<!doctype html><html><body style="font-family:sans-serif;margin:40px"><h1>Page ${id}</h1><p>${text}</p>`
-      + `<table>${Array.from({ length: 12 }, (_, r) => `<tr><td>Row ${r}</td><td>${(r * 13.5).toFixed(2)}</td></tr>`).join('')}</table></body></html>`,
-    );
+    res
+      .writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' })
+      .end(
+        `<!doctype html><html><body style="font-family:sans-serif;margin:40px"><h1>Page ${id}</h1><p>${text}</p>` +
+          `<table>${Array.from({ length: 12 }, (_, r) => `<tr><td>Row ${r}</td><td>${(r * 13.5).toFixed(2)}</td></tr>`).join('')}</table></body></html>`,
+      );
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }
 
 async function call(url: string, key: string, method: string, body?: unknown): Promise<Response> {
   const res = await fetch(url, {
-    method, headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(120_000),
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(120_000),
   });
   return res;
 }
@@ -82,23 +90,34 @@ async function syncThroughput(svc: ServiceHandle, key: string, pageUrl: string, 
   const started = performance.now();
   const until = started + seconds * 1000;
   let done = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    while (performance.now() < until) {
-      await render();
-      done++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (performance.now() < until) {
+        await render();
+        done++;
+      }
+    }),
+  );
   return (done / (performance.now() - started)) * 60_000;
 }
 
-export async function measureMonitors(svc: ServiceHandle, monitors: number, minutes: number, syncSeconds: number): Promise<MonitorFigures> {
+export async function measureMonitors(
+  svc: ServiceHandle,
+  monitors: number,
+  minutes: number,
+  syncSeconds: number,
+): Promise<MonitorFigures> {
   const key = createKey(svc.dataDir);
   const site = await startSite();
   try {
     const syncRendersPerMinute = await syncThroughput(svc, key, `${site.url}/page/1`, syncSeconds);
     log(`monitors: sync throughput ${Math.round(syncRendersPerMinute)} renders/min`);
     for (let i = 0; i < monitors; i++) {
-      const res = await call(`${svc.baseUrl}/api/monitors`, key, 'POST', { url: `${site.url}/page/${i}`, schedule: '* * * * *', name: `bench ${i}` });
+      const res = await call(`${svc.baseUrl}/api/monitors`, key, 'POST', {
+        url: `${site.url}/page/${i}`,
+        schedule: '* * * * *',
+        name: `bench ${i}`,
+      });
       if (res.status !== 201) throw new Error(`create monitor -> ${res.status} ${await res.text()}`);
     }
     // Measure whole minutes after the first tick (which makes the baselines).
@@ -110,14 +129,25 @@ export async function measureMonitors(svc: ServiceHandle, monitors: number, minu
 
     const db = new Database(join(svc.dataDir, 'pagewatch.db'), { readonly: true });
     try {
-      const jobs = db.prepare(`SELECT created_at AS createdAt, finished_at AS finishedAt, status,
+      const jobs = db
+        .prepare(
+          `SELECT created_at AS createdAt, finished_at AS finishedAt, status,
           json_extract(request, '$.scheduledFor') AS scheduledFor FROM jobs
-        WHERE kind = 'capture' AND json_extract(request, '$.scheduledFor') >= ? AND json_extract(request, '$.scheduledFor') < ?`)
-        .all(from.toISOString(), to.toISOString()) as { createdAt: string; finishedAt: string | null; status: string; scheduledFor: string }[];
+        WHERE kind = 'capture' AND json_extract(request, '$.scheduledFor') >= ? AND json_extract(request, '$.scheduledFor') < ?`,
+        )
+        .all(from.toISOString(), to.toISOString()) as {
+        createdAt: string;
+        finishedAt: string | null;
+        status: string;
+        scheduledFor: string;
+      }[];
       const lateness = jobs.map((j) => Date.parse(j.createdAt) - Date.parse(j.scheduledFor));
       const done = jobs.filter((j) => j.finishedAt).map((j) => Date.parse(j.finishedAt!) - Date.parse(j.scheduledFor));
-      const captures = (db.prepare(`SELECT COUNT(*) AS n, SUM(status = 'failed') AS failed FROM captures WHERE taken_at >= ? AND taken_at < ?`)
-        .get(from.toISOString(), to.toISOString()) as { n: number; failed: number | null });
+      const captures = db
+        .prepare(
+          `SELECT COUNT(*) AS n, SUM(status = 'failed') AS failed FROM captures WHERE taken_at >= ? AND taken_at < ?`,
+        )
+        .get(from.toISOString(), to.toISOString()) as { n: number; failed: number | null };
       const skipped = (db.prepare('SELECT SUM(skipped_runs) AS n FROM monitors').get() as { n: number }).n;
       const capturesPerMinute = captures.n / minutes;
       const lastDone = new Map<string, { count: number; last: number }>();
@@ -129,10 +159,15 @@ export async function measureMonitors(svc: ServiceHandle, monitors: number, minu
       const capacities = [...lastDone].map(([tick, t]) => t.count / ((t.last - Date.parse(tick)) / 60_000));
       const captureCapacityPerMinute = capacities.reduce((a, b) => a + b, 0) / Math.max(1, capacities.length);
       return {
-        monitors, minutes,
-        tickLatenessP50Ms: round1(percentile(lateness, 50)), tickLatenessP95Ms: round1(percentile(lateness, 95)),
-        captureDoneP50Ms: Math.round(percentile(done, 50)), captureDoneP95Ms: Math.round(percentile(done, 95)),
-        capturesPerMinute: round1(capturesPerMinute), skippedTicks: skipped, failedCaptures: captures.failed ?? 0,
+        monitors,
+        minutes,
+        tickLatenessP50Ms: round1(percentile(lateness, 50)),
+        tickLatenessP95Ms: round1(percentile(lateness, 95)),
+        captureDoneP50Ms: Math.round(percentile(done, 50)),
+        captureDoneP95Ms: Math.round(percentile(done, 95)),
+        capturesPerMinute: round1(capturesPerMinute),
+        skippedTicks: skipped,
+        failedCaptures: captures.failed ?? 0,
         syncRendersPerMinute: round1(syncRendersPerMinute),
         captureCapacityPerMinute: round1(captureCapacityPerMinute),
         capturesOverSync: Math.round((captureCapacityPerMinute / syncRendersPerMinute) * 100) / 100,

@@ -30,11 +30,15 @@ const BLOCK = 25;
 async function fixture(): Promise<{ url: string; close: () => void }> {
   const server = http.createServer((req, res) => {
     if (req.url === '/dot.svg') {
-      res.writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'no-store' })
-        .end('<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20" fill="teal"/></svg>');
+      res
+        .writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'no-store' })
+        .end(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20" fill="teal"/></svg>',
+        );
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' })
+    res
+      .writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' })
       .end('<!doctype html><body><h1>Hello</h1><img src="/dot.svg"></body>');
   });
   server.listen(0, '127.0.0.1');
@@ -46,10 +50,17 @@ const stats = (ms: number[]) => ({ p50: round1(percentile(ms, 50)), p95: round1(
 
 async function serviceRenders(pageUrl: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-bench-gate-'));
-  const config = loadConfig({ env: {}, overrides: {
-    port: 0, host: '127.0.0.1', dataDir, logLevel: 'silent', egress: { allowHosts: ['127.0.0.1'] },
-    rateLimit: { anonymousPerMinute: 1_000_000 },
-  } });
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      logLevel: 'silent',
+      egress: { allowHosts: ['127.0.0.1'] },
+      rateLimit: { anonymousPerMinute: 1_000_000 },
+    },
+  });
   const svc = await startService(config, createLogger('silent'));
   // The check is a private step of the proxy; forcing it to pass is the "without" case.
   const proto = EgressProxy.prototype as unknown as { fromOwnBrowser: (s: net.Socket) => Promise<boolean> };
@@ -57,21 +68,32 @@ async function serviceRenders(pageUrl: string) {
   const render = async () => {
     const t = performance.now();
     const res = await fetch(`${svc.url}/api/image`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ url: pageUrl, viewport: { width: 200, height: 100 } }),
     });
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`render failed: ${res.status}`);
     return performance.now() - t;
   };
-  const out = { withCheck: [] as number[], withoutCheck: [] as number[], refusal: [] as number[], connectionsChecked: 0, requestWaitForCheck: [] as number[] };
+  const out = {
+    withCheck: [] as number[],
+    withoutCheck: [] as number[],
+    refusal: [] as number[],
+    connectionsChecked: 0,
+    requestWaitForCheck: [] as number[],
+  };
   // Each proxy connection is checked once (keep-alive connections serve many requests): count them.
   const checked = new Set<net.Socket>();
   const waits: number[] = []; // how long a request waited for its connection's check
   const counting = async function (this: unknown, socket: net.Socket) {
     checked.add(socket);
     const t = performance.now();
-    try { return await shipped.call(this, socket); } finally { waits.push(performance.now() - t); }
+    try {
+      return await shipped.call(this, socket);
+    } finally {
+      waits.push(performance.now() - t);
+    }
   };
   try {
     for (let i = 0; i < 10; i++) await render(); // warm up
@@ -101,11 +123,11 @@ async function refusalCost(leaders: number[]): Promise<number[]> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
-  const [accepted] = await once(server, 'connection') as [net.Socket];
+  const [accepted] = (await once(server, 'connection')) as [net.Socket];
   const ms: number[] = [];
   for (let i = 0; i < 200; i++) {
     const t = performance.now();
-    if (await heldByBrowsers(accepted, leaders)) throw new Error('a socket of this process passed as a browser\'s');
+    if (await heldByBrowsers(accepted, leaders)) throw new Error("a socket of this process passed as a browser's");
     ms.push(performance.now() - t);
   }
   client.destroy();
@@ -117,7 +139,8 @@ async function playwrightRenders(pageUrl: string, credentials: boolean): Promise
   const proxy = new EgressProxy(new EgressPolicy({ allowPrivate: false, allowHosts: ['127.0.0.1'], denyHosts: [] }));
   const server = await proxy.start();
   const browser = await chromium.launch({
-    executablePath: findChromium(''), args: ['--proxy-bypass-list=<-loopback>'],
+    executablePath: findChromium(''),
+    args: ['--proxy-bypass-list=<-loopback>'],
     proxy: credentials ? { server, username: 'pagewatch', password: 'per-start-random' } : { server },
   });
   const page = await browser.newPage({ viewport: { width: 200, height: 100 } });
@@ -141,15 +164,17 @@ try {
   const service = await serviceRenders(site.url);
   const plain = await playwrightRenders(site.url, false);
   const creds = await playwrightRenders(site.url, true);
-  console.log(JSON.stringify({
-    renders: N,
-    serviceRenderMs: { withCheck: stats(service.withCheck), withoutCheck: stats(service.withoutCheck) },
-    proxyConnectionsCheckedInRendersWithCheck: service.connectionsChecked,
-    proxyRequestsInRendersWithCheck: service.requestWaitForCheck.length,
-    requestWaitForCheckMs: stats(service.requestWaitForCheck),
-    refusalCheckMs: stats(service.refusal),
-    playwrightCredentialsMs: { without: stats(plain), with: stats(creds) },
-  }));
+  console.log(
+    JSON.stringify({
+      renders: N,
+      serviceRenderMs: { withCheck: stats(service.withCheck), withoutCheck: stats(service.withoutCheck) },
+      proxyConnectionsCheckedInRendersWithCheck: service.connectionsChecked,
+      proxyRequestsInRendersWithCheck: service.requestWaitForCheck.length,
+      requestWaitForCheckMs: stats(service.requestWaitForCheck),
+      refusalCheckMs: stats(service.refusal),
+      playwrightCredentialsMs: { without: stats(plain), with: stats(creds) },
+    }),
+  );
 } finally {
   site.close();
 }

@@ -39,7 +39,12 @@ function envNumber(name: string, fallback: number, min: number): number {
 }
 
 const cfg: MeasureConfig & {
-  rssRenders: number; skipService: boolean; asyncJobs: number; asyncRounds: number; monitors: number; monitorMinutes: number;
+  rssRenders: number;
+  skipService: boolean;
+  asyncJobs: number;
+  asyncRounds: number;
+  monitors: number;
+  monitorMinutes: number;
 } = {
   seconds: envNumber('BENCH_SECONDS', 8, 0.1),
   warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 1, 0),
@@ -140,7 +145,12 @@ interface MemorySample {
   pss: number;
 }
 
-async function measureRss(): Promise<{ idle: MemorySample; after100: MemorySample; after1000: MemorySample; renders: number }> {
+async function measureRss(): Promise<{
+  idle: MemorySample;
+  after100: MemorySample;
+  after1000: MemorySample;
+  renders: number;
+}> {
   // Fresh service process so "after N renders" counts from startup.
   return withService(async (svc) => {
     const render = serviceRenderer(svc.baseUrl, invoiceHtml, 'png');
@@ -159,7 +169,12 @@ async function measureRss(): Promise<{ idle: MemorySample; after100: MemorySampl
   });
 }
 
-const r1 = (f: Figures): Figures => ({ p50: round1(f.p50), p95: round1(f.p95), rps4: round1(f.rps4), rps8: round1(f.rps8) });
+const r1 = (f: Figures): Figures => ({
+  p50: round1(f.p50),
+  p95: round1(f.p95),
+  rps4: round1(f.rps4),
+  rps8: round1(f.rps8),
+});
 
 async function main(): Promise<void> {
   // Other work on the machine skews every figure; the 1-minute load average before/after shows it.
@@ -180,8 +195,14 @@ async function main(): Promise<void> {
       }
     });
     rss = await measureRss();
-    asyncJobs = await withService((svc) => measureAsyncJobs(svc, invoiceHtml, cfg.asyncJobs, cfg.asyncRounds), ASYNC_BENCH_ENV);
-    monitors = await withService((svc) => measureMonitors(svc, cfg.monitors, cfg.monitorMinutes, cfg.seconds * 2), MONITOR_BENCH_ENV);
+    asyncJobs = await withService(
+      (svc) => measureAsyncJobs(svc, invoiceHtml, cfg.asyncJobs, cfg.asyncRounds),
+      ASYNC_BENCH_ENV,
+    );
+    monitors = await withService(
+      (svc) => measureMonitors(svc, cfg.monitors, cfg.monitorMinutes, cfg.seconds * 2),
+      MONITOR_BENCH_ENV,
+    );
   }
 
   const ratio = (a: number | undefined, b: number | undefined): number | null =>

@@ -54,7 +54,10 @@ function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
-export async function startService(extraEnv: Record<string, string> = {}, readyTimeoutMs = 60_000): Promise<ServiceHandle> {
+export async function startService(
+  extraEnv: Record<string, string> = {},
+  readyTimeoutMs = 60_000,
+): Promise<ServiceHandle> {
   if (!existsSync(CLI_PATH)) {
     throw new Error(`${CLI_PATH} not found: build the service first, or set BENCH_SKIP_SERVICE=1`);
   }

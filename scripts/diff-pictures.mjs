@@ -16,7 +16,11 @@ import { projectRoot } from '../dist/src/project-root.js';
 const OUT = join(projectRoot(), 'docs/images');
 const OPTIONS = { threshold: 0.1, includeAA: false, ignore: [] };
 const COLOURS = {
-  [PX.strong]: [230, 0, 0], [PX.weak]: [255, 150, 0], [PX.aaEdge]: [255, 100, 200], [PX.aaAlone]: [240, 220, 0], [PX.lone]: [0, 200, 220],
+  [PX.strong]: [230, 0, 0],
+  [PX.weak]: [255, 150, 0],
+  [PX.aaEdge]: [255, 100, 200],
+  [PX.aaAlone]: [240, 220, 0],
+  [PX.lone]: [0, 200, 220],
 };
 
 mkdirSync(OUT, { recursive: true });
@@ -47,7 +51,13 @@ async function pair(name, fullPage = false) {
 
 function crop(png, box) {
   const out = new PNG({ width: box.width, height: box.height });
-  for (let y = 0; y < box.height; y++) png.data.copy(out.data, y * box.width * 4, ((box.y + y) * png.width + box.x) * 4, ((box.y + y) * png.width + box.x + box.width) * 4);
+  for (let y = 0; y < box.height; y++)
+    png.data.copy(
+      out.data,
+      y * box.width * 4,
+      ((box.y + y) * png.width + box.x) * 4,
+      ((box.y + y) * png.width + box.x + box.width) * 4,
+    );
   return out;
 }
 
@@ -65,10 +75,13 @@ function classesPicture(a, b, box, zoom) {
     for (let x = 0; x < box.width; x++) {
       const i = (box.y + y) * width + box.x + x;
       const src = i * 4;
-      const grey = Math.round(255 + ((pb.data[src] * 0.3 + pb.data[src + 1] * 0.59 + pb.data[src + 2] * 0.11) - 255) * 0.35);
+      const grey = Math.round(
+        255 + (pb.data[src] * 0.3 + pb.data[src + 1] * 0.59 + pb.data[src + 2] * 0.11 - 255) * 0.35,
+      );
       const rgb = COLOURS[classes[i]] ?? [grey, grey, grey];
       for (let dy = 0; dy < zoom; dy++) {
-        for (let dx = 0; dx < zoom; dx++) out.data.set([...rgb, 255], (((y * zoom + dy) * box.width * zoom) + x * zoom + dx) * 4);
+        for (let dx = 0; dx < zoom; dx++)
+          out.data.set([...rgb, 255], ((y * zoom + dy) * box.width * zoom + x * zoom + dx) * 4);
       }
     }
   }
@@ -78,10 +91,18 @@ function classesPicture(a, b, box, zoom) {
 const around = (r, pad, png) => {
   const x = Math.max(0, r.x - pad);
   const y = Math.max(0, r.y - pad);
-  return { x, y, width: Math.min(png.width - x, r.width + 2 * pad), height: Math.min(png.height - y, r.height + 2 * pad) };
+  return {
+    x,
+    y,
+    width: Math.min(png.width - x, r.width + 2 * pad),
+    height: Math.min(png.height - y, r.height + 2 * pad),
+  };
 };
 const written = [];
-const save = (file, bytes) => { writeFileSync(join(OUT, file), bytes); written.push(file); };
+const save = (file, bytes) => {
+  writeFileSync(join(OUT, file), bytes);
+  written.push(file);
+};
 
 try {
   // 1. The price change of issue 11: the diff image (top of the page) and the price zoomed with its classes.
@@ -106,15 +127,24 @@ try {
     const r = comparePngs(a, b, OPTIONS);
     const pa = PNG.sync.read(a);
     const pb = PNG.sync.read(b);
-    let x0 = Infinity, y0 = Infinity, x1 = -1, y1 = -1;
+    let x0 = Infinity,
+      y0 = Infinity,
+      x1 = -1,
+      y1 = -1;
     for (let i = 0; i < pa.width * pa.height; i++) {
       if (pa.data.readUInt32LE(i * 4) === pb.data.readUInt32LE(i * 4)) continue;
-      const x = i % pa.width, y = Math.floor(i / pa.width);
-      x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);
+      const x = i % pa.width,
+        y = Math.floor(i / pa.width);
+      x0 = Math.min(x0, x);
+      y0 = Math.min(y0, y);
+      x1 = Math.max(x1, x);
+      y1 = Math.max(y1, y);
     }
     const box = { x: x0, y: Math.max(0, y0 - 4), width: Math.min(260, x1 - x0 + 1), height: y1 - y0 + 9 };
     save('diff-aa-speckle.png', classesPicture(a, b, box, 4));
-    console.log(`aa-rotate-text: regions ${JSON.stringify(r.regions)} (differing pixels within ${JSON.stringify(box)})`);
+    console.log(
+      `aa-rotate-text: regions ${JSON.stringify(r.regions)} (differing pixels within ${JSON.stringify(box)})`,
+    );
   }
   // 4. One sentence near the bottom of a 4,700 px full-page capture.
   {
@@ -122,8 +152,13 @@ try {
     const r = comparePngs(a, b, OPTIONS);
     const diff = PNG.sync.read(r.diffPng);
     const y = Math.max(0, r.regions[0].y - 80);
-    save('diff-tall-page.png', PNG.sync.write(crop(diff, { x: 0, y, width: 720, height: Math.min(diff.height - y, r.regions[0].height + 160) })));
-    console.log(`tall-page-sentence: ${diff.width}×${diff.height}, regions ${JSON.stringify(r.regions)} diffRatio ${r.diffRatio}`);
+    save(
+      'diff-tall-page.png',
+      PNG.sync.write(crop(diff, { x: 0, y, width: 720, height: Math.min(diff.height - y, r.regions[0].height + 160) })),
+    );
+    console.log(
+      `tall-page-sentence: ${diff.width}×${diff.height}, regions ${JSON.stringify(r.regions)} diffRatio ${r.diffRatio}`,
+    );
   }
 } finally {
   await browser.close();

@@ -6,7 +6,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const SYSTEM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome-stable', '/usr/bin/google-chrome', '/snap/bin/chromium'];
+const SYSTEM_PATHS = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome-stable',
+  '/usr/bin/google-chrome',
+  '/snap/bin/chromium',
+];
 const APT_PACKAGES = ['chromium', 'fonts-liberation', 'fonts-noto-color-emoji'];
 const say = (msg) => console.log(`[pagewatch] ${msg}`);
 
@@ -32,20 +38,31 @@ function isDebianRoot() {
 
 function run(cmd, args) {
   say(`$ ${cmd} ${args.join(' ')}`);
-  return spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+  return (
+    spawnSync(cmd, args, {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    }).status === 0
+  );
 }
 
 // `dpkg -s` succeeds for a removed package whose config files remain: ask for the real status.
 function aptInstalled(pkg) {
   try {
-    return execFileSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }) === 'install ok installed';
+    return (
+      execFileSync('dpkg-query', ['-W', '-f=${Status}', pkg], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }) === 'install ok installed'
+    );
   } catch {
     return false;
   }
 }
 
 async function main() {
-  if (process.env.PAGEWATCH_SKIP_BROWSER_INSTALL === '1') return say('PAGEWATCH_SKIP_BROWSER_INSTALL=1: not checking for Chromium');
+  if (process.env.PAGEWATCH_SKIP_BROWSER_INSTALL === '1')
+    return say('PAGEWATCH_SKIP_BROWSER_INSTALL=1: not checking for Chromium');
   const found = await findChromium();
   // On Debian the fonts matter as much as the browser: without them pages render in fallback glyphs.
   const missing = isDebianRoot()
@@ -55,7 +72,10 @@ async function main() {
 
   if (isDebianRoot()) {
     say(`installing ${missing.join(', ')} with apt-get (Debian/Ubuntu, running as root)`);
-    if (run('apt-get', ['update', '-qq']) && run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing])) {
+    if (
+      run('apt-get', ['update', '-qq']) &&
+      run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing])
+    ) {
       const now = await findChromium();
       if (now) return say(`Chromium: ${now}`);
     }

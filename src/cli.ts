@@ -28,9 +28,13 @@ const USAGE = `usage: pagewatch <command>
 
 async function main(argv: string[]): Promise<number> {
   const command = argv[0] ?? 'serve';
-  if (command === '--help' || command === 'help') { console.log(USAGE); return 0; }
+  if (command === '--help' || command === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
   if (command === 'config') {
-    for (const s of describeSettings()) console.log(`${s.path}\t${s.env}\t${JSON.stringify(s.default)}\t${s.description}`);
+    for (const s of describeSettings())
+      console.log(`${s.path}\t${s.env}\t${JSON.stringify(s.default)}\t${s.description}`);
     return 0;
   }
   const config = loadConfig();
@@ -48,7 +52,10 @@ async function main(argv: string[]): Promise<number> {
       db.close();
     }
   }
-  if (command !== 'serve') { console.error(USAGE); return 2; }
+  if (command !== 'serve') {
+    console.error(USAGE);
+    return 2;
+  }
 
   // Loaded only to serve: it pulls in Playwright, which `keys` and `migrate` have no use for.
   const { startService } = await import('./main.js');
@@ -56,7 +63,11 @@ async function main(argv: string[]): Promise<number> {
   await new Promise<void>((done) => {
     const onSignal = (signal: NodeJS.Signals) => {
       log.info({ signal }, 'shutting down');
-      service.stop().then(done, (err) => { log.error({ err }, 'shutdown failed'); process.exitCode = 1; done(); });
+      service.stop().then(done, (err) => {
+        log.error({ err }, 'shutdown failed');
+        process.exitCode = 1;
+        done();
+      });
     };
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
@@ -76,7 +87,10 @@ async function keysCommand(db: Db, dataDir: string, args: string[], defaultGrace
   if (sub === 'create') {
     const nameAt = rest.indexOf('--name');
     const name = nameAt >= 0 ? rest[nameAt + 1] : undefined;
-    if (!name) { console.error('usage: pagewatch keys create --name NAME'); return 2; }
+    if (!name) {
+      console.error('usage: pagewatch keys create --name NAME');
+      return 2;
+    }
     const issued = keys.create(name);
     console.log(`id:             ${issued.id}`);
     console.log(`name:           ${issued.name}`);
@@ -90,22 +104,38 @@ async function keysCommand(db: Db, dataDir: string, args: string[], defaultGrace
     if (rows.length === 0) console.log('no keys');
     for (const k of rows) {
       const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
-      console.log(`${k.id}\t${k.keyPrefix}…\t${k.name}\t${state}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}`);
+      console.log(
+        `${k.id}\t${k.keyPrefix}…\t${k.name}\t${state}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}`,
+      );
     }
     return 0;
   }
   if (sub === 'revoke' && rest[0]) {
-    if (!revocation.revoke(rest[0])?.revokedNow) { console.error(`no active key with id ${rest[0]}`); return 1; }
+    if (!revocation.revoke(rest[0])?.revokedNow) {
+      console.error(`no active key with id ${rest[0]}`);
+      return 1;
+    }
     console.log(`revoked ${rest[0]}`);
     return 0;
   }
   if (sub === 'delete') {
     const id = rest.find((arg) => !arg.startsWith('--'));
-    if (!id || !rest.includes('--purge')) { console.error(PURGE_USAGE); return 2; }
-    const purge = new KeyPurge(db, revocation, new KeyDataStore(db),
-      new LocalFileStore(resolve(dataDir, 'results')), new LocalFileStore(resolve(dataDir, 'captures')));
+    if (!id || !rest.includes('--purge')) {
+      console.error(PURGE_USAGE);
+      return 2;
+    }
+    const purge = new KeyPurge(
+      db,
+      revocation,
+      new KeyDataStore(db),
+      new LocalFileStore(resolve(dataDir, 'results')),
+      new LocalFileStore(resolve(dataDir, 'captures')),
+    );
     const report = await purge.purge(id);
-    if (!report) { console.error(`no key with id ${id}`); return 1; }
+    if (!report) {
+      console.error(`no key with id ${id}`);
+      return 1;
+    }
     if (report.revocation.revokedNow) console.log(`revoked ${id}`);
     console.log(`jobs:               ${report.jobs}`);
     console.log(`job results:        ${report.results}`);
@@ -120,13 +150,21 @@ async function keysCommand(db: Db, dataDir: string, args: string[], defaultGrace
   if (sub === 'rotate-secret' && rest[0]) {
     const graceAt = rest.indexOf('--grace-hours');
     const graceHours = graceAt >= 0 ? Number(rest[graceAt + 1]) : defaultGraceHours;
-    if (!Number.isFinite(graceHours) || graceHours < 0) { console.error('--grace-hours takes a number of hours, 0 or more'); return 2; }
+    if (!Number.isFinite(graceHours) || graceHours < 0) {
+      console.error('--grace-hours takes a number of hours, 0 or more');
+      return 2;
+    }
     const secret = keys.rotateSecret(rest[0], graceHours * 3600_000);
-    if (!secret) { console.error(`no active key with id ${rest[0]}`); return 1; }
+    if (!secret) {
+      console.error(`no active key with id ${rest[0]}`);
+      return 1;
+    }
     console.log(`webhook secret: ${secret}`);
-    console.log(graceHours > 0
-      ? `Webhooks carry signatures with both the new and the old secret for ${graceHours} h; switch your receivers within that time.`
-      : 'The old secret no longer signs.');
+    console.log(
+      graceHours > 0
+        ? `Webhooks carry signatures with both the new and the old secret for ${graceHours} h; switch your receivers within that time.`
+        : 'The old secret no longer signs.',
+    );
     return 0;
   }
   console.error(USAGE);

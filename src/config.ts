@@ -9,79 +9,209 @@ import { projectRoot } from './project-root.js';
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
-export const configSchema = z.object({
-  port: int(0, 65535).default(3000).describe('HTTP port to listen on'),
-  host: z.string().default('0.0.0.0').describe('Address to bind'),
-  dataDir: z.string().min(1).default('./data').describe('Directory for the SQLite file and stored outputs'),
-  chromiumPath: z.string().default('').describe('Chromium executable; empty = discover (Playwright-managed, then system)'),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level'),
-  shutdownGraceMs: int(0, 600_000).default(30_000).describe('On SIGTERM/SIGINT, how long renders in flight may take to finish'),
-  // A number of hops since the sandbox review; true and false (the old form) still mean 1 and 0.
-  trustProxy: z.union([int(0, 16), z.boolean().transform((on) => (on ? 1 : 0))]).default(0)
-    .describe('Reverse proxies in front of the service whose X-Forwarded-For is believed: the client is that many hops from the right; 0 = none'),
-  publicUrl: z.union([z.literal(''), z.url({ protocol: /^https?$/ })]).default('')
-    .describe('The address clients reach the service at, for absolute URLs in jobs and webhooks; empty = taken from each request'),
-  limits: z.object({
-    maxBodyBytes: int(1024, 256 * 1024 * 1024).default(8 * 1024 * 1024).describe('Largest request body (JSON or HTML)'),
-    maxTimeoutMs: int(1000, 3_600_000).default(120_000).describe('Largest per-render timeout a request may ask for'),
-    maxFullPageHeight: int(100, 100_000).default(16_384).describe('Largest width or height of a captured image in CSS px, every capture mode; a full page is cut here (X-Truncated)'),
-    maxImagePixels: int(10_000, 1_000_000_000).default(50_000_000).describe('Largest image in output pixels (width × height × deviceScaleFactor²), every capture mode'),
-    anonymousMaxBodyBytes: int(1024, 256 * 1024 * 1024).default(1024 * 1024).describe('Largest request body without an API key'),
-    anonymousMaxTimeoutMs: int(1000, 3_600_000).default(30_000).describe('Largest per-render timeout without an API key'),
-    anonymousConcurrencyPerIp: int(1, 1000).default(1).describe('Renders at once per client address without an API key (IPv6: per /64)'),
-    anonymousMaxPdfPages: int(1, 100_000).default(50).describe('Largest PDF without an API key, in pages; a longer document is 422'),
-  }).strict().prefault({}),
-  render: z.object({
-    concurrency: int(0, 64).default(0).describe('Renders at once; 0 = number of CPU cores, at least 2'),
-    queueSize: int(0, 100_000).default(100).describe('Renders waiting for a slot; beyond it 429 queue_full'),
-    restartAfter: int(1, 1_000_000).default(500).describe('Recycle the browser after this many renders'),
-    warmPages: int(0, 128).default(0).describe('Warm pages kept ready for reuse; 0 = concurrency + 1 (one is wiped while the others render)'),
-    pageMaxUses: int(1, 100_000).default(100).describe('Retire a warm page after this many renders'),
-    sandbox: z.enum(['auto', 'on', 'off']).default('auto')
-      .describe("Chromium's sandbox: auto = on unless the service runs as root; on = always (fails to start where it cannot); off = never"),
-  }).strict().prefault({}),
-  auth: z.object({
-    anonymous: z.boolean().default(true).describe('Allow synchronous renders without an API key (the public converter tier)'),
-    publicOperations: z.boolean().default(true).describe('Serve /api/status and /metrics without an API key; false requires one (any active key)'),
-  }).strict().prefault({}),
-  rateLimit: z.object({
-    perKeyPerMinute: int(1, 1_000_000).default(600).describe('Requests per minute per API key'),
-    anonymousPerMinute: int(1, 1_000_000).default(20).describe('Requests per minute per client IP without a key'),
-  }).strict().prefault({}),
-  jobs: z.object({
-    maxAttempts: int(1, 100).default(3).describe('Tries per async job (a worker that died, a browser that crashed) before it fails'),
-    resultTtlHours: z.number().positive().max(24 * 365).default(24).describe('How long a job result can be fetched; then 410 and the file is removed'),
-    leaseMs: int(1000, 3_600_000).default(30_000).describe('A running job whose worker has not renewed its claim for this long is taken up again'),
-    maxQueuedPerKey: int(1, 10_000_000).default(1000).describe('Queued and running jobs per API key; beyond it 429 queue_full'),
-    pollIntervalMs: int(20, 60_000).default(1000).describe('How often workers look for due work they were not told about'),
-    sweepIntervalMs: int(100, 86_400_000).default(60_000).describe('How often expired results and idempotency keys are removed'),
-    recordTtlDays: z.number().positive().max(36_500).default(30).describe('Finished jobs, webhook deliveries and their attempts older than this are deleted; fractions allowed'),
-  }).strict().prefault({}),
-  webhooks: z.object({
-    retryScheduleMs: z.array(int(0, 30 * 86_400_000)).max(30).default([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000])
-      .describe('Delays before each retry of a failed delivery (each with ±20 % jitter); its length is the number of retries'),
-    timeoutMs: int(100, 120_000).default(15_000).describe('A receiver that has not answered in this time has failed the attempt'),
-    maxInFlight: int(1, 1000).default(8).describe('Deliveries sent at once'),
-    secretGraceHours: z.number().min(0).max(24 * 90).default(24).describe('After `keys rotate-secret`, how long the old secret also signs'),
-  }).strict().prefault({}),
-  monitors: z.object({
-    maxPerKey: int(1, 1_000_000).default(1000).describe('Monitors per API key; beyond it 409 conflict'),
-    maxRetention: int(1, 100_000).default(1000).describe('Largest retention.keep a monitor may ask for'),
-    diffThreads: int(0, 64).default(0).describe('Worker threads that compare captures; 0 = CPU cores − 1, at least 1'),
-    minIntervalSeconds: int(1, 86_400).default(60).describe('Shortest time between two runs of a monitor\'s schedule; a faster schedule is 400'),
-    maxStoredBytesPerKey: int(1024 * 1024, Number.MAX_SAFE_INTEGER).default(2 * 1024 ** 3)
-      .describe('Capture images and diffs kept per API key, in bytes; past it the oldest captures that are not a baseline are removed'),
-  }).strict().prefault({}),
-  egress: z.object({
-    allowPrivate: z.boolean().default(false).describe('Let renders and webhooks reach non-public addresses (loopback, private, link-local...)'),
-    allowHosts: z.array(z.string().min(1)).default([]).describe('Hosts always allowed: names, *.suffix, IPs or CIDRs'),
-    denyHosts: z.array(z.string().min(1)).default([]).describe('Hosts always refused: names, *.suffix, IPs or CIDRs'),
-  }).strict().prefault({}),
-  secrets: z.object({
-    key: z.string().regex(/^(|[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, '64 hex digits or 44 base64 characters (32 bytes)').default('')
-      .describe('Key that encrypts monitor secrets at rest (AES-256-GCM), 32 bytes as hex or base64; empty = generated once into dataDir/secret.key'),
-  }).strict().prefault({}),
-}).strict();
+export const configSchema = z
+  .object({
+    port: int(0, 65535).default(3000).describe('HTTP port to listen on'),
+    host: z.string().default('0.0.0.0').describe('Address to bind'),
+    dataDir: z.string().min(1).default('./data').describe('Directory for the SQLite file and stored outputs'),
+    chromiumPath: z
+      .string()
+      .default('')
+      .describe('Chromium executable; empty = discover (Playwright-managed, then system)'),
+    logLevel: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info')
+      .describe('Log level'),
+    shutdownGraceMs: int(0, 600_000)
+      .default(30_000)
+      .describe('On SIGTERM/SIGINT, how long renders in flight may take to finish'),
+    // A number of hops since the sandbox review; true and false (the old form) still mean 1 and 0.
+    trustProxy: z
+      .union([int(0, 16), z.boolean().transform((on) => (on ? 1 : 0))])
+      .default(0)
+      .describe(
+        'Reverse proxies in front of the service whose X-Forwarded-For is believed: the client is that many hops from the right; 0 = none',
+      ),
+    publicUrl: z
+      .union([z.literal(''), z.url({ protocol: /^https?$/ })])
+      .default('')
+      .describe(
+        'The address clients reach the service at, for absolute URLs in jobs and webhooks; empty = taken from each request',
+      ),
+    limits: z
+      .object({
+        maxBodyBytes: int(1024, 256 * 1024 * 1024)
+          .default(8 * 1024 * 1024)
+          .describe('Largest request body (JSON or HTML)'),
+        maxTimeoutMs: int(1000, 3_600_000)
+          .default(120_000)
+          .describe('Largest per-render timeout a request may ask for'),
+        maxFullPageHeight: int(100, 100_000)
+          .default(16_384)
+          .describe(
+            'Largest width or height of a captured image in CSS px, every capture mode; a full page is cut here (X-Truncated)',
+          ),
+        maxImagePixels: int(10_000, 1_000_000_000)
+          .default(50_000_000)
+          .describe('Largest image in output pixels (width × height × deviceScaleFactor²), every capture mode'),
+        anonymousMaxBodyBytes: int(1024, 256 * 1024 * 1024)
+          .default(1024 * 1024)
+          .describe('Largest request body without an API key'),
+        anonymousMaxTimeoutMs: int(1000, 3_600_000)
+          .default(30_000)
+          .describe('Largest per-render timeout without an API key'),
+        anonymousConcurrencyPerIp: int(1, 1000)
+          .default(1)
+          .describe('Renders at once per client address without an API key (IPv6: per /64)'),
+        anonymousMaxPdfPages: int(1, 100_000)
+          .default(50)
+          .describe('Largest PDF without an API key, in pages; a longer document is 422'),
+      })
+      .strict()
+      .prefault({}),
+    render: z
+      .object({
+        concurrency: int(0, 64).default(0).describe('Renders at once; 0 = number of CPU cores, at least 2'),
+        queueSize: int(0, 100_000).default(100).describe('Renders waiting for a slot; beyond it 429 queue_full'),
+        restartAfter: int(1, 1_000_000).default(500).describe('Recycle the browser after this many renders'),
+        warmPages: int(0, 128)
+          .default(0)
+          .describe('Warm pages kept ready for reuse; 0 = concurrency + 1 (one is wiped while the others render)'),
+        pageMaxUses: int(1, 100_000).default(100).describe('Retire a warm page after this many renders'),
+        sandbox: z
+          .enum(['auto', 'on', 'off'])
+          .default('auto')
+          .describe(
+            "Chromium's sandbox: auto = on unless the service runs as root; on = always (fails to start where it cannot); off = never",
+          ),
+      })
+      .strict()
+      .prefault({}),
+    auth: z
+      .object({
+        anonymous: z
+          .boolean()
+          .default(true)
+          .describe('Allow synchronous renders without an API key (the public converter tier)'),
+        publicOperations: z
+          .boolean()
+          .default(true)
+          .describe('Serve /api/status and /metrics without an API key; false requires one (any active key)'),
+      })
+      .strict()
+      .prefault({}),
+    rateLimit: z
+      .object({
+        perKeyPerMinute: int(1, 1_000_000).default(600).describe('Requests per minute per API key'),
+        anonymousPerMinute: int(1, 1_000_000).default(20).describe('Requests per minute per client IP without a key'),
+      })
+      .strict()
+      .prefault({}),
+    jobs: z
+      .object({
+        maxAttempts: int(1, 100)
+          .default(3)
+          .describe('Tries per async job (a worker that died, a browser that crashed) before it fails'),
+        resultTtlHours: z
+          .number()
+          .positive()
+          .max(24 * 365)
+          .default(24)
+          .describe('How long a job result can be fetched; then 410 and the file is removed'),
+        leaseMs: int(1000, 3_600_000)
+          .default(30_000)
+          .describe('A running job whose worker has not renewed its claim for this long is taken up again'),
+        maxQueuedPerKey: int(1, 10_000_000)
+          .default(1000)
+          .describe('Queued and running jobs per API key; beyond it 429 queue_full'),
+        pollIntervalMs: int(20, 60_000)
+          .default(1000)
+          .describe('How often workers look for due work they were not told about'),
+        sweepIntervalMs: int(100, 86_400_000)
+          .default(60_000)
+          .describe('How often expired results and idempotency keys are removed'),
+        recordTtlDays: z
+          .number()
+          .positive()
+          .max(36_500)
+          .default(30)
+          .describe(
+            'Finished jobs, webhook deliveries and their attempts older than this are deleted; fractions allowed',
+          ),
+      })
+      .strict()
+      .prefault({}),
+    webhooks: z
+      .object({
+        retryScheduleMs: z
+          .array(int(0, 30 * 86_400_000))
+          .max(30)
+          .default([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000])
+          .describe(
+            'Delays before each retry of a failed delivery (each with ±20 % jitter); its length is the number of retries',
+          ),
+        timeoutMs: int(100, 120_000)
+          .default(15_000)
+          .describe('A receiver that has not answered in this time has failed the attempt'),
+        maxInFlight: int(1, 1000).default(8).describe('Deliveries sent at once'),
+        secretGraceHours: z
+          .number()
+          .min(0)
+          .max(24 * 90)
+          .default(24)
+          .describe('After `keys rotate-secret`, how long the old secret also signs'),
+      })
+      .strict()
+      .prefault({}),
+    monitors: z
+      .object({
+        maxPerKey: int(1, 1_000_000).default(1000).describe('Monitors per API key; beyond it 409 conflict'),
+        maxRetention: int(1, 100_000).default(1000).describe('Largest retention.keep a monitor may ask for'),
+        diffThreads: int(0, 64)
+          .default(0)
+          .describe('Worker threads that compare captures; 0 = CPU cores − 1, at least 1'),
+        minIntervalSeconds: int(1, 86_400)
+          .default(60)
+          .describe("Shortest time between two runs of a monitor's schedule; a faster schedule is 400"),
+        maxStoredBytesPerKey: int(1024 * 1024, Number.MAX_SAFE_INTEGER)
+          .default(2 * 1024 ** 3)
+          .describe(
+            'Capture images and diffs kept per API key, in bytes; past it the oldest captures that are not a baseline are removed',
+          ),
+      })
+      .strict()
+      .prefault({}),
+    egress: z
+      .object({
+        allowPrivate: z
+          .boolean()
+          .default(false)
+          .describe('Let renders and webhooks reach non-public addresses (loopback, private, link-local...)'),
+        allowHosts: z
+          .array(z.string().min(1))
+          .default([])
+          .describe('Hosts always allowed: names, *.suffix, IPs or CIDRs'),
+        denyHosts: z
+          .array(z.string().min(1))
+          .default([])
+          .describe('Hosts always refused: names, *.suffix, IPs or CIDRs'),
+      })
+      .strict()
+      .prefault({}),
+    secrets: z
+      .object({
+        key: z
+          .string()
+          .regex(/^(|[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, '64 hex digits or 44 base64 characters (32 bytes)')
+          .default('')
+          .describe(
+            'Key that encrypts monitor secrets at rest (AES-256-GCM), 32 bytes as hex or base64; empty = generated once into dataDir/secret.key',
+          ),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
 
 export type Config = z.infer<typeof configSchema>;
 
@@ -109,12 +239,22 @@ function unwrap(t: z.ZodType): z.ZodType {
 }
 
 export function envName(path: string): string {
-  return 'PAGEWATCH_' + path.replace(/\./g, '_').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+  return (
+    'PAGEWATCH_' +
+    path
+      .replace(/\./g, '_')
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .toUpperCase()
+  );
 }
 
 /** Env values are JSON when they parse as JSON (numbers, booleans, arrays), else plain strings. */
 function parseEnvValue(raw: string): unknown {
-  try { return JSON.parse(raw); } catch { return raw; }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
@@ -139,13 +279,19 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
-    out[k] = v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
-      ? merge(b as Record<string, unknown>, v as Record<string, unknown>) : v;
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
+        ? merge(b as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }
 
-export interface LoadOptions { configDir?: string; env?: NodeJS.ProcessEnv; overrides?: Record<string, unknown> }
+export interface LoadOptions {
+  configDir?: string;
+  env?: NodeJS.ProcessEnv;
+  overrides?: Record<string, unknown>;
+}
 
 export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
   const env = opts.env ?? process.env;

@@ -3,15 +3,29 @@
 
 /** Every code of the contract's error table (and 410 gone, which "Jobs" adds), with its HTTP status. */
 export const ERROR_STATUS = {
-  invalid_request: 400, unauthorized: 401, url_blocked: 403, not_found: 404, conflict: 409, gone: 410,
-  payload_too_large: 413, unsupported_media_type: 415, render_failed: 422, rate_limited: 429, queue_full: 429,
-  internal: 500, unavailable: 503, render_timeout: 504,
+  invalid_request: 400,
+  unauthorized: 401,
+  url_blocked: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  render_failed: 422,
+  rate_limited: 429,
+  queue_full: 429,
+  internal: 500,
+  unavailable: 503,
+  render_timeout: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as readonly ErrorCode[];
 
-export interface ErrorDetail { path: string; message: string }
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
 
 export class AppError extends Error {
   readonly status: number;
@@ -50,11 +64,15 @@ export const unauthorized = (message = 'A valid API key is required (Authorizati
 export const urlBlocked = (reason: string) =>
   new AppError('url_blocked', 'The URL is not allowed by the egress policy', { logDetail: reason });
 /** A webhookUrl the egress policy refuses is a bad field (400); its reason goes to the log only, like urlBlocked's. */
-export const webhookUrlBlocked = (reason: string) => new AppError('invalid_request', 'webhookUrl is not allowed by the egress policy', {
-  details: [{ path: 'webhookUrl', message: 'not allowed by the egress policy' }], logDetail: reason,
-});
-export const rateLimited = (retryAfterSeconds: number, message = 'Rate limit exceeded; try again after Retry-After seconds') =>
-  new AppError('rate_limited', message, { retryAfterSeconds });
+export const webhookUrlBlocked = (reason: string) =>
+  new AppError('invalid_request', 'webhookUrl is not allowed by the egress policy', {
+    details: [{ path: 'webhookUrl', message: 'not allowed by the egress policy' }],
+    logDetail: reason,
+  });
+export const rateLimited = (
+  retryAfterSeconds: number,
+  message = 'Rate limit exceeded; try again after Retry-After seconds',
+) => new AppError('rate_limited', message, { retryAfterSeconds });
 export const renderFailed = (message: string, cause?: unknown, retryable = false) =>
   new AppError('render_failed', message, { cause, retryable });
 export const queueFull = (retryAfterSeconds: number, message = 'The render queue is full; try again shortly') =>
@@ -62,7 +80,6 @@ export const queueFull = (retryAfterSeconds: number, message = 'The render queue
 export const conflict = (message: string) => new AppError('conflict', message);
 /** Not in the contract's table: a job result past jobs.resultTtlHours (410, as "Jobs" says). */
 export const gone = (message: string) => new AppError('gone', message);
-export const unavailable = (message: string, cause?: unknown) =>
-  new AppError('unavailable', message, { cause });
+export const unavailable = (message: string, cause?: unknown) => new AppError('unavailable', message, { cause });
 export const renderTimeout = (ms: number) =>
   new AppError('render_timeout', `The render did not finish within its timeout of ${ms} ms`);

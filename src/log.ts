@@ -4,9 +4,17 @@ export type { Logger };
 
 // Paths that may carry secrets in anything we log: request headers, render options, errors.
 const REDACT = [
-  'req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie',
-  '*.headers.authorization', '*.headers["x-api-key"]', '*.headers.cookie',
-  '*.cookies', '*.httpCredentials', 'options.headers', 'key', 'secret',
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  '*.headers.authorization',
+  '*.headers["x-api-key"]',
+  '*.headers.cookie',
+  '*.cookies',
+  '*.httpCredentials',
+  'options.headers',
+  'key',
+  'secret',
 ];
 
 const URL_IN_TEXT = /\b(?:https?|wss?):\/\/[^\s"'<>`]+/gi;
@@ -31,7 +39,9 @@ function scrub(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
     return {
-      type: value.name, message: scrubUrls(value.message), stack: value.stack && scrubUrls(value.stack),
+      type: value.name,
+      message: scrubUrls(value.message),
+      stack: value.stack && scrubUrls(value.stack),
       ...(value.cause !== undefined && { cause: scrub(value.cause, depth + 1) }),
     };
   }
@@ -45,12 +55,16 @@ function scrub(value: unknown, depth = 0): unknown {
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = {
-    level, base: undefined,
+    level,
+    base: undefined,
     redact: { paths: REDACT, censor: '[redacted]' },
     formatters: { log: (record: Record<string, unknown>) => scrub(record) as Record<string, unknown> },
     hooks: {
       logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
-        method.apply(this, args.map((a) => (typeof a === 'string' ? scrubUrls(a) : a)));
+        method.apply(
+          this,
+          args.map((a) => (typeof a === 'string' ? scrubUrls(a) : a)),
+        );
       },
     },
   };

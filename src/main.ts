@@ -69,7 +69,8 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const dataDir = resolve(config.dataDir);
   // Before anything else: without its key the service could neither read nor keep monitor secrets.
   const secretsKey = loadSecretsKey(config.secrets.key, dataDir);
-  if (secretsKey.source === 'generated') log.info({ path: secretsKey.path }, 'generated the key of monitor secrets; back it up with the database');
+  if (secretsKey.source === 'generated')
+    log.info({ path: secretsKey.path }, 'generated the key of monitor secrets; back it up with the database');
   const secrets = new SecretBox(secretsKey.key);
   const db = openDatabase(resolve(dataDir, 'pagewatch.db'));
   try {
@@ -87,14 +88,21 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const proxy = new EgressProxy(egress, { isOwnBrowser: (socket) => heldByBrowsers(socket, browserPids()) });
   const proxyUrl = await proxy.start();
   proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
-  proxy.on('refusedClient', ({ port }) => log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'));
+  proxy.on('refusedClient', ({ port }) =>
+    log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'),
+  );
 
   const sandbox = decideSandbox(config.render.sandbox, process.geteuid?.());
   if (sandbox.warning) log.warn({ sandbox: false }, sandbox.warning);
   const executablePath = findChromium(config.chromiumPath);
   const browsers = new BrowserManager({
-    executablePath, proxyUrl, sandbox: sandbox.enabled, warmPages: config.render.warmPages,
-    restartAfter: config.render.restartAfter, pageMaxUses: config.render.pageMaxUses, log,
+    executablePath,
+    proxyUrl,
+    sandbox: sandbox.enabled,
+    warmPages: config.render.warmPages,
+    restartAfter: config.render.restartAfter,
+    pageMaxUses: config.render.pageMaxUses,
+    log,
   });
   browserPids = () => browsers.browserPids();
   // A browser that cannot start does not stop the service: /ready says 503, renders answer 503, and
@@ -108,38 +116,103 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const idempotency = new IdempotencyKeyStore(db);
   const monitorStore = new MonitorStore(db);
   const sealedNow = sealLegacySecrets(db, monitorStore, secrets, log);
-  if (sealedNow.length) log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
-  const status = () => statusSnapshot({
-    version: PACKAGE_VERSION, startedAt, browsers, limiter, jobs: jobStore, monitors: monitorStore, deliveries,
-    limits: { concurrency: config.render.concurrency, queueSize: config.render.queueSize },
-  });
+  if (sealedNow.length)
+    log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
+  const status = () =>
+    statusSnapshot({
+      version: PACKAGE_VERSION,
+      startedAt,
+      browsers,
+      limiter,
+      jobs: jobStore,
+      monitors: monitorStore,
+      deliveries,
+      limits: { concurrency: config.render.concurrency, queueSize: config.render.queueSize },
+    });
   const metrics = new Metrics(status);
   // Every render — synchronous, async job or monitor capture — is counted and timed.
   const renderer = metrics.metered(new PlaywrightRenderer(browsers, limiter, config.limits, egress));
   const captureStore = new CaptureStore(db);
   const captureFiles = new LocalFileStore(resolve(dataDir, 'captures'));
-  const recorder = new CaptureRecorder(db, jobStore, monitorStore, captureStore, deliveries, captureFiles, log, config.monitors);
-  const queue = new JobQueue(db, jobStore, deliveries, idempotency, config.jobs, (job, now) => recorder.jobFailed(job, now));
+  const recorder = new CaptureRecorder(
+    db,
+    jobStore,
+    monitorStore,
+    captureStore,
+    deliveries,
+    captureFiles,
+    log,
+    config.monitors,
+  );
+  const queue = new JobQueue(db, jobStore, deliveries, idempotency, config.jobs, (job, now) =>
+    recorder.jobFailed(job, now),
+  );
   const results = new LocalFileStore(resolve(dataDir, 'results'));
   const diffPool = new DiffPool(config.monitors.diffThreads);
-  const dispatcher = new WebhookDispatcher(deliveries, keys, egress, { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs }, log);
+  const dispatcher = new WebhookDispatcher(
+    deliveries,
+    keys,
+    egress,
+    { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs },
+    log,
+  );
   const wakeDispatcher = () => dispatcher.wake();
   // As many jobs in the render line as there are slots: with no synchronous traffic jobs fill every
   // slot; with it, the first-come line shares the slots instead of either side starving the other.
   // Monitors' captures are jobs too, in the same line.
-  const renderJobs = new RenderJobRunner(queue, renderer, results, config.jobs.resultTtlHours * 3600_000, wakeDispatcher);
-  const worker = new JobWorker(queue, {
-    pdf: renderJobs,
-    image: renderJobs,
-    capture: new CaptureJobRunner(monitorStore, captureStore, recorder, renderer, new Differ(diffPool, config.limits.maxImagePixels), captureFiles, wakeDispatcher, log, secrets),
-  }, { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs }, log, wakeDispatcher);
-  const runs = new MonitorRuns(db, monitorStore, jobStore, () => worker.wake(), config.jobs.maxQueuedPerKey,
-    config.monitors.minIntervalSeconds);
+  const renderJobs = new RenderJobRunner(
+    queue,
+    renderer,
+    results,
+    config.jobs.resultTtlHours * 3600_000,
+    wakeDispatcher,
+  );
+  const worker = new JobWorker(
+    queue,
+    {
+      pdf: renderJobs,
+      image: renderJobs,
+      capture: new CaptureJobRunner(
+        monitorStore,
+        captureStore,
+        recorder,
+        renderer,
+        new Differ(diffPool, config.limits.maxImagePixels),
+        captureFiles,
+        wakeDispatcher,
+        log,
+        secrets,
+      ),
+    },
+    { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs },
+    log,
+    wakeDispatcher,
+  );
+  const runs = new MonitorRuns(
+    db,
+    monitorStore,
+    jobStore,
+    () => worker.wake(),
+    config.jobs.maxQueuedPerKey,
+    config.monitors.minIntervalSeconds,
+  );
   const scheduler = new MonitorScheduler(monitorStore, runs, log);
-  const sweeper = new Sweeper(jobStore, idempotency, results, config.jobs.sweepIntervalMs, log, [
-    { name: 'results', store: results, isReferenced: (key) => jobStore.holdsResult(jobIdOfResultKey(key), key) },
-    { name: 'captures', store: captureFiles, isReferenced: (key) => captureStore.holdsFile(captureIdOfFileKey(key), key) },
-  ], { store: new RecordRetention(db), ttlMs: config.jobs.recordTtlDays * 86_400_000 });
+  const sweeper = new Sweeper(
+    jobStore,
+    idempotency,
+    results,
+    config.jobs.sweepIntervalMs,
+    log,
+    [
+      { name: 'results', store: results, isReferenced: (key) => jobStore.holdsResult(jobIdOfResultKey(key), key) },
+      {
+        name: 'captures',
+        store: captureFiles,
+        isReferenced: (key) => captureStore.holdsFile(captureIdOfFileKey(key), key),
+      },
+    ],
+    { store: new RecordRetention(db), ttlMs: config.jobs.recordTtlDays * 86_400_000 },
+  );
   dispatcher.start();
   worker.start();
   sweeper.start();
@@ -147,13 +220,38 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
 
   let shuttingDown = false;
   const app = createApp({
-    log, renderer, keys, limits: { ...config.limits, maxRetention: config.monitors.maxRetention, minIntervalSeconds: config.monitors.minIntervalSeconds }, auth: config.auth, rateLimit: config.rateLimit,
+    log,
+    renderer,
+    keys,
+    limits: {
+      ...config.limits,
+      maxRetention: config.monitors.maxRetention,
+      minIntervalSeconds: config.monitors.minIntervalSeconds,
+    },
+    auth: config.auth,
+    rateLimit: config.rateLimit,
     jobs: new JobService(queue, jobStore, results, worker, egress),
-    monitors: new MonitorService(db, monitorStore, captureStore, jobStore, runs, scheduler, captureFiles, egress,
-      (jobId) => worker.abort(jobId), config.monitors, secrets),
-    deliveries, wakeDispatcher,
-    publicUrl: config.publicUrl, status, metrics, config,
-    trustProxy: config.trustProxy, isShuttingDown: () => shuttingDown,
+    monitors: new MonitorService(
+      db,
+      monitorStore,
+      captureStore,
+      jobStore,
+      runs,
+      scheduler,
+      captureFiles,
+      egress,
+      (jobId) => worker.abort(jobId),
+      config.monitors,
+      secrets,
+    ),
+    deliveries,
+    wakeDispatcher,
+    publicUrl: config.publicUrl,
+    status,
+    metrics,
+    config,
+    trustProxy: config.trustProxy,
+    isShuttingDown: () => shuttingDown,
     readiness: { database: () => databaseUsable(db), browser: () => browsers.readiness(), sandbox },
   });
 
@@ -164,34 +262,48 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   log.info({ port, host: config.host, dataDir, concurrency: config.render.concurrency }, 'pagewatch listening');
 
   let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= (async () => {
-    shuttingDown = true;
-    scheduler.stop(); // no new captures are queued from here on
-    const deadline = Date.now() + config.shutdownGraceMs;
-    const left = () => Math.max(0, deadline - Date.now());
-    const closed = new Promise<void>((done) => server.close(() => done()));
-    server.closeIdleConnections();
-    const [drained] = await Promise.all([
-      Promise.race([
-        limiter.idle().then(() => true),
-        new Promise<false>((done) => setTimeout(done, config.shutdownGraceMs, false).unref()),
-      ]),
-      worker.stop(config.shutdownGraceMs),
-    ]);
-    if (!drained) log.warn({ graceMs: config.shutdownGraceMs }, 'renders still running at the shutdown deadline');
-    // Let the drained responses finish writing, then cut whatever keep-alive connections remain.
-    setTimeout(() => server.closeAllConnections(), drained ? 1000 : 0).unref();
-    await closed;
-    await sweeper.stop();
-    await diffPool.stop();
-    await dispatcher.stop(left());
-    await browsers.stop();
-    await proxy.stop();
-    db.close();
-    log.info('pagewatch stopped');
-  })());
+  const stop = () =>
+    (stopping ??= (async () => {
+      shuttingDown = true;
+      scheduler.stop(); // no new captures are queued from here on
+      const deadline = Date.now() + config.shutdownGraceMs;
+      const left = () => Math.max(0, deadline - Date.now());
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeIdleConnections();
+      const [drained] = await Promise.all([
+        Promise.race([
+          limiter.idle().then(() => true),
+          new Promise<false>((done) => setTimeout(done, config.shutdownGraceMs, false).unref()),
+        ]),
+        worker.stop(config.shutdownGraceMs),
+      ]);
+      if (!drained) log.warn({ graceMs: config.shutdownGraceMs }, 'renders still running at the shutdown deadline');
+      // Let the drained responses finish writing, then cut whatever keep-alive connections remain.
+      setTimeout(() => server.closeAllConnections(), drained ? 1000 : 0).unref();
+      await closed;
+      await sweeper.stop();
+      await diffPool.stop();
+      await dispatcher.stop(left());
+      await browsers.stop();
+      await proxy.stop();
+      db.close();
+      log.info('pagewatch stopped');
+    })());
 
-  return { server, port, url: `http://127.0.0.1:${port}`, proxyUrl, db, browsers, limiter, worker, dispatcher, sweeper, scheduler, stop };
+  return {
+    server,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    proxyUrl,
+    db,
+    browsers,
+    limiter,
+    worker,
+    dispatcher,
+    sweeper,
+    scheduler,
+    stop,
+  };
 }
 
 function databaseUsable(db: Db): boolean {

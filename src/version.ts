@@ -3,4 +3,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from './project-root.js';
 
-export const PACKAGE_VERSION = (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+export const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }
+).version;

@@ -41,8 +41,14 @@ export class KeyPurge {
     }
     for (const monitorId of rows.monitorIds) await this.captureFiles.removeFolder(monitorId);
     return {
-      revocation, jobs: rows.jobs, results: rows.storedResults, monitors: rows.monitors, captures: rows.captures,
-      deliveries: rows.deliveries, attempts: rows.attempts, idempotencyKeys: rows.idempotencyKeys,
+      revocation,
+      jobs: rows.jobs,
+      results: rows.storedResults,
+      monitors: rows.monitors,
+      captures: rows.captures,
+      deliveries: rows.deliveries,
+      attempts: rows.attempts,
+      idempotencyKeys: rows.idempotencyKeys,
     };
   }
 }

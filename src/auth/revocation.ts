@@ -27,11 +27,18 @@ export class KeyRevocation {
 
   /** Revoke the key and stop its work; undefined if there is no key with this id. */
   revoke(keyId: string, now = new Date()): Revocation | undefined {
-    return this.db.transaction((): Revocation | undefined => {
-      if (!this.keys.get(keyId)) return undefined;
-      const revokedNow = this.keys.revoke(keyId, now);
-      const stopped = this.data.stopWork(keyId, REVOKED_REASON, now);
-      return { revokedNow, canceledJobs: stopped.jobs, pausedMonitors: stopped.monitors, failedDeliveries: stopped.deliveries };
-    }).immediate();
+    return this.db
+      .transaction((): Revocation | undefined => {
+        if (!this.keys.get(keyId)) return undefined;
+        const revokedNow = this.keys.revoke(keyId, now);
+        const stopped = this.data.stopWork(keyId, REVOKED_REASON, now);
+        return {
+          revokedNow,
+          canceledJobs: stopped.jobs,
+          pausedMonitors: stopped.monitors,
+          failedDeliveries: stopped.deliveries,
+        };
+      })
+      .immediate();
   }
 }

@@ -10,12 +10,29 @@ export interface ApiKeyRecord {
   lastUsedAt: string | null;
 }
 
-export interface IssuedKey { id: string; name: string; key: string; webhookSecret: string }
+export interface IssuedKey {
+  id: string;
+  name: string;
+  key: string;
+  webhookSecret: string;
+}
 
-interface Row { id: string; name: string; key_prefix: string; created_at: string; revoked_at: string | null; last_used_at: string | null }
+interface Row {
+  id: string;
+  name: string;
+  key_prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
 
 const toRecord = (r: Row): ApiKeyRecord => ({
-  id: r.id, name: r.name, keyPrefix: r.key_prefix, createdAt: r.created_at, revokedAt: r.revoked_at, lastUsedAt: r.last_used_at,
+  id: r.id,
+  name: r.name,
+  keyPrefix: r.key_prefix,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+  lastUsedAt: r.last_used_at,
 });
 
 /** The api_keys table. Keys themselves are never stored: they are shown once, at creation. */
@@ -32,21 +49,34 @@ export class ApiKeyStore {
   constructor(db: Db) {
     this.insert = db.prepare(`INSERT INTO api_keys (id, name, key_hash, key_prefix, webhook_secret, created_at)
       VALUES (@id, @name, @keyHash, @keyPrefix, @webhookSecret, @createdAt)`);
-    this.byHash = db.prepare('SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
-    this.byId = db.prepare('SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE id = ?');
-    this.all = db.prepare('SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys ORDER BY created_at, id');
+    this.byHash = db.prepare(
+      'SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
+    );
+    this.byId = db.prepare(
+      'SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE id = ?',
+    );
+    this.all = db.prepare(
+      'SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys ORDER BY created_at, id',
+    );
     this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.touchStmt = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
-    this.secretStmt = db.prepare('SELECT webhook_secret, previous_webhook_secret, previous_secret_expires_at FROM api_keys WHERE id = ?');
-    this.rotateStmt = db.prepare(`UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_expires_at = @graceUntil,
+    this.secretStmt = db.prepare(
+      'SELECT webhook_secret, previous_webhook_secret, previous_secret_expires_at FROM api_keys WHERE id = ?',
+    );
+    this.rotateStmt =
+      db.prepare(`UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_expires_at = @graceUntil,
       webhook_secret = @secret WHERE id = @id AND revoked_at IS NULL`);
   }
 
   create(name: string): IssuedKey {
     const issued = { id: newKeyId(), name, key: newApiKey(), webhookSecret: newWebhookSecret() };
     this.insert.run({
-      id: issued.id, name, keyHash: hashApiKey(issued.key), keyPrefix: issued.key.slice(0, KEY_PREFIX.length + 4),
-      webhookSecret: issued.webhookSecret, createdAt: new Date().toISOString(),
+      id: issued.id,
+      name,
+      keyHash: hashApiKey(issued.key),
+      keyPrefix: issued.key.slice(0, KEY_PREFIX.length + 4),
+      webhookSecret: issued.webhookSecret,
+      createdAt: new Date().toISOString(),
     });
     return issued;
   }
@@ -83,16 +113,27 @@ export class ApiKeyStore {
   signingSecrets(id: string, now = new Date()): string[] {
     const row = this.secretStmt.get(id) as SecretRow | undefined;
     if (!row) return [];
-    const previousValid = row.previous_webhook_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > now.toISOString();
+    const previousValid =
+      row.previous_webhook_secret &&
+      row.previous_secret_expires_at &&
+      row.previous_secret_expires_at > now.toISOString();
     return previousValid ? [row.webhook_secret, row.previous_webhook_secret!] : [row.webhook_secret];
   }
 
   /** A new signing secret for an active key; the old one keeps signing for `graceMs`. */
   rotateSecret(id: string, graceMs: number, now = new Date()): string | undefined {
     const secret = newWebhookSecret();
-    const changed = this.rotateStmt.run({ id, secret, graceUntil: new Date(now.getTime() + graceMs).toISOString() }).changes;
+    const changed = this.rotateStmt.run({
+      id,
+      secret,
+      graceUntil: new Date(now.getTime() + graceMs).toISOString(),
+    }).changes;
     return changed === 1 ? secret : undefined;
   }
 }
 
-interface SecretRow { webhook_secret: string; previous_webhook_secret: string | null; previous_secret_expires_at: string | null }
+interface SecretRow {
+  webhook_secret: string;
+  previous_webhook_secret: string | null;
+  previous_secret_expires_at: string | null;
+}

@@ -4,7 +4,12 @@ import type { Db } from './open.js';
 export type CaptureReason = 'schedule' | 'manual' | 'catch-up';
 
 /** An element a changed region overlaps, with its text in the baseline and in this capture. */
-export interface RegionElement { selector: string; tag: string; before: string | null; after: string | null }
+export interface RegionElement {
+  selector: string;
+  tag: string;
+  before: string | null;
+  after: string | null;
+}
 
 /** A changed area of the capture (image pixels) and what lies behind it. */
 export interface Region extends Box {
@@ -15,7 +20,11 @@ export interface Region extends Box {
 }
 
 /** One piece of a word-level diff (jsdiff's shape): unchanged, or added, or removed. */
-export interface WordPart { value: string; added?: true; removed?: true }
+export interface WordPart {
+  value: string;
+  added?: true;
+  removed?: true;
+}
 
 export interface TextChange {
   kind: 'added' | 'removed' | 'changed';
@@ -81,42 +90,93 @@ export const MAX_TEXT_CHANGES = 50;
 export type NewCapture = Omit<CaptureRecord, 'createdAt'> & { storedBytes?: number };
 
 interface Row {
-  id: string; monitor_id: string; status: 'succeeded' | 'failed'; reason: CaptureReason; spec_version: number; taken_at: string;
-  duration_ms: number; width: number | null; height: number | null; sha256: string | null; image_key: string | null;
-  diff_key: string | null; baseline_id: string | null; changed: number; confirmed: number; diff_pixels: number; diff_ratio: number;
-  regions: string; ignored_boxes: string; truncated: number; error_code: string | null; error_message: string | null;
-  text_key: string | null; text_changes: string; text_changes_total: number; conditions: string; condition_errors: string;
+  id: string;
+  monitor_id: string;
+  status: 'succeeded' | 'failed';
+  reason: CaptureReason;
+  spec_version: number;
+  taken_at: string;
+  duration_ms: number;
+  width: number | null;
+  height: number | null;
+  sha256: string | null;
+  image_key: string | null;
+  diff_key: string | null;
+  baseline_id: string | null;
+  changed: number;
+  confirmed: number;
+  diff_pixels: number;
+  diff_ratio: number;
+  regions: string;
+  ignored_boxes: string;
+  truncated: number;
+  error_code: string | null;
+  error_message: string | null;
+  text_key: string | null;
+  text_changes: string;
+  text_changes_total: number;
+  conditions: string;
+  condition_errors: string;
   conditions_met: number | null;
 }
 
 function toRecord(r: Row): CaptureRecord {
   return {
-    id: r.id, monitorId: r.monitor_id, status: r.status, reason: r.reason, specVersion: r.spec_version, takenAt: r.taken_at,
-    createdAt: r.taken_at, durationMs: r.duration_ms, width: r.width, height: r.height, sha256: r.sha256, imageKey: r.image_key,
-    diffKey: r.diff_key, baselineId: r.baseline_id, changed: r.changed === 1, confirmed: r.confirmed === 1, diffPixels: r.diff_pixels,
-    diffRatio: r.diff_ratio, regions: JSON.parse(r.regions) as Box[], ignoredBoxes: JSON.parse(r.ignored_boxes) as Box[],
-    truncated: r.truncated === 1, error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
-    textKey: r.text_key, textChanges: JSON.parse(r.text_changes) as TextChange[], textChangesTotal: r.text_changes_total,
-    conditions: JSON.parse(r.conditions) as ConditionResult[], conditionErrors: JSON.parse(r.condition_errors) as string[],
+    id: r.id,
+    monitorId: r.monitor_id,
+    status: r.status,
+    reason: r.reason,
+    specVersion: r.spec_version,
+    takenAt: r.taken_at,
+    createdAt: r.taken_at,
+    durationMs: r.duration_ms,
+    width: r.width,
+    height: r.height,
+    sha256: r.sha256,
+    imageKey: r.image_key,
+    diffKey: r.diff_key,
+    baselineId: r.baseline_id,
+    changed: r.changed === 1,
+    confirmed: r.confirmed === 1,
+    diffPixels: r.diff_pixels,
+    diffRatio: r.diff_ratio,
+    regions: JSON.parse(r.regions) as Box[],
+    ignoredBoxes: JSON.parse(r.ignored_boxes) as Box[],
+    truncated: r.truncated === 1,
+    error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
+    textKey: r.text_key,
+    textChanges: JSON.parse(r.text_changes) as TextChange[],
+    textChangesTotal: r.text_changes_total,
+    conditions: JSON.parse(r.conditions) as ConditionResult[],
+    conditionErrors: JSON.parse(r.condition_errors) as string[],
     conditionsMet: r.conditions_met === null ? null : r.conditions_met === 1,
   };
 }
 
-interface FileKeys { id: string; imageKey: string | null; diffKey: string | null; textKey: string | null }
-const fileKeysOf = (r: Omit<FileKeys, 'id'>) => [r.imageKey, r.diffKey, r.textKey].filter((k): k is string => k !== null);
+interface FileKeys {
+  id: string;
+  imageKey: string | null;
+  diffKey: string | null;
+  textKey: string | null;
+}
+const fileKeysOf = (r: Omit<FileKeys, 'id'>) =>
+  [r.imageKey, r.diffKey, r.textKey].filter((k): k is string => k !== null);
 
 export class CaptureStore {
   private readonly stmts;
 
   constructor(db: Db) {
     this.stmts = {
-      insert: db.prepare(`INSERT INTO captures (id, monitor_id, status, reason, spec_version, taken_at, duration_ms, width, height,
+      insert:
+        db.prepare(`INSERT INTO captures (id, monitor_id, status, reason, spec_version, taken_at, duration_ms, width, height,
           sha256, image_key, diff_key, baseline_id, changed, confirmed, diff_pixels, diff_ratio, regions, ignored_boxes, truncated,
           error_code, error_message, stored_bytes, text_key, text_changes, text_changes_total, conditions, condition_errors, conditions_met)
         VALUES (@id, @monitorId, @status, @reason, @specVersion, @takenAt, @durationMs, @width, @height,
           @sha256, @imageKey, @diffKey, @baselineId, @changed, @confirmed, @diffPixels, @diffRatio, @regions, @ignoredBoxes, @truncated,
           @errorCode, @errorMessage, @storedBytes, @textKey, @textChanges, @textChangesTotal, @conditions, @conditionErrors, @conditionsMet)`),
-      byKey: db.prepare(`SELECT c.* FROM captures c JOIN monitors m ON m.id = c.monitor_id WHERE c.id = ? AND m.key_id = ?`),
+      byKey: db.prepare(
+        `SELECT c.* FROM captures c JOIN monitors m ON m.id = c.monitor_id WHERE c.id = ? AND m.key_id = ?`,
+      ),
       list: db.prepare(`SELECT * FROM captures WHERE monitor_id = @monitorId
         AND (@beforeAt IS NULL OR taken_at < @beforeAt OR (taken_at = @beforeAt AND id < @beforeId))
         ORDER BY taken_at DESC, id DESC LIMIT @limit`),
@@ -130,24 +190,37 @@ export class CaptureStore {
         JOIN monitors m ON m.id = c.monitor_id WHERE m.key_id = ?`),
       // A key's captures that hold files, oldest first, except each monitor's current baseline (the
       // newest successful capture of its current spec_version: what the next capture is compared with).
-      evictable: db.prepare(`SELECT c.id, c.stored_bytes AS storedBytes FROM captures c JOIN monitors m ON m.id = c.monitor_id
+      evictable:
+        db.prepare(`SELECT c.id, c.stored_bytes AS storedBytes FROM captures c JOIN monitors m ON m.id = c.monitor_id
         WHERE m.key_id = @keyId AND c.stored_bytes > 0 AND c.id != @keepId
           AND c.id != COALESCE((SELECT b.id FROM captures b WHERE b.monitor_id = c.monitor_id AND b.spec_version = m.spec_version
             AND b.status = 'succeeded' ORDER BY b.taken_at DESC, b.id DESC LIMIT 1), '')
         ORDER BY c.taken_at ASC, c.id ASC`),
-      remove: db.prepare('DELETE FROM captures WHERE id = ? RETURNING image_key AS imageKey, diff_key AS diffKey, text_key AS textKey'),
+      remove: db.prepare(
+        'DELETE FROM captures WHERE id = ? RETURNING image_key AS imageKey, diff_key AS diffKey, text_key AS textKey',
+      ),
       exists: db.prepare('SELECT 1 FROM captures WHERE id = ?'),
-      holdsFile: db.prepare('SELECT 1 FROM captures WHERE id = ? AND (image_key = @key OR diff_key = @key OR text_key = @key)'),
+      holdsFile: db.prepare(
+        'SELECT 1 FROM captures WHERE id = ? AND (image_key = @key OR diff_key = @key OR text_key = @key)',
+      ),
     };
   }
 
   insert(c: NewCapture): void {
     this.stmts.insert.run({
-      ...c, changed: c.changed ? 1 : 0, confirmed: c.confirmed ? 1 : 0, truncated: c.truncated ? 1 : 0,
-      regions: JSON.stringify(c.regions), ignoredBoxes: JSON.stringify(c.ignoredBoxes),
-      textChanges: JSON.stringify(c.textChanges), conditions: JSON.stringify(c.conditions), conditionErrors: JSON.stringify(c.conditionErrors),
+      ...c,
+      changed: c.changed ? 1 : 0,
+      confirmed: c.confirmed ? 1 : 0,
+      truncated: c.truncated ? 1 : 0,
+      regions: JSON.stringify(c.regions),
+      ignoredBoxes: JSON.stringify(c.ignoredBoxes),
+      textChanges: JSON.stringify(c.textChanges),
+      conditions: JSON.stringify(c.conditions),
+      conditionErrors: JSON.stringify(c.conditionErrors),
       conditionsMet: c.conditionsMet === null ? null : c.conditionsMet ? 1 : 0,
-      errorCode: c.error?.code ?? null, errorMessage: c.error?.message ?? null, storedBytes: c.storedBytes ?? 0,
+      errorCode: c.error?.code ?? null,
+      errorMessage: c.error?.message ?? null,
+      storedBytes: c.storedBytes ?? 0,
     });
   }
 
@@ -158,8 +231,14 @@ export class CaptureStore {
   }
 
   list(monitorId: string, q: { limit: number; before?: { createdAt: string; id: string } }): CaptureRecord[] {
-    return (this.stmts.list.all({ monitorId, limit: q.limit, beforeAt: q.before?.createdAt ?? null, beforeId: q.before?.id ?? null }) as Row[])
-      .map(toRecord);
+    return (
+      this.stmts.list.all({
+        monitorId,
+        limit: q.limit,
+        beforeAt: q.before?.createdAt ?? null,
+        beforeId: q.before?.id ?? null,
+      }) as Row[]
+    ).map(toRecord);
   }
 
   /** The newest successful capture taken with the monitor's current settings: what the next is compared with. */
@@ -190,7 +269,10 @@ export class CaptureStore {
     const keys: string[] = [];
     if (excess <= 0) return { ids, keys };
     const victims: string[] = [];
-    for (const row of this.stmts.evictable.iterate({ keyId, keepId }) as Iterable<{ id: string; storedBytes: number }>) {
+    for (const row of this.stmts.evictable.iterate({ keyId, keepId }) as Iterable<{
+      id: string;
+      storedBytes: number;
+    }>) {
       victims.push(row.id);
       excess -= row.storedBytes;
       if (excess <= 0) break;

@@ -2,7 +2,11 @@
 // says); after it the same key starts a new job.
 import type { Db } from './open.js';
 
-export interface IdempotencyRecord { jobId: string; requestHash: string; createdAt: string }
+export interface IdempotencyRecord {
+  jobId: string;
+  requestHash: string;
+  createdAt: string;
+}
 
 export class IdempotencyKeyStore {
   private readonly stmts;

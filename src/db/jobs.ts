@@ -10,7 +10,12 @@ export type RenderJobKind = Exclude<JobKind, 'capture'>;
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
 export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
 
-export interface ResultMeta { renderMs: number; finalUrl?: string; pageCount?: number; truncated: boolean }
+export interface ResultMeta {
+  renderMs: number;
+  finalUrl?: string;
+  pageCount?: number;
+  truncated: boolean;
+}
 
 export interface JobRecord {
   id: string;
@@ -24,38 +29,98 @@ export interface JobRecord {
   attempts: number;
   leaseOwner: string | null;
   error: { code: string; message: string } | null;
-  result: { key: string; contentType: string; bytes: number; meta: ResultMeta; expiresAt: string; removed: boolean } | null;
+  result: {
+    key: string;
+    contentType: string;
+    bytes: number;
+    meta: ResultMeta;
+    expiresAt: string;
+    removed: boolean;
+  } | null;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
 }
 
-export interface NewJob { id: string; keyId: string; kind: JobKind; request: string; baseUrl: string; webhookUrl?: string; monitorId?: string }
-export interface StoredResult { key: string; contentType: string; bytes: number; meta: ResultMeta; expiresAt: string }
-export interface JobError { code: string; message: string }
+export interface NewJob {
+  id: string;
+  keyId: string;
+  kind: JobKind;
+  request: string;
+  baseUrl: string;
+  webhookUrl?: string;
+  monitorId?: string;
+}
+export interface StoredResult {
+  key: string;
+  contentType: string;
+  bytes: number;
+  meta: ResultMeta;
+  expiresAt: string;
+}
+export interface JobError {
+  code: string;
+  message: string;
+}
 
 interface Row {
-  id: string; key_id: string; kind: JobKind; status: JobStatus; request: string; base_url: string; webhook_url: string | null; monitor_id: string | null;
-  attempts: number; lease_owner: string | null; error_code: string | null; error_message: string | null;
-  result_key: string | null; result_type: string | null; result_bytes: number | null; result_meta: string | null;
-  result_expires_at: string | null; result_removed_at: string | null;
-  created_at: string; started_at: string | null; finished_at: string | null;
+  id: string;
+  key_id: string;
+  kind: JobKind;
+  status: JobStatus;
+  request: string;
+  base_url: string;
+  webhook_url: string | null;
+  monitor_id: string | null;
+  attempts: number;
+  lease_owner: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  result_key: string | null;
+  result_type: string | null;
+  result_bytes: number | null;
+  result_meta: string | null;
+  result_expires_at: string | null;
+  result_removed_at: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
 }
 
 function toRecord(r: Row): JobRecord {
   return {
-    id: r.id, keyId: r.key_id, kind: r.kind, status: r.status, request: r.request, baseUrl: r.base_url,
-    webhookUrl: r.webhook_url, monitorId: r.monitor_id, attempts: r.attempts, leaseOwner: r.lease_owner,
+    id: r.id,
+    keyId: r.key_id,
+    kind: r.kind,
+    status: r.status,
+    request: r.request,
+    baseUrl: r.base_url,
+    webhookUrl: r.webhook_url,
+    monitorId: r.monitor_id,
+    attempts: r.attempts,
+    leaseOwner: r.lease_owner,
     error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
-    result: r.result_key ? {
-      key: r.result_key, contentType: r.result_type!, bytes: r.result_bytes!, meta: JSON.parse(r.result_meta!) as ResultMeta,
-      expiresAt: r.result_expires_at!, removed: r.result_removed_at !== null,
-    } : null,
-    createdAt: r.created_at, startedAt: r.started_at, finishedAt: r.finished_at,
+    result: r.result_key
+      ? {
+          key: r.result_key,
+          contentType: r.result_type!,
+          bytes: r.result_bytes!,
+          meta: JSON.parse(r.result_meta!) as ResultMeta,
+          expiresAt: r.result_expires_at!,
+          removed: r.result_removed_at !== null,
+        }
+      : null,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
   };
 }
 
-export interface ListQuery { status?: JobStatus; limit: number; before?: { createdAt: string; id: string } }
+export interface ListQuery {
+  status?: JobStatus;
+  limit: number;
+  before?: { createdAt: string; id: string };
+}
 
 /**
  * A finished job keeps only what its result download needs of the request: headers, cookies and
@@ -72,7 +137,8 @@ export class JobStore {
 
   constructor(db: Db) {
     this.stmts = {
-      insert: db.prepare(`INSERT INTO jobs (id, key_id, kind, status, request, base_url, webhook_url, monitor_id, created_at)
+      insert:
+        db.prepare(`INSERT INTO jobs (id, key_id, kind, status, request, base_url, webhook_url, monitor_id, created_at)
         VALUES (@id, @keyId, @kind, 'queued', @request, @baseUrl, @webhookUrl, @monitorId, @createdAt)`),
       byId: db.prepare('SELECT * FROM jobs WHERE id = ?'),
       byKey: db.prepare(`SELECT * FROM jobs WHERE id = ? AND key_id = ? AND ${API_KINDS}`),
@@ -82,32 +148,42 @@ export class JobStore {
       // Every kind counts toward jobs.maxQueuedPerKey: a key's monitors share its place in the queue.
       countActive: db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND status IN ('queued', 'running')`),
       countByStatus: db.prepare(`SELECT status, COUNT(*) AS n FROM jobs WHERE ${API_KINDS} GROUP BY status`),
-      activeCapture: db.prepare(`SELECT * FROM jobs WHERE monitor_id = ? AND kind = 'capture' AND status IN ('queued', 'running')
+      activeCapture:
+        db.prepare(`SELECT * FROM jobs WHERE monitor_id = ? AND kind = 'capture' AND status IN ('queued', 'running')
         ORDER BY created_at LIMIT 1`),
-      cancelCaptures: db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+      cancelCaptures:
+        db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
           ${KEEP_AFTER_FINISH}
         WHERE monitor_id = @monitorId AND kind = 'capture' AND status IN ('queued', 'running') RETURNING id`),
       // A worker that died leaves its job `running` with a lease that runs out: such a job is
       // claimable again, as long as it has tries left (exhausted ones are failed by `failExhausted`).
       claim: db.prepare(CLAIM_SQL),
       // Stragglers: jobs of a revoked key queued after (or running despite) its revocation.
-      cancelRevoked: db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+      cancelRevoked:
+        db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
           ${KEEP_AFTER_FINISH}
         WHERE status IN ('queued', 'running') AND key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL) RETURNING id`),
       // Every poll: read from the partial index of unfinished jobs, not the whole table.
-      runningOf: db.prepare(`SELECT id FROM jobs WHERE status IN ('queued', 'running') AND status = 'running' AND lease_owner = ?`),
-      failExhausted: db.prepare(`UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+      runningOf: db.prepare(
+        `SELECT id FROM jobs WHERE status IN ('queued', 'running') AND status = 'running' AND lease_owner = ?`,
+      ),
+      failExhausted:
+        db.prepare(`UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
           ${KEEP_AFTER_FINISH}, error_code = COALESCE(error_code, 'internal'),
           error_message = COALESCE(error_message, 'the worker rendering it stopped before finishing, on every try')
         WHERE status = 'running' AND lease_expires_at < @now AND attempts >= @maxAttempts
         RETURNING *`),
-      renew: db.prepare(`UPDATE jobs SET lease_expires_at = @leaseUntil WHERE lease_owner = @owner AND status = 'running'`),
-      succeed: db.prepare(`UPDATE jobs SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now, ${KEEP_AFTER_FINISH},
+      renew: db.prepare(
+        `UPDATE jobs SET lease_expires_at = @leaseUntil WHERE lease_owner = @owner AND status = 'running'`,
+      ),
+      succeed:
+        db.prepare(`UPDATE jobs SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now, ${KEEP_AFTER_FINISH},
           error_code = NULL, error_message = NULL, result_key = @key, result_type = @contentType, result_bytes = @bytes,
           result_meta = @meta, result_expires_at = @expiresAt
         WHERE id = @id AND lease_owner = @owner AND status = 'running' RETURNING *`),
       // A capture job's outcome is its capture row; the job itself holds no result.
-      complete: db.prepare(`UPDATE jobs SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+      complete:
+        db.prepare(`UPDATE jobs SET status = 'succeeded', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
           ${KEEP_AFTER_FINISH}, error_code = NULL, error_message = NULL
         WHERE id = @id AND lease_owner = @owner AND status = 'running' RETURNING *`),
       fail: db.prepare(`UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
@@ -119,7 +195,8 @@ export class JobStore {
       // A graceful stop hands its unfinished jobs back; the interrupted try does not count.
       release: db.prepare(`UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
           attempts = MAX(attempts - 1, 0) WHERE lease_owner = ? AND status = 'running'`),
-      cancel: db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
+      cancel:
+        db.prepare(`UPDATE jobs SET status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now,
           ${KEEP_AFTER_FINISH}
         WHERE id = @id AND key_id = @keyId AND ${API_KINDS} AND status IN ('queued', 'running') RETURNING *`),
       expired: db.prepare(`SELECT * FROM jobs WHERE result_key IS NOT NULL AND result_removed_at IS NULL
@@ -132,7 +209,12 @@ export class JobStore {
   }
 
   insert(job: NewJob, now: Date): void {
-    this.stmts.insert.run({ ...job, webhookUrl: job.webhookUrl ?? null, monitorId: job.monitorId ?? null, createdAt: now.toISOString() });
+    this.stmts.insert.run({
+      ...job,
+      webhookUrl: job.webhookUrl ?? null,
+      monitorId: job.monitorId ?? null,
+      createdAt: now.toISOString(),
+    });
   }
 
   get(id: string): JobRecord | undefined {
@@ -147,9 +229,15 @@ export class JobStore {
   }
 
   list(keyId: string, q: ListQuery): JobRecord[] {
-    return (this.stmts.list.all({
-      keyId, status: q.status ?? null, limit: q.limit, beforeAt: q.before?.createdAt ?? null, beforeId: q.before?.id ?? null,
-    }) as Row[]).map(toRecord);
+    return (
+      this.stmts.list.all({
+        keyId,
+        status: q.status ?? null,
+        limit: q.limit,
+        beforeAt: q.before?.createdAt ?? null,
+        beforeId: q.before?.id ?? null,
+      }) as Row[]
+    ).map(toRecord);
   }
 
   countActive(keyId: string): number {
@@ -158,13 +246,18 @@ export class JobStore {
 
   countByStatus(): Record<JobStatus, number> {
     const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
-    for (const { status, n } of this.stmts.countByStatus.all() as { status: JobStatus; n: number }[]) counts[status] = n;
+    for (const { status, n } of this.stmts.countByStatus.all() as { status: JobStatus; n: number }[])
+      counts[status] = n;
     return counts;
   }
 
   claim(owner: string, limit: number, leaseMs: number, maxAttempts: number, now: Date): JobRecord[] {
     const rows = this.stmts.claim.all({
-      owner, limit, maxAttempts, now: now.toISOString(), leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+      owner,
+      limit,
+      maxAttempts,
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
     }) as Row[];
     return rows.map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
@@ -190,8 +283,14 @@ export class JobStore {
   /** Undefined when the job is no longer this worker's (canceled, or its lease was taken over). */
   succeed(id: string, owner: string, result: StoredResult, now: Date): JobRecord | undefined {
     const row = this.stmts.succeed.get({
-      id, owner, now: now.toISOString(), key: result.key, contentType: result.contentType, bytes: result.bytes,
-      meta: JSON.stringify(result.meta), expiresAt: result.expiresAt,
+      id,
+      owner,
+      now: now.toISOString(),
+      key: result.key,
+      contentType: result.contentType,
+      bytes: result.bytes,
+      meta: JSON.stringify(result.meta),
+      expiresAt: result.expiresAt,
     }) as Row | undefined;
     return row && toRecord(row);
   }

@@ -4,11 +4,20 @@ import { KEEP_AFTER_FINISH } from './jobs.js';
 import type { Db } from './open.js';
 
 /** What a revocation stopped. */
-export interface StoppedWork { jobs: string[]; monitors: number; deliveries: number }
+export interface StoppedWork {
+  jobs: string[];
+  monitors: number;
+  deliveries: number;
+}
 
 /** What a purge deleted: rows per table, and the stored files they held (to remove after commit). */
 export interface PurgedRows {
-  jobs: number; monitors: number; captures: number; deliveries: number; attempts: number; idempotencyKeys: number;
+  jobs: number;
+  monitors: number;
+  captures: number;
+  deliveries: number;
+  attempts: number;
+  idempotencyKeys: number;
   /** Every job of the key that ran: each try may have stored a result file under its own name. */
   triedJobs: { jobId: string; attempts: number }[];
   /** Results that were still offered for download. */
@@ -23,17 +32,26 @@ export class KeyDataStore {
   constructor(db: Db) {
     const finished = `status = 'canceled', lease_owner = NULL, lease_expires_at = NULL, finished_at = @now, ${KEEP_AFTER_FINISH}`;
     this.stmts = {
-      cancelJobs: db.prepare(`UPDATE jobs SET ${finished} WHERE key_id = @keyId AND status IN ('queued', 'running') RETURNING id`),
+      cancelJobs: db.prepare(
+        `UPDATE jobs SET ${finished} WHERE key_id = @keyId AND status IN ('queued', 'running') RETURNING id`,
+      ),
       pauseMonitors: db.prepare(`UPDATE monitors SET paused = 1, next_run_at = NULL, updated_at = @now
         WHERE key_id = @keyId AND paused = 0`),
-      failDeliveries: db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = @reason
+      failDeliveries:
+        db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = @reason
         WHERE key_id = @keyId AND status = 'pending'`),
       triedJobs: db.prepare('SELECT id AS jobId, attempts FROM jobs WHERE key_id = ? AND attempts > 0'),
-      storedResults: db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND result_key IS NOT NULL AND result_removed_at IS NULL'),
+      storedResults: db.prepare(
+        'SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND result_key IS NOT NULL AND result_removed_at IS NULL',
+      ),
       monitorIds: db.prepare('SELECT id FROM monitors WHERE key_id = ?'),
-      deleteAttempts: db.prepare('DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE key_id = ?)'),
+      deleteAttempts: db.prepare(
+        'DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE key_id = ?)',
+      ),
       deleteDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE key_id = ?'),
-      deleteIdempotencyKeys: db.prepare('DELETE FROM idempotency_keys WHERE key_id = ? OR job_id IN (SELECT id FROM jobs WHERE key_id = ?)'),
+      deleteIdempotencyKeys: db.prepare(
+        'DELETE FROM idempotency_keys WHERE key_id = ? OR job_id IN (SELECT id FROM jobs WHERE key_id = ?)',
+      ),
       deleteJobs: db.prepare('DELETE FROM jobs WHERE key_id = ?'),
       deleteCaptures: db.prepare('DELETE FROM captures WHERE monitor_id IN (SELECT id FROM monitors WHERE key_id = ?)'),
       deleteMonitors: db.prepare('DELETE FROM monitors WHERE key_id = ?'),

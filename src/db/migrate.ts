@@ -6,7 +6,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from './open.js';
 
-export interface Migration { name: string; sql: string; checksum: string }
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
 
 export class MigrationMismatchError extends Error {}
 
@@ -23,14 +27,17 @@ export function readMigrations(dir: string): Migration[] {
 export function migrate(db: Db, migrations: Migration[]): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const applied = db.prepare('SELECT name, checksum FROM schema_migrations ORDER BY name')
-    .all() as { name: string; checksum: string }[];
+  const applied = db.prepare('SELECT name, checksum FROM schema_migrations ORDER BY name').all() as {
+    name: string;
+    checksum: string;
+  }[];
 
   applied.forEach((row, i) => {
     const file = migrations[i];
     if (!file || file.name !== row.name) {
       throw new MigrationMismatchError(
-        `database has migration ${row.name} applied, but the migrations directory ${file ? `has ${file.name} in its place` : 'does not have it'}; refusing to start`);
+        `database has migration ${row.name} applied, but the migrations directory ${file ? `has ${file.name} in its place` : 'does not have it'}; refusing to start`,
+      );
     }
     if (file.checksum !== row.checksum) {
       throw new MigrationMismatchError(`migration ${row.name} was changed after it was applied; refusing to start`);

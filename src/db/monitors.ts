@@ -22,31 +22,72 @@ export interface MonitorRecord {
 }
 
 interface Row {
-  id: string; key_id: string; name: string; url: string; schedule: string; timezone: string; paused: number;
-  capture: string; diff: string; notify_when: string; notify: string; retention: string; webhook_url: string | null; base_url: string;
-  spec_version: number; last_run_at: string | null; next_run_at: string | null; last_status: MonitorStatus | null;
-  last_change_at: string | null; skipped_runs: number; created_at: string; updated_at: string;
+  id: string;
+  key_id: string;
+  name: string;
+  url: string;
+  schedule: string;
+  timezone: string;
+  paused: number;
+  capture: string;
+  diff: string;
+  notify_when: string;
+  notify: string;
+  retention: string;
+  webhook_url: string | null;
+  base_url: string;
+  spec_version: number;
+  last_run_at: string | null;
+  next_run_at: string | null;
+  last_status: MonitorStatus | null;
+  last_change_at: string | null;
+  skipped_runs: number;
+  created_at: string;
+  updated_at: string;
 }
 
 function toRecord(r: Row): MonitorRecord {
   return {
-    id: r.id, keyId: r.key_id,
+    id: r.id,
+    keyId: r.key_id,
     settings: {
-      name: r.name, url: r.url, schedule: r.schedule, timezone: r.timezone, paused: r.paused === 1,
-      capture: JSON.parse(r.capture) as MonitorSettings['capture'], diff: JSON.parse(r.diff) as MonitorSettings['diff'],
-      notifyWhen: JSON.parse(r.notify_when) as MonitorSettings['notifyWhen'], notify: JSON.parse(r.notify) as MonitorSettings['notify'], retention: JSON.parse(r.retention) as MonitorSettings['retention'],
+      name: r.name,
+      url: r.url,
+      schedule: r.schedule,
+      timezone: r.timezone,
+      paused: r.paused === 1,
+      capture: JSON.parse(r.capture) as MonitorSettings['capture'],
+      diff: JSON.parse(r.diff) as MonitorSettings['diff'],
+      notifyWhen: JSON.parse(r.notify_when) as MonitorSettings['notifyWhen'],
+      notify: JSON.parse(r.notify) as MonitorSettings['notify'],
+      retention: JSON.parse(r.retention) as MonitorSettings['retention'],
       ...(r.webhook_url !== null && { webhookUrl: r.webhook_url }),
     },
-    baseUrl: r.base_url, specVersion: r.spec_version, lastRunAt: r.last_run_at, nextRunAt: r.next_run_at,
-    lastStatus: r.last_status, lastChangeAt: r.last_change_at, skippedRuns: r.skipped_runs, createdAt: r.created_at, updatedAt: r.updated_at,
+    baseUrl: r.base_url,
+    specVersion: r.spec_version,
+    lastRunAt: r.last_run_at,
+    nextRunAt: r.next_run_at,
+    lastStatus: r.last_status,
+    lastChangeAt: r.last_change_at,
+    skippedRuns: r.skipped_runs,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 
 function settingsParams(s: MonitorSettings & { name: string }) {
   return {
-    name: s.name, url: s.url, schedule: s.schedule, timezone: s.timezone, paused: s.paused ? 1 : 0,
-    capture: JSON.stringify(s.capture), diff: JSON.stringify(s.diff), notifyWhen: JSON.stringify(s.notifyWhen), notify: JSON.stringify(s.notify),
-    retention: JSON.stringify(s.retention), webhookUrl: s.webhookUrl ?? null,
+    name: s.name,
+    url: s.url,
+    schedule: s.schedule,
+    timezone: s.timezone,
+    paused: s.paused ? 1 : 0,
+    capture: JSON.stringify(s.capture),
+    diff: JSON.stringify(s.diff),
+    notifyWhen: JSON.stringify(s.notifyWhen),
+    notify: JSON.stringify(s.notify),
+    retention: JSON.stringify(s.retention),
+    webhookUrl: s.webhookUrl ?? null,
   };
 }
 
@@ -58,7 +99,8 @@ export class MonitorStore {
 
   constructor(db: Db) {
     this.stmts = {
-      insert: db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, paused, capture, diff, notify_when, notify, retention,
+      insert:
+        db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, paused, capture, diff, notify_when, notify, retention,
           webhook_url, base_url, created_at, updated_at)
         VALUES (@id, @keyId, @name, @url, @schedule, @timezone, @paused, @capture, @diff, @notifyWhen, @notify, @retention,
           @webhookUrl, @baseUrl, @now, @now)`),
@@ -72,14 +114,19 @@ export class MonitorStore {
       setCapture: db.prepare('UPDATE monitors SET capture = @capture WHERE id = @id'),
       countByKey: db.prepare('SELECT COUNT(*) AS n FROM monitors WHERE key_id = ?'),
       countByPaused: db.prepare('SELECT paused, COUNT(*) AS n FROM monitors GROUP BY paused'),
-      nextRuns: db.prepare('SELECT next_run_at AS at FROM monitors WHERE paused = 0 AND next_run_at IS NOT NULL ORDER BY next_run_at LIMIT ?'),
-      update: db.prepare(`UPDATE monitors SET name = @name, url = @url, schedule = @schedule, timezone = @timezone, paused = @paused,
+      nextRuns: db.prepare(
+        'SELECT next_run_at AS at FROM monitors WHERE paused = 0 AND next_run_at IS NOT NULL ORDER BY next_run_at LIMIT ?',
+      ),
+      update:
+        db.prepare(`UPDATE monitors SET name = @name, url = @url, schedule = @schedule, timezone = @timezone, paused = @paused,
           capture = @capture, diff = @diff, notify_when = @notifyWhen, notify = @notify, retention = @retention, webhook_url = @webhookUrl,
           base_url = @baseUrl, spec_version = spec_version + @specBump, updated_at = @now
         WHERE id = @id`),
       delete: db.prepare('DELETE FROM monitors WHERE id = ?'),
       setNextRun: db.prepare('UPDATE monitors SET next_run_at = ? WHERE id = ?'),
-      setNextRunIfActive: db.prepare(`UPDATE monitors SET next_run_at = ? WHERE id = ? AND paused = 0 AND ${KEY_ACTIVE}`),
+      setNextRunIfActive: db.prepare(
+        `UPDATE monitors SET next_run_at = ? WHERE id = ? AND paused = 0 AND ${KEY_ACTIVE}`,
+      ),
       // A schedule tick is taken once: by the first process to move last_tick_at past it. Never for a
       // revoked key (a request in flight at the revocation may have left its monitor unpaused), and never
       // closer than `notAfter` to the previous one: a schedule stored before monitors.minIntervalSeconds
@@ -93,8 +140,17 @@ export class MonitorStore {
     };
   }
 
-  insert(m: { id: string; keyId: string; settings: MonitorSettings & { name: string }; baseUrl: string }, now: Date): void {
-    this.stmts.insert.run({ id: m.id, keyId: m.keyId, baseUrl: m.baseUrl, ...settingsParams(m.settings), now: now.toISOString() });
+  insert(
+    m: { id: string; keyId: string; settings: MonitorSettings & { name: string }; baseUrl: string },
+    now: Date,
+  ): void {
+    this.stmts.insert.run({
+      id: m.id,
+      keyId: m.keyId,
+      baseUrl: m.baseUrl,
+      ...settingsParams(m.settings),
+      now: now.toISOString(),
+    });
   }
 
   get(id: string): MonitorRecord | undefined {
@@ -109,8 +165,14 @@ export class MonitorStore {
   }
 
   list(keyId: string, q: { limit: number; before?: { createdAt: string; id: string } }): MonitorRecord[] {
-    return (this.stmts.list.all({ keyId, limit: q.limit, beforeAt: q.before?.createdAt ?? null, beforeId: q.before?.id ?? null }) as Row[])
-      .map(toRecord);
+    return (
+      this.stmts.list.all({
+        keyId,
+        limit: q.limit,
+        beforeAt: q.before?.createdAt ?? null,
+        beforeId: q.before?.id ?? null,
+      }) as Row[]
+    ).map(toRecord);
   }
 
   /** Every monitor that is not paused, oldest first (what the scheduler schedules at start). */
@@ -137,7 +199,8 @@ export class MonitorStore {
 
   counts(): { active: number; paused: number } {
     const counts = { active: 0, paused: 0 };
-    for (const { paused, n } of this.stmts.countByPaused.all() as { paused: number; n: number }[]) counts[paused ? 'paused' : 'active'] = n;
+    for (const { paused, n } of this.stmts.countByPaused.all() as { paused: number; n: number }[])
+      counts[paused ? 'paused' : 'active'] = n;
     return counts;
   }
 
@@ -147,8 +210,20 @@ export class MonitorStore {
   }
 
   /** `newBaseline`: what is captured changed, so the next capture starts a new baseline. */
-  update(id: string, settings: MonitorSettings & { name: string }, baseUrl: string, newBaseline: boolean, now: Date): void {
-    this.stmts.update.run({ id, baseUrl, specBump: newBaseline ? 1 : 0, ...settingsParams(settings), now: now.toISOString() });
+  update(
+    id: string,
+    settings: MonitorSettings & { name: string },
+    baseUrl: string,
+    newBaseline: boolean,
+    now: Date,
+  ): void {
+    this.stmts.update.run({
+      id,
+      baseUrl,
+      specBump: newBaseline ? 1 : 0,
+      ...settingsParams(settings),
+      now: now.toISOString(),
+    });
   }
 
   delete(id: string): void {

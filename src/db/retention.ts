@@ -4,7 +4,10 @@
 // its delivery. Callers work in batches, so no single transaction holds the database for long.
 import type { Db } from './open.js';
 
-export interface OldJob { id: string; resultKey: string | null }
+export interface OldJob {
+  id: string;
+  resultKey: string | null;
+}
 
 export class RecordRetention {
   private readonly stmts;
@@ -30,25 +33,29 @@ export class RecordRetention {
   }
 
   deleteJobs(ids: string[]): number {
-    return this.db.transaction(() => {
-      let deleted = 0;
-      for (const id of ids) {
-        this.stmts.deleteIdempotencyKeys.run(id);
-        deleted += this.stmts.deleteJob.run(id).changes;
-      }
-      return deleted;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        let deleted = 0;
+        for (const id of ids) {
+          this.stmts.deleteIdempotencyKeys.run(id);
+          deleted += this.stmts.deleteJob.run(id).changes;
+        }
+        return deleted;
+      })
+      .immediate();
   }
 
   /** Delete up to `limit` finished deliveries older than `before`, with their attempts; how many deliveries. */
   deleteOldDeliveries(before: Date, limit: number): number {
-    return this.db.transaction(() => {
-      let deleted = 0;
-      for (const { id } of this.stmts.oldDeliveries.all(before.toISOString(), limit) as { id: string }[]) {
-        this.stmts.deleteAttempts.run(id);
-        deleted += this.stmts.deleteDelivery.run(id).changes;
-      }
-      return deleted;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        let deleted = 0;
+        for (const { id } of this.stmts.oldDeliveries.all(before.toISOString(), limit) as { id: string }[]) {
+          this.stmts.deleteAttempts.run(id);
+          deleted += this.stmts.deleteDelivery.run(id).changes;
+        }
+        return deleted;
+      })
+      .immediate();
   }
 }

@@ -25,11 +25,23 @@ export interface DeliveryRecord {
 }
 
 export interface NewDelivery {
-  id: string; keyId: string; messageId: string; eventType: string; url: string; payload: string;
-  jobId?: string; monitorId?: string;
+  id: string;
+  keyId: string;
+  messageId: string;
+  eventType: string;
+  url: string;
+  payload: string;
+  jobId?: string;
+  monitorId?: string;
 }
 
-export interface AttemptRecord { attempt: number; startedAt: string; durationMs: number; responseStatus: number | null; error: string | null }
+export interface AttemptRecord {
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  responseStatus: number | null;
+  error: string | null;
+}
 
 export interface AttemptOutcome {
   startedAt: Date;
@@ -42,7 +54,11 @@ export interface AttemptOutcome {
 }
 
 export interface DeliveryQuery {
-  jobId?: string; monitorId?: string; status?: DeliveryStatus; limit: number; before?: { createdAt: string; id: string };
+  jobId?: string;
+  monitorId?: string;
+  status?: DeliveryStatus;
+  limit: number;
+  before?: { createdAt: string; id: string };
 }
 
 /** The last error of a delivery that was not sent because its key was revoked. */
@@ -57,7 +73,8 @@ export class DeliveryStore {
 
   constructor(private readonly db: Db) {
     this.stmts = {
-      insert: db.prepare(`INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, job_id, monitor_id,
+      insert:
+        db.prepare(`INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, job_id, monitor_id,
           status, next_attempt_at, created_at)
         VALUES (@id, @keyId, @messageId, @eventType, @url, @payload, @jobId, @monitorId, 'pending', @now, @now)`),
       // The lease covers one attempt in flight; a process that dies mid-attempt leaves it to run out,
@@ -70,7 +87,8 @@ export class DeliveryStore {
         RETURNING ${COLUMNS}`),
       nextDue: db.prepare(`SELECT MIN(MAX(next_attempt_at, COALESCE(lease_expires_at, ''))) AS at
         FROM webhook_deliveries WHERE status = 'pending'`),
-      insertAttempt: db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
+      insertAttempt:
+        db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
         VALUES (@id, @attempt, @startedAt, @durationMs, @responseStatus, @error)`),
       // A redeliver asked for during the attempt wins over the attempt's own outcome: send again now.
       afterAttempt: db.prepare(`UPDATE webhook_deliveries SET attempts = @attempt,
@@ -83,19 +101,22 @@ export class DeliveryStore {
       // A revoked key's events are not sent; also those recorded by an instance that had not heard of it yet.
       // Run before every claim: `+key_id` keeps SQLite on the small index of pending deliveries rather
       // than walking every delivery a revoked key ever had.
-      failRevoked: db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = @reason
+      failRevoked:
+        db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = @reason
         WHERE status = 'pending' AND +key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL)`),
       stopForUrl: db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
           last_error = @reason WHERE key_id = @keyId AND url = @url AND status = 'pending' AND id <> @id AND lease_expires_at IS NULL`),
       get: db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = ? AND key_id = ?`),
-      attempts: db.prepare(`SELECT attempt, started_at AS startedAt, duration_ms AS durationMs, response_status AS responseStatus, error
+      attempts:
+        db.prepare(`SELECT attempt, started_at AS startedAt, duration_ms AS durationMs, response_status AS responseStatus, error
         FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt`),
       list: db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE key_id = @keyId
           AND (@jobId IS NULL OR job_id = @jobId) AND (@monitorId IS NULL OR monitor_id = @monitorId)
           AND (@status IS NULL OR status = @status)
           AND (@beforeAt IS NULL OR created_at < @beforeAt OR (created_at = @beforeAt AND id < @beforeId))
         ORDER BY created_at DESC, id DESC LIMIT @limit`),
-      redeliver: db.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = @now, schedule_from = attempts,
+      redeliver:
+        db.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = @now, schedule_from = attempts,
           redeliver_requested = CASE WHEN lease_expires_at > @now THEN 1 ELSE 0 END
         WHERE id = @id AND key_id = @keyId RETURNING ${COLUMNS}`),
       countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status'),
@@ -110,7 +131,9 @@ export class DeliveryStore {
   claimDue(limit: number, leaseMs: number, now: Date): DeliveryRecord[] {
     if (limit <= 0) return [];
     return this.stmts.claimDue.all({
-      limit, now: now.toISOString(), leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+      limit,
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
     }) as DeliveryRecord[];
   }
 
@@ -123,13 +146,19 @@ export class DeliveryStore {
   recordAttempt(d: DeliveryRecord, outcome: AttemptOutcome): void {
     const attempt = d.attempts + 1;
     const common = {
-      id: d.id, attempt, startedAt: outcome.startedAt.toISOString(), responseStatus: outcome.responseStatus ?? null,
+      id: d.id,
+      attempt,
+      startedAt: outcome.startedAt.toISOString(),
+      responseStatus: outcome.responseStatus ?? null,
       error: outcome.error ?? null,
     };
     this.db.transaction(() => {
       this.stmts.insertAttempt.run({ ...common, durationMs: outcome.durationMs });
       this.stmts.afterAttempt.run({
-        ...common, status: outcome.status, nextAttemptAt: outcome.nextAttemptAt?.toISOString() ?? null, now: new Date().toISOString(),
+        ...common,
+        status: outcome.status,
+        nextAttemptAt: outcome.nextAttemptAt?.toISOString() ?? null,
+        now: new Date().toISOString(),
       });
     })();
   }
@@ -154,8 +183,13 @@ export class DeliveryStore {
 
   list(keyId: string, q: DeliveryQuery): DeliveryRecord[] {
     return this.stmts.list.all({
-      keyId, jobId: q.jobId ?? null, monitorId: q.monitorId ?? null, status: q.status ?? null, limit: q.limit,
-      beforeAt: q.before?.createdAt ?? null, beforeId: q.before?.id ?? null,
+      keyId,
+      jobId: q.jobId ?? null,
+      monitorId: q.monitorId ?? null,
+      status: q.status ?? null,
+      limit: q.limit,
+      beforeAt: q.before?.createdAt ?? null,
+      beforeId: q.before?.id ?? null,
     }) as DeliveryRecord[];
   }
 
@@ -166,7 +200,8 @@ export class DeliveryStore {
 
   countByStatus(): Record<DeliveryStatus, number> {
     const counts = { pending: 0, succeeded: 0, failed: 0 };
-    for (const { status, n } of this.stmts.countByStatus.all() as { status: DeliveryStatus; n: number }[]) counts[status] = n;
+    for (const { status, n } of this.stmts.countByStatus.all() as { status: DeliveryStatus; n: number }[])
+      counts[status] = n;
     return counts;
   }
 }

@@ -47,8 +47,12 @@ export function crop(png: PNG, w: number, h: number): Uint8Array {
 function delta(a: Uint8Array, i: number, b: Uint8Array, j: number): number {
   const aa = (a[i + 3] as number) / 255;
   const ba = (b[j + 3] as number) / 255;
-  const r1 = 255 + ((a[i] as number) - 255) * aa, g1 = 255 + ((a[i + 1] as number) - 255) * aa, b1 = 255 + ((a[i + 2] as number) - 255) * aa;
-  const r2 = 255 + ((b[j] as number) - 255) * ba, g2 = 255 + ((b[j + 1] as number) - 255) * ba, b2 = 255 + ((b[j + 2] as number) - 255) * ba;
+  const r1 = 255 + ((a[i] as number) - 255) * aa,
+    g1 = 255 + ((a[i + 1] as number) - 255) * aa,
+    b1 = 255 + ((a[i + 2] as number) - 255) * aa;
+  const r2 = 255 + ((b[j] as number) - 255) * ba,
+    g2 = 255 + ((b[j + 1] as number) - 255) * ba,
+    b2 = 255 + ((b[j + 2] as number) - 255) * ba;
   const y = (r1 - r2) * 0.29889531 + (g1 - g2) * 0.58662247 + (b1 - b2) * 0.11448223;
   const iq = (r1 - r2) * 0.59597799 - (g1 - g2) * 0.2741761 - (b1 - b2) * 0.32180189;
   const q = (r1 - r2) * 0.21147017 - (g1 - g2) * 0.52261711 + (b1 - b2) * 0.31114694;
@@ -75,7 +79,9 @@ const BLUE = [0, 0, 255] as const;
 
 /** One RGBA colour as the Uint32 word it is in memory on this machine. */
 function word(rgb: readonly number[]): number {
-  return new Uint32Array(new Uint8Array([rgb[0] as number, rgb[1] as number, rgb[2] as number, 255]).buffer)[0] as number;
+  return new Uint32Array(
+    new Uint8Array([rgb[0] as number, rgb[1] as number, rgb[2] as number, 255]).buffer,
+  )[0] as number;
 }
 
 /**
@@ -84,7 +90,14 @@ function word(rgb: readonly number[]): number {
  * the overlap of the two images are strong real differences (the page's shape changed there), including the
  * corner neither covers.
  */
-export function classifyPixels(a: PNG, b: PNG, width: number, height: number, threshold: number, includeAA: boolean): Uint8Array {
+export function classifyPixels(
+  a: PNG,
+  b: PNG,
+  width: number,
+  height: number,
+  threshold: number,
+  includeAA: boolean,
+): Uint8Array {
   const ow = Math.min(a.width, b.width);
   const oh = Math.min(a.height, b.height);
   const classes = new Uint8Array(width * height).fill(PX.strong);
@@ -95,7 +108,13 @@ export function classifyPixels(a: PNG, b: PNG, width: number, height: number, th
   // on a white page (alpha 0 fades the original out: r = g = b, never pure red or blue).
   const out = new Uint8Array(ow * oh * 4);
   pixelmatch(img1, img2, out, ow, oh, {
-    threshold, includeAA, diffMask: false, alpha: 0, diffColor: [...RED], diffColorAlt: [...RED], aaColor: [...BLUE],
+    threshold,
+    includeAA,
+    diffMask: false,
+    alpha: 0,
+    diffColor: [...RED],
+    diffColorAlt: [...RED],
+    aaColor: [...BLUE],
   });
   const out32 = new Uint32Array(out.buffer);
   const red = word(RED);
@@ -107,7 +126,8 @@ export function classifyPixels(a: PNG, b: PNG, width: number, height: number, th
     for (let x = 0; x < ow; x++) {
       const v = out32[src + x];
       if (v !== red && v !== blue) continue;
-      if (includeAA) { // every difference pixelmatch sees counts in full: no allowance for anti-aliasing at all
+      if (includeAA) {
+        // every difference pixelmatch sees counts in full: no allowance for anti-aliasing at all
         classes[row + x] = PX.strong;
         continue;
       }
@@ -157,7 +177,10 @@ export function dropLonePixels(classes: Uint8Array, width: number, height: numbe
       for (let ny = Math.max(0, y - 1); ny <= Math.min(height - 1, y + 1) && !company; ny++) {
         if (ny === y) continue;
         for (let nx = Math.max(0, x - 1); nx <= Math.min(width - 1, x + 1); nx++) {
-          if (counted(classes[ny * width + nx])) { company = true; break; }
+          if (counted(classes[ny * width + nx])) {
+            company = true;
+            break;
+          }
         }
       }
       if (!company) lone.push(row + x);

@@ -102,7 +102,14 @@ function decode(bytes: Buffer, which: string): PNG {
   }
 }
 
-interface Classified { a: PNG; b: PNG; width: number; height: number; classes: Uint8Array; ignored: { boxes: Box[]; count: number } }
+interface Classified {
+  a: PNG;
+  b: PNG;
+  width: number;
+  height: number;
+  classes: Uint8Array;
+  ignored: { boxes: Box[]; count: number };
+}
 
 /** Both images decoded and every pixel of their union classified (see classify.ts), ignored boxes left out. */
 function classify(baseline: Buffer, current: Buffer, options: DiffOptions): Classified {
@@ -117,7 +124,8 @@ function classify(baseline: Buffer, current: Buffer, options: DiffOptions): Clas
   const classes = classifyPixels(a, b, width, height, options.threshold, options.includeAA);
   const ignored = ignoredPixels(options.ignore, width, height);
   for (const box of ignored.boxes) {
-    for (let y = box.y; y < box.y + box.height; y++) classes.fill(PX.same, y * width + box.x, y * width + box.x + box.width);
+    for (let y = box.y; y < box.y + box.height; y++)
+      classes.fill(PX.same, y * width + box.x, y * width + box.x + box.width);
   }
   // After the ignore boxes: an edge pixel next to an ignored change is speckle, not part of a change.
   if (!options.includeAA) joinAntiAliasedEdges(classes, width, height);
@@ -143,15 +151,24 @@ export function comparePngs(baseline: Buffer, current: Buffer, options: DiffOpti
       const v = classes[i] as number;
       if (v === PX.same || !isCounted(v)) continue;
       const x = i % width;
-      const cell = ((i - x) / width / CELL_SIZE | 0) * found.cols + ((x / CELL_SIZE) | 0);
+      const cell = (((i - x) / width / CELL_SIZE) | 0) * found.cols + ((x / CELL_SIZE) | 0);
       if (found.keptCells[cell] === 1) {
         mask[i] = 1;
         diffPixels++;
       }
     }
   }
-  const diffPng = diffPixels === 0
-    ? null
-    : renderDiffPng({ width, height, baseline: a, current: b, mask, ignore: ignored.boxes, regions: found.regions });
-  return { width, height, diffPixels, comparedPixels, diffRatio: diffPixels / comparedPixels, regions: found.regions, diffPng };
+  const diffPng =
+    diffPixels === 0
+      ? null
+      : renderDiffPng({ width, height, baseline: a, current: b, mask, ignore: ignored.boxes, regions: found.regions });
+  return {
+    width,
+    height,
+    diffPixels,
+    comparedPixels,
+    diffRatio: diffPixels / comparedPixels,
+    regions: found.regions,
+    diffPng,
+  };
 }

@@ -35,8 +35,9 @@ const ENCODE = { deflateLevel: 1, filterType: 2, deflateStrategy: 0 } as const;
 
 /** Faded grey of one RGBA pixel, blended over white by its alpha (pixelmatch's own background formula). */
 function fadedGrey(src: Uint8Array, i: number): number {
-  const luma = (src[i] as number) * 0.29889531 + (src[i + 1] as number) * 0.58662247 + (src[i + 2] as number) * 0.11448223;
-  return Math.round(255 + (luma - 255) * FADE * (src[i + 3] as number) / 255);
+  const luma =
+    (src[i] as number) * 0.29889531 + (src[i + 1] as number) * 0.58662247 + (src[i + 2] as number) * 0.11448223;
+  return Math.round(255 + ((luma - 255) * FADE * (src[i + 3] as number)) / 255);
 }
 
 /** An opaque grey as one 32-bit RGBA word: R=G=B, so only where alpha sits depends on the byte order. */
@@ -64,7 +65,15 @@ function drawBackground(out: Uint32Array, input: DiffImageInput): void {
   }
 }
 
-function fadeRun(out: Uint32Array, outRow: number, src: PNG, src32: Uint32Array, y: number, x0: number, x1: number): void {
+function fadeRun(
+  out: Uint32Array,
+  outRow: number,
+  src: PNG,
+  src32: Uint32Array,
+  y: number,
+  x0: number,
+  x1: number,
+): void {
   // Pages are long runs of one colour: reuse the last conversion while the source pixel repeats.
   let last = -1;
   let lastOut = 0;
@@ -91,11 +100,22 @@ function tint(out: Uint8Array, width: number, box: Box): void {
   }
 }
 
-function paintRect(out: Uint8Array, width: number, x0: number, y0: number, x1: number, y1: number, rgb: readonly number[]): void {
+function paintRect(
+  out: Uint8Array,
+  width: number,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  rgb: readonly number[],
+): void {
   for (let y = y0; y < y1; y++) {
     for (let x = x0; x < x1; x++) {
       const o = (y * width + x) * 4;
-      out[o] = rgb[0] as number; out[o + 1] = rgb[1] as number; out[o + 2] = rgb[2] as number; out[o + 3] = 255;
+      out[o] = rgb[0] as number;
+      out[o + 1] = rgb[1] as number;
+      out[o + 2] = rgb[2] as number;
+      out[o + 3] = 255;
     }
   }
 }
@@ -122,7 +142,9 @@ export function renderDiffPng(input: DiffImageInput): Buffer {
   for (let i = 0; i < mask.length; i++) {
     if (mask[i] === 0) continue;
     const o = i * 4;
-    out[o] = CHANGED[0]; out[o + 1] = CHANGED[1]; out[o + 2] = CHANGED[2];
+    out[o] = CHANGED[0];
+    out[o + 1] = CHANGED[1];
+    out[o + 2] = CHANGED[2];
   }
   for (const box of input.regions) outline(out, width, height, box);
   const png = new PNG(); // no size given: pngjs allocates nothing

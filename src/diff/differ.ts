@@ -8,7 +8,10 @@ import { assertPngWithin, ImageTooLarge, pngSize } from './png-size.js';
 import type { DiffPool } from './pool.js';
 
 /** sha256 hex of the PNG bytes, computed once when a capture is taken. */
-export interface CaptureImage { bytes: Buffer; sha256: string }
+export interface CaptureImage {
+  bytes: Buffer;
+  sha256: string;
+}
 
 export function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -18,7 +21,10 @@ export { ImageTooLarge, pngSize };
 
 export class Differ {
   /** maxPixels: limits.maxImagePixels; a larger image is refused (ImageTooLarge) before any decoding. */
-  constructor(private readonly pool: DiffPool, private readonly maxPixels: number) {}
+  constructor(
+    private readonly pool: DiffPool,
+    private readonly maxPixels: number,
+  ) {}
 
   /** Throws ImageTooLarge when the image is over the cap (e.g. a capture taken before the cap was lowered). */
   check(image: CaptureImage, which: string): void {

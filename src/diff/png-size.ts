@@ -18,6 +18,8 @@ export class ImageTooLarge extends Error {}
 export function assertPngWithin(bytes: Buffer, maxPixels: number, which: string): void {
   const { width, height } = pngSize(bytes);
   if (width * height > maxPixels) {
-    throw new ImageTooLarge(`the ${which} image is ${width}×${height} = ${width * height} pixels, over the limit of ${maxPixels} (limits.maxImagePixels)`);
+    throw new ImageTooLarge(
+      `the ${which} image is ${width}×${height} = ${width * height} pixels, over the limit of ${maxPixels} (limits.maxImagePixels)`,
+    );
   }
 }

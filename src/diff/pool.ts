@@ -105,7 +105,9 @@ export class DiffPool {
     const slot: Slot = { worker, task: null };
     this.slots.add(slot);
     worker.on('message', (reply: DiffReply) => this.settle(slot, reply));
-    worker.on('messageerror', (err) => this.fail(slot, new Error('diff thread sent an unreadable reply', { cause: err })));
+    worker.on('messageerror', (err) =>
+      this.fail(slot, new Error('diff thread sent an unreadable reply', { cause: err })),
+    );
     worker.on('error', (err) => this.fail(slot, new Error(`diff thread crashed: ${err.message}`, { cause: err })));
     worker.on('exit', (code) => this.fail(slot, new Error(`diff thread exited with code ${code}`)));
     return slot;

@@ -21,7 +21,9 @@ const JOIN_RADIUS = 2;
 const MAX_GROUPS_BEFORE_MERGE = 64;
 
 /** A reported region: its box and how many counted pixels it holds. */
-export interface ChangeRegion extends Box { pixels: number }
+export interface ChangeRegion extends Box {
+  pixels: number;
+}
 
 /**
  * A cluster is a change when it holds at least this many counted pixels (anti-aliased edges of real
@@ -41,8 +43,14 @@ export function isSignificant(pixels: number, strong: number): boolean {
 
 /** Exact pixel bounds of the changed pixels in each cell (-1 for empty cells), and how many there are. */
 interface CellBounds {
-  cols: number; rows: number; minX: Int32Array; minY: Int32Array; maxX: Int32Array; maxY: Int32Array;
-  pixels: Int32Array; strong: Int32Array;
+  cols: number;
+  rows: number;
+  minX: Int32Array;
+  minY: Int32Array;
+  maxX: Int32Array;
+  maxY: Int32Array;
+  pixels: Int32Array;
+  strong: Int32Array;
 }
 
 function cellBounds(mask: Uint8Array, classes: Uint8Array, width: number, height: number): CellBounds {
@@ -73,7 +81,10 @@ function cellBounds(mask: Uint8Array, classes: Uint8Array, width: number, height
         for (let i = y * width + lo; i <= y * width + hi; i++) if (classes[i] === PX.strong) s++;
         strong[c] = (strong[c] as number) + s;
         if (minX[c] === -1) {
-          minX[c] = lo; maxX[c] = hi; minY[c] = y; maxY[c] = y;
+          minX[c] = lo;
+          maxX[c] = hi;
+          minY[c] = y;
+          maxY[c] = y;
         } else {
           if (lo < (minX[c] as number)) minX[c] = lo;
           if (hi > (maxX[c] as number)) maxX[c] = hi;
@@ -87,7 +98,10 @@ function cellBounds(mask: Uint8Array, classes: Uint8Array, width: number, height
   return { cols, rows, minX, minY, maxX, maxY, pixels, strong };
 }
 
-interface Cluster extends ChangeRegion { strong: number; cells: number[] }
+interface Cluster extends ChangeRegion {
+  strong: number;
+  cells: number[];
+}
 
 /** Connected groups of occupied cells (cells within `radius` of each other), each as its pixel bounds and counts. */
 function groupCells(cells: CellBounds, radius: number): Cluster[] {
@@ -99,16 +113,22 @@ function groupCells(cells: CellBounds, radius: number): Cluster[] {
     if (seen[start] || minX[start] === -1) continue;
     seen[start] = 1;
     stack.push(start);
-    let x0 = Infinity, y0 = Infinity, x1 = -1, y1 = -1;
-    let pixels = 0, strong = 0;
+    let x0 = Infinity,
+      y0 = Infinity,
+      x1 = -1,
+      y1 = -1;
+    let pixels = 0,
+      strong = 0;
     const members: number[] = [];
     while (stack.length > 0) {
       const c = stack.pop() as number;
       members.push(c);
       pixels += cells.pixels[c] as number;
       strong += cells.strong[c] as number;
-      x0 = Math.min(x0, minX[c] as number); x1 = Math.max(x1, maxX[c] as number);
-      y0 = Math.min(y0, minY[c] as number); y1 = Math.max(y1, maxY[c] as number);
+      x0 = Math.min(x0, minX[c] as number);
+      x1 = Math.max(x1, maxX[c] as number);
+      y0 = Math.min(y0, minY[c] as number);
+      y1 = Math.max(y1, maxY[c] as number);
       const cx = c % cols;
       const cy = (c / cols) | 0;
       for (let ny = Math.max(0, cy - radius); ny <= Math.min(rows - 1, cy + radius); ny++) {
@@ -140,7 +160,9 @@ function union(a: ChangeRegion, b: ChangeRegion): ChangeRegion {
   const x = Math.min(a.x, b.x);
   const y = Math.min(a.y, b.y);
   return {
-    x, y, pixels: a.pixels + b.pixels,
+    x,
+    y,
+    pixels: a.pixels + b.pixels,
     width: Math.max(a.x + a.width, b.x + b.width) - x,
     height: Math.max(a.y + a.height, b.y + b.height) - y,
   };
@@ -165,7 +187,9 @@ function mergeClosest(input: ChangeRegion[], max: number): ChangeRegion[] {
         const u = union(a, b);
         const growth = u.width * u.height - a.width * a.height - b.width * b.height;
         if (g < bestGap || (g === bestGap && growth < bestGrowth)) {
-          best = [i, j]; bestGap = g; bestGrowth = growth;
+          best = [i, j];
+          bestGap = g;
+          bestGrowth = growth;
         }
       }
     }
@@ -187,10 +211,16 @@ export interface FoundRegions {
 export const CELL_SIZE = CELL;
 
 /** Every cluster before the decision, with its counts: how close a page came to the rule (bench, pictures). */
-export function clusterCounts(classes: Uint8Array, width: number, height: number): (ChangeRegion & { strong: number; significant: boolean })[] {
+export function clusterCounts(
+  classes: Uint8Array,
+  width: number,
+  height: number,
+): (ChangeRegion & { strong: number; significant: boolean })[] {
   const mask = countedMask(classes);
-  return groupCells(cellBounds(mask, classes, width, height), JOIN_RADIUS)
-    .map(({ cells: _cells, ...c }) => ({ ...c, significant: isSignificant(c.pixels, c.strong) }));
+  return groupCells(cellBounds(mask, classes, width, height), JOIN_RADIUS).map(({ cells: _cells, ...c }) => ({
+    ...c,
+    significant: isSignificant(c.pixels, c.strong),
+  }));
 }
 
 function countedMask(classes: Uint8Array): Uint8Array {
@@ -204,7 +234,8 @@ function countedMask(classes: Uint8Array): Uint8Array {
  * normal join gap, before any merging for display, so speckle far from a change never rides along with it.
  */
 export function findRegions(classes: Uint8Array, width: number, height: number, max = MAX_REGIONS): FoundRegions {
-  if (classes.length !== width * height) throw new Error(`mask has ${classes.length} bytes, expected ${width}×${height}`);
+  if (classes.length !== width * height)
+    throw new Error(`mask has ${classes.length} bytes, expected ${width}×${height}`);
   const cells = cellBounds(countedMask(classes), classes, width, height);
   const keptCells = new Uint8Array(cells.cols * cells.rows);
   for (const cluster of groupCells(cells, JOIN_RADIUS)) {

@@ -38,7 +38,10 @@ function handle(req: DiffRequest): { reply: DiffReply; transfer: ArrayBuffer[] }
     return { reply: { id: req.id, ok: true, result: { ...result, diffPng } }, transfer: diffPng ? [diffPng] : [] };
   } catch (err) {
     // A bad input fails this request only; the thread stays up for the next one.
-    return { reply: { id: req.id, ok: false, message: err instanceof Error ? err.message : String(err) }, transfer: [] };
+    return {
+      reply: { id: req.id, ok: false, message: err instanceof Error ? err.message : String(err) },
+      transfer: [],
+    };
   }
 }
 

@@ -4,11 +4,14 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 
-export interface EgressConfig { allowPrivate: boolean; allowHosts: readonly string[]; denyHosts: readonly string[] }
+export interface EgressConfig {
+  allowPrivate: boolean;
+  allowHosts: readonly string[];
+  denyHosts: readonly string[];
+}
 
 export type Verdict =
-  | { allowed: true; address: string; family: 4 | 6 }
-  | { allowed: false; reason: string; unresolvable?: boolean };
+  { allowed: true; address: string; family: 4 | 6 } | { allowed: false; reason: string; unresolvable?: boolean };
 
 export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
 
@@ -28,7 +31,11 @@ export function isPublicAddress(address: string): boolean {
 
 /** Host as it appears in a URL or CONNECT line, made comparable: lower case, no brackets or trailing dot. */
 export function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 class HostPattern {
@@ -37,7 +44,11 @@ class HostPattern {
   constructor(private readonly pattern: string) {
     const p = normalizeHost(pattern);
     this.pattern = p;
-    this.cidr = ipaddr.isValidCIDR(p) ? ipaddr.parseCIDR(p) : (ipaddr.isValid(p) ? ipaddr.parseCIDR(`${p}/${p.includes(':') ? 128 : 32}`) : undefined);
+    this.cidr = ipaddr.isValidCIDR(p)
+      ? ipaddr.parseCIDR(p)
+      : ipaddr.isValid(p)
+        ? ipaddr.parseCIDR(`${p}/${p.includes(':') ? 128 : 32}`)
+        : undefined;
   }
 
   matchesHost(host: string): boolean {
@@ -56,7 +67,10 @@ export class EgressPolicy {
   private readonly allow: HostPattern[];
   private readonly deny: HostPattern[];
 
-  constructor(private readonly config: EgressConfig, private readonly lookup: Lookup = defaultLookup) {
+  constructor(
+    private readonly config: EgressConfig,
+    private readonly lookup: Lookup = defaultLookup,
+  ) {
     this.allow = config.allowHosts.map((p) => new HostPattern(p));
     this.deny = config.denyHosts.map((p) => new HostPattern(p));
   }
@@ -79,14 +93,19 @@ export class EgressPolicy {
       } catch {
         return { allowed: false, reason: `${host} could not be resolved`, unresolvable: true };
       }
-      if (addresses.length === 0) return { allowed: false, reason: `${host} could not be resolved`, unresolvable: true };
+      if (addresses.length === 0)
+        return { allowed: false, reason: `${host} could not be resolved`, unresolvable: true };
     }
 
     for (const { address } of addresses) {
-      if (this.deny.some((p) => p.matchesAddress(address))) return { allowed: false, reason: `${address} is in egress.denyHosts` };
+      if (this.deny.some((p) => p.matchesAddress(address)))
+        return { allowed: false, reason: `${address} is in egress.denyHosts` };
     }
-    const allowed = (address: string) => allowedByName || this.config.allowPrivate
-      || this.allow.some((p) => p.matchesAddress(address)) || isPublicAddress(address);
+    const allowed = (address: string) =>
+      allowedByName ||
+      this.config.allowPrivate ||
+      this.allow.some((p) => p.matchesAddress(address)) ||
+      isPublicAddress(address);
     // Every answer must pass: a name with one public and one private address is refused, or an
     // attacker could steer which one is used.
     const refused = addresses.find(({ address }) => !allowed(address));
@@ -106,7 +125,8 @@ export class EgressPolicy {
     } catch {
       return { allowed: false, reason: 'not a valid URL' };
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { allowed: false, reason: `${parsed.protocol} URLs are not allowed` };
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      return { allowed: false, reason: `${parsed.protocol} URLs are not allowed` };
     return this.check(parsed.hostname);
   }
 }

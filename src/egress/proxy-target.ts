@@ -1,7 +1,10 @@
 // What a proxy request asks for, checked before anything is resolved or connected: a port outside
 // 1–65535 would otherwise reach net.connect, which throws (ERR_SOCKET_BAD_PORT) instead of failing.
 
-export interface Target { host: string; port: number }
+export interface Target {
+  host: string;
+  port: number;
+}
 
 function validPort(text: string): number | undefined {
   if (!/^\d{1,5}$/.test(text)) return undefined;

@@ -13,19 +13,34 @@ import { connectTarget, forwardTarget } from './proxy-target.js';
 /** Set on the proxy's refusals, so the renderer can tell "blocked by policy" from an origin's 403. */
 export const BLOCKED_HEADER = 'x-pagewatch-egress';
 
-const HOP_BY_HOP = ['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+const HOP_BY_HOP = [
+  'proxy-connection',
+  'proxy-authorization',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 
 // 407 is the proxy's "who are you?"; there are no credentials to give, only our browser passes.
 const NOT_OUR_BROWSER = { 'proxy-authenticate': 'Basic realm="pagewatch-egress"', connection: 'close' };
 
-export interface BlockedRequest { target: string; reason: string }
+export interface BlockedRequest {
+  target: string;
+  reason: string;
+}
 
 export interface EgressProxyOptions {
   /** Whether the process at the other end of a connection is our own browser. Absent: any local process. */
   isOwnBrowser?: (socket: net.Socket) => Promise<boolean>;
 }
 
-export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest]; refusedClient: [{ port: number | undefined }] }> {
+export class EgressProxy extends EventEmitter<{
+  blocked: [BlockedRequest];
+  refusedClient: [{ port: number | undefined }];
+}> {
   private server: http.Server | undefined;
   private readonly sockets = new Set<Duplex>();
   /** Each connection's client is checked once, as it connects (while its socket surely still exists). */
@@ -33,7 +48,10 @@ export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest]; refus
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   blockedCount = 0;
 
-  constructor(private readonly policy: EgressPolicy, private readonly opts: EgressProxyOptions = {}) {
+  constructor(
+    private readonly policy: EgressPolicy,
+    private readonly opts: EgressProxyOptions = {},
+  ) {
     super();
   }
 
@@ -48,7 +66,11 @@ export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest]; refus
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
       const check = this.opts.isOwnBrowser;
-      if (check) this.clients.set(socket, check(socket).catch(() => false));
+      if (check)
+        this.clients.set(
+          socket,
+          check(socket).catch(() => false),
+        );
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -89,23 +111,37 @@ export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest]; refus
     const verdict = await this.policy.check(target.host);
     if (!verdict.allowed) {
       this.refuse(req.url ?? '', verdict.reason);
-      res.writeHead(403, { 'content-type': 'text/plain', [BLOCKED_HEADER]: 'blocked' }).end('Blocked by the egress policy');
+      res
+        .writeHead(403, { 'content-type': 'text/plain', [BLOCKED_HEADER]: 'blocked' })
+        .end('Blocked by the egress policy');
       return;
     }
     const headers = { ...req.headers };
     for (const h of HOP_BY_HOP) delete headers[h];
-    const upstream = http.request({
-      host: verdict.address, family: verdict.family, port: target.port, method: req.method,
-      path: target.path, headers, setHost: false, agent: this.agent,
-    }, (up) => {
-      const out = { ...up.headers };
-      // Only the proxy may say "blocked": an origin sending the marker must not fake a refusal.
-      for (const h of [...HOP_BY_HOP, BLOCKED_HEADER]) delete out[h];
-      res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
-      up.on('error', () => res.destroy()); // the origin reset mid-body: cut the client too
-      up.pipe(res);
+    const upstream = http.request(
+      {
+        host: verdict.address,
+        family: verdict.family,
+        port: target.port,
+        method: req.method,
+        path: target.path,
+        headers,
+        setHost: false,
+        agent: this.agent,
+      },
+      (up) => {
+        const out = { ...up.headers };
+        // Only the proxy may say "blocked": an origin sending the marker must not fake a refusal.
+        for (const h of [...HOP_BY_HOP, BLOCKED_HEADER]) delete out[h];
+        res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
+        up.on('error', () => res.destroy()); // the origin reset mid-body: cut the client too
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', () => {
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.destroy();
     });
-    upstream.on('error', () => { if (!res.headersSent) res.writeHead(502).end(); else res.destroy(); });
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);
   }
@@ -115,13 +151,20 @@ export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest]; refus
     client.on('error', () => client.destroy());
     // Before the tunnel is up the client still speaks HTTP to us; after, bytes are TLS: just cut it.
     let established = false;
-    const reply = (status: string, headers = '') => { if (!client.destroyed) client.end(`HTTP/1.1 ${status}\r\n${headers}\r\n`); };
+    const reply = (status: string, headers = '') => {
+      if (!client.destroyed) client.end(`HTTP/1.1 ${status}\r\n${headers}\r\n`);
+    };
     let upstream: net.Socket | undefined;
     try {
       const target = connectTarget(req.url);
       if (!target) return reply('400 Bad Request');
       if (!(await this.fromOwnBrowser(req.socket))) {
-        return reply('407 Proxy Authentication Required', Object.entries(NOT_OUR_BROWSER).map(([k, v]) => `${k}: ${v}\r\n`).join(''));
+        return reply(
+          '407 Proxy Authentication Required',
+          Object.entries(NOT_OUR_BROWSER)
+            .map(([k, v]) => `${k}: ${v}\r\n`)
+            .join(''),
+        );
       }
       const verdict = await this.policy.check(target.host);
       if (!verdict.allowed) {
@@ -142,7 +185,8 @@ export class EgressProxy extends EventEmitter<{ blocked: [BlockedRequest]; refus
       client.on('close', () => up.destroy());
     } catch {
       upstream?.destroy();
-      if (established) client.destroy(); else reply('502 Bad Gateway');
+      if (established) client.destroy();
+      else reply('502 Bad Gateway');
     }
   }
 }

@@ -38,8 +38,14 @@ export async function peerSocket(socket: Socket): Promise<{ inode: string; uid: 
       const local = decodeProcAddress(f[1]!);
       const remote = decodeProcAddress(f[2]!);
       // The client's socket: its local end is the client's address, its remote end is ours.
-      if (local.port === remotePort && remote.port === localPort && canonical(local.address) === peer
-        && canonical(remote.address) === us && f[9] !== '0') return { inode: f[9]!, uid: Number(f[7]) };
+      if (
+        local.port === remotePort &&
+        remote.port === localPort &&
+        canonical(local.address) === peer &&
+        canonical(remote.address) === us &&
+        f[9] !== '0'
+      )
+        return { inode: f[9]!, uid: Number(f[7]) };
     }
   }
   return undefined;
@@ -65,7 +71,9 @@ async function groupMembers(leaders: readonly number[]): Promise<number[]> {
 
 async function childrenOf(pid: number): Promise<number[]> {
   const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
-  const lists = await Promise.all(tasks.map((t) => readFile(`/proc/${pid}/task/${t}/children`, 'utf8').catch(() => '')));
+  const lists = await Promise.all(
+    tasks.map((t) => readFile(`/proc/${pid}/task/${t}/children`, 'utf8').catch(() => '')),
+  );
   return lists.join(' ').split(/\s+/).filter(Boolean).map(Number);
 }
 

@@ -8,7 +8,11 @@ import { ClientSlots } from './client-slots.js';
 import { capPageRanges } from './pdf-page-cap.js';
 import type { PageRequest, PdfRequest } from './schemas/render.js';
 
-export interface AnonymousLimits { anonymousMaxTimeoutMs: number; anonymousConcurrencyPerIp: number; anonymousMaxPdfPages: number }
+export interface AnonymousLimits {
+  anonymousMaxTimeoutMs: number;
+  anonymousConcurrencyPerIp: number;
+  anonymousMaxPdfPages: number;
+}
 
 /** Nobody can know when the render in progress ends; a second is short enough for a person to retry. */
 const SLOT_RETRY_AFTER_SECONDS = 1;
@@ -30,7 +34,10 @@ export class AnonymousTier {
     if (!sent) return { ...req, timeout: this.limits.anonymousMaxTimeoutMs };
     const max = this.limits.anonymousMaxTimeoutMs;
     throw invalidRequest(`timeout is over ${max} ms, the limit without an API key`, [
-      { path: 'timeout', message: `at most ${max} without an API key (limits.anonymousMaxTimeoutMs); a key allows more` },
+      {
+        path: 'timeout',
+        message: `at most ${max} without an API key (limits.anonymousMaxTimeoutMs); a key allows more`,
+      },
     ]);
   }
 
@@ -39,8 +46,11 @@ export class AnonymousTier {
     const release = this.slots.tryTake(clientAddressKey(ip));
     if (!release) {
       const max = this.limits.anonymousConcurrencyPerIp;
-      throw rateLimited(SLOT_RETRY_AFTER_SECONDS, `Without an API key, ${max} render${max === 1 ? '' : 's'} at a time per client address: `
-        + 'wait for the one in progress to finish, or use an API key');
+      throw rateLimited(
+        SLOT_RETRY_AFTER_SECONDS,
+        `Without an API key, ${max} render${max === 1 ? '' : 's'} at a time per client address: ` +
+          'wait for the one in progress to finish, or use an API key',
+      );
     }
     try {
       return await render();
@@ -58,8 +68,10 @@ export class AnonymousTier {
   checkPdf(out: RenderOutput): void {
     const max = this.limits.anonymousMaxPdfPages;
     if ((out.pageCount ?? 0) > max) {
-      throw renderFailed(`the PDF would have more than ${max} pages, the limit without an API key (limits.anonymousMaxPdfPages); `
-        + 'an API key lifts it, or choose fewer pages with pageRanges');
+      throw renderFailed(
+        `the PDF would have more than ${max} pages, the limit without an API key (limits.anonymousMaxPdfPages); ` +
+          'an API key lifts it, or choose fewer pages with pageRanges',
+      );
     }
   }
 }

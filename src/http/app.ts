@@ -36,9 +36,16 @@ export interface AppDeps {
   readiness: Readiness;
   keys: ApiKeyStore;
   limits: {
-    maxBodyBytes: number; maxTimeoutMs: number; anonymousMaxBodyBytes: number; maxRetention: number; minIntervalSeconds: number;
-    anonymousMaxTimeoutMs: number; anonymousConcurrencyPerIp: number; anonymousMaxPdfPages: number;
-    maxFullPageHeight: number; maxImagePixels: number;
+    maxBodyBytes: number;
+    maxTimeoutMs: number;
+    anonymousMaxBodyBytes: number;
+    maxRetention: number;
+    minIntervalSeconds: number;
+    anonymousMaxTimeoutMs: number;
+    anonymousConcurrencyPerIp: number;
+    anonymousMaxPdfPages: number;
+    maxFullPageHeight: number;
+    maxImagePixels: number;
   };
   auth: { anonymous: boolean; publicOperations: boolean };
   rateLimit: { perKeyPerMinute: number; anonymousPerMinute: number };
@@ -82,6 +89,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(authenticate(deps.keys, deps.auth));
   app.use(rateLimit(deps.rateLimit));
   for (const router of routers) app.use(router.routes());
-  app.use((ctx) => { throw notFound(`no route for ${ctx.method} ${ctx.path}`); });
+  app.use((ctx) => {
+    throw notFound(`no route for ${ctx.method} ${ctx.path}`);
+  });
   return app;
 }

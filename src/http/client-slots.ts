@@ -18,7 +18,8 @@ export class ClientSlots {
       if (given) return;
       given = true;
       const now = (this.inUse.get(client) ?? 1) - 1;
-      if (now <= 0) this.inUse.delete(client); else this.inUse.set(client, now);
+      if (now <= 0) this.inUse.delete(client);
+      else this.inUse.set(client, now);
     };
   }
 

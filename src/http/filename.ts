@@ -3,7 +3,11 @@
 export function safeFilename(requested: string | undefined, fallback: string): string {
   const ext = fallback.slice(fallback.lastIndexOf('.'));
   // eslint-disable-next-line no-control-regex
-  const base = (requested ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f"]/g, '').trim();
+  const base = (requested ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim();
   if (!base || base === '.' || base === '..') return fallback;
   const accepted = ext === '.jpg' ? ['.jpg', '.jpeg'] : [ext];
   return accepted.some((e) => base.toLowerCase().endsWith(e)) ? base : `${base}${ext}`;

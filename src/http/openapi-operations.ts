@@ -10,7 +10,8 @@ export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'
   const out = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as JsonSchema;
   delete out.$schema;
   // A "#/$defs/..." reference would point into the OpenAPI document, not this schema: none may appear.
-  if ('$defs' in out || JSON.stringify(out).includes('"$ref"')) throw new Error('a request schema needs $defs; lift them into components');
+  if ('$defs' in out || JSON.stringify(out).includes('"$ref"'))
+    throw new Error('a request schema needs $defs; lift them into components');
   return out;
 }
 
@@ -22,14 +23,21 @@ export function queryParameters(schema: z.ZodType): JsonSchema[] {
   const required = new Set((json.required as string[] | undefined) ?? []);
   return Object.entries(propsOf(json)).map(([name, prop]) => {
     const { description, ...rest } = prop;
-    return { name, in: 'query', required: required.has(name), ...(description !== undefined && { description }), schema: rest };
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(description !== undefined && { description }),
+      schema: rest,
+    };
   });
 }
 
 // --- responses ------------------------------------------------------------------------------------
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-export const hdr = (...names: string[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+export const hdr = (...names: string[]) =>
+  Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 const BINARY = { type: 'string', format: 'binary' };
 export const binary = (...types: string[]) => Object.fromEntries(types.map((t) => [t, { schema: BINARY }]));
 export const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
@@ -38,14 +46,14 @@ const CODE_WHEN: Record<ErrorCode, string> = {
   invalid_request: 'the body or query failed validation; `details` lists `{path, message}` per field',
   unauthorized: 'missing, unknown or revoked API key where one is required',
   url_blocked: 'the target URL (or a redirect hop) is not allowed by the egress policy',
-  not_found: 'unknown id, or another key\'s resource',
-  conflict: 'the request conflicts with the resource\'s state',
+  not_found: "unknown id, or another key's resource",
+  conflict: "the request conflicts with the resource's state",
   gone: 'the job result expired (jobs.resultTtlHours) and was removed',
   payload_too_large: 'the body is over the limit',
   unsupported_media_type: 'the body is not of an accepted Content-Type',
   render_failed: 'the page could not be rendered',
   rate_limited: 'over the per-key or per-IP rate limit',
-  queue_full: 'the render queue (or the key\'s job queue) is full',
+  queue_full: "the render queue (or the key's job queue) is full",
   internal: 'a bug: the message is generic, the cause is in the log under the request id',
   unavailable: 'shutting down, or the browser cannot be started',
   render_timeout: 'the render exceeded its timeout',
@@ -58,11 +66,16 @@ export function errors(codes: ErrorCode[], why: Partial<Record<ErrorCode, string
     const status = String(ERROR_STATUS[code]);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  return Object.fromEntries([...byStatus].map(([status, list]) => [status, {
-    description: list.map((c) => `\`${c}\`: ${why[c] ?? CODE_WHEN[c]}`).join('; '),
-    headers: hdr('X-Request-Id', ...(status === '429' ? ['Retry-After'] : [])),
-    content: json({ allOf: [ref('Error'), { properties: { error: { properties: { code: { enum: list } } } } }] }),
-  }]));
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      status,
+      {
+        description: list.map((c) => `\`${c}\`: ${why[c] ?? CODE_WHEN[c]}`).join('; '),
+        headers: hdr('X-Request-Id', ...(status === '429' ? ['Retry-After'] : [])),
+        content: json({ allOf: [ref('Error'), { properties: { error: { properties: { code: { enum: list } } } } }] }),
+      },
+    ]),
+  );
 }
 
 export type Access = 'key' | 'anonymous' | 'public';
@@ -88,10 +101,28 @@ interface Op {
 
 export function operation(op: Op): JsonSchema {
   const rateLimited = op.access !== 'public';
-  const responses = Object.fromEntries(Object.entries(op.responses).map(([status, r]) => [status,
-    status.startsWith('2') ? { ...r, headers: { ...hdr('X-Request-Id', ...(rateLimited ? ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] : [])), ...(r.headers as object) } } : r]));
+  const responses = Object.fromEntries(
+    Object.entries(op.responses).map(([status, r]) => [
+      status,
+      status.startsWith('2')
+        ? {
+            ...r,
+            headers: {
+              ...hdr(
+                'X-Request-Id',
+                ...(rateLimited ? ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] : []),
+              ),
+              ...(r.headers as object),
+            },
+          }
+        : r,
+    ]),
+  );
   return {
-    operationId: op.id, summary: op.summary, ...(op.description && { description: op.description }), tags: [op.tag],
+    operationId: op.id,
+    summary: op.summary,
+    ...(op.description && { description: op.description }),
+    tags: [op.tag],
     ...(SECURITY[op.access] && { security: SECURITY[op.access] }),
     ...(op.parameters?.length && { parameters: op.parameters }),
     ...(op.requestBody && { requestBody: op.requestBody }),
@@ -99,4 +130,10 @@ export function operation(op: Op): JsonSchema {
   };
 }
 
-export const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, description: `The ${what}'s id`, schema: { type: 'string' } });
+export const idParam = (what: string) => ({
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: `The ${what}'s id`,
+  schema: { type: 'string' },
+});

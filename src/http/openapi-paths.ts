@@ -5,7 +5,16 @@ import { anonymousBodyLimit, type Config } from '../config.js';
 import type { ErrorCode } from '../errors.js';
 import { listOf, type JsonSchema } from './openapi-schemas.js';
 import {
-  API_ERRORS, binary, errors, hdr, idParam, json, operation, PAGE_ERRORS, queryParameters, ref,
+  API_ERRORS,
+  binary,
+  errors,
+  hdr,
+  idParam,
+  json,
+  operation,
+  PAGE_ERRORS,
+  queryParameters,
+  ref,
 } from './openapi-operations.js';
 import { deliveryListQuery, jobListQuery, pagingQuery } from './schemas/lists.js';
 
@@ -15,7 +24,9 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
   const anonBody = anonymousBodyLimit(config.limits);
   // /api/status and /metrics: open (a key that is sent is checked) or keyed, as auth.publicOperations says.
   const operationsAccess = config.auth.publicOperations ? 'anonymous' : 'key';
-  const operationsUnauthorized = config.auth.publicOperations ? 'a key was sent but is unknown or revoked' : 'no key, or an unknown or revoked one';
+  const operationsUnauthorized = config.auth.publicOperations
+    ? 'a key was sent but is unknown or revoked'
+    : 'no key, or an unknown or revoked one';
 
   const renderBody = (schemaName: string) => ({
     required: true,
@@ -26,74 +37,142 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
     },
   });
   const idempotencyKey = {
-    name: 'Idempotency-Key', in: 'header', required: false,
-    description: 'Async only: the same key and request within 24 h answers 200 with the same job; another request under it 409',
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Async only: the same key and request within 24 h answers 200 with the same job; another request under it 409',
     schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
   };
-  const renderErrors = errors([
-    'invalid_request', 'unauthorized', 'url_blocked', 'conflict', 'payload_too_large', 'unsupported_media_type', 'render_failed',
-    'rate_limited', 'queue_full', 'internal', 'unavailable', 'render_timeout',
-  ], {
-    unauthorized: anonymous ? 'a key was sent but is unknown or revoked, or "async" without a key' : 'missing, unknown or revoked API key',
-    conflict: 'the Idempotency-Key was used with a different request',
-    payload_too_large: `the body is over ${config.limits.maxBodyBytes} bytes${anonymous ? ` (${anonBody} without a key)` : ''}`,
-    unsupported_media_type: 'the body is neither application/json nor text/html',
-    render_failed: 'navigation error, main document status >= 400 with failOnHttpError, waitForSelector never matched, selector not found',
-    queue_full: `more than render.queueSize (${config.render.queueSize}) renders waiting, or jobs.maxQueuedPerKey (${config.jobs.maxQueuedPerKey}) async jobs`,
-  });
-  const renderOp = (id: string, schemaName: string, summary: string, types: string[], extraHeaders: string[]) => operation({
-    id, summary, tag: 'Rendering', access: anonymous ? 'anonymous' : 'key',
-    description: `Synchronous by default: the answer is the output. With "async": true (API key required) the answer is 202 with a job. ${anonymous ? `Without a key: synchronous only, bodies up to ${anonBody} bytes, ${config.rateLimit.anonymousPerMinute} requests a minute per IP.` : ''}`.trim(),
-    parameters: [idempotencyKey],
-    requestBody: renderBody(schemaName),
-    responses: {
-      200: {
-        description: 'The output (or, with "response": "json", JSON with base64 data; for a repeated Idempotency-Key, the earlier job)',
-        headers: hdr('Content-Disposition', 'X-Render-Ms', 'X-Final-Url', ...extraHeaders),
-        content: { ...binary(...types), ...json({ anyOf: [ref('RenderJson'), ref('Job')] }) },
-      },
-      202: { description: 'Async: the job was queued', headers: hdr('Location'), content: json(ref('Job')) },
-      ...renderErrors,
+  const renderErrors = errors(
+    [
+      'invalid_request',
+      'unauthorized',
+      'url_blocked',
+      'conflict',
+      'payload_too_large',
+      'unsupported_media_type',
+      'render_failed',
+      'rate_limited',
+      'queue_full',
+      'internal',
+      'unavailable',
+      'render_timeout',
+    ],
+    {
+      unauthorized: anonymous
+        ? 'a key was sent but is unknown or revoked, or "async" without a key'
+        : 'missing, unknown or revoked API key',
+      conflict: 'the Idempotency-Key was used with a different request',
+      payload_too_large: `the body is over ${config.limits.maxBodyBytes} bytes${anonymous ? ` (${anonBody} without a key)` : ''}`,
+      unsupported_media_type: 'the body is neither application/json nor text/html',
+      render_failed:
+        'navigation error, main document status >= 400 with failOnHttpError, waitForSelector never matched, selector not found',
+      queue_full: `more than render.queueSize (${config.render.queueSize}) renders waiting, or jobs.maxQueuedPerKey (${config.jobs.maxQueuedPerKey}) async jobs`,
     },
-  });
+  );
+  const renderOp = (id: string, schemaName: string, summary: string, types: string[], extraHeaders: string[]) =>
+    operation({
+      id,
+      summary,
+      tag: 'Rendering',
+      access: anonymous ? 'anonymous' : 'key',
+      description:
+        `Synchronous by default: the answer is the output. With "async": true (API key required) the answer is 202 with a job. ${anonymous ? `Without a key: synchronous only, bodies up to ${anonBody} bytes, ${config.rateLimit.anonymousPerMinute} requests a minute per IP.` : ''}`.trim(),
+      parameters: [idempotencyKey],
+      requestBody: renderBody(schemaName),
+      responses: {
+        200: {
+          description:
+            'The output (or, with "response": "json", JSON with base64 data; for a repeated Idempotency-Key, the earlier job)',
+          headers: hdr('Content-Disposition', 'X-Render-Ms', 'X-Final-Url', ...extraHeaders),
+          content: { ...binary(...types), ...json({ anyOf: [ref('RenderJson'), ref('Job')] }) },
+        },
+        202: { description: 'Async: the job was queued', headers: hdr('Location'), content: json(ref('Job')) },
+        ...renderErrors,
+      },
+    });
 
-  const keyed = (codes: ErrorCode[], why?: Partial<Record<ErrorCode, string>>) => errors([...codes, ...API_ERRORS], why);
+  const keyed = (codes: ErrorCode[], why?: Partial<Record<ErrorCode, string>>) =>
+    errors([...codes, ...API_ERRORS], why);
   const list = (item: string) => ({ description: 'A page, newest first', content: json(listOf(item)) });
   const one = (name: string, description: string) => ({ description, content: json(ref(name)) });
   const jsonBody = (schema: JsonSchema) => ({ required: true, content: { 'application/json': { schema } } });
   const bodyErrors: ErrorCode[] = ['invalid_request', 'payload_too_large', 'unsupported_media_type'];
   const page = (id: string, summary: string) => ({
     get: operation({
-      id, summary, tag: 'Pages', access: 'public',
-      responses: { 200: { description: 'An HTML page (strict Content-Security-Policy, no inline script)', content: { 'text/html': { schema: { type: 'string' } } } }, ...errors(PAGE_ERRORS) },
+      id,
+      summary,
+      tag: 'Pages',
+      access: 'public',
+      responses: {
+        200: {
+          description: 'An HTML page (strict Content-Security-Policy, no inline script)',
+          content: { 'text/html': { schema: { type: 'string' } } },
+        },
+        ...errors(PAGE_ERRORS),
+      },
     }),
   });
 
   const paths: Record<string, Record<string, unknown>> = {
-    '/api/pdf': { post: renderOp('renderPdf', 'PdfRequest', 'Render a page to PDF', ['application/pdf'], ['X-Page-Count']) },
-    '/api/image': { post: renderOp('renderImage', 'ImageRequest', 'Render a page to an image', ['image/png', 'image/jpeg', 'image/webp'], ['X-Truncated']) },
+    '/api/pdf': {
+      post: renderOp('renderPdf', 'PdfRequest', 'Render a page to PDF', ['application/pdf'], ['X-Page-Count']),
+    },
+    '/api/image': {
+      post: renderOp(
+        'renderImage',
+        'ImageRequest',
+        'Render a page to an image',
+        ['image/png', 'image/jpeg', 'image/webp'],
+        ['X-Truncated'],
+      ),
+    },
 
     '/api/jobs': {
       get: operation({
-        id: 'listJobs', summary: 'List the key\'s async jobs', tag: 'Jobs', access: 'key',
-        parameters: queryParameters(jobListQuery), responses: { 200: list('Job'), ...keyed(['invalid_request']) },
+        id: 'listJobs',
+        summary: "List the key's async jobs",
+        tag: 'Jobs',
+        access: 'key',
+        parameters: queryParameters(jobListQuery),
+        responses: { 200: list('Job'), ...keyed(['invalid_request']) },
       }),
     },
     '/api/jobs/{id}': {
       parameters: [idParam('job')],
-      get: operation({ id: 'getJob', summary: 'Get a job', tag: 'Jobs', access: 'key', responses: { 200: one('Job', 'The job'), ...keyed(['not_found']) } }),
+      get: operation({
+        id: 'getJob',
+        summary: 'Get a job',
+        tag: 'Jobs',
+        access: 'key',
+        responses: { 200: one('Job', 'The job'), ...keyed(['not_found']) },
+      }),
       delete: operation({
-        id: 'cancelJob', summary: 'Cancel a queued or running job', tag: 'Jobs', access: 'key',
-        responses: { 200: one('Job', 'The canceled job'), ...keyed(['not_found', 'conflict'], { conflict: 'the job has already finished' }) },
+        id: 'cancelJob',
+        summary: 'Cancel a queued or running job',
+        tag: 'Jobs',
+        access: 'key',
+        responses: {
+          200: one('Job', 'The canceled job'),
+          ...keyed(['not_found', 'conflict'], { conflict: 'the job has already finished' }),
+        },
       }),
     },
     '/api/jobs/{id}/result': {
       parameters: [idParam('job')],
       get: operation({
-        id: 'getJobResult', summary: 'Download a job\'s result', tag: 'Jobs', access: 'key',
+        id: 'getJobResult',
+        summary: "Download a job's result",
+        tag: 'Jobs',
+        access: 'key',
         description: `Kept for jobs.resultTtlHours (${config.jobs.resultTtlHours} h), then 410.`,
         responses: {
-          200: { description: 'The output', headers: hdr('Content-Disposition'), content: binary('application/pdf', 'image/png', 'image/jpeg', 'image/webp') },
+          200: {
+            description: 'The output',
+            headers: hdr('Content-Disposition'),
+            content: binary('application/pdf', 'image/png', 'image/jpeg', 'image/webp'),
+          },
           ...keyed(['not_found', 'gone'], { not_found: 'unknown job, or it has not succeeded' }),
         },
       }),
@@ -101,80 +180,141 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
 
     '/api/monitors': {
       post: operation({
-        id: 'createMonitor', summary: 'Create a monitor', tag: 'Monitors', access: 'key', requestBody: jsonBody(ref('MonitorCreate')),
+        id: 'createMonitor',
+        summary: 'Create a monitor',
+        tag: 'Monitors',
+        access: 'key',
+        requestBody: jsonBody(ref('MonitorCreate')),
         responses: {
           201: { description: 'Created', headers: hdr('Location'), content: json(ref('Monitor')) },
-          ...keyed([...bodyErrors, 'url_blocked', 'conflict'], { conflict: `the key already has monitors.maxPerKey (${config.monitors.maxPerKey}) monitors` }),
+          ...keyed([...bodyErrors, 'url_blocked', 'conflict'], {
+            conflict: `the key already has monitors.maxPerKey (${config.monitors.maxPerKey}) monitors`,
+          }),
         },
       }),
       get: operation({
-        id: 'listMonitors', summary: 'List the key\'s monitors', tag: 'Monitors', access: 'key',
-        parameters: queryParameters(pagingQuery), responses: { 200: list('Monitor'), ...keyed(['invalid_request']) },
+        id: 'listMonitors',
+        summary: "List the key's monitors",
+        tag: 'Monitors',
+        access: 'key',
+        parameters: queryParameters(pagingQuery),
+        responses: { 200: list('Monitor'), ...keyed(['invalid_request']) },
       }),
     },
     '/api/monitors/{id}': {
       parameters: [idParam('monitor')],
-      get: operation({ id: 'getMonitor', summary: 'Get a monitor', tag: 'Monitors', access: 'key', responses: { 200: one('Monitor', 'The monitor'), ...keyed(['not_found']) } }),
+      get: operation({
+        id: 'getMonitor',
+        summary: 'Get a monitor',
+        tag: 'Monitors',
+        access: 'key',
+        responses: { 200: one('Monitor', 'The monitor'), ...keyed(['not_found']) },
+      }),
       patch: operation({
-        id: 'updateMonitor', summary: 'Change a monitor (JSON Merge Patch)', tag: 'Monitors', access: 'key', requestBody: jsonBody(ref('MonitorPatch')),
-        responses: { 200: one('Monitor', 'The changed monitor'), ...keyed([...bodyErrors, 'url_blocked', 'not_found']) },
+        id: 'updateMonitor',
+        summary: 'Change a monitor (JSON Merge Patch)',
+        tag: 'Monitors',
+        access: 'key',
+        requestBody: jsonBody(ref('MonitorPatch')),
+        responses: {
+          200: one('Monitor', 'The changed monitor'),
+          ...keyed([...bodyErrors, 'url_blocked', 'not_found']),
+        },
       }),
       delete: operation({
-        id: 'deleteMonitor', summary: 'Delete a monitor with its captures and files', tag: 'Monitors', access: 'key',
+        id: 'deleteMonitor',
+        summary: 'Delete a monitor with its captures and files',
+        tag: 'Monitors',
+        access: 'key',
         responses: { 204: { description: 'Deleted' }, ...keyed(['not_found']) },
       }),
     },
     '/api/monitors/{id}/run': {
       parameters: [idParam('monitor')],
       post: operation({
-        id: 'runMonitor', summary: 'Capture now', tag: 'Monitors', access: 'key',
+        id: 'runMonitor',
+        summary: 'Capture now',
+        tag: 'Monitors',
+        access: 'key',
         description: 'Queues a capture (also for a paused monitor). While one is pending, answers that one.',
-        responses: { 202: { description: 'Queued', headers: hdr('Location'), content: json(ref('RunAccepted')) }, ...keyed(['not_found']) },
+        responses: {
+          202: { description: 'Queued', headers: hdr('Location'), content: json(ref('RunAccepted')) },
+          ...keyed(['not_found']),
+        },
       }),
     },
     '/api/monitors/{id}/captures': {
       parameters: [idParam('monitor')],
       get: operation({
-        id: 'listCaptures', summary: 'A monitor\'s captures', tag: 'Monitors', access: 'key',
-        parameters: queryParameters(pagingQuery), responses: { 200: list('Capture'), ...keyed(['invalid_request', 'not_found']) },
+        id: 'listCaptures',
+        summary: "A monitor's captures",
+        tag: 'Monitors',
+        access: 'key',
+        parameters: queryParameters(pagingQuery),
+        responses: { 200: list('Capture'), ...keyed(['invalid_request', 'not_found']) },
       }),
     },
     '/api/captures/{id}': {
       parameters: [idParam('capture')],
-      get: operation({ id: 'getCapture', summary: 'Get a capture', tag: 'Monitors', access: 'key', responses: { 200: one('Capture', 'The capture'), ...keyed(['not_found']) } }),
+      get: operation({
+        id: 'getCapture',
+        summary: 'Get a capture',
+        tag: 'Monitors',
+        access: 'key',
+        responses: { 200: one('Capture', 'The capture'), ...keyed(['not_found']) },
+      }),
     },
     '/api/captures/{id}/image': {
       parameters: [idParam('capture')],
       get: operation({
-        id: 'getCaptureImage', summary: 'The captured image', tag: 'Monitors', access: 'key',
+        id: 'getCaptureImage',
+        summary: 'The captured image',
+        tag: 'Monitors',
+        access: 'key',
         responses: { 200: { description: 'PNG', content: binary('image/png') }, ...keyed(['not_found']) },
       }),
     },
     '/api/captures/{id}/diff': {
       parameters: [idParam('capture')],
       get: operation({
-        id: 'getCaptureDiff', summary: 'The diff image: changed pixels in red', tag: 'Monitors', access: 'key',
-        responses: { 200: { description: 'PNG', content: binary('image/png') }, ...keyed(['not_found'], { not_found: 'unknown capture, or no pixel differed' }) },
+        id: 'getCaptureDiff',
+        summary: 'The diff image: changed pixels in red',
+        tag: 'Monitors',
+        access: 'key',
+        responses: {
+          200: { description: 'PNG', content: binary('image/png') },
+          ...keyed(['not_found'], { not_found: 'unknown capture, or no pixel differed' }),
+        },
       }),
     },
 
     '/api/webhook-deliveries': {
       get: operation({
-        id: 'listDeliveries', summary: 'The webhook delivery log', tag: 'Webhooks', access: 'key',
-        parameters: queryParameters(deliveryListQuery), responses: { 200: list('Delivery'), ...keyed(['invalid_request']) },
+        id: 'listDeliveries',
+        summary: 'The webhook delivery log',
+        tag: 'Webhooks',
+        access: 'key',
+        parameters: queryParameters(deliveryListQuery),
+        responses: { 200: list('Delivery'), ...keyed(['invalid_request']) },
       }),
     },
     '/api/webhook-deliveries/{id}': {
       parameters: [idParam('delivery')],
       get: operation({
-        id: 'getDelivery', summary: 'A delivery with every attempt', tag: 'Webhooks', access: 'key',
+        id: 'getDelivery',
+        summary: 'A delivery with every attempt',
+        tag: 'Webhooks',
+        access: 'key',
         responses: { 200: one('DeliveryDetail', 'The delivery and its history'), ...keyed(['not_found']) },
       }),
     },
     '/api/webhook-deliveries/{id}/redeliver': {
       parameters: [idParam('delivery')],
       post: operation({
-        id: 'redeliver', summary: 'Send a delivery again now', tag: 'Webhooks', access: 'key',
+        id: 'redeliver',
+        summary: 'Send a delivery again now',
+        tag: 'Webhooks',
+        access: 'key',
         description: 'Works on pending, failed and succeeded deliveries; the retry schedule starts over.',
         responses: { 202: one('Delivery', 'Due now'), ...keyed(['not_found']) },
       }),
@@ -182,33 +322,69 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
 
     '/api/status': {
       get: operation({
-        id: 'getStatus', summary: 'The service\'s figures (what /status shows)', tag: 'Operations', access: operationsAccess,
-        description: operationsAccess === 'anonymous' ? 'Public: no key needed (a key that is sent must be valid).' : 'Needs an API key (auth.publicOperations is false here).',
-        responses: { 200: one('Status', 'Aggregate figures'), ...errors(['unauthorized', 'rate_limited', ...PAGE_ERRORS], { unauthorized: operationsUnauthorized }) },
+        id: 'getStatus',
+        summary: "The service's figures (what /status shows)",
+        tag: 'Operations',
+        access: operationsAccess,
+        description:
+          operationsAccess === 'anonymous'
+            ? 'Public: no key needed (a key that is sent must be valid).'
+            : 'Needs an API key (auth.publicOperations is false here).',
+        responses: {
+          200: one('Status', 'Aggregate figures'),
+          ...errors(['unauthorized', 'rate_limited', ...PAGE_ERRORS], { unauthorized: operationsUnauthorized }),
+        },
       }),
     },
     '/health': {
       get: operation({
-        id: 'health', summary: 'Liveness: 200 while the process runs', tag: 'Operations', access: 'public',
+        id: 'health',
+        summary: 'Liveness: 200 while the process runs',
+        tag: 'Operations',
+        access: 'public',
         responses: { 200: one('Health', 'Running'), ...errors(['internal']) },
       }),
     },
     '/ready': {
       get: operation({
-        id: 'ready', summary: 'Readiness: the database and the browser are usable', tag: 'Operations', access: 'public',
-        responses: { 200: one('Ready', 'Ready'), ...errors(['internal', 'unavailable'], { unavailable: 'not ready (details name the failing checks and, when Chromium\'s sandbox cannot start, why and the fix) or shutting down' }) },
+        id: 'ready',
+        summary: 'Readiness: the database and the browser are usable',
+        tag: 'Operations',
+        access: 'public',
+        responses: {
+          200: one('Ready', 'Ready'),
+          ...errors(['internal', 'unavailable'], {
+            unavailable:
+              "not ready (details name the failing checks and, when Chromium's sandbox cannot start, why and the fix) or shutting down",
+          }),
+        },
       }),
     },
     '/metrics': {
       get: operation({
-        id: 'metrics', summary: 'Prometheus metrics', tag: 'Operations', access: operationsAccess,
-        description: operationsAccess === 'anonymous' ? 'Public: no key needed (a key that is sent must be valid).' : 'Needs an API key (auth.publicOperations is false here): Prometheus sends it with `authorization: {credentials: <key>}`.',
-        responses: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errors(['unauthorized', 'rate_limited', ...PAGE_ERRORS], { unauthorized: operationsUnauthorized }) },
+        id: 'metrics',
+        summary: 'Prometheus metrics',
+        tag: 'Operations',
+        access: operationsAccess,
+        description:
+          operationsAccess === 'anonymous'
+            ? 'Public: no key needed (a key that is sent must be valid).'
+            : 'Needs an API key (auth.publicOperations is false here): Prometheus sends it with `authorization: {credentials: <key>}`.',
+        responses: {
+          200: {
+            description: 'Prometheus text exposition format',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          ...errors(['unauthorized', 'rate_limited', ...PAGE_ERRORS], { unauthorized: operationsUnauthorized }),
+        },
       }),
     },
     '/openapi.json': {
       get: operation({
-        id: 'openapi', summary: 'This document', tag: 'Operations', access: 'public',
+        id: 'openapi',
+        summary: 'This document',
+        tag: 'Operations',
+        access: 'public',
         responses: { 200: { description: 'OpenAPI 3.1', content: json({ type: 'object' }) }, ...errors(PAGE_ERRORS) },
       }),
     },
@@ -219,10 +395,27 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
     '/docs': page('docsPage', 'The documentation'),
     '/assets/{file}': {
       get: operation({
-        id: 'asset', summary: 'A stylesheet, script or image of the pages', tag: 'Pages', access: 'public',
-        parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]*\\.(css|js|svg)$' } }],
+        id: 'asset',
+        summary: 'A stylesheet, script or image of the pages',
+        tag: 'Pages',
+        access: 'public',
+        parameters: [
+          {
+            name: 'file',
+            in: 'path',
+            required: true,
+            schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]*\\.(css|js|svg)$' },
+          },
+        ],
         responses: {
-          200: { description: 'The file', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } }, 'image/svg+xml': { schema: { type: 'string' } } } },
+          200: {
+            description: 'The file',
+            content: {
+              'text/css': { schema: { type: 'string' } },
+              'text/javascript': { schema: { type: 'string' } },
+              'image/svg+xml': { schema: { type: 'string' } },
+            },
+          },
           ...errors(['not_found', ...PAGE_ERRORS], { not_found: 'no such asset' }),
         },
       }),

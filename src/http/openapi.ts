@@ -21,12 +21,18 @@ function annotate(schema: JsonSchema, notes: Record<string, JsonSchema>): JsonSc
   return schema;
 }
 
-const urlNote = (description: string, example?: string): JsonSchema =>
-  ({ format: 'uri', description, ...(example && { examples: [example] }) });
+const urlNote = (description: string, example?: string): JsonSchema => ({
+  format: 'uri',
+  description,
+  ...(example && { examples: [example] }),
+});
 
 function renderRequestSchema(schema: z.ZodType): JsonSchema {
   return annotate(toJsonSchema(schema), {
-    url: urlNote('Address of the page to render: an absolute http or https URL. Exactly one of url or html.', 'https://example.com'),
+    url: urlNote(
+      'Address of the page to render: an absolute http or https URL. Exactly one of url or html.',
+      'https://example.com',
+    ),
     html: { description: 'HTML to render. Exactly one of url or html.', examples: ['<h1>Hello</h1>'] },
     baseUrl: urlNote('Resolves relative links in html (html only)'),
     webhookUrl: urlNote('Told of the async job\'s end (job.succeeded / job.failed); needs "async": true'),
@@ -37,14 +43,20 @@ function renderRequestSchema(schema: z.ZodType): JsonSchema {
 
 export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
   const limits = {
-    maxTimeoutMs: config.limits.maxTimeoutMs, maxRetention: config.monitors.maxRetention, minIntervalSeconds: config.monitors.minIntervalSeconds,
-    maxFullPageHeight: config.limits.maxFullPageHeight, maxImagePixels: config.limits.maxImagePixels,
+    maxTimeoutMs: config.limits.maxTimeoutMs,
+    maxRetention: config.monitors.maxRetention,
+    minIntervalSeconds: config.monitors.minIntervalSeconds,
+    maxFullPageHeight: config.limits.maxFullPageHeight,
+    maxImagePixels: config.limits.maxImagePixels,
   };
 
   const image = imageRequestSchema(limits);
   const pdf = pdfRequestSchema(limits);
   const monitor = monitorSchema(limits);
-  const ImageRequest = { ...renderRequestSchema(image), description: 'POST /api/image: a page to a PNG, JPEG or WebP image' };
+  const ImageRequest = {
+    ...renderRequestSchema(image),
+    description: 'POST /api/image: a page to a PNG, JPEG or WebP image',
+  };
   const PdfRequest = { ...renderRequestSchema(pdf), description: 'POST /api/pdf: a page to a PDF' };
 
   const MonitorCreate = annotate(toJsonSchema(monitor), {
@@ -58,8 +70,11 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
   // A JSON Merge Patch: any subset of the fields; null removes a field (its default applies again).
   const MonitorPatch: JsonSchema = {
     type: 'object',
-    description: 'A JSON Merge Patch (RFC 7396) of the monitor: objects merge key by key, null removes a key. The merged monitor is validated as a create is.',
-    properties: Object.fromEntries(Object.entries(propsOf(MonitorCreate)).map(([name, p]) => [name, { anyOf: [p, { type: 'null' }] }])),
+    description:
+      'A JSON Merge Patch (RFC 7396) of the monitor: objects merge key by key, null removes a key. The merged monitor is validated as a create is.',
+    properties: Object.fromEntries(
+      Object.entries(propsOf(MonitorCreate)).map(([name, p]) => [name, { anyOf: [p, { type: 'null' }] }]),
+    ),
     additionalProperties: false,
   };
   const monitorOut = toJsonSchema(monitor, 'output');
@@ -67,14 +82,23 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
     ...monitorOut,
     description: 'A monitor as stored: its settings with every default filled in, and its state',
     properties: {
-      id: { type: 'string' }, ...propsOf(monitorOut),
-      createdAt: { type: 'string', format: 'date-time' }, updatedAt: { type: 'string', format: 'date-time' },
-      lastRunAt: { type: 'string', format: 'date-time' }, nextRunAt: { type: 'string', format: 'date-time' },
+      id: { type: 'string' },
+      ...propsOf(monitorOut),
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      lastRunAt: { type: 'string', format: 'date-time' },
+      nextRunAt: { type: 'string', format: 'date-time' },
       lastStatus: { type: 'string', enum: ['baseline', 'unchanged', 'changed', 'failed'] },
       lastChangeAt: { type: 'string', format: 'date-time' },
       skippedRuns: { type: 'integer', description: 'Ticks skipped because the previous capture was still pending' },
     },
-    required: ['id', ...((monitorOut.required as string[] | undefined) ?? []).filter((n) => n !== 'name'), 'createdAt', 'updatedAt', 'skippedRuns'],
+    required: [
+      'id',
+      ...((monitorOut.required as string[] | undefined) ?? []).filter((n) => n !== 'name'),
+      'createdAt',
+      'updatedAt',
+      'skippedRuns',
+    ],
   };
 
   const paths = buildPaths(config);
@@ -84,8 +108,9 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
     info: {
       title: 'Pagewatch API',
       version: PACKAGE_VERSION,
-      description: 'Render web pages to PDF and images, as async jobs with signed webhooks, and watch pages change. '
-        + 'Human documentation: /docs. Every error is `{"error": {"code", "message", "details"?}, "requestId"}`.',
+      description:
+        'Render web pages to PDF and images, as async jobs with signed webhooks, and watch pages change. ' +
+        'Human documentation: /docs. Every error is `{"error": {"code", "message", "details"?}, "requestId"}`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: config.publicUrl.replace(/\/+$/, '') || '/' }],
@@ -102,7 +127,11 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
     webhooks: captureWebhooks(),
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer pw_live_… (keys are made with `pagewatch keys create`)' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Authorization: Bearer pw_live_… (keys are made with `pagewatch keys create`)',
+        },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same key in X-API-Key' },
       },
       schemas: { ImageRequest, PdfRequest, MonitorCreate, MonitorPatch, Monitor, ...RESPONSE_SCHEMAS },
@@ -121,21 +150,31 @@ function captureWebhooks(): Record<string, JsonSchema> {
     'capture.completed': 'Every successful capture; notify includes "capture"',
     'capture.failed': 'A capture failed for good; notify includes "failure"',
   };
-  return Object.fromEntries(Object.entries(events).map(([type, summary]) => [type, {
-    post: {
-      summary,
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object', required: ['type', 'timestamp', 'data'],
-              properties: { type: { const: type }, timestamp: { type: 'string', format: 'date-time' }, data: ref('CaptureEvent') },
+  return Object.fromEntries(
+    Object.entries(events).map(([type, summary]) => [
+      type,
+      {
+        post: {
+          summary,
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['type', 'timestamp', 'data'],
+                  properties: {
+                    type: { const: type },
+                    timestamp: { type: 'string', format: 'date-time' },
+                    data: ref('CaptureEvent'),
+                  },
+                },
+              },
             },
           },
+          responses: { '2XX': { description: 'Received; any other answer (or none within the timeout) is retried' } },
         },
       },
-      responses: { '2XX': { description: 'Received; any other answer (or none within the timeout) is retried' } },
-    },
-  }]));
+    ]),
+  );
 }

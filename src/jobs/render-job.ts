@@ -25,10 +25,18 @@ export class RenderJobRunner implements JobRunner {
     if (signal.aborted) return;
     await this.results.put(key, out.bytes);
     const now = new Date();
-    const recorded = this.queue.succeed(job, owner, {
-      key, contentType: out.contentType, bytes: out.bytes.length, expiresAt: new Date(now.getTime() + this.resultTtlMs).toISOString(),
-      meta: { renderMs: out.renderMs, finalUrl: out.finalUrl, pageCount: out.pageCount, truncated: out.truncated },
-    }, now);
+    const recorded = this.queue.succeed(
+      job,
+      owner,
+      {
+        key,
+        contentType: out.contentType,
+        bytes: out.bytes.length,
+        expiresAt: new Date(now.getTime() + this.resultTtlMs).toISOString(),
+        meta: { renderMs: out.renderMs, finalUrl: out.finalUrl, pageCount: out.pageCount, truncated: out.truncated },
+      },
+      now,
+    );
     if (recorded) this.onEvent();
     else await this.results.remove(key); // canceled or taken over while it rendered: not this try's result
   }

@@ -49,7 +49,10 @@ export class JobService {
     return job;
   }
 
-  list(keyId: string, query: { status?: JobStatus; limit: number; before?: { createdAt: string; id: string } }): JobRecord[] {
+  list(
+    keyId: string,
+    query: { status?: JobStatus; limit: number; before?: { createdAt: string; id: string } },
+  ): JobRecord[] {
     return this.jobs.list(keyId, query);
   }
 

@@ -40,7 +40,11 @@ export class Sweeper {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => { this.running ??= this.sweep().finally(() => { this.running = undefined; }); }, this.intervalMs);
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep().finally(() => {
+        this.running = undefined;
+      });
+    }, this.intervalMs);
     this.timer.unref();
   }
 
@@ -54,7 +58,11 @@ export class Sweeper {
   async sweep(now = new Date()): Promise<void> {
     try {
       let removed = 0;
-      for (let batch = this.jobs.expiredResults(now, BATCH); batch.length; batch = this.jobs.expiredResults(now, BATCH)) {
+      for (
+        let batch = this.jobs.expiredResults(now, BATCH);
+        batch.length;
+        batch = this.jobs.expiredResults(now, BATCH)
+      ) {
         for (const job of batch) {
           await this.results.remove(job.result!.key);
           this.jobs.markResultRemoved(job.id, now);
@@ -64,7 +72,11 @@ export class Sweeper {
       const keys = this.idempotency.sweep(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));
       const finishedBefore = new Date(now.getTime() - CAPTURE_JOB_KEEP_MS);
       let captureJobs = 0;
-      for (let n = this.jobs.deleteFinishedCaptures(finishedBefore, BATCH); n > 0; n = this.jobs.deleteFinishedCaptures(finishedBefore, BATCH)) {
+      for (
+        let n = this.jobs.deleteFinishedCaptures(finishedBefore, BATCH);
+        n > 0;
+        n = this.jobs.deleteFinishedCaptures(finishedBefore, BATCH)
+      ) {
         captureJobs += n;
       }
       const old = await this.removeOldRecords(now);
@@ -85,12 +97,20 @@ export class Sweeper {
     const before = new Date(now.getTime() - this.records.ttlMs);
     const { store } = this.records;
     let jobs = 0;
-    for (let batch = store.oldJobs(before, BATCH); batch.length && !this.stopping; batch = store.oldJobs(before, BATCH)) {
+    for (
+      let batch = store.oldJobs(before, BATCH);
+      batch.length && !this.stopping;
+      batch = store.oldJobs(before, BATCH)
+    ) {
       for (const job of batch) if (job.resultKey) await this.results.remove(job.resultKey);
       jobs += store.deleteJobs(batch.map((job) => job.id));
     }
     let deliveries = 0;
-    for (let n = store.deleteOldDeliveries(before, BATCH); n > 0 && !this.stopping; n = store.deleteOldDeliveries(before, BATCH)) {
+    for (
+      let n = store.deleteOldDeliveries(before, BATCH);
+      n > 0 && !this.stopping;
+      n = store.deleteOldDeliveries(before, BATCH)
+    ) {
       deliveries += n;
     }
     return { jobs, deliveries };

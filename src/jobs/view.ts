@@ -29,12 +29,16 @@ export function jobView(job: JobRecord, now = new Date()): JobView {
     attempts: job.attempts,
     // A job that was retried keeps its last error while queued again; it shows once the job failed.
     ...(job.error && job.status === 'failed' && { error: job.error }),
-    ...(job.result && job.status === 'succeeded' && {
-      result: {
-        url: resultUrl(job), contentType: job.result.contentType, bytes: job.result.bytes, expiresAt: job.result.expiresAt,
-        expired: job.result.removed || job.result.expiresAt <= now.toISOString(),
-      },
-    }),
+    ...(job.result &&
+      job.status === 'succeeded' && {
+        result: {
+          url: resultUrl(job),
+          contentType: job.result.contentType,
+          bytes: job.result.bytes,
+          expiresAt: job.result.expiresAt,
+          expired: job.result.removed || job.result.expiresAt <= now.toISOString(),
+        },
+      }),
     ...(job.webhookUrl && { webhookUrl: job.webhookUrl }),
   };
 }
@@ -44,7 +48,12 @@ export function jobEventData(job: JobRecord): Record<string, unknown> {
   const data: Record<string, unknown> = { jobId: job.id, kind: job.kind, status: job.status, attempts: job.attempts };
   if (job.status === 'succeeded' && job.result) {
     const { meta } = job.result;
-    data.result = { url: resultUrl(job), contentType: job.result.contentType, bytes: job.result.bytes, expiresAt: job.result.expiresAt };
+    data.result = {
+      url: resultUrl(job),
+      contentType: job.result.contentType,
+      bytes: job.result.bytes,
+      expiresAt: job.result.expiresAt,
+    };
     data.renderMs = meta.renderMs;
     if (meta.pageCount !== undefined) data.pageCount = meta.pageCount;
     if (meta.finalUrl !== undefined) data.finalUrl = meta.finalUrl;

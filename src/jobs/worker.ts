@@ -48,7 +48,9 @@ export class JobWorker {
     private readonly onEvent: () => void,
   ) {}
 
-  get runningCount(): number { return this.running.size; }
+  get runningCount(): number {
+    return this.running.size;
+  }
 
   start(): void {
     this.stopped = false;
@@ -115,7 +117,7 @@ export class JobWorker {
     const held = this.queue.runningOf(this.owner);
     for (const [id, controller] of this.running) {
       if (!held.has(id) && !controller.signal.aborted) {
-        this.log.info({ job: id }, 'job is no longer this worker\'s (canceled or taken over): stopping it');
+        this.log.info({ job: id }, "job is no longer this worker's (canceled or taken over): stopping it");
         controller.abort(new Error('canceled'));
       }
     }
@@ -145,13 +147,19 @@ export class JobWorker {
 
   private recordFailure(job: JobRecord, err: unknown): void {
     const final = err instanceof AppError && FINAL_CODES.has(err.code) && err.extra.retryable !== true;
-    const error = err instanceof AppError ? { code: err.code, message: err.message } : { code: 'internal', message: 'an internal error; the service log has the cause' };
+    const error =
+      err instanceof AppError
+        ? { code: err.code, message: err.message }
+        : { code: 'internal', message: 'an internal error; the service log has the cause' };
     if (!(err instanceof AppError)) this.log.error({ err, job: job.id }, 'job failed with an internal error');
     const outcome = this.queue.failOrRetry(job, this.owner, error, !final);
     if (outcome === 'failed') this.onEvent();
     // The caller's record says only what it may know (a url_blocked job: "not allowed"); the log keeps why.
     const reason = err instanceof AppError ? err.extra.logDetail : undefined;
-    this.log.info({ job: job.id, attempt: job.attempts, code: error.code, outcome, ...(reason !== undefined && { reason }) }, 'job attempt failed');
+    this.log.info(
+      { job: job.id, attempt: job.attempts, code: error.code, outcome, ...(reason !== undefined && { reason }) },
+      'job attempt failed',
+    );
   }
 
   private renew(): void {

@@ -26,12 +26,21 @@ import { withElements } from './region-elements.js';
 import { compareTexts, parseStoredBlocks, type TextComparison } from './text-changes.js';
 import { newCaptureId, type CaptureJobRequest, type CaptureRecorder } from './recorder.js';
 
-interface Shot extends CaptureImage { boxes: Box[]; truncated: boolean; facts: PageFacts }
+interface Shot extends CaptureImage {
+  boxes: Box[];
+  truncated: boolean;
+  facts: PageFacts;
+}
 
 const NO_TEXT_CHANGES: TextComparison = { changes: [], total: 0 };
 
 /** A capture compared with its baseline. */
-interface Outcome { diff: DiffResult; text: TextComparison; regions: Region[]; changed: boolean }
+interface Outcome {
+  diff: DiffResult;
+  text: TextComparison;
+  regions: Region[];
+  changed: boolean;
+}
 
 export class CaptureJobRunner implements JobRunner {
   constructor(
@@ -58,7 +67,7 @@ export class CaptureJobRunner implements JobRunner {
     const takenAt = new Date();
     let shot = await this.shoot(monitor, signal);
     const baseline = this.captures.baseline(monitor.id, monitor.specVersion);
-    const baselineImage = baseline && await this.baselineImage(baseline);
+    const baselineImage = baseline && (await this.baselineImage(baseline));
     const baselineBlocks = baselineImage ? await this.baselineBlocks(baseline!) : undefined;
     let outcome: Outcome | undefined;
     let confirmed = false;
@@ -84,13 +93,34 @@ export class CaptureJobRunner implements JobRunner {
     await this.files.put(keys.text, textBytes);
     const { width, height } = pngSize(shot.bytes);
     const capture: NewCapture = {
-      id, monitorId: monitor.id, status: 'succeeded', reason, specVersion: monitor.specVersion, takenAt: takenAt.toISOString(),
-      durationMs: Math.round(performance.now() - started), width, height, sha256: shot.sha256, imageKey: keys.image, diffKey,
-      baselineId: baselineImage ? baseline!.id : null, changed: outcome?.changed ?? false, confirmed,
-      diffPixels: outcome?.diff.diffPixels ?? 0, diffRatio: outcome?.diff.diffRatio ?? 0, regions: outcome?.regions ?? [], ignoredBoxes: shot.boxes,
-      truncated: shot.truncated, error: null, storedBytes: shot.bytes.length + (diffPng?.length ?? 0) + textBytes.length,
-      textKey: keys.text, textChanges: outcome?.text.changes ?? [], textChangesTotal: outcome?.text.total ?? 0,
-      conditions: conditions.results, conditionErrors: conditions.errors, conditionsMet: conditions.met,
+      id,
+      monitorId: monitor.id,
+      status: 'succeeded',
+      reason,
+      specVersion: monitor.specVersion,
+      takenAt: takenAt.toISOString(),
+      durationMs: Math.round(performance.now() - started),
+      width,
+      height,
+      sha256: shot.sha256,
+      imageKey: keys.image,
+      diffKey,
+      baselineId: baselineImage ? baseline!.id : null,
+      changed: outcome?.changed ?? false,
+      confirmed,
+      diffPixels: outcome?.diff.diffPixels ?? 0,
+      diffRatio: outcome?.diff.diffRatio ?? 0,
+      regions: outcome?.regions ?? [],
+      ignoredBoxes: shot.boxes,
+      truncated: shot.truncated,
+      error: null,
+      storedBytes: shot.bytes.length + (diffPng?.length ?? 0) + textBytes.length,
+      textKey: keys.text,
+      textChanges: outcome?.text.changes ?? [],
+      textChangesTotal: outcome?.text.total ?? 0,
+      conditions: conditions.results,
+      conditionErrors: conditions.errors,
+      conditionsMet: conditions.met,
     };
     const released = this.recorder.succeeded(job, owner, monitor, capture, new Date());
     if (released === undefined) {
@@ -106,13 +136,25 @@ export class CaptureJobRunner implements JobRunner {
     const { diff, notifyWhen } = monitor.settings;
     const steps = captureSteps(monitor, this.secrets);
     const out = await this.renderer.renderImage(captureRequest(monitor, this.secrets), signal, {
-      background: true, measureSelectors: diff.ignoreSelectors, steps,
-      facts: { textSelector: diff.textSelector, ignoreSelectors: diff.ignoreSelectors, probeSelectors: notifyWhen.map((rule) => rule.selector) },
+      background: true,
+      measureSelectors: diff.ignoreSelectors,
+      steps,
+      facts: {
+        textSelector: diff.textSelector,
+        ignoreSelectors: diff.ignoreSelectors,
+        probeSelectors: notifyWhen.map((rule) => rule.selector),
+      },
     });
     // What a secret step typed may show up in the page's text (a contenteditable field, a page that
     // echoes it): it is hidden before anything is stored, compared or sent.
     const facts = hideTypedSecrets(out.facts ?? { blocks: [], probes: [] }, steps);
-    const shot = { bytes: out.bytes, sha256: sha256(out.bytes), boxes: out.boxes ?? [], truncated: out.truncated, facts };
+    const shot = {
+      bytes: out.bytes,
+      sha256: sha256(out.bytes),
+      boxes: out.boxes ?? [],
+      truncated: out.truncated,
+      facts,
+    };
     await refuseOversized(() => this.differ.check(shot, 'captured'));
     return shot;
   }
@@ -123,7 +165,10 @@ export class CaptureJobRunner implements JobRunner {
       return { bytes: await this.files.get(baseline.imageKey!), sha256: baseline.sha256! };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      this.log.warn({ monitor: baseline.monitorId, capture: baseline.id }, 'baseline image missing; starting a new baseline');
+      this.log.warn(
+        { monitor: baseline.monitorId, capture: baseline.id },
+        'baseline image missing; starting a new baseline',
+      );
       return undefined;
     }
   }
@@ -144,7 +189,11 @@ export class CaptureJobRunner implements JobRunner {
 
   /** The capture against the baseline: pixels and text, and whether that is a change in the monitor's mode. */
   private async compare(
-    monitor: MonitorRecord, baseline: CaptureRecord, baselineImage: CaptureImage, baselineBlocks: PageBlock[] | undefined, shot: Shot,
+    monitor: MonitorRecord,
+    baseline: CaptureRecord,
+    baselineImage: CaptureImage,
+    baselineBlocks: PageBlock[] | undefined,
+    shot: Shot,
   ): Promise<Outcome> {
     const { threshold, includeAA, ignoreRegions, ignoreText, mode, minChangeRatio } = monitor.settings.diff;
     // An ignored element may have moved or resized: leave out where it was in either image.
@@ -192,7 +241,11 @@ export function captureSteps(monitor: MonitorRecord, secrets: SecretBox): RunSte
 
 /** A capture's files live in its monitor's folder, so deleting the monitor removes them in one go. */
 export function captureFileKeys(monitorId: string, captureId: string): { image: string; diff: string; text: string } {
-  return { image: `${monitorId}/${captureId}`, diff: `${monitorId}/${captureId}-diff`, text: `${monitorId}/${captureId}-text` };
+  return {
+    image: `${monitorId}/${captureId}`,
+    diff: `${monitorId}/${captureId}-diff`,
+    text: `${monitorId}/${captureId}-text`,
+  };
 }
 
 /** The capture a stored file belongs to: the inverse of captureFileKeys. */

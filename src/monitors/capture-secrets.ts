@@ -12,12 +12,25 @@ export const MASK = '••••';
 
 /** The secret-bearing capture options, as the monitor schema produces them (declared here: monitors do not depend on HTTP). */
 interface Cookie {
-  name: string; value: string; domain?: string; path?: string; url?: string;
-  httpOnly?: boolean; secure?: boolean; sameSite?: 'Strict' | 'Lax' | 'None';
+  name: string;
+  value: string;
+  domain?: string;
+  path?: string;
+  url?: string;
+  httpOnly?: boolean;
+  secure?: boolean;
+  sameSite?: 'Strict' | 'Lax' | 'None';
 }
-interface Step { action: string; selector?: string; value?: string; secret?: boolean }
+interface Step {
+  action: string;
+  selector?: string;
+  value?: string;
+  secret?: boolean;
+}
 interface SecretFields {
-  headers?: Record<string, string>; cookies?: Cookie[]; httpCredentials?: { username: string; password: string };
+  headers?: Record<string, string>;
+  cookies?: Cookie[];
+  httpCredentials?: { username: string; password: string };
   /** Only a step with `secret: true` holds a secret (its value); the schema allows that on fill steps only. */
   steps?: Step[];
 }
@@ -25,10 +38,13 @@ interface SecretFields {
 /** A copy with `f` applied to every secret value; names, usernames and cookie attributes stay. */
 function mapSecrets<T extends SecretFields>(capture: T, f: (value: string) => string): T {
   const out = { ...capture };
-  if (capture.headers) out.headers = Object.fromEntries(Object.entries(capture.headers).map(([name, value]) => [name, f(value)]));
+  if (capture.headers)
+    out.headers = Object.fromEntries(Object.entries(capture.headers).map(([name, value]) => [name, f(value)]));
   if (capture.cookies) out.cookies = capture.cookies.map((c) => ({ ...c, value: f(c.value) }));
-  if (capture.httpCredentials) out.httpCredentials = { ...capture.httpCredentials, password: f(capture.httpCredentials.password) };
-  if (capture.steps) out.steps = capture.steps.map((step) => (isSecretStep(step) ? { ...step, value: f(step.value) } : step));
+  if (capture.httpCredentials)
+    out.httpCredentials = { ...capture.httpCredentials, password: f(capture.httpCredentials.password) };
+  if (capture.steps)
+    out.steps = capture.steps.map((step) => (isSecretStep(step) ? { ...step, value: f(step.value) } : step));
   return out;
 }
 
@@ -50,40 +66,72 @@ export function maskSecrets<T extends SecretFields>(capture: T): T {
  * and so is one whose stored value would now go somewhere else (`moved`, see secret-binding.ts).
  */
 export function sealSecrets<T extends SecretFields>(
-  submitted: T, stored: SecretFields | undefined, box: SecretBox, monitorId: string, moved: MovedSecrets = {},
+  submitted: T,
+  stored: SecretFields | undefined,
+  box: SecretBox,
+  monitorId: string,
+  moved: MovedSecrets = {},
 ): T {
   const problems: ErrorDetail[] = [];
   const seal = (value: string, kept: string | undefined, path: string, movedBecause?: string, notKept?: string) => {
     if (value !== MASK) return box.encrypt(value, monitorId);
     if (kept !== undefined && movedBecause === undefined) return kept;
-    problems.push({ path, message: movedBecause ?? notKept ?? `"${MASK}" stands for a value already stored, and none is stored here: send the real value` });
+    problems.push({
+      path,
+      message:
+        movedBecause ??
+        notKept ??
+        `"${MASK}" stands for a value already stored, and none is stored here: send the real value`,
+    });
     return value;
   };
   const out = { ...submitted };
   if (submitted.headers) {
-    out.headers = Object.fromEntries(Object.entries(submitted.headers)
-      .map(([name, value]) => [name, seal(value, storedHeader(stored, name), `capture.headers.${name}`, moved.headers)]));
+    out.headers = Object.fromEntries(
+      Object.entries(submitted.headers).map(([name, value]) => [
+        name,
+        seal(value, storedHeader(stored, name), `capture.headers.${name}`, moved.headers),
+      ]),
+    );
   }
   if (submitted.cookies) {
     // A cookie with neither domain nor url is set for the page's url, so it follows the page's origin.
     out.cookies = submitted.cookies.map((c, i) => ({
-      ...c, value: seal(c.value, storedCookie(stored, c)?.value, `capture.cookies.${i}.value`, moved.cookies ?? (c.domain || c.url ? undefined : moved.origin)),
+      ...c,
+      value: seal(
+        c.value,
+        storedCookie(stored, c)?.value,
+        `capture.cookies.${i}.value`,
+        moved.cookies ?? (c.domain || c.url ? undefined : moved.origin),
+      ),
     }));
   }
   if (submitted.httpCredentials) {
     const { password } = submitted.httpCredentials;
-    out.httpCredentials = { ...submitted.httpCredentials, password: seal(password, stored?.httpCredentials?.password, 'capture.httpCredentials.password', moved.origin) };
+    out.httpCredentials = {
+      ...submitted.httpCredentials,
+      password: seal(password, stored?.httpCredentials?.password, 'capture.httpCredentials.password', moved.origin),
+    };
   }
   if (submitted.steps) {
     out.steps = submitted.steps.map((step, i) => {
       const path = `capture.steps.${i}.value`;
-      if (isSecretStep(step)) return { ...step, value: seal(step.value, storedStepSecret(stored, submitted.steps!, i), path, moved.steps, STEP_NOT_KEPT) };
+      if (isSecretStep(step))
+        return {
+          ...step,
+          value: seal(step.value, storedStepSecret(stored, submitted.steps!, i), path, moved.steps, STEP_NOT_KEPT),
+        };
       // A mask typed in the clear would be typed into the page as is: the caller meant the secret kept.
-      if (step.value === MASK && step.action === 'fill') problems.push({ path, message: `"${MASK}" only stands for a stored value in a step with secret: true` });
+      if (step.value === MASK && step.action === 'fill')
+        problems.push({ path, message: `"${MASK}" only stands for a stored value in a step with secret: true` });
       return step;
     });
   }
-  if (problems.length) throw invalidRequest(`the request has ${problems.length} invalid field${problems.length === 1 ? '' : 's'}`, problems);
+  if (problems.length)
+    throw invalidRequest(
+      `the request has ${problems.length} invalid field${problems.length === 1 ? '' : 's'}`,
+      problems,
+    );
   return out;
 }
 
@@ -93,8 +141,11 @@ export function openSecrets<T extends SecretFields>(capture: T, box: SecretBox, 
     return mapSecrets(capture, (value) => box.decrypt(value, monitorId));
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
-    throw renderFailed(`the monitor's secrets (capture headers, cookies, httpCredentials.password, secret step values) cannot be decrypted: ${err.message}. `
-      + 'Start the service with the secrets key they were sealed with (secrets.key or dataDir/secret.key), or send the values again with PATCH', err);
+    throw renderFailed(
+      `the monitor's secrets (capture headers, cookies, httpCredentials.password, secret step values) cannot be decrypted: ${err.message}. ` +
+        'Start the service with the secrets key they were sealed with (secrets.key or dataDir/secret.key), or send the values again with PATCH',
+      err,
+    );
   }
 }
 
@@ -130,8 +181,16 @@ function storedHeader(stored: SecretFields | undefined, name: string): string | 
 function storedCookie(stored: SecretFields | undefined, cookie: Cookie): Cookie | undefined {
   // The flags belong to the identity: a "••••" must not loosen a stored cookie (httpOnly off lets page
   // code read it, secure off sends it over plain http).
-  const identity = (c: Cookie) => canonicalJson([c.name, c.domain ?? null, c.path ?? null, c.url ?? null,
-    c.httpOnly ?? null, c.secure ?? null, c.sameSite ?? null]);
+  const identity = (c: Cookie) =>
+    canonicalJson([
+      c.name,
+      c.domain ?? null,
+      c.path ?? null,
+      c.url ?? null,
+      c.httpOnly ?? null,
+      c.secure ?? null,
+      c.sameSite ?? null,
+    ]);
   return stored?.cookies?.find((c) => identity(c) === identity(cookie));
 }
 
@@ -139,8 +198,9 @@ function isSecretStep(step: Step): step is Step & { value: string } {
   return step.secret === true && step.value !== undefined;
 }
 
-const STEP_NOT_KEPT = `"${MASK}" keeps the value stored for a secret step only while every step is unchanged `
-  + '(the same actions, selectors and values, in the same order): send the real value';
+const STEP_NOT_KEPT =
+  `"${MASK}" keeps the value stored for a secret step only while every step is unchanged ` +
+  '(the same actions, selectors and values, in the same order): send the real value';
 
 /**
  * The sealed value a "••••" in step `i` stands for: the stored step at the same index, if it is a
@@ -152,8 +212,10 @@ const STEP_NOT_KEPT = `"${MASK}" keeps the value stored for a secret step only w
 function storedStepSecret(stored: SecretFields | undefined, submitted: Step[], i: number): string | undefined {
   const before = stored?.steps ?? [];
   const kept = before[i];
-  if (!kept || !isSecretStep(kept) || kept.action !== submitted[i]!.action || kept.selector !== submitted[i]!.selector) return undefined;
-  const shape = (s: Step) => canonicalJson([s.action, s.selector ?? null, s.secret === true ? null : s.value ?? null, s.secret === true]);
+  if (!kept || !isSecretStep(kept) || kept.action !== submitted[i]!.action || kept.selector !== submitted[i]!.selector)
+    return undefined;
+  const shape = (s: Step) =>
+    canonicalJson([s.action, s.selector ?? null, s.secret === true ? null : (s.value ?? null), s.secret === true]);
   if (before.length !== submitted.length) return undefined;
   for (let j = 0; j < before.length; j++) if (j !== i && shape(before[j]!) !== shape(submitted[j]!)) return undefined;
   return kept.value;

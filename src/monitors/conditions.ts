@@ -18,7 +18,11 @@ export interface ConditionOutcome {
 }
 
 /** What the previous capture (the baseline this one is compared with) recorded. */
-export interface PreviousCapture { conditions: ConditionResult[]; conditionsMet: boolean | null; changed: boolean }
+export interface PreviousCapture {
+  conditions: ConditionResult[];
+  conditionsMet: boolean | null;
+  changed: boolean;
+}
 
 /**
  * The rules against this capture's probes (probes[i] read rules[i].selector) and the previous capture's
@@ -38,7 +42,11 @@ export interface PreviousCapture { conditions: ConditionResult[]; conditionsMet:
  * capture read. A numberChanged rule that is true is always new (each change is news); a rule the
  * previous capture does not have (first capture, rule added or moved) was not true.
  */
-export function evaluateConditions(rules: Rule[], probes: Probe[], previousCapture: PreviousCapture | undefined): ConditionOutcome {
+export function evaluateConditions(
+  rules: Rule[],
+  probes: Probe[],
+  previousCapture: PreviousCapture | undefined,
+): ConditionOutcome {
   if (rules.length === 0) return { results: [], errors: [], met: null };
   const results: ConditionResult[] = [];
   const errors: string[] = [];
@@ -57,7 +65,11 @@ export function evaluateConditions(rules: Rule[], probes: Probe[], previousCaptu
   return { results, errors, met: results.every((r) => r.met) && newlyTrue };
 }
 
-interface Verdict { met: boolean; value: string | number | null; error?: string }
+interface Verdict {
+  met: boolean;
+  value: string | number | null;
+  error?: string;
+}
 
 function evaluate(rule: Rule, test: RuleTest, probe: Probe | undefined, before: ConditionResult | undefined): Verdict {
   if (!probe) return { met: false, value: null, error: 'the element was not read' }; // defensive: probes follow the rules
@@ -69,15 +81,18 @@ function evaluate(rule: Rule, test: RuleTest, probe: Probe | undefined, before: 
   }
   const text = probe.text;
   switch (test) {
-    case 'appears': return { met: true, value: text };
-    case 'disappears': return { met: false, value: text };
+    case 'appears':
+      return { met: true, value: text };
+    case 'disappears':
+      return { met: false, value: text };
     case 'textContains':
-    case 'textNotContains': return { met: textHolds(rule, test, text), value: text };
+    case 'textNotContains':
+      return { met: textHolds(rule, test, text), value: text };
     case 'numberBelow':
     case 'numberAbove':
     case 'numberChanged': {
       const number = firstNumber(text, probe.lang);
-      if (number === null) return { met: false, value: text, error: 'no number in the element\'s text' };
+      if (number === null) return { met: false, value: text, error: "no number in the element's text" };
       const earlier = typeof before?.value === 'number' ? before.value : null;
       const met = test === 'numberChanged' ? earlier !== null && number !== earlier : numberHolds(rule, test, number);
       return { met, value: number };
@@ -89,10 +104,13 @@ function evaluate(rule: Rule, test: RuleTest, probe: Probe | undefined, before: 
 function wasTrue(rule: Rule, test: RuleTest, before: ConditionResult): boolean {
   switch (test) {
     case 'textContains':
-    case 'textNotContains': return typeof before.value === 'string' && textHolds(rule, test, before.value);
+    case 'textNotContains':
+      return typeof before.value === 'string' && textHolds(rule, test, before.value);
     case 'numberBelow':
-    case 'numberAbove': return typeof before.value === 'number' && numberHolds(rule, test, before.value);
-    default: return before.met;
+    case 'numberAbove':
+      return typeof before.value === 'number' && numberHolds(rule, test, before.value);
+    default:
+      return before.met;
   }
 }
 

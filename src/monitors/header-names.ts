@@ -29,5 +29,7 @@ export function foldHeaderNames(patch: unknown, storedNames: readonly string[]):
 function objectAt(value: unknown, key: string): Record<string, unknown> | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const member = Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
-  return member !== null && typeof member === 'object' && !Array.isArray(member) ? member as Record<string, unknown> : undefined;
+  return member !== null && typeof member === 'object' && !Array.isArray(member)
+    ? (member as Record<string, unknown>)
+    : undefined;
 }

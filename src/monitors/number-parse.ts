@@ -26,9 +26,15 @@ export const MAX_NUMBER_CHARS = 64;
 const MINUS_BEFORE = /(?:^|[^\p{L}\p{N}])[-\u2212] ?(?:\p{Sc} ?)?$/u;
 
 /** How a number is written: the characters that group digits, and the decimal mark (null: none). */
-interface Separators { groups: ReadonlySet<string>; decimal: string | null }
+interface Separators {
+  groups: ReadonlySet<string>;
+  decimal: string | null;
+}
 
-interface Reading { value: number; whole: boolean }
+interface Reading {
+  value: number;
+  whole: boolean;
+}
 
 /**
  * The first number in `text`, read with the separators of `locale` (a BCP 47 tag such as "de-CH");

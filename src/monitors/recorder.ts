@@ -39,25 +39,39 @@ export class CaptureRecorder {
    * The capture job succeeded. Returns the file keys retention released (remove them now), or
    * undefined when the job was no longer this worker's: then nothing was recorded.
    */
-  succeeded(job: JobRecord, owner: string, monitor: MonitorRecord, capture: NewCapture, now: Date): string[] | undefined {
-    return this.db.transaction(() => {
-      if (!this.jobs.complete(job.id, owner, now)) return undefined;
-      const current = this.monitors.get(monitor.id);
-      if (!current) return undefined; // deleted meanwhile: its files go with its folder
-      this.captures.insert(capture);
-      const status: MonitorStatus = capture.baselineId === null ? 'baseline' : capture.changed ? 'changed' : 'unchanged';
-      this.monitors.recordRun(current.id, status, now);
-      const record = { ...capture, createdAt: capture.takenAt };
-      // With notifyWhen rules, a change is told only once they hold (conditionsMet is null without rules).
-      if (capture.changed && capture.conditionsMet !== false) this.tell(current, 'change', 'monitor.changed', record, now);
-      this.tell(current, 'capture', 'capture.completed', record, now);
-      const retained = this.prune(current);
-      // Then the key's storage cap, across its monitors: the oldest captures go first, never a
-      // monitor's current baseline nor the capture just taken (so the key may stay over by those).
-      const evicted = this.captures.evictOldest(current.keyId, this.limits.maxStoredBytesPerKey, capture.id);
-      if (evicted.ids.length) this.log.info({ keyId: current.keyId, captures: evicted.ids.length }, 'captures removed: the key is over monitors.maxStoredBytesPerKey');
-      return [...retained.keys, ...evicted.keys];
-    }).immediate();
+  succeeded(
+    job: JobRecord,
+    owner: string,
+    monitor: MonitorRecord,
+    capture: NewCapture,
+    now: Date,
+  ): string[] | undefined {
+    return this.db
+      .transaction(() => {
+        if (!this.jobs.complete(job.id, owner, now)) return undefined;
+        const current = this.monitors.get(monitor.id);
+        if (!current) return undefined; // deleted meanwhile: its files go with its folder
+        this.captures.insert(capture);
+        const status: MonitorStatus =
+          capture.baselineId === null ? 'baseline' : capture.changed ? 'changed' : 'unchanged';
+        this.monitors.recordRun(current.id, status, now);
+        const record = { ...capture, createdAt: capture.takenAt };
+        // With notifyWhen rules, a change is told only once they hold (conditionsMet is null without rules).
+        if (capture.changed && capture.conditionsMet !== false)
+          this.tell(current, 'change', 'monitor.changed', record, now);
+        this.tell(current, 'capture', 'capture.completed', record, now);
+        const retained = this.prune(current);
+        // Then the key's storage cap, across its monitors: the oldest captures go first, never a
+        // monitor's current baseline nor the capture just taken (so the key may stay over by those).
+        const evicted = this.captures.evictOldest(current.keyId, this.limits.maxStoredBytesPerKey, capture.id);
+        if (evicted.ids.length)
+          this.log.info(
+            { keyId: current.keyId, captures: evicted.ids.length },
+            'captures removed: the key is over monitors.maxStoredBytesPerKey',
+          );
+        return [...retained.keys, ...evicted.keys];
+      })
+      .immediate();
   }
 
   /** The job's monitor was deleted after it was queued: the job ends with nothing to record. */
@@ -75,12 +89,34 @@ export class CaptureRecorder {
     const request = JSON.parse(job.request) as Partial<CaptureJobRequest>;
     const takenAt = job.startedAt ?? now.toISOString(); // when its first try began
     const capture: CaptureRecord = {
-      id: newCaptureId(), monitorId: monitor.id, status: 'failed', reason: request.reason ?? 'schedule', specVersion: monitor.specVersion,
-      takenAt, createdAt: takenAt, durationMs: now.getTime() - Date.parse(takenAt),
-      width: null, height: null, sha256: null, imageKey: null, diffKey: null, baselineId: null, changed: false, confirmed: false,
-      diffPixels: 0, diffRatio: 0, regions: [], ignoredBoxes: [], truncated: false,
+      id: newCaptureId(),
+      monitorId: monitor.id,
+      status: 'failed',
+      reason: request.reason ?? 'schedule',
+      specVersion: monitor.specVersion,
+      takenAt,
+      createdAt: takenAt,
+      durationMs: now.getTime() - Date.parse(takenAt),
+      width: null,
+      height: null,
+      sha256: null,
+      imageKey: null,
+      diffKey: null,
+      baselineId: null,
+      changed: false,
+      confirmed: false,
+      diffPixels: 0,
+      diffRatio: 0,
+      regions: [],
+      ignoredBoxes: [],
+      truncated: false,
       error: job.error ?? { code: 'internal', message: 'the capture failed' },
-      textKey: null, textChanges: [], textChangesTotal: 0, conditions: [], conditionErrors: [], conditionsMet: null,
+      textKey: null,
+      textChanges: [],
+      textChangesTotal: 0,
+      conditions: [],
+      conditionErrors: [],
+      conditionsMet: null,
     };
     this.captures.insert(capture);
     this.monitors.recordRun(monitor.id, 'failed', now);
@@ -109,6 +145,10 @@ export class CaptureRecorder {
   private tell(monitor: MonitorRecord, when: NotifyEvent, type: EventType, capture: CaptureRecord, now: Date): void {
     const url = monitor.settings.webhookUrl;
     if (!url || !monitor.settings.notify.includes(when)) return;
-    recordEvent(this.deliveries, { keyId: monitor.keyId, url, type, data: captureEventData(monitor, capture), monitorId: monitor.id }, now);
+    recordEvent(
+      this.deliveries,
+      { keyId: monitor.keyId, url, type, data: captureEventData(monitor, capture), monitorId: monitor.id },
+      now,
+    );
   }
 }

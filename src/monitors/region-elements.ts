@@ -13,7 +13,14 @@ export const MAX_SNIPPET_CHARS = 120;
 /** Page-wide wrappers: listed only when nothing smaller overlaps the region. */
 const WRAPPERS = new Set(['html', 'body', 'main']);
 
-interface Candidate { selector: string; tag: string; before: string | null; after: string | null; overlap: number; area: number }
+interface Candidate {
+  selector: string;
+  tag: string;
+  before: string | null;
+  after: string | null;
+  overlap: number;
+  area: number;
+}
 
 export function withElements(regions: Region[], before: PageBlock[], after: PageBlock[]): Region[] {
   const old = usable(before);
@@ -31,7 +38,11 @@ function elementsBehind(region: Box, before: PageBlock[], after: PageBlock[], te
     if (overlap <= 0) return;
     const area = block.box.width * block.box.height;
     let c = bySelector.get(block.selector);
-    if (!c) bySelector.set(block.selector, c = { selector: block.selector, tag: block.tag, before: null, after: null, overlap: 0, area });
+    if (!c)
+      bySelector.set(
+        block.selector,
+        (c = { selector: block.selector, tag: block.tag, before: null, after: null, overlap: 0, area }),
+      );
     if (c[side] === null) c[side] = snippet(block.text);
     c.overlap = Math.max(c.overlap, overlap);
     c.area = Math.min(c.area, area);
@@ -48,8 +59,12 @@ function elementsBehind(region: Box, before: PageBlock[], after: PageBlock[], te
   // overlap × (overlap / area): how much of the region it explains, weighted by how much of the element
   // changed. A wrapper as large as the page that covers the region scores far below the element itself.
   const score = (c: Candidate) => (c.overlap * c.overlap) / Math.max(1, c.area);
-  candidates.sort((x, y) => score(y) - score(x) || y.overlap - x.overlap || x.area - y.area || x.selector.localeCompare(y.selector));
-  return candidates.slice(0, MAX_REGION_ELEMENTS).map(({ selector, tag, before, after }) => ({ selector, tag, before, after }));
+  candidates.sort(
+    (x, y) => score(y) - score(x) || y.overlap - x.overlap || x.area - y.area || x.selector.localeCompare(y.selector),
+  );
+  return candidates
+    .slice(0, MAX_REGION_ELEMENTS)
+    .map(({ selector, tag, before, after }) => ({ selector, tag, before, after }));
 }
 
 /** Each selector's snippet (its first block: selectors are unique on a page, except over-long ones). */
@@ -59,7 +74,8 @@ function textsBySelector(blocks: PageBlock[]): Map<string, string> {
   return map;
 }
 
-const snippet = (text: string) => (text.length <= MAX_SNIPPET_CHARS ? text : `${text.slice(0, MAX_SNIPPET_CHARS - 1).trimEnd()}…`);
+const snippet = (text: string) =>
+  text.length <= MAX_SNIPPET_CHARS ? text : `${text.slice(0, MAX_SNIPPET_CHARS - 1).trimEnd()}…`;
 
 function intersection(a: Box, b: Box): number {
   const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
@@ -73,7 +89,13 @@ function usable(blocks: unknown): PageBlock[] {
   return (blocks as unknown[]).filter((b): b is PageBlock => {
     if (b === null || typeof b !== 'object') return false;
     const { selector, tag, text, box } = b as Record<string, unknown>;
-    return typeof selector === 'string' && typeof tag === 'string' && typeof text === 'string' && box !== null && typeof box === 'object'
-      && ['x', 'y', 'width', 'height'].every((k) => Number.isFinite((box as Record<string, unknown>)[k]));
+    return (
+      typeof selector === 'string' &&
+      typeof tag === 'string' &&
+      typeof text === 'string' &&
+      box !== null &&
+      typeof box === 'object' &&
+      ['x', 'y', 'width', 'height'].every((k) => Number.isFinite((box as Record<string, unknown>)[k]))
+    );
   });
 }

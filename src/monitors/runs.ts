@@ -35,40 +35,63 @@ export class MonitorRuns {
    * the last one (a schedule stored before that limit). `skipped`: its previous capture has not finished, or its key's queue is full.
    */
   tick(monitorId: string, at: Date): TickOutcome {
-    const outcome = this.db.transaction((): TickOutcome => {
-      if (!this.monitors.claimTick(monitorId, at, this.minIntervalSeconds * 1000)) return 'taken';
-      const monitor = this.monitors.get(monitorId)!;
-      if (this.jobs.activeCapture(monitorId) || this.atCap(monitor.keyId)) {
-        this.monitors.recordSkip(monitorId);
-        return 'skipped';
-      }
-      this.insert(monitor, 'schedule', new Date(), at);
-      return 'queued';
-    }).immediate();
+    const outcome = this.db
+      .transaction((): TickOutcome => {
+        if (!this.monitors.claimTick(monitorId, at, this.minIntervalSeconds * 1000)) return 'taken';
+        const monitor = this.monitors.get(monitorId)!;
+        if (this.jobs.activeCapture(monitorId) || this.atCap(monitor.keyId)) {
+          this.monitors.recordSkip(monitorId);
+          return 'skipped';
+        }
+        this.insert(monitor, 'schedule', new Date(), at);
+        return 'queued';
+      })
+      .immediate();
     if (outcome === 'queued') this.wake();
     return outcome;
   }
 
   /** Capture now (run now, or the one catch-up after downtime); the pending capture if there is one. */
-  start(monitor: MonitorRecord, reason: Exclude<CaptureReason, 'schedule'>, now = new Date()): { job: JobRecord; created: boolean } {
-    const result = this.db.transaction(() => {
-      const pending = this.jobs.activeCapture(monitor.id);
-      if (pending) return { job: pending, created: false };
-      if (this.atCap(monitor.keyId)) {
-        throw queueFull(10, `this key already has ${this.maxQueuedPerKey} jobs queued or running (jobs.maxQueuedPerKey)`);
-      }
-      return { job: this.insert(monitor, reason, now), created: true };
-    }).immediate();
+  start(
+    monitor: MonitorRecord,
+    reason: Exclude<CaptureReason, 'schedule'>,
+    now = new Date(),
+  ): { job: JobRecord; created: boolean } {
+    const result = this.db
+      .transaction(() => {
+        const pending = this.jobs.activeCapture(monitor.id);
+        if (pending) return { job: pending, created: false };
+        if (this.atCap(monitor.keyId)) {
+          throw queueFull(
+            10,
+            `this key already has ${this.maxQueuedPerKey} jobs queued or running (jobs.maxQueuedPerKey)`,
+          );
+        }
+        return { job: this.insert(monitor, reason, now), created: true };
+      })
+      .immediate();
     if (result.created) this.wake();
     return result;
   }
 
   private insert(monitor: MonitorRecord, reason: CaptureReason, now: Date, scheduledFor?: Date): JobRecord {
     const id = `job_${randomBytes(10).toString('hex')}`;
-    const request: CaptureJobRequest = { monitorId: monitor.id, reason, ...(scheduledFor && { scheduledFor: scheduledFor.toISOString() }) };
-    this.jobs.insert({
-      id, keyId: monitor.keyId, kind: 'capture', request: JSON.stringify(request), baseUrl: monitor.baseUrl, monitorId: monitor.id,
-    }, now);
+    const request: CaptureJobRequest = {
+      monitorId: monitor.id,
+      reason,
+      ...(scheduledFor && { scheduledFor: scheduledFor.toISOString() }),
+    };
+    this.jobs.insert(
+      {
+        id,
+        keyId: monitor.keyId,
+        kind: 'capture',
+        request: JSON.stringify(request),
+        baseUrl: monitor.baseUrl,
+        monitorId: monitor.id,
+      },
+      now,
+    );
     return this.jobs.get(id)!;
   }
 }

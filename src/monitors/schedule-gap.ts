@@ -37,11 +37,21 @@ export function shortestGapSeconds(expression: string, enough = Infinity): numbe
   const first = hours[0]! * 3600 + minutes[0]! * 60 + seconds[0]!;
   const lastRun = last(hours) * 3600 + last(minutes) * 60 + last(seconds);
   const acrossMidnight = DAY - (lastRun - first);
-  if (acrossMidnight >= withinDay || acrossMidnight >= enough || !consecutiveDaysRun(expression, fields, lastRun, first)) return withinDay;
+  if (
+    acrossMidnight >= withinDay ||
+    acrossMidnight >= enough ||
+    !consecutiveDaysRun(expression, fields, lastRun, first)
+  )
+    return withinDay;
   return acrossMidnight;
 }
 
-function consecutiveDaysRun(expression: string, fields: ReturnType<typeof cron.parse>, lastRun: number, first: number): boolean {
+function consecutiveDaysRun(
+  expression: string,
+  fields: ReturnType<typeof cron.parse>,
+  lastRun: number,
+  first: number,
+): boolean {
   // node-cron runs on a day only if its month, day of month and weekday all match: the plain-number
   // sets rule out most days cheaply (a set holding "L", "W" or "#" tokens rules out none). node-cron's
   // own matcher, much slower (it formats dates), has the last word on the days left.
@@ -50,8 +60,11 @@ function consecutiveDaysRun(expression: string, fields: ReturnType<typeof cron.p
   const weekdays = numbers(fields.dayOfWeek);
   const mayRun = (ms: number) => {
     const d = new Date(ms);
-    return (!months || months.has(d.getUTCMonth() + 1)) && (!daysOfMonth || daysOfMonth.has(d.getUTCDate()))
-      && (!weekdays || weekdays.has(d.getUTCDay()));
+    return (
+      (!months || months.has(d.getUTCMonth() + 1)) &&
+      (!daysOfMonth || daysOfMonth.has(d.getUTCDate())) &&
+      (!weekdays || weekdays.has(d.getUTCDay()))
+    );
   };
   const task = cron.createTask(expression, () => {}, { timezone: 'UTC' }); // never started: used for its matcher
   try {

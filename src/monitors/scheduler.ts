@@ -16,7 +16,9 @@ export class MonitorScheduler {
     private readonly log: Logger,
   ) {}
 
-  get scheduledCount(): number { return this.tasks.size; }
+  get scheduledCount(): number {
+    return this.tasks.size;
+  }
 
   /**
    * Schedule every active monitor from the database. One that missed runs while the service was down
@@ -49,7 +51,8 @@ export class MonitorScheduler {
       return;
     }
     const task = cron.schedule(monitor.settings.schedule, (ctx) => this.tick(monitor.id, ctx.date, task), {
-      timezone: monitor.settings.timezone, name: `monitor ${monitor.id}`,
+      timezone: monitor.settings.timezone,
+      name: `monitor ${monitor.id}`,
     });
     this.tasks.set(monitor.id, task);
     this.monitors.setNextRun(monitor.id, task.getNextRun());
@@ -71,10 +74,16 @@ export class MonitorScheduler {
   private catchUp(monitor: MonitorRecord, now: Date): void {
     try {
       const { created } = this.runs.start(monitor, 'catch-up', now);
-      this.log.info({ monitor: monitor.id, missed: monitor.nextRunAt, created }, 'catch-up capture for a run missed while stopped');
+      this.log.info(
+        { monitor: monitor.id, missed: monitor.nextRunAt, created },
+        'catch-up capture for a run missed while stopped',
+      );
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'queue_full')) throw err;
-      this.log.warn({ monitor: monitor.id }, 'no catch-up capture: its key has jobs.maxQueuedPerKey jobs queued or running');
+      this.log.warn(
+        { monitor: monitor.id },
+        'no catch-up capture: its key has jobs.maxQueuedPerKey jobs queued or running',
+      );
     }
   }
 
@@ -85,7 +94,11 @@ export class MonitorScheduler {
   private tick(monitorId: string, at: Date, task: ScheduledTask): void {
     try {
       const outcome = this.runs.tick(monitorId, at);
-      if (outcome === 'skipped') this.log.warn({ monitor: monitorId, tick: at }, 'tick skipped: the previous capture is unfinished or its key\'s queue is full');
+      if (outcome === 'skipped')
+        this.log.warn(
+          { monitor: monitorId, tick: at },
+          "tick skipped: the previous capture is unfinished or its key's queue is full",
+        );
       if (!this.monitors.setNextRunIfActive(monitorId, task.getNextRun()) && this.tasks.get(monitorId) === task) {
         this.log.info({ monitor: monitorId }, 'monitor is paused or gone, or its key revoked: unscheduled');
         this.unschedule(monitorId);

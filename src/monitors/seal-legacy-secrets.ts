@@ -10,7 +10,9 @@ import type { Db } from '../db/open.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { hasPlaintextSecrets, sealPlaintextSecrets } from './capture-secrets.js';
 
-export interface SealLog { warn(fields: object, message: string): void }
+export interface SealLog {
+  warn(fields: object, message: string): void;
+}
 
 /**
  * How many times the checkpoint is tried. Each try already waits up to the connection's busy_timeout
@@ -23,28 +25,34 @@ export function sealLegacySecrets(db: Db, monitors: MonitorStore, box: SecretBox
   const secureDelete = db.pragma('secure_delete', { simple: true }) as number;
   db.pragma('secure_delete = ON');
   try {
-    const sealed = db.transaction(() => {
-      const ids: string[] = [];
-      for (const monitor of monitors.all()) {
-        if (!hasPlaintextSecrets(monitor.settings.capture)) continue;
-        monitors.rewriteCapture(monitor.id, sealPlaintextSecrets(monitor.settings.capture, box, monitor.id));
-        ids.push(monitor.id);
-      }
-      return ids;
-    }).immediate();
+    const sealed = db
+      .transaction(() => {
+        const ids: string[] = [];
+        for (const monitor of monitors.all()) {
+          if (!hasPlaintextSecrets(monitor.settings.capture)) continue;
+          monitors.rewriteCapture(monitor.id, sealPlaintextSecrets(monitor.settings.capture, box, monitor.id));
+          ids.push(monitor.id);
+        }
+        return ids;
+      })
+      .immediate();
     if (sealed.length) {
       // The secrets are sealed (committed) whatever happens next; the start goes on if the clean-up
       // cannot run now (another process holds the write lock), and says what is left.
       if (!vacuumed(db)) {
-        log.warn({ monitors: sealed.length },
-          'the secrets are sealed, but another process kept the database busy and it could not be vacuumed: pages freed before this version may still hold the old plaintext; run VACUUM on the database while the service is stopped');
+        log.warn(
+          { monitors: sealed.length },
+          'the secrets are sealed, but another process kept the database busy and it could not be vacuumed: pages freed before this version may still hold the old plaintext; run VACUUM on the database while the service is stopped',
+        );
         return sealed;
       }
       // The rebuilt pages are in the WAL and the old ones still in the main file: copy them over and
       // empty the WAL now rather than at some later checkpoint.
       if (!checkpointed(db)) {
-        log.warn({ monitors: sealed.length },
-          'the secrets are sealed, but a reader kept the database busy and the WAL could not be emptied: the old plaintext stays in the database files until the next complete checkpoint');
+        log.warn(
+          { monitors: sealed.length },
+          'the secrets are sealed, but a reader kept the database busy and the WAL could not be emptied: the old plaintext stays in the database files until the next complete checkpoint',
+        );
       }
     }
     return sealed;
@@ -58,7 +66,11 @@ function vacuumed(db: Db): boolean {
     db.exec('VACUUM');
     return true;
   } catch (err) {
-    if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY') || (err as { code?: string }).code?.startsWith('SQLITE_LOCKED')) return false;
+    if (
+      (err as { code?: string }).code?.startsWith('SQLITE_BUSY') ||
+      (err as { code?: string }).code?.startsWith('SQLITE_LOCKED')
+    )
+      return false;
     throw err;
   }
 }

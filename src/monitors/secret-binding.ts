@@ -21,7 +21,10 @@ const PAGE_CODE = ['js', 'css', 'waitForFunction'] as const;
 export interface SecretDestination {
   url: string;
   capture: {
-    headersScope?: 'origin' | 'all'; js?: string; css?: string; waitForFunction?: string;
+    headersScope?: 'origin' | 'all';
+    js?: string;
+    css?: string;
+    waitForFunction?: string;
     /** A goto step takes the page to its url, and with headersScope "all" the headers go along. */
     steps?: { action: string; value?: string }[];
   };
@@ -53,8 +56,11 @@ export function movedSecrets(before: SecretDestination, after: SecretDestination
     moved.headers = `headersScope "all" would send this stored header to every host the page loads from, and it was given for ${from} only: ${AGAIN}`;
   }
   // New or changed code only: removing it takes nothing anywhere.
-  const changed = PAGE_CODE.filter((field) => after.capture[field] !== undefined
-    && canonicalJson(before.capture[field] ?? null) !== canonicalJson(after.capture[field]));
+  const changed = PAGE_CODE.filter(
+    (field) =>
+      after.capture[field] !== undefined &&
+      canonicalJson(before.capture[field] ?? null) !== canonicalJson(after.capture[field]),
+  );
   if (changed.length > 0) {
     const what = changed.map((f) => `capture.${f}`).join(', ');
     moved.cookies = `${what} changed, and code added to the page can read a stored cookie and send it anywhere: ${AGAIN}`;
@@ -74,5 +80,7 @@ export function movedSecrets(before: SecretDestination, after: SecretDestination
 }
 
 function gotoOrigins(destination: SecretDestination): string[] {
-  return (destination.capture.steps ?? []).filter((s) => s.action === 'goto' && s.value !== undefined).map((s) => originOf(s.value!) ?? s.value!);
+  return (destination.capture.steps ?? [])
+    .filter((s) => s.action === 'goto' && s.value !== undefined)
+    .map((s) => originOf(s.value!) ?? s.value!);
 }

@@ -41,12 +41,16 @@ export class MonitorService {
     await this.checkEgress(settings);
     const id = `mon_${randomBytes(10).toString('hex')}`;
     const sealed = { ...settings, capture: sealSecrets(settings.capture, undefined, this.secrets, id) };
-    this.db.transaction(() => {
-      if (this.monitors.countByKey(keyId) >= this.limits.maxPerKey) {
-        throw conflict(`this key already has ${this.limits.maxPerKey} monitors (monitors.maxPerKey); delete one first`);
-      }
-      this.monitors.insert({ id, keyId, settings: named(sealed), baseUrl }, now);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        if (this.monitors.countByKey(keyId) >= this.limits.maxPerKey) {
+          throw conflict(
+            `this key already has ${this.limits.maxPerKey} monitors (monitors.maxPerKey); delete one first`,
+          );
+        }
+        this.monitors.insert({ id, keyId, settings: named(sealed), baseUrl }, now);
+      })
+      .immediate();
     this.scheduler.schedule(this.monitors.get(id)!);
     return this.monitors.get(id)!;
   }
@@ -65,22 +69,37 @@ export class MonitorService {
    * A JSON Merge Patch of the settings, validated whole by `validate`. Changing the url or the capture
    * options starts a new baseline; the schedule, pause state and timezone take effect at once.
    */
-  async update(keyId: string, id: string, patch: unknown, validate: (merged: unknown) => MonitorSettings, baseUrl: string): Promise<MonitorRecord> {
+  async update(
+    keyId: string,
+    id: string,
+    patch: unknown,
+    validate: (merged: unknown) => MonitorSettings,
+    baseUrl: string,
+  ): Promise<MonitorRecord> {
     const before = this.get(keyId, id);
     if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-      throw invalidRequest('the body must be a JSON object (a JSON Merge Patch of the monitor)', [{ path: '', message: 'expected an object' }]);
+      throw invalidRequest('the body must be a JSON object (a JSON Merge Patch of the monitor)', [
+        { path: '', message: 'expected an object' },
+      ]);
     }
     const shown = { ...before.settings, capture: maskSecrets(before.settings.capture) };
     // A name that was only the url's default follows the url when the url changes.
     const current = shown.name === shown.url ? { ...shown, name: undefined } : shown;
-    const merged = validate(mergePatch(current, foldHeaderNames(patch, Object.keys(before.settings.capture.headers ?? {}))));
+    const merged = validate(
+      mergePatch(current, foldHeaderNames(patch, Object.keys(before.settings.capture.headers ?? {}))),
+    );
     const moved = movedSecrets(before.settings, merged);
-    const settings = named({ ...merged, capture: sealSecrets(merged.capture, before.settings.capture, this.secrets, id, moved) });
+    const settings = named({
+      ...merged,
+      capture: sealSecrets(merged.capture, before.settings.capture, this.secrets, id, moved),
+    });
     await this.checkEgress(settings);
     // What is captured changed (the page, how it is rendered, or which text is read): the old baseline
     // would compare unlike with unlike, so the next capture starts a new one.
-    const newBaseline = settings.url !== before.settings.url || !sameCapture(settings.capture, before.settings.capture, this.secrets, id)
-      || settings.diff.textSelector !== before.settings.diff.textSelector;
+    const newBaseline =
+      settings.url !== before.settings.url ||
+      !sameCapture(settings.capture, before.settings.capture, this.secrets, id) ||
+      settings.diff.textSelector !== before.settings.diff.textSelector;
     this.monitors.update(id, settings, baseUrl, newBaseline, new Date());
     const after = this.monitors.get(id);
     if (!after) throw notFound(`no monitor ${id}`); // deleted meanwhile
@@ -92,11 +111,13 @@ export class MonitorService {
     this.get(keyId, id);
     this.scheduler.unschedule(id);
     // Its pending captures are canceled with it, so none records into a monitor that is gone.
-    const canceled = this.db.transaction(() => {
-      const ids = this.jobs.cancelCaptures(id, new Date());
-      this.monitors.delete(id); // captures rows go with it (ON DELETE CASCADE)
-      return ids;
-    }).immediate();
+    const canceled = this.db
+      .transaction(() => {
+        const ids = this.jobs.cancelCaptures(id, new Date());
+        this.monitors.delete(id); // captures rows go with it (ON DELETE CASCADE)
+        return ids;
+      })
+      .immediate();
     for (const jobId of canceled) this.abortJob(jobId);
     await this.files.removeFolder(id);
   }
@@ -106,7 +127,11 @@ export class MonitorService {
     return this.runs.start(this.get(keyId, id), 'manual');
   }
 
-  listCaptures(keyId: string, monitorId: string, query: { limit: number; before?: { createdAt: string; id: string } }): CaptureRecord[] {
+  listCaptures(
+    keyId: string,
+    monitorId: string,
+    query: { limit: number; before?: { createdAt: string; id: string } },
+  ): CaptureRecord[] {
     this.get(keyId, monitorId);
     return this.captures.list(monitorId, query);
   }
@@ -121,7 +146,11 @@ export class MonitorService {
     const { capture } = this.capture(keyId, id);
     const key = which === 'image' ? capture.imageKey : capture.diffKey;
     if (!key) {
-      throw notFound(which === 'image' ? `capture ${id} failed and has no image` : `capture ${id} has no diff image (${capture.baselineId ? 'nothing differed from its baseline' : 'it is a baseline'})`);
+      throw notFound(
+        which === 'image'
+          ? `capture ${id} failed and has no image`
+          : `capture ${id} has no diff image (${capture.baselineId ? 'nothing differed from its baseline' : 'it is a baseline'})`,
+      );
     }
     try {
       return await this.files.get(key);

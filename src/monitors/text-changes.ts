@@ -22,7 +22,9 @@ export const TEXT_THREAD_SCRIPT = join(projectRoot(), 'dist/src/monitors/text-th
 export const TEXT_COMPARE_TIME_LIMIT_MS = 10_000;
 
 export async function compareTexts(
-  before: PageBlock[], after: PageBlock[], options: { ignoreText: string[]; timeLimitMs?: number; script?: string },
+  before: PageBlock[],
+  after: PageBlock[],
+  options: { ignoreText: string[]; timeLimitMs?: number; script?: string },
 ): Promise<TextComparison> {
   // The common case — a page whose text did not change — needs no thread: the same texts in the same
   // order are no change whatever ignoreText blanks (boxes may move; a move is not a text change).
@@ -34,12 +36,25 @@ export async function compareTexts(
   const limit = options.timeLimitMs ?? TEXT_COMPARE_TIME_LIMIT_MS;
   try {
     return await new Promise<TextComparison>((resolve, reject) => {
-      const timer = setTimeout(() => reject(renderFailed(
-        `comparing the page's text took longer than ${limit / 1000} s and was stopped; a diff.ignoreText pattern may be too slow`,
-      )), limit);
-      const settle = (fn: () => void) => { clearTimeout(timer); fn(); };
-      worker.once('message', (reply: TextCompareReply) => settle(() => (reply.ok ? resolve(reply.result) : reject(new Error(`text comparison: ${reply.message}`)))));
-      worker.once('error', (err) => settle(() => reject(new Error(`text thread crashed: ${err.message}`, { cause: err }))));
+      const timer = setTimeout(
+        () =>
+          reject(
+            renderFailed(
+              `comparing the page's text took longer than ${limit / 1000} s and was stopped; a diff.ignoreText pattern may be too slow`,
+            ),
+          ),
+        limit,
+      );
+      const settle = (fn: () => void) => {
+        clearTimeout(timer);
+        fn();
+      };
+      worker.once('message', (reply: TextCompareReply) =>
+        settle(() => (reply.ok ? resolve(reply.result) : reject(new Error(`text comparison: ${reply.message}`)))),
+      );
+      worker.once('error', (err) =>
+        settle(() => reject(new Error(`text thread crashed: ${err.message}`, { cause: err }))),
+      );
       worker.once('exit', (code) => settle(() => reject(new Error(`text thread exited with code ${code}`))));
     });
   } finally {
@@ -59,7 +74,7 @@ function sameTexts(before: PageBlock[], after: PageBlock[]): boolean {
 export function parseStoredBlocks(bytes: Buffer): PageBlock[] | undefined {
   try {
     const blocks: unknown = JSON.parse(bytes.toString('utf8'));
-    return Array.isArray(blocks) ? blocks as PageBlock[] : undefined;
+    return Array.isArray(blocks) ? (blocks as PageBlock[]) : undefined;
   } catch {
     return undefined;
   }

@@ -7,7 +7,10 @@ import type { Box } from '../render/measure-boxes.js';
 import type { PageBlock } from '../render/page-facts.js';
 import { blankIgnored, compileIgnoreText } from './ignore-text.js';
 
-export interface TextComparison { changes: TextChange[]; total: number }
+export interface TextComparison {
+  changes: TextChange[];
+  total: number;
+}
 
 /**
  * diffArrays gives up past this many inserted plus deleted blocks (Myers' algorithm costs O((N+M)·D)):
@@ -18,7 +21,11 @@ export const MAX_BLOCK_EDITS = 200;
 /** diffWords gives up past this many inserted plus deleted words: the whole text is then one removed and one added part. */
 export const MAX_WORD_EDITS = 100;
 
-interface Comparable { text: string; box: Box | null; selector: string | null }
+interface Comparable {
+  text: string;
+  box: Box | null;
+  selector: string | null;
+}
 
 /** The blocks that take part: those with text left once ignoreText is blanked; anything malformed is skipped. */
 function comparable(blocks: unknown, patterns: RegExp[]): Comparable[] {
@@ -35,8 +42,10 @@ function comparable(blocks: unknown, patterns: RegExp[]): Comparable[] {
   return out;
 }
 
-const isBox = (b: unknown): b is Box => b !== null && typeof b === 'object'
-  && ['x', 'y', 'width', 'height'].every((k) => Number.isFinite((b as Record<string, unknown>)[k]));
+const isBox = (b: unknown): b is Box =>
+  b !== null &&
+  typeof b === 'object' &&
+  ['x', 'y', 'width', 'height'].every((k) => Number.isFinite((b as Record<string, unknown>)[k]));
 
 /**
  * Added, removed and changed blocks in reading order (of this capture; a removed block where it was).
@@ -47,9 +56,14 @@ export function diffBlocks(before: PageBlock[], after: PageBlock[], ignoreText: 
   const patterns = compileIgnoreText(ignoreText);
   const a = comparable(before, patterns);
   const b = comparable(after, patterns);
-  const parts = diffArrays(a.map((x) => x.text), b.map((x) => x.text), { maxEditLength: MAX_BLOCK_EDITS })
-    ?? [{ value: a.map((x) => x.text), removed: true, added: false, count: a.length },
-      { value: b.map((x) => x.text), removed: false, added: true, count: b.length }];
+  const parts = diffArrays(
+    a.map((x) => x.text),
+    b.map((x) => x.text),
+    { maxEditLength: MAX_BLOCK_EDITS },
+  ) ?? [
+    { value: a.map((x) => x.text), removed: true, added: false, count: a.length },
+    { value: b.map((x) => x.text), removed: false, added: true, count: b.length },
+  ];
 
   // Runs of removed and added blocks between unchanged ones, as indexes into a and b.
   const runs: { removed: number[]; added: number[] }[] = [];
@@ -64,7 +78,7 @@ export function diffBlocks(before: PageBlock[], after: PageBlock[], ignoreText: 
       j += n;
       continue;
     }
-    if (!run) runs.push(run = { removed: [], added: [] });
+    if (!run) runs.push((run = { removed: [], added: [] }));
     for (let k = 0; k < n; k++) {
       if (part.removed) run.removed.push(i++);
       else run.added.push(j++);
@@ -73,7 +87,8 @@ export function diffBlocks(before: PageBlock[], after: PageBlock[], ignoreText: 
 
   // A text removed in one place and added in another moved: neither counts.
   const addedByText = new Map<string, number[]>();
-  for (const r of runs) for (const k of r.added) addedByText.set(b[k]!.text, [...(addedByText.get(b[k]!.text) ?? []), k]);
+  for (const r of runs)
+    for (const k of r.added) addedByText.set(b[k]!.text, [...(addedByText.get(b[k]!.text) ?? []), k]);
   const moved = { removed: new Set<number>(), added: new Set<number>() };
   for (const r of runs) {
     for (const k of r.removed) {
@@ -97,7 +112,14 @@ export function diffBlocks(before: PageBlock[], after: PageBlock[], ignoreText: 
       const old = removed[k] === undefined ? undefined : a[removed[k]!]!;
       const now = added[k] === undefined ? undefined : b[added[k]!]!;
       if (old && now) {
-        keep(() => ({ kind: 'changed', before: old.text, after: now.text, box: now.box, selector: now.selector, words: wordDiff(old.text, now.text) }));
+        keep(() => ({
+          kind: 'changed',
+          before: old.text,
+          after: now.text,
+          box: now.box,
+          selector: now.selector,
+          words: wordDiff(old.text, now.text),
+        }));
       } else if (old) {
         keep(() => ({ kind: 'removed', before: old.text, after: null, box: old.box, selector: old.selector }));
       } else if (now) {
@@ -110,7 +132,13 @@ export function diffBlocks(before: PageBlock[], after: PageBlock[], ignoreText: 
 
 /** jsdiff's word diff in the stored shape: only `added`/`removed` flags that are set. */
 export function wordDiff(before: string, after: string): WordPart[] {
-  const parts = diffWords(before, after, { maxEditLength: MAX_WORD_EDITS })
-    ?? [{ value: before, removed: true, added: false }, { value: after, removed: false, added: true }];
-  return parts.map((p) => ({ value: p.value, ...(p.added && { added: true as const }), ...(p.removed && { removed: true as const }) }));
+  const parts = diffWords(before, after, { maxEditLength: MAX_WORD_EDITS }) ?? [
+    { value: before, removed: true, added: false },
+    { value: after, removed: false, added: true },
+  ];
+  return parts.map((p) => ({
+    value: p.value,
+    ...(p.added && { added: true as const }),
+    ...(p.removed && { removed: true as const }),
+  }));
 }

@@ -31,11 +31,23 @@ export function changedLine(words: WordPart[]): string {
   if (first < 0) return words.map((p) => p.value).join('');
   let last = words.length - 1;
   while (!words[last]!.added && !words[last]!.removed) last--;
-  let prefix = words.slice(0, first).map((p) => p.value).join('');
-  let suffix = words.slice(last + 1).map((p) => p.value).join('');
+  let prefix = words
+    .slice(0, first)
+    .map((p) => p.value)
+    .join('');
+  let suffix = words
+    .slice(last + 1)
+    .map((p) => p.value)
+    .join('');
   const middle = words.slice(first, last + 1);
-  let old = middle.filter((p) => !p.added).map((p) => p.value).join('');
-  let now = middle.filter((p) => !p.removed).map((p) => p.value).join('');
+  let old = middle
+    .filter((p) => !p.added)
+    .map((p) => p.value)
+    .join('');
+  let now = middle
+    .filter((p) => !p.removed)
+    .map((p) => p.value)
+    .join('');
   // Whole words: "$24.99" → "$19.99" rather than "24" → "19".
   const head = /\S*$/.exec(prefix)![0];
   const tail = /^\S*/.exec(suffix)![0];
@@ -69,4 +81,5 @@ function keepFirstWords(text: string, n: number): string {
   return cutEnd(words.slice(0, n).join(' ') + (words.length > n ? '…' : ''), 40);
 }
 
-const cutStart = (text: string, max: number) => (text.length <= max ? text : `…${text.slice(text.length - max + 1).trimStart()}`);
+const cutStart = (text: string, max: number) =>
+  text.length <= max ? text : `…${text.slice(text.length - max + 1).trimStart()}`;

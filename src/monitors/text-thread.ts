@@ -6,7 +6,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { PageBlock } from '../render/page-facts.js';
 import { diffBlocks, type TextComparison } from './text-diff.js';
 
-export interface TextCompareInput { before: PageBlock[]; after: PageBlock[]; ignoreText: string[] }
+export interface TextCompareInput {
+  before: PageBlock[];
+  after: PageBlock[];
+  ignoreText: string[];
+}
 export type TextCompareReply = { ok: true; result: TextComparison } | { ok: false; message: string };
 
 const port = parentPort;

@@ -63,7 +63,12 @@ export type CaptureView = ReturnType<typeof captureView>;
 /** `data` of capture.completed, capture.failed and monitor.changed. */
 export function captureEventData(m: MonitorRecord, c: CaptureRecord): Record<string, unknown> {
   const data: Record<string, unknown> = {
-    monitorId: m.id, captureId: c.id, url: m.settings.url, status: c.status, reason: c.reason, takenAt: c.takenAt,
+    monitorId: m.id,
+    captureId: c.id,
+    url: m.settings.url,
+    status: c.status,
+    reason: c.reason,
+    takenAt: c.takenAt,
   };
   if (c.status === 'failed') return { ...data, error: c.error };
   return {

@@ -9,12 +9,17 @@ import type { StatusSnapshot } from './status.js';
 export class Metrics {
   readonly registry = new Registry();
   private readonly renders = new Counter({
-    name: 'pagewatch_renders_total', help: 'Renders by kind (pdf, image) and outcome (ok or the error code)',
-    labelNames: ['kind', 'outcome'] as const, registers: [this.registry],
+    name: 'pagewatch_renders_total',
+    help: 'Renders by kind (pdf, image) and outcome (ok or the error code)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
   });
   private readonly renderSeconds = new Histogram({
-    name: 'pagewatch_render_duration_seconds', help: 'Render time of successful renders, queue wait included',
-    labelNames: ['kind'] as const, buckets: [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 2, 5, 10, 30, 60], registers: [this.registry],
+    name: 'pagewatch_render_duration_seconds',
+    help: 'Render time of successful renders, queue wait included',
+    labelNames: ['kind'] as const,
+    buckets: [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 2, 5, 10, 30, 60],
+    registers: [this.registry],
   });
 
   constructor(snapshot: () => StatusSnapshot) {
@@ -25,10 +30,16 @@ export class Metrics {
       if (!current || Date.now() - current.at > 500) current = { at: Date.now(), snapshot: snapshot() };
       return current.snapshot;
     };
-    const gauge = (name: string, help: string, labelNames: string[], fill: (g: Gauge, s: StatusSnapshot) => void) => new Gauge({
-      name, help, labelNames, registers: [this.registry],
-      collect() { fill(this, read()); },
-    });
+    const gauge = (name: string, help: string, labelNames: string[], fill: (g: Gauge, s: StatusSnapshot) => void) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        collect() {
+          fill(this, read());
+        },
+      });
     gauge('pagewatch_render_queue_depth', 'Renders waiting for a slot', [], (g, s) => g.set(s.render.queued));
     gauge('pagewatch_renders_active', 'Renders running now', [], (g, s) => g.set(s.render.active));
     gauge('pagewatch_browser_up', '1 when the browser is connected', [], (g, s) => g.set(s.browser.up ? 1 : 0));
@@ -36,15 +47,22 @@ export class Metrics {
     gauge('pagewatch_jobs', 'Async jobs by status', ['status'], (g, s) => {
       for (const [status, n] of Object.entries(s.jobs)) g.set({ status }, n);
     });
-    gauge('pagewatch_webhook_deliveries', 'Webhook deliveries by status (pending is the backlog)', ['status'], (g, s) => {
-      for (const [status, n] of Object.entries(s.webhooks)) g.set({ status }, n);
-    });
+    gauge(
+      'pagewatch_webhook_deliveries',
+      'Webhook deliveries by status (pending is the backlog)',
+      ['status'],
+      (g, s) => {
+        for (const [status, n] of Object.entries(s.webhooks)) g.set({ status }, n);
+      },
+    );
     gauge('pagewatch_monitors', 'Monitors by state', ['state'], (g, s) => {
       g.set({ state: 'active' }, s.monitors.active);
       g.set({ state: 'paused' }, s.monitors.paused);
     });
     new Counter({
-      name: 'pagewatch_browser_restarts_total', help: 'Browser recycles and relaunches since start', registers: [this.registry],
+      name: 'pagewatch_browser_restarts_total',
+      help: 'Browser recycles and relaunches since start',
+      registers: [this.registry],
       collect() {
         this.reset();
         this.inc(read().browser.restarts);
@@ -67,8 +85,10 @@ export class Metrics {
       }
     };
     return {
-      renderPdf: (req: PdfRequest, signal: AbortSignal, options?: RenderOptions) => track('pdf', () => renderer.renderPdf(req, signal, options)),
-      renderImage: (req: ImageRequest, signal: AbortSignal, options?: RenderOptions) => track('image', () => renderer.renderImage(req, signal, options)),
+      renderPdf: (req: PdfRequest, signal: AbortSignal, options?: RenderOptions) =>
+        track('pdf', () => renderer.renderPdf(req, signal, options)),
+      renderImage: (req: ImageRequest, signal: AbortSignal, options?: RenderOptions) =>
+        track('image', () => renderer.renderImage(req, signal, options)),
     };
   }
 }

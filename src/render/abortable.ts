@@ -6,13 +6,22 @@ export function abortable<T>(work: Promise<T>, signal: AbortSignal, cleanup?: (v
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => {
       reject(signal.reason);
-      work.then((v) => cleanup?.(v), () => undefined);
+      work.then(
+        (v) => cleanup?.(v),
+        () => undefined,
+      );
     };
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
     );
   });
 }

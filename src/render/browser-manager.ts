@@ -36,12 +36,20 @@ export interface BrowserManagerOptions {
 }
 
 /** Whether a browser is up; when none can start for a reason an operator can fix, that reason. */
-export interface BrowserReadiness { usable: boolean; reason?: string }
+export interface BrowserReadiness {
+  usable: boolean;
+  reason?: string;
+}
 
 export interface BrowserStats {
-  up: boolean; version?: string; pid?: number; renders: number; restarts: number;
+  up: boolean;
+  version?: string;
+  pid?: number;
+  renders: number;
+  restarts: number;
   /** Warm pages idle now, and created by the current browser so far (reuse keeps the latter flat). */
-  warmPages: number; pagesCreated: number;
+  warmPages: number;
+  pagesCreated: number;
 }
 
 class Generation {
@@ -51,11 +59,16 @@ class Generation {
   readonly disconnected = new AbortController();
 
   constructor(
-    readonly browser: Browser, readonly pid: number | undefined, readonly version: string, readonly pool: WarmPool,
+    readonly browser: Browser,
+    readonly pid: number | undefined,
+    readonly version: string,
+    readonly pool: WarmPool,
     private readonly onGone: () => void,
   ) {}
 
-  get connected(): boolean { return this.browser.isConnected(); }
+  get connected(): boolean {
+    return this.browser.isConnected();
+  }
 
   async close(): Promise<void> {
     this.retired = true;
@@ -93,8 +106,13 @@ export class BrowserManager {
   stats(): BrowserStats {
     const gen = this.current;
     return {
-      up: Boolean(gen?.connected), version: gen?.version, pid: gen?.pid, renders: this.totalRenders,
-      restarts: this.restarts, warmPages: gen?.pool.idleCount ?? 0, pagesCreated: gen?.pool.createdCount ?? 0,
+      up: Boolean(gen?.connected),
+      version: gen?.version,
+      pid: gen?.pid,
+      renders: this.totalRenders,
+      restarts: this.restarts,
+      warmPages: gen?.pool.idleCount ?? 0,
+      pagesCreated: gen?.pool.createdCount ?? 0,
     };
   }
 
@@ -126,10 +144,13 @@ export class BrowserManager {
       // Creating a page on a browser that has just died can hang rather than fail: race the death.
       const lease = contextOptions ? this.singleUse(gen, contextOptions) : this.warm(gen);
       // If it settles after all, the browser is dead: closing the context is all there is to do.
-      return await abortable(lease, gen.disconnected.signal, (l) => { l.context.close().catch(() => undefined); });
+      return await abortable(lease, gen.disconnected.signal, (l) => {
+        l.context.close().catch(() => undefined);
+      });
     } catch (err) {
       this.done(gen);
-      if (gen.disconnected.signal.aborted) throw unavailable('the browser stopped while a page was being prepared; try again', err);
+      if (gen.disconnected.signal.aborted)
+        throw unavailable('the browser stopped while a page was being prepared; try again', err);
       throw err;
     }
   }
@@ -157,7 +178,9 @@ export class BrowserManager {
       guardPage(page);
       const watch = watchLoss(gen, page);
       return {
-        page, context, lost: watch.signal,
+        page,
+        context,
+        lost: watch.signal,
         browserConnected: () => gen.connected,
         release: () => {
           watch.dispose();
@@ -210,8 +233,11 @@ export class BrowserManager {
       }
       // A browser that will not start is the service being unavailable (503), not a bad page.
       const { executablePath, proxyUrl, sandbox } = this.opts;
-      const { browser, pid, version } = await launchChromium({ executablePath, proxyUrl, sandbox })
-        .catch((err: unknown) => { throw this.launchFailed(err); });
+      const { browser, pid, version } = await launchChromium({ executablePath, proxyUrl, sandbox }).catch(
+        (err: unknown) => {
+          throw this.launchFailed(err);
+        },
+      );
       this.launchFailure = undefined;
       const pool = new WarmPool(browser, this.opts.warmPages, this.opts.pageMaxUses, this.opts.log);
       const gen = new Generation(browser, pid, version, pool, () => this.live.delete(gen));
@@ -239,7 +265,9 @@ export class BrowserManager {
 
   /** A failed launch: a 503 for the render that asked; if the sandbox failed, the reason and fix for /ready and the log. */
   private launchFailed(err: unknown): Error {
-    const reason = this.opts.sandbox ? explainSandboxFailure(String((err as Error)?.message ?? err), process.geteuid?.()) : undefined;
+    const reason = this.opts.sandbox
+      ? explainSandboxFailure(String((err as Error)?.message ?? err), process.geteuid?.())
+      : undefined;
     if (reason && reason !== this.launchFailure) this.opts.log.error({ sandbox: true }, reason);
     this.launchFailure = reason;
     return unavailable('the browser could not be started', err);
@@ -250,5 +278,8 @@ function watchLoss(gen: Generation, page: Page): { signal: AbortSignal; dispose:
   const crashed = new AbortController();
   const onCrash = () => crashed.abort(new Error('page crashed'));
   page.once('crash', onCrash);
-  return { signal: AbortSignal.any([gen.disconnected.signal, crashed.signal]), dispose: () => page.off('crash', onCrash) };
+  return {
+    signal: AbortSignal.any([gen.disconnected.signal, crashed.signal]),
+    dispose: () => page.off('crash', onCrash),
+  };
 }

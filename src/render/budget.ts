@@ -2,7 +2,10 @@
 export class Budget {
   private readonly deadline: number;
 
-  constructor(readonly timeoutMs: number, start = Date.now()) {
+  constructor(
+    readonly timeoutMs: number,
+    start = Date.now(),
+  ) {
     this.deadline = start + timeoutMs;
   }
 

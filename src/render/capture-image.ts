@@ -29,7 +29,12 @@ const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp'
  * which can redefine devicePixelRatio, scrollHeight and the rest; and every region is cut to the caps.
  */
 export async function captureImage(
-  page: Page, context: BrowserContext, req: ImageRequest, caps: ImageCaps, measureSelectors: string[] = [], factsRequest?: FactsRequest,
+  page: Page,
+  context: BrowserContext,
+  req: ImageRequest,
+  caps: ImageCaps,
+  measureSelectors: string[] = [],
+  factsRequest?: FactsRequest,
 ): Promise<ImageCapture> {
   const format = req.format === 'jpg' ? 'jpeg' : req.format;
   const quality = format === 'png' ? undefined : (req.quality ?? 80);
@@ -56,21 +61,42 @@ export async function captureImage(
     }
 
     const area = async () => clip ?? { ...(await layout()).layoutScroll, ...viewportFor(req) };
-    const boxes = measureSelectors.length ? await measureBoxes(page, measureSelectors, await area(), await layout(), scale) : undefined;
-    const facts = factsRequest ? await readPageFacts(page, factsRequest, await area(), await layout(), scale) : undefined;
+    const boxes = measureSelectors.length
+      ? await measureBoxes(page, measureSelectors, await area(), await layout(), scale)
+      : undefined;
+    const facts = factsRequest
+      ? await readPageFacts(page, factsRequest, await area(), await layout(), scale)
+      : undefined;
     let bytes: Buffer;
     if (format === 'webp') {
-      const shot = await webpScreenshot(page, await session(), clip, quality!, req, { layout: clip ? undefined : await layout(), scale, caps });
+      const shot = await webpScreenshot(page, await session(), clip, quality!, req, {
+        layout: clip ? undefined : await layout(),
+        scale,
+        caps,
+      });
       bytes = shot.bytes;
       truncation ??= shot.truncation;
     } else {
       // fullPage lets a clip reach below the first screen; Playwright then reads it in page coordinates.
       bytes = await page.screenshot({
-        type: format, quality, clip, fullPage: clip !== undefined, omitBackground: req.omitBackground,
-        animations: req.animations, caret: req.caret, scale: 'device',
+        type: format,
+        quality,
+        clip,
+        fullPage: clip !== undefined,
+        omitBackground: req.omitBackground,
+        animations: req.animations,
+        caret: req.caret,
+        scale: 'device',
       });
     }
-    return { bytes, contentType: CONTENT_TYPES[format], truncated: truncation !== undefined, truncation, ...(boxes && { boxes }), ...(facts && { facts }) };
+    return {
+      bytes,
+      contentType: CONTENT_TYPES[format],
+      truncated: truncation !== undefined,
+      truncation,
+      ...(boxes && { boxes }),
+      ...(facts && { facts }),
+    };
   } finally {
     // (The cast: TypeScript does not see `session` assign it.)
     await (cdp as CDPSession | undefined)?.detach().catch(() => undefined);
@@ -84,14 +110,26 @@ export async function captureImage(
  * region is the visible one as CDP measures it, cut to the caps like any other.
  */
 async function webpScreenshot(
-  page: Page, cdp: CDPSession, clip: Rect | undefined, quality: number, req: ImageRequest,
+  page: Page,
+  cdp: CDPSession,
+  clip: Rect | undefined,
+  quality: number,
+  req: ImageRequest,
   /** `layout` is needed only without a clip: then the region is the visible one. */
   at: { layout: Layout | undefined; scale: number; caps: ImageCaps },
 ): Promise<{ bytes: Buffer; truncation?: string }> {
   if (req.animations === 'disabled') {
-    await page.evaluate(() => document.getAnimations().forEach((a) => {
-      try { a.finish(); } catch { a.cancel(); } // infinite animations cannot finish
-    })).catch(() => undefined);
+    await page
+      .evaluate(() =>
+        document.getAnimations().forEach((a) => {
+          try {
+            a.finish();
+          } catch {
+            a.cancel();
+          } // infinite animations cannot finish
+        }),
+      )
+      .catch(() => undefined);
   }
   if (req.caret === 'hide') await page.addStyleTag({ content: '*{caret-color:transparent !important}' });
   let region = clip ? { ...clip, scale: at.scale } : { ...at.layout!.visible, scale: at.scale * at.layout!.pinchZoom };
@@ -102,8 +140,14 @@ async function webpScreenshot(
     truncation = truncationOf(fitted.cut, false);
   }
   try {
-    if (req.omitBackground) await cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
-    const shot = await cdp.send('Page.captureScreenshot', { format: 'webp', quality, captureBeyondViewport: true, clip: region });
+    if (req.omitBackground)
+      await cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
+    const shot = await cdp.send('Page.captureScreenshot', {
+      format: 'webp',
+      quality,
+      captureBeyondViewport: true,
+      clip: region,
+    });
     return { bytes: Buffer.from(shot.data, 'base64'), truncation };
   } finally {
     // The page may be a warm one: the next render must not inherit a transparent background.

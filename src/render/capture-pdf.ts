@@ -2,7 +2,10 @@ import type { Page } from 'playwright';
 import { invalidRequest } from '../errors.js';
 import type { PdfRequest } from '../http/schemas/render.js';
 
-export interface PdfCapture { bytes: Buffer; pageCount: number }
+export interface PdfCapture {
+  bytes: Buffer;
+  pageCount: number;
+}
 
 // Chromium shows its own date/title header when only a footer is given (and the reverse): blank it.
 const EMPTY_TEMPLATE = '<span></span>';
@@ -13,18 +16,27 @@ export async function capturePdf(page: Page, req: PdfRequest): Promise<PdfCaptur
   let bytes: Buffer;
   try {
     bytes = await page.pdf({
-      ...(req.width !== undefined ? { width: cssLength(req.width), height: cssLength(req.height!) } : { format: req.format ?? 'A4' }),
-      landscape: req.landscape, margin, scale: req.scale, printBackground: req.printBackground,
-      preferCSSPageSize: req.preferCSSPageSize, pageRanges: req.pageRanges,
+      ...(req.width !== undefined
+        ? { width: cssLength(req.width), height: cssLength(req.height!) }
+        : { format: req.format ?? 'A4' }),
+      landscape: req.landscape,
+      margin,
+      scale: req.scale,
+      printBackground: req.printBackground,
+      preferCSSPageSize: req.preferCSSPageSize,
+      pageRanges: req.pageRanges,
       displayHeaderFooter: headerFooter,
       headerTemplate: headerFooter ? (req.headerTemplate ?? EMPTY_TEMPLATE) : undefined,
       footerTemplate: headerFooter ? (req.footerTemplate ?? EMPTY_TEMPLATE) : undefined,
-      tagged: req.tagged, outline: req.outline,
+      tagged: req.tagged,
+      outline: req.outline,
     });
   } catch (err) {
     // Chromium only knows the page count while printing, so an out-of-range pageRanges surfaces here.
     if (/page range/i.test(String(err))) {
-      throw invalidRequest('pageRanges is outside the document', [{ path: 'pageRanges', message: 'exceeds the page count' }]);
+      throw invalidRequest('pageRanges is outside the document', [
+        { path: 'pageRanges', message: 'exceeds the page count' },
+      ]);
     }
     throw err;
   }
@@ -37,7 +49,11 @@ function cssLength(v: string | number): string {
 }
 
 function cssLengths(m: PdfRequest['margin']): Record<string, string> {
-  return Object.fromEntries(Object.entries(m ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => [k, cssLength(v!)]));
+  return Object.fromEntries(
+    Object.entries(m ?? {})
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, cssLength(v!)]),
+  );
 }
 
 /** Chromium writes one `/Type /Page` object per page and no object streams, so counting them is exact. */

@@ -2,8 +2,11 @@ import { existsSync } from 'node:fs';
 import { chromium } from 'playwright';
 
 export const SYSTEM_CHROMIUM_PATHS = [
-  '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome-stable',
-  '/usr/bin/google-chrome', '/snap/bin/chromium',
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome-stable',
+  '/usr/bin/google-chrome',
+  '/snap/bin/chromium',
 ];
 
 /**
@@ -13,7 +16,11 @@ export const SYSTEM_CHROMIUM_PATHS = [
 export function findChromium(configured: string): string | undefined {
   if (configured) return configured;
   let managed: string | undefined;
-  try { managed = chromium.executablePath(); } catch { managed = undefined; }
+  try {
+    managed = chromium.executablePath();
+  } catch {
+    managed = undefined;
+  }
   if (managed && existsSync(managed)) return managed;
   return SYSTEM_CHROMIUM_PATHS.find((p) => existsSync(p));
 }

@@ -2,10 +2,25 @@
 // the page (self-contained: no imports, no closures). Whatever it returns is untrusted; text-blocks.ts
 // coerces and bounds it again in the service.
 
-export interface Limits { maxBlocks: number; maxChars: number; maxTotal: number; maxSelector: number; maxWalked: number; maxDepth: number }
+export interface Limits {
+  maxBlocks: number;
+  maxChars: number;
+  maxTotal: number;
+  maxSelector: number;
+  maxWalked: number;
+  maxDepth: number;
+}
 
 /** One block as the page reports it: page coordinates (CSS pixels of the viewport), not yet checked. */
-export interface RawBlock { selector: string; tag: string; text: string; x: number; y: number; width: number; height: number }
+export interface RawBlock {
+  selector: string;
+  tag: string;
+  text: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /**
  * Runs in the page (serialized by Playwright: self-contained, no imports). A block is a block-level
@@ -13,8 +28,15 @@ export interface RawBlock { selector: string; tag: string; text: string; x: numb
  * or a replaced element (img, svg, canvas, video, iframe, input, select, textarea) with its alt text,
  * title or value, so that a region over a picture can still name it. Preorder is reading order.
  */
-export function collectBlocks({ rootSelector, ignoreSelectors, limits }: { rootSelector: string | null; ignoreSelectors: string[]; limits: Limits }):
-  { invalid: true } | { blocks: RawBlock[] } {
+export function collectBlocks({
+  rootSelector,
+  ignoreSelectors,
+  limits,
+}: {
+  rootSelector: string | null;
+  ignoreSelectors: string[];
+  limits: Limits;
+}): { invalid: true } | { blocks: RawBlock[] } {
   let root: Element | null;
   try {
     root = rootSelector === null ? document.body : document.querySelector(rootSelector);
@@ -28,15 +50,57 @@ export function collectBlocks({ rootSelector, ignoreSelectors, limits }: { rootS
   for (const selector of ignoreSelectors) {
     try {
       document.querySelectorAll(selector).forEach((el) => ignored.add(el));
-    } catch { /* measured (and refused) by measureBoxes */ }
+    } catch {
+      /* measured (and refused) by measureBoxes */
+    }
   }
 
-  const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE', 'META', 'LINK', 'OPTION', 'OPTGROUP', 'DATALIST']);
-  const REPLACED = new Set(['IMG', 'SVG', 'CANVAS', 'VIDEO', 'IFRAME', 'INPUT', 'SELECT', 'TEXTAREA', 'OBJECT', 'EMBED', 'AUDIO']);
-  const INLINE = new Set(['inline', 'contents', 'inline-block', 'inline-flex', 'inline-grid', 'inline-table', 'ruby', 'ruby-text']);
+  const SKIP = new Set([
+    'SCRIPT',
+    'STYLE',
+    'NOSCRIPT',
+    'TEMPLATE',
+    'HEAD',
+    'TITLE',
+    'META',
+    'LINK',
+    'OPTION',
+    'OPTGROUP',
+    'DATALIST',
+  ]);
+  const REPLACED = new Set([
+    'IMG',
+    'SVG',
+    'CANVAS',
+    'VIDEO',
+    'IFRAME',
+    'INPUT',
+    'SELECT',
+    'TEXTAREA',
+    'OBJECT',
+    'EMBED',
+    'AUDIO',
+  ]);
+  const INLINE = new Set([
+    'inline',
+    'contents',
+    'inline-block',
+    'inline-flex',
+    'inline-grid',
+    'inline-table',
+    'ruby',
+    'ruby-text',
+  ]);
 
   /** `closed`: takes no text from its inline content (a replaced element, or a hidden one); `nested`: holds a block. */
-  interface Entry { element: Element; closed: boolean; hidden: boolean; parts: string[]; length: number; nested?: boolean }
+  interface Entry {
+    element: Element;
+    closed: boolean;
+    hidden: boolean;
+    parts: string[];
+    length: number;
+    nested?: boolean;
+  }
   const entries: Entry[] = [];
   let walked = 0;
   let totalChars = 0;
@@ -84,7 +148,14 @@ export function collectBlocks({ rootSelector, ignoreSelectors, limits }: { rootS
     const el = node as Element;
     const tag = el.tagName.toUpperCase();
     // Empty wrappers are entries too until the end, hence the room above maxBlocks.
-    if (SKIP.has(tag) || ignored.has(el) || depth > limits.maxDepth || ++walked > limits.maxWalked || entries.length >= limits.maxBlocks * 5) return;
+    if (
+      SKIP.has(tag) ||
+      ignored.has(el) ||
+      depth > limits.maxDepth ||
+      ++walked > limits.maxWalked ||
+      entries.length >= limits.maxBlocks * 5
+    )
+      return;
     const style = getComputedStyle(el);
     if (style.display === 'none') return;
     if (tag === 'BR') {
@@ -123,7 +194,11 @@ export function collectBlocks({ rootSelector, ignoreSelectors, limits }: { rootS
   const count = (selector: string) => {
     let n = counts.get(selector);
     if (n === undefined) {
-      try { n = document.querySelectorAll(selector).length; } catch { n = 0; }
+      try {
+        n = document.querySelectorAll(selector).length;
+      } catch {
+        n = 0;
+      }
       counts.set(selector, n);
     }
     return n;
@@ -142,7 +217,8 @@ export function collectBlocks({ rootSelector, ignoreSelectors, limits }: { rootS
       if (same) same.push(sib);
       else byTag.set(tag, [sib]);
     }
-    for (const [tag, same] of byTag) same.forEach((sib, i) => steps.set(sib, same.length > 1 ? `${tag}:nth-of-type(${i + 1})` : tag));
+    for (const [tag, same] of byTag)
+      same.forEach((sib, i) => steps.set(sib, same.length > 1 ? `${tag}:nth-of-type(${i + 1})` : tag));
     return steps.get(el) ?? el.tagName.toLowerCase();
   };
   const uniqueId = (el: Element) => (el.id && count(`#${esc(el.id)}`) === 1 ? `#${esc(el.id)}` : null);
@@ -151,14 +227,23 @@ export function collectBlocks({ rootSelector, ignoreSelectors, limits }: { rootS
     if (byId) return byId;
     const tag = el.tagName.toLowerCase();
     if (tag === 'body' || tag === 'html') return tag;
-    const classes = Array.from(el.classList).slice(0, 3).map((c) => `.${esc(c)}`).join('');
+    const classes = Array.from(el.classList)
+      .slice(0, 3)
+      .map((c) => `.${esc(c)}`)
+      .join('');
     if (classes && count(tag + classes) === 1) return tag + classes;
     const steps: string[] = [];
     for (let at: Element | null = el; at; at = at.parentElement) {
       const anchor = at === el ? null : uniqueId(at);
-      if (anchor) { steps.unshift(anchor); break; }
+      if (anchor) {
+        steps.unshift(anchor);
+        break;
+      }
       const name = at.tagName.toLowerCase();
-      if (name === 'body' || name === 'html') { steps.unshift(name); break; }
+      if (name === 'body' || name === 'html') {
+        steps.unshift(name);
+        break;
+      }
       const next = step(at);
       // Too deep to name briefly: keep the last steps that fit (valid, though maybe not unique).
       if (steps.length && steps.join(' > ').length + next.length + 3 > limits.maxSelector) break;
@@ -177,7 +262,15 @@ export function collectBlocks({ rootSelector, ignoreSelectors, limits }: { rootS
     if (!text && !entry.closed && entry.nested) continue;
     const r = entry.element.getBoundingClientRect();
     if (!(r.width > 0 && r.height > 0)) continue;
-    blocks.push({ selector: selectorOf(entry.element), tag: entry.element.tagName.toLowerCase(), text, x: r.x, y: r.y, width: r.width, height: r.height });
+    blocks.push({
+      selector: selectorOf(entry.element),
+      tag: entry.element.tagName.toLowerCase(),
+      text,
+      x: r.x,
+      y: r.y,
+      width: r.width,
+      height: r.height,
+    });
   }
   return { blocks };
 }

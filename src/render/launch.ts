@@ -3,9 +3,16 @@ import { chromium, type Browser } from 'playwright';
 // These stop Chromium from calling home, which on a closed network means a storm of refused
 // connections. The sandbox is decided by `render.sandbox` (see sandbox.ts), not here.
 const ARGS = [
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--no-first-run', '--disable-default-apps', '--disable-extensions', '--mute-audio',
-  '--disable-dev-shm-usage', '--hide-scrollbars', '--font-render-hinting=none',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--mute-audio',
+  '--disable-dev-shm-usage',
+  '--hide-scrollbars',
+  '--font-render-hinting=none',
   // Animated images (GIF, APNG, WebP) show their first frame and stay there: a capture must not depend on
   // which frame was up when it was taken (Blink's ImageAnimationPolicy 2 = kNoAnimation).
   '--blink-settings=imageAnimationPolicy=2',
@@ -17,8 +24,10 @@ const ARGS = [
  */
 function egressArgs(proxyUrl: string): string[] {
   return [
-    `--proxy-server=${proxyUrl}`, '--proxy-bypass-list=<-loopback>',
-    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    `--proxy-server=${proxyUrl}`,
+    '--proxy-bypass-list=<-loopback>',
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
     '--disable-quic',
   ];
 }
@@ -26,7 +35,11 @@ function egressArgs(proxyUrl: string): string[] {
 // A page that allocates without end crashes its renderer at this heap size instead of eating the host.
 const HOSTILE_PAGE_ARGS = ['--js-flags=--max-old-space-size=512'];
 
-export interface LaunchedBrowser { browser: Browser; pid: number | undefined; version: string }
+export interface LaunchedBrowser {
+  browser: Browser;
+  pid: number | undefined;
+  version: string;
+}
 
 export interface LaunchOptions {
   executablePath: string;
@@ -42,7 +55,9 @@ export async function launchChromium({ executablePath, proxyUrl, sandbox }: Laun
     args: [...ARGS, ...egressArgs(proxyUrl), ...HOSTILE_PAGE_ARGS],
     // Playwright turns Chromium's popup blocker off; keep it on so a page cannot open windows at will.
     ignoreDefaultArgs: ['--disable-popup-blocking'],
-    handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
   });
   return { browser, pid: await browserPid(browser), version: browser.version() };
 }
@@ -51,7 +66,7 @@ export async function launchChromium({ executablePath, proxyUrl, sandbox }: Laun
 async function browserPid(browser: Browser): Promise<number | undefined> {
   try {
     const cdp = await browser.newBrowserCDPSession();
-    const info = await cdp.send('SystemInfo.getProcessInfo') as { processInfo: { type: string; id: number }[] };
+    const info = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
     await cdp.detach();
     return info.processInfo.find((p) => p.type === 'browser')?.id;
   } catch {
@@ -65,5 +80,9 @@ async function browserPid(browser: Browser): Promise<number | undefined> {
  */
 export function killProcessGroup(pid: number | undefined): void {
   if (!pid) return;
-  try { process.kill(-pid, 'SIGKILL'); } catch { /* already gone */ }
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
 }

@@ -2,7 +2,10 @@
 // request is refused at once (429 queue_full) rather than piling up until every client times out.
 import { queueFull } from '../errors.js';
 
-interface Waiter { resolve: () => void; reject: (err: unknown) => void }
+interface Waiter {
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
 
 export class RenderLimiter {
   private active = 0;
@@ -10,10 +13,17 @@ export class RenderLimiter {
   private avgRenderMs = 500;
   private idleResolvers: (() => void)[] = [];
 
-  constructor(private readonly concurrency: number, private readonly queueSize: number) {}
+  constructor(
+    private readonly concurrency: number,
+    private readonly queueSize: number,
+  ) {}
 
-  get activeCount(): number { return this.active; }
-  get queuedCount(): number { return this.waiting.length; }
+  get activeCount(): number {
+    return this.active;
+  }
+  get queuedCount(): number {
+    return this.waiting.length;
+  }
 
   /**
    * Run `fn` when a slot is free. Rejects with queue_full, or with the signal's reason if aborted while
@@ -47,7 +57,10 @@ export class RenderLimiter {
     if (!background && this.waiting.length >= this.queueSize) throw queueFull(this.retryAfterSeconds());
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
-        resolve: () => { signal.removeEventListener('abort', onAbort); resolve(); },
+        resolve: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
         reject,
       };
       const onAbort = () => {

@@ -7,7 +7,12 @@ import { renderFailed } from '../errors.js';
 import type { Layout, Rect } from './page-geometry.js';
 
 /** A rectangle in image pixels (device pixels from the top-left of the captured image). */
-export interface Box { x: number; y: number; width: number; height: number }
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /** More boxes than this are dropped: their areas then count as change, never the other way round. */
 export const MAX_MEASURED_BOXES = 1000;
@@ -16,25 +21,34 @@ export const MAX_MEASURED_BOXES = 1000;
  * The selectors' element boxes moved to the capture's origin (`area`, in document coordinates: the clip,
  * or the viewport at its scroll) and scaled to device pixels, rounded outward and clamped to the image.
  */
-export async function measureBoxes(page: Page, selectors: string[], area: Rect, layout: Layout, scale: number): Promise<Box[]> {
-  const measured = await page.evaluate(({ selectors, max }) => {
-    const rects: unknown[] = [];
-    for (const selector of selectors) {
-      let elements: NodeListOf<Element>;
-      try {
-        elements = document.querySelectorAll(selector);
-      } catch {
-        return { invalid: selector };
+export async function measureBoxes(
+  page: Page,
+  selectors: string[],
+  area: Rect,
+  layout: Layout,
+  scale: number,
+): Promise<Box[]> {
+  const measured = await page.evaluate(
+    ({ selectors, max }) => {
+      const rects: unknown[] = [];
+      for (const selector of selectors) {
+        let elements: NodeListOf<Element>;
+        try {
+          elements = document.querySelectorAll(selector);
+        } catch {
+          return { invalid: selector };
+        }
+        for (let i = 0; i < elements.length && rects.length < max; i++) {
+          const r = elements[i]!.getBoundingClientRect();
+          // Unary plus always yields a number (the page cannot redefine it), so whatever a faked
+          // getBoundingClientRect returns, no more than four numbers a box cross into the service.
+          rects[rects.length] = { x: +r.x, y: +r.y, width: +r.width, height: +r.height };
+        }
       }
-      for (let i = 0; i < elements.length && rects.length < max; i++) {
-        const r = elements[i]!.getBoundingClientRect();
-        // Unary plus always yields a number (the page cannot redefine it), so whatever a faked
-        // getBoundingClientRect returns, no more than four numbers a box cross into the service.
-        rects[rects.length] = { x: +r.x, y: +r.y, width: +r.width, height: +r.height };
-      }
-    }
-    return { rects };
-  }, { selectors, max: MAX_MEASURED_BOXES });
+      return { rects };
+    },
+    { selectors, max: MAX_MEASURED_BOXES },
+  );
   if (measured && typeof measured === 'object' && 'invalid' in measured) {
     throw renderFailed(`ignoreSelectors: "${String(measured.invalid)}" is not a valid CSS selector`);
   }
@@ -59,7 +73,13 @@ function isRect(r: unknown): r is Rect {
 }
 
 /** The part of [x0,x1)×[y0,y1) inside the image, rounded outward to whole pixels; null when empty. */
-export function clampToImage(x0: number, y0: number, x1: number, y1: number, image: { width: number; height: number }): Box | null {
+export function clampToImage(
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  image: { width: number; height: number },
+): Box | null {
   const left = Math.max(0, Math.floor(x0));
   const top = Math.max(0, Math.floor(y0));
   const right = Math.min(image.width, Math.ceil(x1));

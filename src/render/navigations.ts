@@ -77,7 +77,8 @@ export class MainFrameNavigations {
         if (outcome.ok) return outcome.value;
         throw outcome.error;
       }
-      if (hop >= MAX_HOPS) throw renderFailed(`the page kept navigating itself (more than ${MAX_HOPS} times after loading)`);
+      if (hop >= MAX_HOPS)
+        throw renderFailed(`the page kept navigating itself (more than ${MAX_HOPS} times after loading)`);
       await this.settle(budget);
     }
   }
@@ -104,7 +105,6 @@ export class MainFrameNavigations {
     this.waiters = [];
     for (const wake of waiters) wake();
   }
-
 }
 
 /** A request for the page's own (top-level) document: the first load, a redirect hop, a self-navigation. */

@@ -10,14 +10,21 @@ import type { BrowserContext, CDPSession, Page } from 'playwright';
 /** The session of each page that has one: wiped with the page (see detachOriginHeaders). */
 const sessions = new WeakMap<Page, CDPSession>();
 
-interface PausedRequest { requestId: string; request: { url: string; headers: Record<string, string> } }
+interface PausedRequest {
+  requestId: string;
+  request: { url: string; headers: Record<string, string> };
+}
 
 /**
  * From now until detachOriginHeaders, requests to `origin` (scheme://host:port) carry `headers`;
  * every other request, a cross-origin redirect hop included, goes out untouched.
  */
 export async function attachOriginHeaders(
-  page: Page, context: BrowserContext, origin: string, headers: Record<string, string>, media: 'screen' | 'print',
+  page: Page,
+  context: BrowserContext,
+  origin: string,
+  headers: Record<string, string>,
+  media: 'screen' | 'print',
 ): Promise<void> {
   await detachOriginHeaders(page);
   const cdp = await context.newCDPSession(page);
@@ -25,7 +32,8 @@ export async function attachOriginHeaders(
   cdp.on('Fetch.requestPaused', (event: PausedRequest) => {
     const ours = originOf(event.request.url) === origin;
     const { requestId } = event;
-    cdp.send('Fetch.continueRequest', { requestId, ...(ours && { headers: merged(event.request.headers, headers) }) })
+    cdp
+      .send('Fetch.continueRequest', { requestId, ...(ours && { headers: merged(event.request.headers, headers) }) })
       // Refused (a header Chromium will not send, such as Host): fail the request rather than leave
       // it paused until the render times out. Otherwise the page closed or the request was canceled.
       .catch(() => cdp.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }))
@@ -66,7 +74,9 @@ export function originOf(url: string): string | undefined {
 function merged(own: Record<string, string>, extra: Record<string, string>): { name: string; value: string }[] {
   const overridden = new Set(Object.keys(extra).map((name) => name.toLowerCase()));
   return [
-    ...Object.entries(own).filter(([name]) => !overridden.has(name.toLowerCase())).map(([name, value]) => ({ name, value })),
+    ...Object.entries(own)
+      .filter(([name]) => !overridden.has(name.toLowerCase()))
+      .map(([name, value]) => ({ name, value })),
     ...Object.entries(extra).map(([name, value]) => ({ name, value })),
   ];
 }

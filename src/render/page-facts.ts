@@ -32,7 +32,10 @@ export interface Probe {
   error?: string;
 }
 
-export interface PageFacts { blocks: PageBlock[]; probes: Probe[] }
+export interface PageFacts {
+  blocks: PageBlock[];
+  probes: Probe[];
+}
 
 /** What to read: asked for by monitor captures only (a plain render reads nothing). */
 export interface FactsRequest {
@@ -48,7 +51,13 @@ export interface FactsRequest {
  * The facts of the page as it is about to be captured. `area` is the captured region in document
  * coordinates (the clip, or the viewport at its scroll) and `scale` the device scale, as for measureBoxes.
  */
-export async function readPageFacts(page: Page, request: FactsRequest, area: Rect, layout: Layout, scale: number): Promise<PageFacts> {
+export async function readPageFacts(
+  page: Page,
+  request: FactsRequest,
+  area: Rect,
+  layout: Layout,
+  scale: number,
+): Promise<PageFacts> {
   const [blocks, probes] = [
     await readBlocks(page, request.textSelector, area, layout, scale, request.ignoreSelectors),
     await readProbes(page, request.probeSelectors),

@@ -6,7 +6,12 @@ import type { CDPSession } from 'playwright';
 import { renderFailed } from '../errors.js';
 
 /** A rectangle in document coordinates (CSS pixels from the top-left of the page, not the viewport). */
-export interface Rect { x: number; y: number; width: number; height: number }
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 export interface Layout {
   /** The whole document's size, CSS px (at least the viewport). */
@@ -26,8 +31,15 @@ export async function readLayout(cdp: CDPSession): Promise<Layout> {
   const m = await cdp.send('Page.getLayoutMetrics');
   const { cssContentSize: size, cssVisualViewport: view, cssLayoutViewport: layout } = m;
   if (!positive(size.width) || !positive(size.height)) throw renderFailed('the page has no usable size to capture');
-  if (!finite(view.pageX) || !finite(view.pageY) || !positive(view.clientWidth) || !positive(view.clientHeight) || !positive(view.scale)
-    || !finite(layout.pageX) || !finite(layout.pageY)) {
+  if (
+    !finite(view.pageX) ||
+    !finite(view.pageY) ||
+    !positive(view.clientWidth) ||
+    !positive(view.clientHeight) ||
+    !positive(view.scale) ||
+    !finite(layout.pageX) ||
+    !finite(layout.pageY)
+  ) {
     throw renderFailed('the page has no usable viewport to capture');
   }
   return {
@@ -44,15 +56,17 @@ export async function readLayout(cdp: CDPSession): Promise<Layout> {
  */
 export async function elementRect(cdp: CDPSession, selector: string, layout: Layout): Promise<Rect> {
   const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
-  const found = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector })
-    .catch(() => { throw renderFailed(`selector "${selector}" is not a valid CSS selector`); });
+  const found = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector }).catch(() => {
+    throw renderFailed(`selector "${selector}" is not a valid CSS selector`);
+  });
   if (!found.nodeId) throw renderFailed(`selector "${selector}" matched no element`);
   // No box model at all (display: none, or not laid out) is the same as an empty one.
   const model = await cdp.send('DOM.getBoxModel', { nodeId: found.nodeId }).catch(() => undefined);
   const quad = model?.model.border ?? [];
   const xs = [quad[0], quad[2], quad[4], quad[6]];
   const ys = [quad[1], quad[3], quad[5], quad[7]];
-  if (![...xs, ...ys].every(finite)) throw renderFailed(`selector "${selector}" matched an element with no visible box`);
+  if (![...xs, ...ys].every(finite))
+    throw renderFailed(`selector "${selector}" matched an element with no visible box`);
   const left = Math.min(...(xs as number[]));
   const top = Math.min(...(ys as number[]));
   const width = Math.max(...(xs as number[])) - left;

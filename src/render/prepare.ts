@@ -11,15 +11,23 @@ import { attachOriginHeaders, targetOrigin } from './origin-headers.js';
 const emulated = new WeakMap<Page, string>();
 
 export async function preparePage(
-  page: Page, context: BrowserContext, req: PageRequest, media: 'screen' | 'print',
-  viewport: { width: number; height: number }, budget: Budget,
+  page: Page,
+  context: BrowserContext,
+  req: PageRequest,
+  media: 'screen' | 'print',
+  viewport: { width: number; height: number },
+  budget: Budget,
 ): Promise<void> {
   page.setDefaultTimeout(budget.remaining());
   // Set for every render, so nothing of the previous render's emulation survives on a reused page
   // (skipped only where the page already has exactly these values).
   const current = page.viewportSize();
   if (current?.width !== viewport.width || current.height !== viewport.height) await page.setViewportSize(viewport);
-  const emulation = { media: req.media ?? media, colorScheme: req.colorScheme, reducedMotion: req.reducedMotion ?? 'no-preference' } as const;
+  const emulation = {
+    media: req.media ?? media,
+    colorScheme: req.colorScheme,
+    reducedMotion: req.reducedMotion ?? 'no-preference',
+  } as const;
   const key = JSON.stringify(emulation);
   if (emulated.get(page) !== key) {
     await page.emulateMedia(emulation);
@@ -47,7 +55,12 @@ export async function readyPage(page: Page, req: PageRequest, budget: Budget): P
  * only on requests to the target's origin; html without baseUrl has none, and the schema refuses
  * headers there unless the scope is "all".
  */
-async function applyHeaders(page: Page, context: BrowserContext, req: PageRequest, media: 'screen' | 'print'): Promise<void> {
+async function applyHeaders(
+  page: Page,
+  context: BrowserContext,
+  req: PageRequest,
+  media: 'screen' | 'print',
+): Promise<void> {
   const headers = req.headers ?? {};
   const everywhere = req.headersScope === 'all';
   await page.setExtraHTTPHeaders(everywhere ? headers : {});
@@ -59,19 +72,25 @@ async function applyHeaders(page: Page, context: BrowserContext, req: PageReques
 
 async function addCookies(context: BrowserContext, req: PageRequest): Promise<void> {
   const pageUrl = req.url ?? req.baseUrl;
-  await context.addCookies(req.cookies!.map((c) => {
-    // Playwright takes either url, or domain + path; fill in from the page when the caller gave neither.
-    if (c.url || !c.domain) return { ...c, url: c.url ?? pageUrl, domain: undefined, path: undefined };
-    return { ...c, path: c.path ?? '/' };
-  }));
+  await context.addCookies(
+    req.cookies!.map((c) => {
+      // Playwright takes either url, or domain + path; fill in from the page when the caller gave neither.
+      if (c.url || !c.domain) return { ...c, url: c.url ?? pageUrl, domain: undefined, path: undefined };
+      return { ...c, path: c.path ?? '/' };
+    }),
+  );
 }
 
 async function blockResources(page: Page, types: readonly string[]): Promise<void> {
   const blocked = new Set(types);
   // WebSockets never reach page.route; a route that answers nothing and closes refuses them.
-  if (blocked.has('websocket')) await page.routeWebSocket(/.*/, (ws) => { ws.close().catch(() => undefined); });
-  await page.route('**/*', (route) => (blocked.has(route.request().resourceType())
-    ? route.abort('blockedbyclient') : route.fallback()));
+  if (blocked.has('websocket'))
+    await page.routeWebSocket(/.*/, (ws) => {
+      ws.close().catch(() => undefined);
+    });
+  await page.route('**/*', (route) =>
+    blocked.has(route.request().resourceType()) ? route.abort('blockedbyclient') : route.fallback(),
+  );
 }
 
 /**
@@ -90,11 +109,15 @@ function commitThenWait(req: PageRequest): boolean {
  */
 export async function documentReady(page: Page, req: PageRequest): Promise<void> {
   if (!commitThenWait(req)) return;
-  await page.evaluate((state) => new Promise<void>((resolve) => {
-    if (state === 'load' ? document.readyState === 'complete' : document.readyState !== 'loading') return resolve();
-    if (state === 'load') window.addEventListener('load', () => resolve(), { once: true });
-    else document.addEventListener('DOMContentLoaded', () => resolve(), { once: true });
-  }), req.waitUntil);
+  await page.evaluate(
+    (state) =>
+      new Promise<void>((resolve) => {
+        if (state === 'load' ? document.readyState === 'complete' : document.readyState !== 'loading') return resolve();
+        if (state === 'load') window.addEventListener('load', () => resolve(), { once: true });
+        else document.addEventListener('DOMContentLoaded', () => resolve(), { once: true });
+      }),
+    req.waitUntil,
+  );
 }
 
 async function navigate(page: Page, req: PageRequest, budget: Budget): Promise<void> {
@@ -106,7 +129,12 @@ async function navigate(page: Page, req: PageRequest, budget: Budget): Promise<v
 }
 
 /** Start the document: the caller's HTML, that HTML served at baseUrl, or the url itself. */
-async function load(page: Page, req: PageRequest, waitUntil: PageRequest['waitUntil'] | 'commit', budget: Budget): Promise<Response | null> {
+async function load(
+  page: Page,
+  req: PageRequest,
+  waitUntil: PageRequest['waitUntil'] | 'commit',
+  budget: Budget,
+): Promise<Response | null> {
   if (req.html !== undefined && !req.baseUrl) {
     await page.setContent(req.html, { waitUntil, timeout: budget.remaining() });
     return null;
@@ -115,14 +143,24 @@ async function load(page: Page, req: PageRequest, waitUntil: PageRequest['waitUn
     // Serve the HTML as the document at baseUrl, so relative links resolve and it has that origin.
     const { html } = req;
     const href = new URL(req.baseUrl).href;
-    await page.route((u) => u.href === href, (route) => (route.request().isNavigationRequest()
-      ? route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }) : route.fallback()));
+    await page.route(
+      (u) => u.href === href,
+      (route) =>
+        route.request().isNavigationRequest()
+          ? route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html })
+          : route.fallback(),
+    );
     return goto(page, href, waitUntil, budget);
   }
   return goto(page, req.url!, waitUntil, budget);
 }
 
-async function goto(page: Page, url: string, waitUntil: PageRequest['waitUntil'] | 'commit', budget: Budget): Promise<Response | null> {
+async function goto(
+  page: Page,
+  url: string,
+  waitUntil: PageRequest['waitUntil'] | 'commit',
+  budget: Budget,
+): Promise<Response | null> {
   try {
     return await page.goto(url, { waitUntil, timeout: budget.remaining() });
   } catch (err) {
@@ -134,9 +172,13 @@ async function goto(page: Page, url: string, waitUntil: PageRequest['waitUntil']
 async function waitUntilReady(page: Page, req: PageRequest, budget: Budget): Promise<void> {
   if (req.waitForSelector) {
     try {
-      await page.locator(req.waitForSelector).first().waitFor({ state: 'visible', timeout: budget.remaining(100) });
+      await page
+        .locator(req.waitForSelector)
+        .first()
+        .waitFor({ state: 'visible', timeout: budget.remaining(100) });
     } catch (err) {
-      if (err instanceof pwErrors.TimeoutError) throw renderFailed(`waitForSelector "${req.waitForSelector}" never became visible`);
+      if (err instanceof pwErrors.TimeoutError)
+        throw renderFailed(`waitForSelector "${req.waitForSelector}" never became visible`);
       throw renderFailed(`waitForSelector "${req.waitForSelector}": ${firstLine(err)}`, err);
     }
   }
@@ -162,19 +204,24 @@ const MAX_AWAITED_IMAGES = 500;
  * left of the render's budget; an image that never arrives is captured as it is then.
  */
 async function fontsAndImagesReady(page: Page, wholePage: boolean, budget: Budget): Promise<void> {
-  await page.evaluate(async ({ wholePage, maxMs, maxImages }) => {
-    const timeUp = new Promise<void>((resolve) => setTimeout(resolve, maxMs));
-    await Promise.race([document.fonts.ready, timeUp]);
-    const captured = [...document.images].filter((img) => {
-      if (wholePage) return true;
-      const r = img.getBoundingClientRect();
-      return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
-    }).slice(0, maxImages);
-    for (const img of captured) if (img.loading === 'lazy') img.loading = 'eager';
-    await Promise.race([Promise.all(captured.map((img) => img.decode().catch(() => undefined))), timeUp]);
-    // Text drawn by an image's arrival (a late layout) may need a font the first wait did not.
-    await Promise.race([document.fonts.ready, timeUp]);
-  }, { wholePage, maxMs: Math.floor(budget.remaining() / 2), maxImages: MAX_AWAITED_IMAGES });
+  await page.evaluate(
+    async ({ wholePage, maxMs, maxImages }) => {
+      const timeUp = new Promise<void>((resolve) => setTimeout(resolve, maxMs));
+      await Promise.race([document.fonts.ready, timeUp]);
+      const captured = [...document.images]
+        .filter((img) => {
+          if (wholePage) return true;
+          const r = img.getBoundingClientRect();
+          return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
+        })
+        .slice(0, maxImages);
+      for (const img of captured) if (img.loading === 'lazy') img.loading = 'eager';
+      await Promise.race([Promise.all(captured.map((img) => img.decode().catch(() => undefined))), timeUp]);
+      // Text drawn by an image's arrival (a late layout) may need a font the first wait did not.
+      await Promise.race([document.fonts.ready, timeUp]);
+    },
+    { wholePage, maxMs: Math.floor(budget.remaining() / 2), maxImages: MAX_AWAITED_IMAGES },
+  );
 }
 
 async function applyPageChanges(page: Page, req: PageRequest, budget: Budget): Promise<void> {
@@ -195,32 +242,48 @@ async function hide(page: Page, selectors: string[]): Promise<void> {
   const bad = await page.evaluate((sels) => {
     for (const [i, sel] of sels.entries()) {
       try {
-        document.querySelectorAll<HTMLElement>(sel).forEach((el) => el.style.setProperty('visibility', 'hidden', 'important'));
+        document
+          .querySelectorAll<HTMLElement>(sel)
+          .forEach((el) => el.style.setProperty('visibility', 'hidden', 'important'));
       } catch {
         return i;
       }
     }
     return -1;
   }, selectors);
-  if (bad >= 0) throw invalidRequest('hideSelectors holds an invalid CSS selector', [{ path: `hideSelectors.${bad}`, message: 'not a valid CSS selector' }]);
+  if (bad >= 0)
+    throw invalidRequest('hideSelectors holds an invalid CSS selector', [
+      { path: `hideSelectors.${bad}`, message: 'not a valid CSS selector' },
+    ]);
 }
 
 /** Scroll down a viewport at a time so lazy content loads, then back to the top and wait for images. */
 async function scrollThrough(page: Page, budget: Budget): Promise<void> {
-  await page.evaluate(async (maxMs) => {
-    const until = Date.now() + maxMs;
-    const pause = () => new Promise((r) => setTimeout(r, 100));
-    for (let y = 0; y < document.documentElement.scrollHeight && Date.now() < until; y += innerHeight) {
-      scrollTo(0, y);
-      await pause();
-    }
-    scrollTo(0, 0);
-    const pending = [...document.images].filter((img) => !img.complete);
-    await Promise.race([
-      Promise.all(pending.map((img) => new Promise((r) => { img.addEventListener('load', r); img.addEventListener('error', r); }))),
-      new Promise((r) => setTimeout(r, Math.max(0, until - Date.now()))),
-    ]);
-  }, Math.max(0, budget.remaining() - 500));
+  await page.evaluate(
+    async (maxMs) => {
+      const until = Date.now() + maxMs;
+      const pause = () => new Promise((r) => setTimeout(r, 100));
+      for (let y = 0; y < document.documentElement.scrollHeight && Date.now() < until; y += innerHeight) {
+        scrollTo(0, y);
+        await pause();
+      }
+      scrollTo(0, 0);
+      const pending = [...document.images].filter((img) => !img.complete);
+      await Promise.race([
+        Promise.all(
+          pending.map(
+            (img) =>
+              new Promise((r) => {
+                img.addEventListener('load', r);
+                img.addEventListener('error', r);
+              }),
+          ),
+        ),
+        new Promise((r) => setTimeout(r, Math.max(0, until - Date.now()))),
+      ]);
+    },
+    Math.max(0, budget.remaining() - 500),
+  );
 }
 
 export function firstLine(err: unknown): string {

@@ -12,32 +12,35 @@ const MAX_LANG = 64;
 
 export async function readProbes(page: Page, selectors: string[]): Promise<Probe[]> {
   if (selectors.length === 0) return [];
-  const read: unknown = await page.evaluate(({ selectors, max }) => {
-    const answers: unknown[] = [];
-    for (let i = 0; i < selectors.length; i++) {
-      let element: Element | null;
-      try {
-        element = document.querySelector(selectors[i]!);
-      } catch {
-        answers[i] = { invalid: true };
-        continue;
-      }
-      try {
-        if (!element) {
-          answers[i] = { found: false };
+  const read: unknown = await page.evaluate(
+    ({ selectors, max }) => {
+      const answers: unknown[] = [];
+      for (let i = 0; i < selectors.length; i++) {
+        let element: Element | null;
+        try {
+          element = document.querySelector(selectors[i]!);
+        } catch {
+          answers[i] = { invalid: true };
           continue;
         }
-        // innerText is the rendered text (what a reader sees); an SVG or MathML element has none: textContent.
-        const text = element instanceof HTMLElement ? element.innerText : element.textContent;
-        const lang = element.closest('[lang]')?.getAttribute('lang') || document.documentElement.lang;
-        // Cut in the page too, so a huge text does not cross over; the service cuts again.
-        answers[i] = { found: true, text: typeof text === 'string' ? text.slice(0, max * 4) : '', lang };
-      } catch {
-        answers[i] = { unreadable: true }; // the page's own script broke the reading (a redefined DOM method)
+        try {
+          if (!element) {
+            answers[i] = { found: false };
+            continue;
+          }
+          // innerText is the rendered text (what a reader sees); an SVG or MathML element has none: textContent.
+          const text = element instanceof HTMLElement ? element.innerText : element.textContent;
+          const lang = element.closest('[lang]')?.getAttribute('lang') || document.documentElement.lang;
+          // Cut in the page too, so a huge text does not cross over; the service cuts again.
+          answers[i] = { found: true, text: typeof text === 'string' ? text.slice(0, max * 4) : '', lang };
+        } catch {
+          answers[i] = { unreadable: true }; // the page's own script broke the reading (a redefined DOM method)
+        }
       }
-    }
-    return answers;
-  }, { selectors, max: MAX_PROBE_TEXT });
+      return answers;
+    },
+    { selectors, max: MAX_PROBE_TEXT },
+  );
   const answers = Array.isArray(read) ? read : [];
   return selectors.map((selector, i) => probeOf(selector, answers[i]));
 }
@@ -45,14 +48,19 @@ export async function readProbes(page: Page, selectors: string[]): Promise<Probe
 function probeOf(selector: string, answer: unknown): Probe {
   const a = (answer !== null && typeof answer === 'object' ? answer : {}) as Record<string, unknown>;
   if (a.invalid === true) return { selector, found: false, text: null, lang: null, error: 'not a valid CSS selector' };
-  if (a.unreadable === true) return { selector, found: false, text: null, lang: null, error: 'the page\'s script prevented reading the element' };
+  if (a.unreadable === true)
+    return { selector, found: false, text: null, lang: null, error: "the page's script prevented reading the element" };
   if (a.found !== true) return { selector, found: false, text: null, lang: null };
   return { selector, found: true, text: collapse(a.text), lang: languageTag(a.lang) };
 }
 
 function collapse(text: unknown): string {
   if (typeof text !== 'string') return '';
-  return text.slice(0, MAX_PROBE_TEXT * 4).replace(/\s+/g, ' ').trim().slice(0, MAX_PROBE_TEXT);
+  return text
+    .slice(0, MAX_PROBE_TEXT * 4)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, MAX_PROBE_TEXT);
 }
 
 /** A well-formed BCP 47 tag, canonicalized ("EN-us" → "en-US"); null otherwise. */

@@ -79,11 +79,16 @@ export class PlaywrightRenderer implements Renderer {
     const viewport = viewportFor(req);
     const over = viewportOverCaps(viewport.width, viewport.height, deviceScaleFor(req), caps);
     if (over) return Promise.reject(renderFailed(over));
-    return this.render(req, signal, options, 'screen', (lease) => captureImage(lease.page, lease.context, req, caps, options.measureSelectors, options.facts));
+    return this.render(req, signal, options, 'screen', (lease) =>
+      captureImage(lease.page, lease.context, req, caps, options.measureSelectors, options.facts),
+    );
   }
 
   private async render(
-    req: PageRequest, clientSignal: AbortSignal, options: RenderOptions, media: 'screen' | 'print',
+    req: PageRequest,
+    clientSignal: AbortSignal,
+    options: RenderOptions,
+    media: 'screen' | 'print',
     capture: (lease: Lease) => Promise<Omit<RenderOutput, 'renderMs' | 'finalUrl' | 'blockedRequests'>>,
   ): Promise<RenderOutput> {
     const started = performance.now();
@@ -102,43 +107,52 @@ export class PlaywrightRenderer implements Renderer {
     try {
       // Refuse a blocked address before queueing, so not even one request is made to it.
       if (req.url) await this.checkTopLevel(req.url);
-      return await this.limiter.run(signal, async () => {
-        const lease = await abortable(this.browsers.lease(ownContextOptions(req)), signal, (l) => l.release(false));
-        const watch = new EgressWatch(lease.page);
-        const navigations = new MainFrameNavigations(lease.page);
-        let reusable = false;
-        try {
-          const work = (async () => {
-            await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
-            if (options.steps?.length) await this.runSteps(lease.page, req, options.steps, budget, navigations);
-            const out = await navigations.untilSettled(budget, async () => {
-              await readyPage(lease.page, req, budget);
-              return capture(lease);
-            });
-            await this.assertDocumentAllowed(watch); // a redirect after load may have reached a blocked address
-            const finalUrl = req.url === undefined ? undefined : lease.page.url();
-            return { ...out, finalUrl, blockedRequests: watch.blockedSubresources, renderMs: Math.round(performance.now() - started) };
-          })();
-          const result = await abortable(work, AbortSignal.any([signal, lease.lost]));
-          reusable = true;
-          return result;
-        } catch (err) {
-          if (!(err instanceof AppError && err.code === 'url_blocked')) await this.assertDocumentAllowed(watch);
-          if (lease.lost.aborted || !lease.browserConnected()) {
-            if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
-            // Retryable for jobs: the crash may have come from the browser going down a moment later.
-            throw renderFailed('the page crashed while rendering (it may have run out of memory)', err, true);
+      return await this.limiter.run(
+        signal,
+        async () => {
+          const lease = await abortable(this.browsers.lease(ownContextOptions(req)), signal, (l) => l.release(false));
+          const watch = new EgressWatch(lease.page);
+          const navigations = new MainFrameNavigations(lease.page);
+          let reusable = false;
+          try {
+            const work = (async () => {
+              await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
+              if (options.steps?.length) await this.runSteps(lease.page, req, options.steps, budget, navigations);
+              const out = await navigations.untilSettled(budget, async () => {
+                await readyPage(lease.page, req, budget);
+                return capture(lease);
+              });
+              await this.assertDocumentAllowed(watch); // a redirect after load may have reached a blocked address
+              const finalUrl = req.url === undefined ? undefined : lease.page.url();
+              return {
+                ...out,
+                finalUrl,
+                blockedRequests: watch.blockedSubresources,
+                renderMs: Math.round(performance.now() - started),
+              };
+            })();
+            const result = await abortable(work, AbortSignal.any([signal, lease.lost]));
+            reusable = true;
+            return result;
+          } catch (err) {
+            if (!(err instanceof AppError && err.code === 'url_blocked')) await this.assertDocumentAllowed(watch);
+            if (lease.lost.aborted || !lease.browserConnected()) {
+              if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
+              // Retryable for jobs: the crash may have come from the browser going down a moment later.
+              throw renderFailed('the page crashed while rendering (it may have run out of memory)', err, true);
+            }
+            // A render that failed on its own (404, bad selector) leaves a healthy page; keep it. One
+            // still moving between documents (a navigation loop) is not trusted to stop: replace it.
+            reusable = err instanceof AppError && !signal.aborted && !navigations.moving;
+            throw err;
+          } finally {
+            watch.dispose();
+            navigations.dispose();
+            lease.release(reusable);
           }
-          // A render that failed on its own (404, bad selector) leaves a healthy page; keep it. One
-          // still moving between documents (a navigation loop) is not trusted to stop: replace it.
-          reusable = err instanceof AppError && !signal.aborted && !navigations.moving;
-          throw err;
-        } finally {
-          watch.dispose();
-          navigations.dispose();
-          lease.release(reusable);
-        }
-      }, { background: options.background });
+        },
+        { background: options.background },
+      );
     } catch (err) {
       return fail(err);
     }
@@ -149,7 +163,13 @@ export class PlaywrightRenderer implements Renderer {
    * login page has happened). The monitor's own waits, css/js, hideSelectors, scrolling and delay then
    * apply to the page the steps lead to (readyPage, run again if that page moves on by itself).
    */
-  private async runSteps(page: Page, req: PageRequest, steps: RunStep[], budget: Budget, navigations: MainFrameNavigations): Promise<void> {
+  private async runSteps(
+    page: Page,
+    req: PageRequest,
+    steps: RunStep[],
+    budget: Budget,
+    navigations: MainFrameNavigations,
+  ): Promise<void> {
     await navigations.untilSettled(budget, () => documentReady(page, req));
     await runSteps(page, steps, budget, {
       checkUrl: (url) => this.checkTopLevel(url),
@@ -171,7 +191,8 @@ export class PlaywrightRenderer implements Renderer {
     if (watch.blockedDocument) throw urlBlocked(`the page led to ${watch.blockedDocument}`);
     if (watch.failedTunnel) {
       const verdict = await this.egress.checkUrl(watch.failedTunnel);
-      if (!verdict.allowed && !verdict.unresolvable) throw urlBlocked(`the page led to ${watch.failedTunnel}: ${verdict.reason}`);
+      if (!verdict.allowed && !verdict.unresolvable)
+        throw urlBlocked(`the page led to ${watch.failedTunnel}: ${verdict.reason}`);
     }
   }
 }
@@ -181,10 +202,15 @@ export class PlaywrightRenderer implements Renderer {
  * Undefined means a warm page will do.
  */
 export function ownContextOptions(req: PageRequest): BrowserContextOptions | undefined {
-  const needsOwn = req.device !== undefined || req.userAgent !== undefined || req.locale !== undefined
-    || req.timezoneId !== undefined || (req.deviceScaleFactor ?? 1) !== 1 || !req.javaScriptEnabled
-    || req.httpCredentials !== undefined
-    || req.blockResources?.includes('websocket') === true; // WebSocket routes are not cleared by unrouteAll
+  const needsOwn =
+    req.device !== undefined ||
+    req.userAgent !== undefined ||
+    req.locale !== undefined ||
+    req.timezoneId !== undefined ||
+    (req.deviceScaleFactor ?? 1) !== 1 ||
+    !req.javaScriptEnabled ||
+    req.httpCredentials !== undefined ||
+    req.blockResources?.includes('websocket') === true; // WebSocket routes are not cleared by unrouteAll
   if (!needsOwn) return undefined;
   const device = req.device ? devices[req.device] : undefined;
   return {

@@ -11,7 +11,8 @@ export interface SandboxDecision {
   warning?: string;
 }
 
-export const RUN_UNPRIVILEGED = 'run the service as an unprivileged user (systemd `User=`, Docker `USER`; see the README, "Running unprivileged")';
+export const RUN_UNPRIVILEGED =
+  'run the service as an unprivileged user (systemd `User=`, Docker `USER`; see the README, "Running unprivileged")';
 
 /** `uid` is the service's effective user id; undefined where there is none (not POSIX). */
 export function decideSandbox(setting: SandboxSetting, uid: number | undefined): SandboxDecision {

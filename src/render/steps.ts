@@ -10,7 +10,12 @@ import { firstLine } from './prepare.js';
 export type StepAction = 'click' | 'fill' | 'press' | 'select' | 'waitForSelector' | 'waitForTimeout' | 'goto';
 
 /** A step as the renderer runs it: secrets already opened (`secret` marks a value never to be shown). */
-export interface RunStep { action: StepAction; selector?: string; value?: string; secret?: boolean }
+export interface RunStep {
+  action: StepAction;
+  selector?: string;
+  value?: string;
+  secret?: boolean;
+}
 
 export interface StepHooks {
   /** Refuses a goto target the egress policy blocks (url_blocked) before any request is made to it. */
@@ -51,22 +56,32 @@ async function runStep(page: Page, step: RunStep, budget: Budget, hooks: StepHoo
   const target = () => page.locator(step.selector!).first();
   const value = step.value ?? '';
   switch (step.action) {
-    case 'click': return target().click({ timeout });
-    case 'fill': return target().fill(value, { timeout });
-    case 'press': return step.selector === undefined ? page.keyboard.press(value) : target().press(value, { timeout });
-    case 'select': return void await target().selectOption(value, { timeout });
-    case 'waitForSelector': return target().waitFor({ state: 'visible', timeout });
+    case 'click':
+      return target().click({ timeout });
+    case 'fill':
+      return target().fill(value, { timeout });
+    case 'press':
+      return step.selector === undefined ? page.keyboard.press(value) : target().press(value, { timeout });
+    case 'select':
+      return void (await target().selectOption(value, { timeout }));
+    case 'waitForSelector':
+      return target().waitFor({ state: 'visible', timeout });
     case 'waitForTimeout': {
       const ms = Number(value);
       // Refused at once rather than waited out: the capture after it could not happen anyway.
-      if (ms > timeout) throw new StepFailure(`waits ${ms} ms, more than the ${timeout} ms left of the render's timeout of ${budget.timeoutMs} ms`);
+      if (ms > timeout)
+        throw new StepFailure(
+          `waits ${ms} ms, more than the ${timeout} ms left of the render's timeout of ${budget.timeoutMs} ms`,
+        );
       return page.waitForTimeout(ms);
     }
     case 'goto': {
       await hooks.checkUrl(value);
       const response = await page.goto(value, { waitUntil: 'load', timeout });
       if (hooks.failOnHttpError && response && response.status() >= 400) {
-        throw new StepFailure(`the page answered HTTP ${response.status()} (set failOnHttpError: false to go on anyway)`);
+        throw new StepFailure(
+          `the page answered HTTP ${response.status()} (set failOnHttpError: false to go on anyway)`,
+        );
       }
       return;
     }
@@ -76,14 +91,21 @@ async function runStep(page: Page, step: RunStep, budget: Budget, hooks: StepHoo
 /** A step's own verdict, worded for the caller. */
 class StepFailure extends Error {}
 
-async function stepError(page: Page, step: RunStep, label: string, err: unknown, scrub: (text: string) => string): Promise<AppError> {
+async function stepError(
+  page: Page,
+  step: RunStep,
+  label: string,
+  err: unknown,
+  scrub: (text: string) => string,
+): Promise<AppError> {
   if (err instanceof AppError) {
     // url_blocked says only "not allowed" (its reason is logged); a timeout of the whole render stays one.
     if (err.code === 'url_blocked' || err.code === 'render_timeout') return err;
     return renderFailed(`${label}: ${scrub(err.message)}`, scrubbed(err, scrub));
   }
   if (err instanceof StepFailure) return renderFailed(`${label}: ${err.message}`);
-  if (err instanceof pwErrors.TimeoutError) return renderFailed(`${label}: ${await whyTimedOut(page, step, err, scrub)}`, scrubbed(err, scrub));
+  if (err instanceof pwErrors.TimeoutError)
+    return renderFailed(`${label}: ${await whyTimedOut(page, step, err, scrub)}`, scrubbed(err, scrub));
   return renderFailed(`${label}: ${scrub(firstLine(err))}`, scrubbed(err, scrub));
 }
 
@@ -91,7 +113,10 @@ async function stepError(page: Page, step: RunStep, label: string, err: unknown,
 async function whyTimedOut(page: Page, step: RunStep, err: Error, scrub: (text: string) => string): Promise<string> {
   if (step.action === 'goto') return 'the page did not load within the time left';
   if (step.selector === undefined) return 'did not finish within the time left';
-  const matches = await page.locator(step.selector).count().catch(() => undefined);
+  const matches = await page
+    .locator(step.selector)
+    .count()
+    .catch(() => undefined);
   if (matches === 0) return `no element matches ${quote(step.selector)} within the time left`;
   if (step.action === 'waitForSelector') return `${quote(step.selector)} never became visible within the time left`;
   // Playwright's call log ends with what held the action back ("element is not visible", "did not find some options").
@@ -100,11 +125,14 @@ async function whyTimedOut(page: Page, step: RunStep, err: Error, scrub: (text: 
 }
 
 /** Call-log lines that say what Playwright did, not what held it back. */
-const PROGRESS = /^(retrying|waiting \d+ ?ms|waiting for|attempting|locator resolved|scrolling|done|performing|\w+\(|elementHandle\.)/;
+const PROGRESS =
+  /^(retrying|waiting \d+ ?ms|waiting for|attempting|locator resolved|scrolling|done|performing|\w+\(|elementHandle\.)/;
 
 function lastLogLine(message: string): string | undefined {
   const log = message.split('Call log:')[1];
-  const lines = (log ?? '').replace(/\u001b\[\d+m/g, '').split('\n')
+  const lines = (log ?? '')
+    .replace(/\u001b\[\d+m/g, '')
+    .split('\n')
     .map((l) => l.replace(/^\s*(-\s*)?(\d+\s*×\s*)?/, '').trim())
     .filter((l) => l.length > 0 && !PROGRESS.test(l));
   const line = lines.at(-1);
@@ -113,11 +141,15 @@ function lastLogLine(message: string): string | undefined {
 
 function describe(step: RunStep): string {
   switch (step.action) {
-    case 'press': return `press ${quote(step.value ?? '')}${step.selector === undefined ? '' : ` on ${quote(step.selector)}`}`;
-    case 'waitForTimeout': return `waitForTimeout ${step.value} ms`;
-    case 'goto': return `goto ${quote(step.value ?? '')}`;
+    case 'press':
+      return `press ${quote(step.value ?? '')}${step.selector === undefined ? '' : ` on ${quote(step.selector)}`}`;
+    case 'waitForTimeout':
+      return `waitForTimeout ${step.value} ms`;
+    case 'goto':
+      return `goto ${quote(step.value ?? '')}`;
     // A fill's or select's value is never quoted: it may be a secret, and it is the user's own anyway.
-    default: return `${step.action} ${quote(step.selector ?? '')}`;
+    default:
+      return `${step.action} ${quote(step.selector ?? '')}`;
   }
 }
 

@@ -24,7 +24,11 @@ export const MAX_WALKED_ELEMENTS = 50_000;
 export const MAX_DEPTH = 256;
 
 const LIMITS: Limits = {
-  maxBlocks: MAX_BLOCKS, maxChars: MAX_BLOCK_CHARS, maxTotal: MAX_TOTAL_CHARS, maxSelector: MAX_SELECTOR_CHARS, maxWalked: MAX_WALKED_ELEMENTS,
+  maxBlocks: MAX_BLOCKS,
+  maxChars: MAX_BLOCK_CHARS,
+  maxTotal: MAX_TOTAL_CHARS,
+  maxSelector: MAX_SELECTOR_CHARS,
+  maxWalked: MAX_WALKED_ELEMENTS,
   maxDepth: MAX_DEPTH,
 };
 
@@ -35,13 +39,25 @@ const LIMITS: Limits = {
  * monitor's diff.ignoreSelectors: a clock, an ad) are not read, nor is anything inside them.
  */
 export async function readBlocks(
-  page: Page, textSelector: string | undefined, area: Rect, layout: Layout, scale: number, ignoreSelectors: string[] = [],
+  page: Page,
+  textSelector: string | undefined,
+  area: Rect,
+  layout: Layout,
+  scale: number,
+  ignoreSelectors: string[] = [],
 ): Promise<PageBlock[]> {
-  const read: unknown = await page.evaluate(collectBlocks, { rootSelector: textSelector ?? null, ignoreSelectors, limits: LIMITS });
+  const read: unknown = await page.evaluate(collectBlocks, {
+    rootSelector: textSelector ?? null,
+    ignoreSelectors,
+    limits: LIMITS,
+  });
   if (read && typeof read === 'object' && 'invalid' in read) {
     throw renderFailed(`diff.textSelector: "${textSelector}" is not a valid CSS selector`);
   }
-  const raw = read && typeof read === 'object' && 'blocks' in read && Array.isArray(read.blocks) ? read.blocks.slice(0, MAX_BLOCKS) : [];
+  const raw =
+    read && typeof read === 'object' && 'blocks' in read && Array.isArray(read.blocks)
+      ? read.blocks.slice(0, MAX_BLOCKS)
+      : [];
   const image = { width: Math.ceil(area.width * scale), height: Math.ceil(area.height * scale) };
   const blocks: PageBlock[] = [];
   let total = 0;
@@ -61,7 +77,6 @@ export async function readBlocks(
   return blocks;
 }
 
-
 /** One block as the page returned it, made safe: strings of bounded length, finite numbers; null if unusable. */
 export function coerceBlock(item: unknown): RawBlock | null {
   if (item === null || typeof item !== 'object') return null;
@@ -74,7 +89,11 @@ export function coerceBlock(item: unknown): RawBlock | null {
   const selector = shortSelector(r.selector);
   const tag = r.tag.toLowerCase().slice(0, 40);
   if (!selector || !/^[a-z][a-z0-9-]*$/.test(tag)) return null; // too long to cut into whole steps, or no tag
-  const text = r.text.slice(0, MAX_BLOCK_CHARS * 2).replace(/\s+/g, ' ').trim().slice(0, MAX_BLOCK_CHARS);
+  const text = r.text
+    .slice(0, MAX_BLOCK_CHARS * 2)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, MAX_BLOCK_CHARS);
   const [x, y, width, height] = nums as number[];
   return { selector, tag, text, x: x!, y: y!, width: width!, height: height! };
 }

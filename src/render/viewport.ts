@@ -6,7 +6,11 @@ import { devices } from 'playwright';
 const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
 
 /** What of a render request decides its size (a structural type: render requests and stored monitors alike). */
-export interface SizedRequest { viewport?: { width: number; height: number }; device?: string; deviceScaleFactor?: number }
+export interface SizedRequest {
+  viewport?: { width: number; height: number };
+  device?: string;
+  deviceScaleFactor?: number;
+}
 
 export function viewportFor(req: SizedRequest): { width: number; height: number } {
   return req.viewport ?? (req.device ? devices[req.device]!.viewport : DEFAULT_VIEWPORT);

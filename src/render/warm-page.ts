@@ -12,9 +12,15 @@ export const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
 
 /** Page-level hygiene for any render page: dialogs dismissed, popups closed, downloads refused. */
 export function guardPage(page: Page): void {
-  page.on('dialog', (d) => { d.dismiss().catch(() => undefined); });
-  page.on('popup', (p) => { p.close().catch(() => undefined); });
-  page.on('download', (d) => { d.cancel().catch(() => undefined); });
+  page.on('dialog', (d) => {
+    d.dismiss().catch(() => undefined);
+  });
+  page.on('popup', (p) => {
+    p.close().catch(() => undefined);
+  });
+  page.on('download', (d) => {
+    d.cancel().catch(() => undefined);
+  });
 }
 
 export class WarmPage {
@@ -22,7 +28,10 @@ export class WarmPage {
   /** Origins this page has touched since its last wipe: their storage is cleared. */
   private readonly origins = new Set<string>();
 
-  private constructor(readonly context: BrowserContext, readonly page: Page) {
+  private constructor(
+    readonly context: BrowserContext,
+    readonly page: Page,
+  ) {
     const note = (url: string) => {
       if (url.startsWith('http:') || url.startsWith('https:')) this.origins.add(new URL(url).origin);
     };
@@ -60,7 +69,9 @@ export class WarmPage {
       // document costs ~25 ms whichever way one waits for it.)
       await this.page.goto('about:blank', { timeout: 5000 });
       // window.name survives navigations within a tab; it must not carry anything to the next render.
-      await this.page.evaluate(() => { window.name = ''; });
+      await this.page.evaluate(() => {
+        window.name = '';
+      });
       // Only now, with the old document gone, is the set of touched origins final: a script of it
       // could still reach a new origin until the moment it was unloaded.
       const origins = [...this.origins];

@@ -5,7 +5,10 @@ import type { Browser } from 'playwright';
 import type { Logger } from '../log.js';
 import { WarmPage } from './warm-page.js';
 
-interface Waiter { resolve: (page: WarmPage) => void; reject: (err: unknown) => void }
+interface Waiter {
+  resolve: (page: WarmPage) => void;
+  reject: (err: unknown) => void;
+}
 
 export class WarmPool {
   private alive = 0;
@@ -14,10 +17,19 @@ export class WarmPool {
   private readonly idle: WarmPage[] = [];
   private readonly waiters: Waiter[] = [];
 
-  constructor(private readonly browser: Browser, private readonly size: number, private readonly maxUses: number, private readonly log: Logger) {}
+  constructor(
+    private readonly browser: Browser,
+    private readonly size: number,
+    private readonly maxUses: number,
+    private readonly log: Logger,
+  ) {}
 
-  get idleCount(): number { return this.idle.length; }
-  get createdCount(): number { return this.created; }
+  get idleCount(): number {
+    return this.idle.length;
+  }
+  get createdCount(): number {
+    return this.created;
+  }
 
   /** Create pages ahead of demand, one at a time, up to the pool's size. */
   async fill(): Promise<void> {
@@ -72,9 +84,14 @@ export class WarmPool {
   }
 
   private give(page: WarmPage): void {
-    if (this.closed) { this.alive--; void page.close(); return; }
+    if (this.closed) {
+      this.alive--;
+      void page.close();
+      return;
+    }
     const waiter = this.waiters.shift();
-    if (waiter) waiter.resolve(page); else this.idle.push(page);
+    if (waiter) waiter.resolve(page);
+    else this.idle.push(page);
   }
 
   private failWaiters(err: unknown): void {

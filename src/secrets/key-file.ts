@@ -4,7 +4,18 @@
 // and neither ever reads a half-written one. A file another user could read, or that does not hold a
 // key, stops the start with an error that says so — never a silently regenerated key.
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { parseSecretKey, SECRET_KEY_BYTES } from './secret-box.js';
 
@@ -50,11 +61,15 @@ function readKeyFile(path: string): Buffer {
   const stat = statSync(path);
   if (!stat.isFile()) throw new Error(`${path} must be a file holding the secrets key`);
   if ((stat.mode & 0o077) !== 0) {
-    throw new Error(`${path} can be read by other users (mode ${(stat.mode & 0o777).toString(8).padStart(4, '0')}); it holds the key of monitor secrets: chmod 600 it`);
+    throw new Error(
+      `${path} can be read by other users (mode ${(stat.mode & 0o777).toString(8).padStart(4, '0')}); it holds the key of monitor secrets: chmod 600 it`,
+    );
   }
   try {
     return parseSecretKey(readFileSync(path, 'utf8'));
   } catch {
-    throw new Error(`${path} does not hold a secrets key (expected 64 hex digits); restore the file that was there, or remove it only if no monitor has secrets (they could not be decrypted any more)`);
+    throw new Error(
+      `${path} does not hold a secrets key (expected 64 hex digits); restore the file that was there, or remove it only if no monitor has secrets (they could not be decrypted any more)`,
+    );
   }
 }

@@ -12,7 +12,10 @@ export const SECRET_KEY_BYTES = 32;
 export type SecretBoxFailure = 'malformed' | 'wrong_key' | 'tampered';
 
 export class SecretBoxError extends Error {
-  constructor(readonly reason: SecretBoxFailure, message: string) {
+  constructor(
+    readonly reason: SecretBoxFailure,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -25,10 +28,13 @@ export function isSealed(value: string): boolean {
 /** A 32-byte key from 64 hex digits or 44 base64 characters (the forms `secrets.key` accepts). */
 export function parseSecretKey(text: string): Buffer {
   const trimmed = text.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex')
-    : /^[A-Za-z0-9+/]{43}=$/.test(trimmed) ? Buffer.from(trimmed, 'base64')
+  const key = /^[0-9a-fA-F]{64}$/.test(trimmed)
+    ? Buffer.from(trimmed, 'hex')
+    : /^[A-Za-z0-9+/]{43}=$/.test(trimmed)
+      ? Buffer.from(trimmed, 'base64')
       : undefined;
-  if (key?.length !== SECRET_KEY_BYTES) throw new Error('a secrets key must be 32 bytes: 64 hex digits or 44 base64 characters');
+  if (key?.length !== SECRET_KEY_BYTES)
+    throw new Error('a secrets key must be 32 bytes: 64 hex digits or 44 base64 characters');
   return key;
 }
 
@@ -38,7 +44,8 @@ export class SecretBox {
   readonly keyId: string;
 
   constructor(key: Buffer) {
-    if (key.length !== SECRET_KEY_BYTES) throw new Error(`a secrets key must be ${SECRET_KEY_BYTES} bytes, got ${key.length}`);
+    if (key.length !== SECRET_KEY_BYTES)
+      throw new Error(`a secrets key must be ${SECRET_KEY_BYTES} bytes, got ${key.length}`);
     this.key = Buffer.from(key);
     this.keyId = createHmac('sha256', this.key).update('pagewatch secret key id').digest('hex').slice(0, 8);
   }
@@ -57,12 +64,20 @@ export class SecretBox {
 
   decrypt(sealed: string, context = ''): string {
     const parts = isSealed(sealed) ? sealed.slice(PREFIX.length).split(':') : [];
-    const [keyId, iv, data, tag] = parts.map((p, i) => (i === 0 ? p : Buffer.from(p, 'base64url'))) as [string, Buffer, Buffer, Buffer];
+    const [keyId, iv, data, tag] = parts.map((p, i) => (i === 0 ? p : Buffer.from(p, 'base64url'))) as [
+      string,
+      Buffer,
+      Buffer,
+      Buffer,
+    ];
     if (parts.length !== 4 || iv.length !== IV_BYTES || tag.length !== TAG_BYTES) {
       throw new SecretBoxError('malformed', 'not a value sealed by this service (expected "enc:v1:…")');
     }
     if (keyId !== this.keyId) {
-      throw new SecretBoxError('wrong_key', `sealed with another key (key id ${keyId}; the current key's id is ${this.keyId})`);
+      throw new SecretBoxError(
+        'wrong_key',
+        `sealed with another key (key id ${keyId}; the current key's id is ${this.keyId})`,
+      );
     }
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
@@ -70,7 +85,10 @@ export class SecretBox {
       decipher.setAuthTag(tag);
       return Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
     } catch {
-      throw new SecretBoxError('tampered', 'the sealed value was altered or belongs to another record (authentication failed)');
+      throw new SecretBoxError(
+        'tampered',
+        'the sealed value was altered or belongs to another record (authentication failed)',
+      );
     }
   }
 }

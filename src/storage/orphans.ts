@@ -10,7 +10,10 @@ export const ORPHAN_MIN_AGE_MS = 3600_000;
 
 /** Removes the files of `store` older than `before` that `isReferenced` does not claim; returns how many. */
 export async function removeOrphans(
-  store: FileStore, isReferenced: (key: string) => boolean, before: Date, shouldStop: () => boolean = () => false,
+  store: FileStore,
+  isReferenced: (key: string) => boolean,
+  before: Date,
+  shouldStop: () => boolean = () => false,
 ): Promise<number> {
   let removed = 0;
   for await (const file of store.files()) {

@@ -4,11 +4,18 @@
 /** Markup built by `html`: inserted as is. Anything else interpolated is escaped. */
 export class Markup {
   constructor(readonly text: string) {}
-  toString(): string { return this.text; }
+  toString(): string {
+    return this.text;
+  }
 }
 
 function escapeHtml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 function piece(value: unknown): string {
@@ -20,7 +27,9 @@ function piece(value: unknown): string {
 
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Markup {
   let out = strings[0] ?? '';
-  values.forEach((value, i) => { out += piece(value) + (strings[i + 1] ?? ''); });
+  values.forEach((value, i) => {
+    out += piece(value) + (strings[i + 1] ?? '');
+  });
   return new Markup(out);
 }
 
@@ -46,8 +55,10 @@ export function duration(ms: number): string {
 export const hours = (h: number) => (h === 1 ? '1 hour' : `${h} hours`);
 export const code = (text: unknown) => html`<code>${text}</code>`;
 /** A dotted setting name that may break after its dots on a narrow screen. */
-export const breakable = (name: string) => name.split('.').map((part, i) => html`${i ? html`.<wbr>` : ''}${part}`);
-export const list = (items: string[]) => (items.length ? items.map((i, n) => html`${n ? ', ' : ''}${code(i)}`) : html`none`);
+export const breakable = (name: string) => name.split('.').map((part, i) => html`${i ? html`.<wbr />` : ''}${part}`);
+export const list = (items: string[]) =>
+  items.length ? items.map((i, n) => html`${n ? ', ' : ''}${code(i)}`) : html`none`;
 
 /** A code block a keyboard can reach (it may scroll sideways). */
-export const pre = (text: string, label: string) => html`<pre tabindex="0" aria-label="${label}"><code>${text}</code></pre>`;
+export const pre = (text: string, label: string) =>
+  html`<pre tabindex="0" aria-label="${label}"><code>${text}</code></pre>`;

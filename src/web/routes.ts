@@ -34,12 +34,24 @@ const ASSET = /^[a-z0-9][a-z0-9._-]*\.(css|js|svg)$/;
  * script, so an injected string in a page cannot run.
  */
 export const PAGE_CSP = [
-  "default-src 'self'", "img-src 'self' blob: data:", "frame-src 'self' blob:", "object-src 'self' blob:",
-  "style-src 'self'", "script-src 'self'", "connect-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'self'",
+  "default-src 'self'",
+  "img-src 'self' blob: data:",
+  "frame-src 'self' blob:",
+  "object-src 'self' blob:",
+  "style-src 'self'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'self'",
 ].join('; ');
 
 /** A file as served: its bytes, type and a validator, so a revalidating browser gets a 304. */
-interface Served { body: Buffer; type: string; etag: string }
+interface Served {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
 
 function served(body: Buffer, type: string): Served {
   return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
@@ -51,10 +63,16 @@ function served(body: Buffer, type: string): Served {
  */
 export function webRoutes(): Router {
   const router = exactRouter();
-  const assets = new Map(readdirSync(STATIC_DIR).filter((f) => ASSET.test(f))
-    .map((f) => [f, served(readFileSync(join(STATIC_DIR, f)), TYPES[extname(f)]!)]));
+  const assets = new Map(
+    readdirSync(STATIC_DIR)
+      .filter((f) => ASSET.test(f))
+      .map((f) => [f, served(readFileSync(join(STATIC_DIR, f)), TYPES[extname(f)]!)]),
+  );
   for (const [path, file] of Object.entries(PAGES)) {
-    const page = served(Buffer.from(readFileSync(join(STATIC_DIR, file), 'utf8').replace(SITE_HEADER_MARKER, siteHeader(path))), TYPES['.html']!);
+    const page = served(
+      Buffer.from(readFileSync(join(STATIC_DIR, file), 'utf8').replace(SITE_HEADER_MARKER, siteHeader(path))),
+      TYPES['.html']!,
+    );
     router.get(path, (ctx) => {
       ctx.set('Content-Security-Policy', PAGE_CSP);
       send(ctx, page);

@@ -41,7 +41,9 @@ export class WebhookDispatcher {
     this.scheduleNext(0);
   }
 
-  get inFlightCount(): number { return this.inFlight.size; }
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
 
   /** Stop claiming; let attempts in flight finish (up to `graceMs`). Unfinished ones are retried after their lease. */
   async stop(graceMs: number): Promise<void> {
@@ -79,7 +81,8 @@ export class WebhookDispatcher {
       const due = this.deliveries.nextDueAt();
       const untilDue = due ? Math.max(0, due.getTime() - Date.now()) : Infinity;
       // When every slot is busy, a finishing attempt wakes the pump; otherwise sleep until the next is due.
-      if (this.inFlight.size < this.options.maxInFlight) this.scheduleNext(Math.min(untilDue, this.options.pollIntervalMs));
+      if (this.inFlight.size < this.options.maxInFlight)
+        this.scheduleNext(Math.min(untilDue, this.options.pollIntervalMs));
       else this.scheduleNext(this.options.pollIntervalMs);
     } catch (err) {
       // A tick never throws: the database may be busy or closing; try again at the next poll.
@@ -95,7 +98,13 @@ export class WebhookDispatcher {
       const headers = signedHeaders(this.keys.signingSecrets(d.keyId, startedAt), d.messageId, d.payload, startedAt);
       result = await sendWebhook(this.egress, d.url, { ...headers }, d.payload, this.options.timeoutMs);
     } catch (err) {
-      result = { ok: false, gone: false, blocked: false, error: (err as Error).message, durationMs: Date.now() - startedAt.getTime() };
+      result = {
+        ok: false,
+        gone: false,
+        blocked: false,
+        error: (err as Error).message,
+        durationMs: Date.now() - startedAt.getTime(),
+      };
     }
     const outcome = this.outcome(d, result, startedAt);
     try {
@@ -105,7 +114,14 @@ export class WebhookDispatcher {
       this.log.error({ err, delivery: d.id }, 'could not record a webhook attempt');
       return;
     }
-    const log = { delivery: d.id, event: d.eventType, url: d.url, attempt: d.attempts + 1, status: result.status, durationMs: result.durationMs };
+    const log = {
+      delivery: d.id,
+      event: d.eventType,
+      url: d.url,
+      attempt: d.attempts + 1,
+      status: result.status,
+      durationMs: result.durationMs,
+    };
     if (outcome.status === 'succeeded') this.log.debug(log, 'webhook delivered');
     else this.log.info({ ...log, error: result.error, next: outcome.nextAttemptAt }, 'webhook attempt failed');
   }
@@ -113,10 +129,12 @@ export class WebhookDispatcher {
   private outcome(d: DeliveryRecord, result: SendResult, startedAt: Date): AttemptOutcome {
     const base = { startedAt, durationMs: result.durationMs, responseStatus: result.status, error: result.error };
     if (result.ok) return { ...base, status: 'succeeded' };
-    if (result.gone) return { ...base, status: 'failed', error: 'the receiver answered 410 Gone: no more deliveries to this URL' };
+    if (result.gone)
+      return { ...base, status: 'failed', error: 'the receiver answered 410 Gone: no more deliveries to this URL' };
     // The reason (what the host resolved to) goes to the log line below, not to the delivery record its
     // key holder reads: it would describe the internal network to whoever chose the URL.
-    if (result.blocked) return { ...base, status: 'failed', error: 'not sent: the address is not allowed by the egress policy' };
+    if (result.blocked)
+      return { ...base, status: 'failed', error: 'not sent: the address is not allowed by the egress policy' };
     const failures = d.attempts + 1 - d.scheduleFrom;
     const delay = retryDelayMs(failures, this.options.retryScheduleMs);
     const error = result.error ?? `the receiver answered HTTP ${result.status}`;

@@ -21,14 +21,17 @@ export function eventBody(type: EventType, data: Record<string, unknown>, now: D
 }
 
 export function recordEvent(deliveries: DeliveryStore, event: OutgoingEvent, now: Date): void {
-  deliveries.insert({
-    id: `dlv_${randomBytes(10).toString('hex')}`,
-    keyId: event.keyId,
-    messageId: newMessageId(),
-    eventType: event.type,
-    url: event.url,
-    payload: eventBody(event.type, event.data, now),
-    jobId: event.jobId,
-    monitorId: event.monitorId,
-  }, now);
+  deliveries.insert(
+    {
+      id: `dlv_${randomBytes(10).toString('hex')}`,
+      keyId: event.keyId,
+      messageId: newMessageId(),
+      eventType: event.type,
+      url: event.url,
+      payload: eventBody(event.type, event.data, now),
+      jobId: event.jobId,
+      monitorId: event.monitorId,
+    },
+    now,
+  );
 }

@@ -7,7 +7,11 @@ export const JITTER = 0.2;
  * The delay after the `failures`-th failed attempt since the schedule started (1-based), or
  * undefined when the retries are used up.
  */
-export function retryDelayMs(failures: number, scheduleMs: readonly number[], random: () => number = Math.random): number | undefined {
+export function retryDelayMs(
+  failures: number,
+  scheduleMs: readonly number[],
+  random: () => number = Math.random,
+): number | undefined {
   const base = scheduleMs[failures - 1];
   if (base === undefined) return undefined;
   return Math.round(base * (1 - JITTER + 2 * JITTER * random()));

@@ -20,18 +20,28 @@ export interface SendResult {
 const MAX_RESPONSE_BYTES = 64 * 1024; // only the status matters; a huge body must not cost memory
 
 export async function sendWebhook(
-  policy: EgressPolicy, url: string, headers: Record<string, string>, body: string, timeoutMs = 15_000,
+  policy: EgressPolicy,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs = 15_000,
 ): Promise<SendResult> {
   const started = performance.now();
-  const done = (r: Omit<SendResult, 'durationMs' | 'gone' | 'blocked'> & Partial<SendResult>): SendResult =>
-    ({ gone: false, blocked: false, ...r, durationMs: Math.round(performance.now() - started) });
+  const done = (r: Omit<SendResult, 'durationMs' | 'gone' | 'blocked'> & Partial<SendResult>): SendResult => ({
+    gone: false,
+    blocked: false,
+    ...r,
+    durationMs: Math.round(performance.now() - started),
+  });
 
   const verdict = await policy.checkUrl(url);
   if (!verdict.allowed) return done({ ok: false, blocked: !verdict.unresolvable, error: verdict.reason });
 
   const pinned: LookupFunction = (_host, options, callback) => {
     if ((options as { all?: boolean }).all) {
-      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: verdict.address, family: verdict.family }]);
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address: verdict.address, family: verdict.family },
+      ]);
     } else {
       callback(null, verdict.address, verdict.family);
     }
@@ -40,18 +50,31 @@ export async function sendWebhook(
   const client = target.protocol === 'https:' ? https : http;
 
   return new Promise<SendResult>((resolve) => {
-    const req = client.request(target, {
-      method: 'POST', lookup: pinned, agent: false,
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Pagewatch-Webhooks/1' },
-      signal: AbortSignal.timeout(timeoutMs),
-    }, (res) => {
-      let received = 0;
-      res.on('data', (chunk: Buffer) => { received += chunk.length; if (received > MAX_RESPONSE_BYTES) res.destroy(); });
-      res.on('close', () => {
-        const status = res.statusCode ?? 0;
-        resolve(done({ ok: status >= 200 && status < 300, status, gone: status === 410 }));
-      });
-    });
+    const req = client.request(
+      target,
+      {
+        method: 'POST',
+        lookup: pinned,
+        agent: false,
+        headers: {
+          ...headers,
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'Pagewatch-Webhooks/1',
+        },
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      (res) => {
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > MAX_RESPONSE_BYTES) res.destroy();
+        });
+        res.on('close', () => {
+          const status = res.statusCode ?? 0;
+          resolve(done({ ok: status >= 200 && status < 300, status, gone: status === 410 }));
+        });
+      },
+    );
     req.on('error', (err) => {
       const timedOut = err.name === 'AbortError' || err.name === 'TimeoutError';
       resolve(done({ ok: false, error: timedOut ? `no answer within ${timeoutMs} ms` : err.message }));

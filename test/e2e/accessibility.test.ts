@@ -24,7 +24,10 @@ let version = 1;
 
 beforeAll(async () => {
   [svc, fx] = await Promise.all([
-    startTestService({ jobs: { pollIntervalMs: 100 }, rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 } }),
+    startTestService({
+      jobs: { pollIntervalMs: 100 },
+      rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
+    }),
     startFixtureServer(),
   ]);
   fx.route('/watched', (_req, res) => {
@@ -35,16 +38,23 @@ beforeAll(async () => {
   // A monitor with a baseline and a changed capture, so the history has a diff, a text change and
   // its rules to show (one rule true, one whose element is missing: an error).
   const res = await svc.call('POST', '/api/monitors', key, {
-    url: `${fx.url}/watched`, schedule: '0 0 1 1 *', name: 'Watched page',
-    notifyWhen: [{ selector: 'h1', textContains: 'Version' }, { selector: '.missing', textContains: 'x' }],
+    url: `${fx.url}/watched`,
+    schedule: '0 0 1 1 *',
+    name: 'Watched page',
+    notifyWhen: [
+      { selector: 'h1', textContains: 'Version' },
+      { selector: '.missing', textContains: 'x' },
+    ],
   });
   expect(res.status).toBe(201);
-  const { id } = await res.json() as { id: string };
+  const { id } = (await res.json()) as { id: string };
   for (const v of [1, 2]) {
     version = v;
     expect((await svc.call('POST', `/api/monitors/${id}/run`, key)).status).toBe(202);
     await until(`capture ${v}`, async () => {
-      const { items } = await (await svc.call('GET', `/api/monitors/${id}/captures`, key)).json() as { items: { status: string }[] };
+      const { items } = (await (await svc.call('GET', `/api/monitors/${id}/captures`, key)).json()) as {
+        items: { status: string }[];
+      };
       return items.length === v && items.every((c) => c.status === 'succeeded');
     });
   }
@@ -58,8 +68,20 @@ afterAll(async () => {
 /** axe's violations on the page as it is now, one line each with the elements concerned. */
 async function violations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate((tags) => (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }> } })
-    .axe.run(document, { runOnly: tags }), RULES);
+  const result = await page.evaluate(
+    (tags) =>
+      (
+        window as unknown as {
+          axe: {
+            run(
+              ctx: Document,
+              o: object,
+            ): Promise<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }>;
+          };
+        }
+      ).axe.run(document, { runOnly: tags }),
+    RULES,
+  );
   return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
 }
 
@@ -70,7 +92,9 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (_name, viewport) => {
     page = await browser.newPage({ viewport, bypassCSP: true });
     page.setDefaultTimeout(15_000);
   });
-  afterAll(async () => { await page?.close(); });
+  afterAll(async () => {
+    await page?.close();
+  });
 
   it('the converter, before and after a conversion', async () => {
     await page.goto(`${svc.url}/`);
@@ -83,7 +107,10 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (_name, viewport) => {
 
   it('the status page and the docs', async () => {
     await page.goto(`${svc.url}/status`);
-    await until('the live figures', async () => (await page.locator('#overall').textContent()) === 'All systems working');
+    await until(
+      'the live figures',
+      async () => (await page.locator('#overall').textContent()) === 'All systems working',
+    );
     expect(await violations(page)).toEqual([]);
     await page.goto(`${svc.url}/docs`);
     expect(await violations(page)).toEqual([]);
@@ -115,7 +142,10 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (_name, viewport) => {
     await page.fill('#f-rules-list input.value', 'cheap');
     await page.click('#f-rules-add');
     await page.selectOption('#f-rules-list li:nth-child(2) select.test', 'appears');
-    for (const [action, value] of [['waitForTimeout', 'soon'], ['fill', 'secret']] as const) {
+    for (const [action, value] of [
+      ['waitForTimeout', 'soon'],
+      ['fill', 'secret'],
+    ] as const) {
       await page.click('#f-steps-add');
       await page.selectOption('#f-steps-list li:last-child select.action', action);
       await page.fill('#f-steps-list li:last-child input.value', value);
@@ -123,15 +153,29 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (_name, viewport) => {
     await page.fill('#f-steps-list li:last-child input.selector', '#password');
     await page.check('#f-steps-list li:last-child input.secret');
     await page.locator('#monitor-form [type="submit"]').click();
-    await until('the list errors', async () => (await page.locator('#monitor-form [aria-invalid="true"]').count()) >= 4);
+    await until(
+      'the list errors',
+      async () => (await page.locator('#monitor-form [aria-invalid="true"]').count()) >= 4,
+    );
     expect(await violations(page)).toEqual([]);
 
     await page.goto(`${svc.url}/monitors`);
-    await page.getByRole('button', { name: /^History/ }).first().click();
+    await page
+      .getByRole('button', { name: /^History/ })
+      .first()
+      .click();
     await until('the capture view', () => page.isVisible('button[data-view="diff"]'));
     await page.click('button[data-view="diff"]');
-    await until('the diff image', () => page.locator('#single-img').evaluate((img: HTMLImageElement) =>
-      img.complete && img.naturalWidth > 0 && (document.getElementById('single-caption')?.textContent ?? '').startsWith('Diff')));
+    await until('the diff image', () =>
+      page
+        .locator('#single-img')
+        .evaluate(
+          (img: HTMLImageElement) =>
+            img.complete &&
+            img.naturalWidth > 0 &&
+            (document.getElementById('single-caption')?.textContent ?? '').startsWith('Diff'),
+        ),
+    );
     expect(await violations(page)).toEqual([]);
 
     // The text diff (<del>/<ins>), the rules and their error, a region outlined by the focus on its row.

@@ -40,7 +40,8 @@ beforeAll(async () => {
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('console', (msg) => {
     // A 4xx answer to the page's fetch is logged by Chromium as "Failed to load resource": expected here.
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(`console: ${msg.text()}`);
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource'))
+      problems.push(`console: ${msg.text()}`);
   });
 });
 
@@ -59,8 +60,10 @@ async function open(viewport = LAPTOP): Promise<void> {
 /** Clicks Convert and waits until the page is no longer busy; returns the status line. */
 async function convert(): Promise<string> {
   await page.click('#convert');
-  await until('the conversion to finish', async () => (await page.getAttribute('#result', 'aria-busy')) === 'false'
-    && await page.isEnabled('#convert'));
+  await until(
+    'the conversion to finish',
+    async () => (await page.getAttribute('#result', 'aria-busy')) === 'false' && (await page.isEnabled('#convert')),
+  );
   return page.innerText('#status');
 }
 
@@ -108,8 +111,13 @@ describe('converter page /', () => {
     // The request is held at the browser until the busy state has been checked (a warm render can finish
     // before the checks run), then goes on to the real service unchanged.
     let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
-    await page.route('**/api/pdf', async (route) => { await held; await route.continue(); });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/api/pdf', async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.click('#convert');
     // While it renders: the button is disabled, the spinner shows, the region is busy, the status says so.
     await until('the busy state', async () => (await page.getAttribute('#result', 'aria-busy')) === 'true');
@@ -164,7 +172,9 @@ describe('converter page /', () => {
 
     expect(await convert()).toMatch(/^Done: PNG/);
     const img = page.locator('#preview img');
-    await until('the image to decode', () => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0));
+    await until('the image to decode', () =>
+      img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0),
+    );
     expect(await img.evaluate((el: HTMLImageElement) => [el.naturalWidth, el.naturalHeight])).toEqual([800, 600]);
     expect(await img.isVisible()).toBe(true);
     expect(await img.getAttribute('src')).toMatch(/^blob:/);
@@ -252,7 +262,11 @@ describe('converter page /', () => {
     const endpoint = (await pre.getAttribute('data-endpoint'))!;
     const body = JSON.parse((await pre.getAttribute('data-body'))!) as Record<string, unknown>;
     expect(endpoint).toBe('/api/image');
-    expect(body).toEqual({ html: "<h1>It's a 'quoted' page</h1>\n<p>$HOME `x` \"y\"</p>", format: 'png', viewport: { width: 640, height: 480 } });
+    expect(body).toEqual({
+      html: "<h1>It's a 'quoted' page</h1>\n<p>$HOME `x` \"y\"</p>",
+      format: 'png',
+      viewport: { width: 640, height: 480 },
+    });
     expect(command).not.toMatch(/authorization/i);
 
     const args = await curlArgs(command);
@@ -264,7 +278,11 @@ describe('converter page /', () => {
     expect(JSON.parse(dataRaw[0]!)).toEqual(body);
 
     // Posted as the command says, the service answers as it did to the page.
-    const res = await fetch(args[2]!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: dataRaw[0] });
+    const res = await fetch(args[2]!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: dataRaw[0],
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');
     expect(decodePng(Buffer.from(await res.arrayBuffer())).width).toBe(640);
@@ -286,7 +304,9 @@ describe('converter page /', () => {
     expect(flagValues(keyedArgs, '-H')).toEqual(['content-type: application/json', `Authorization: Bearer ${key}`]);
     expect(flagValues(keyedArgs, '-o')).toEqual(['result.pdf']);
     const keyedRes = await fetch(keyedArgs[2]!, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: flagValues(keyedArgs, '--data-raw')[0],
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: flagValues(keyedArgs, '--data-raw')[0],
     });
     expect(keyedRes.status).toBe(200);
     expect(keyedRes.headers.get('content-type')).toBe('application/pdf');
@@ -328,10 +348,12 @@ describe('converter page /', () => {
     await until('the Enter conversion', async () => (await page.innerText('#status')).startsWith('Done'));
     const first = await page.getAttribute('#download', 'href');
     // The focus came back to Convert once it was enabled again, so Space converts again.
-    await until('Convert focused and enabled', () => page.evaluate(() => {
-      const b = document.getElementById('convert') as HTMLButtonElement;
-      return document.activeElement === b && !b.disabled;
-    }));
+    await until('Convert focused and enabled', () =>
+      page.evaluate(() => {
+        const b = document.getElementById('convert') as HTMLButtonElement;
+        return document.activeElement === b && !b.disabled;
+      }),
+    );
     await page.keyboard.press('Space');
     await until('the Space conversion', async () => {
       const href = await page.getAttribute('#download', 'href');

@@ -38,7 +38,10 @@ const NAME = 'Teapot page';
 
 beforeAll(async () => {
   [svc, fx] = await Promise.all([
-    startTestService({ jobs: { pollIntervalMs: 100 }, rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 } }),
+    startTestService({
+      jobs: { pollIntervalMs: 100 },
+      rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
+    }),
     startFixtureServer(),
   ]);
   fx.route('/shop', (_req, res) => {
@@ -48,13 +51,17 @@ beforeAll(async () => {
   // 60 lines that all change between versions (captured full page: they do not fit the viewport): more text changes than a capture keeps (50).
   fx.route('/list', (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><meta charset="utf-8"><title>List</title><ul>${Array.from({ length: 60 }, (_, i) => `<li>Line ${i + 1} reads ${version === 1 ? 'alpha' : 'omega'}</li>`).join('')}</ul>`);
+    res.end(
+      `<!doctype html><meta charset="utf-8"><title>List</title><ul>${Array.from({ length: 60 }, (_, i) => `<li>Line ${i + 1} reads ${version === 1 ? 'alpha' : 'omega'}</li>`).join('')}</ul>`,
+    );
   });
   key = svc.createKey('dashboard-text').key;
   browser = await chromium.launch({ executablePath: findChromium(''), args: ['--no-sandbox'] });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.setDefaultTimeout(15_000);
-  page.on('console', (m) => { if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) problems.push(m.text());
+  });
   page.on('pageerror', (err) => problems.push(String(err)));
   if (shots) mkdirSync(shots, { recursive: true });
   await page.goto(`${svc.url}/monitors`);
@@ -67,10 +74,18 @@ afterAll(async () => {
   await Promise.all([svc?.close(), fx?.close()]);
 });
 
-interface Step { action: string; selector?: string; value?: string; secret?: boolean }
+interface Step {
+  action: string;
+  selector?: string;
+  value?: string;
+  secret?: boolean;
+}
 interface Monitor {
-  id: string; name: string; notifyWhen: Record<string, unknown>[];
-  diff: { mode: string; textSelector?: string; ignoreText: string[] }; capture: { steps: Step[] };
+  id: string;
+  name: string;
+  notifyWhen: Record<string, unknown>[];
+  diff: { mode: string; textSelector?: string; ignoreText: string[] };
+  capture: { steps: Step[] };
 }
 
 async function monitors(): Promise<Monitor[]> {
@@ -83,7 +98,10 @@ const row = () => page.locator('#monitor-rows tr', { hasText: NAME });
 const text = async (selector: string) => (await page.locator(selector).first().textContent()) ?? '';
 const attr = (selector: string, name: string) => page.locator(selector).first().getAttribute(name);
 const activeId = () => page.evaluate(() => document.activeElement?.id ?? '');
-const settled = () => page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+const settled = () =>
+  page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
 
 /** The rows of one of the form's lists, and the controls of row `i` by their labels. */
 const rows = (list: 'ignoretext' | 'rules' | 'steps') => page.locator(`#f-${list}-list > li`);
@@ -97,8 +115,18 @@ async function atLaptopAndPhone(name: string, locator = '#main') {
   await settled();
   // No sideways scroll; when there is, the elements that stick out are named so the failure says where.
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  const wide = width <= 375 ? [] : await page.evaluate(() => [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > 375.5)
-    .map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`).slice(0, 12));
+  const wide =
+    width <= 375
+      ? []
+      : await page.evaluate(() =>
+          [...document.querySelectorAll('body *')]
+            .filter((el) => el.getBoundingClientRect().right > 375.5)
+            .map(
+              (el) =>
+                `${el.tagName.toLowerCase()}#${el.id}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`,
+            )
+            .slice(0, 12),
+        );
   expect(width > 375 ? [`scrollWidth ${width}`, ...wide] : [], name).toEqual([]);
   if (shots) await page.locator(locator).screenshot({ path: `${shots}/dashboard-text-${name}-375.png` });
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -155,7 +183,11 @@ it('creates a monitor with a mode, a text selector, ignoreText, notifyWhen rules
   await page.getByRole('button', { name: 'Create monitor' }).click();
   await row().waitFor();
   const [m] = await monitors();
-  expect(m!.diff).toMatchObject({ mode: 'both', textSelector: 'main', ignoreText: ['\\d{1,2}:\\d{2}', 'Sale ends \\w+'] });
+  expect(m!.diff).toMatchObject({
+    mode: 'both',
+    textSelector: 'main',
+    ignoreText: ['\\d{1,2}:\\d{2}', 'Sale ends \\w+'],
+  });
   expect(m!.notifyWhen).toEqual([
     { selector: '.price', numberBelow: 20.5 },
     { selector: '.stock', textContains: 'in stock' },
@@ -171,11 +203,18 @@ it('creates a monitor with a mode, a text selector, ignoreText, notifyWhen rules
 
 it('edits them: the stored secret shows "••••" and is kept when sent back with the steps unchanged; removed rows go', async () => {
   const [before] = await monitors();
-  const sealedSteps = () => (JSON.parse(svc.db.prepare('SELECT capture FROM monitors WHERE id = ?').pluck().get(before!.id) as string) as { steps: Step[] }).steps;
+  const sealedSteps = () =>
+    (
+      JSON.parse(svc.db.prepare('SELECT capture FROM monitors WHERE id = ?').pluck().get(before!.id) as string) as {
+        steps: Step[];
+      }
+    ).steps;
   const sealedSecret = sealedSteps()[1]!.value;
   expect(sealedSecret).not.toBe('hunter2');
 
-  await row().getByRole('button', { name: `Edit ${NAME}` }).click();
+  await row()
+    .getByRole('button', { name: `Edit ${NAME}` })
+    .click();
   await page.locator('#form-section').waitFor();
   expect(await page.getByLabel('What counts as a change').inputValue()).toBe('both');
   expect(await page.getByLabel(/^Compare the text of/).inputValue()).toBe('main');
@@ -205,7 +244,10 @@ it('edits them: the stored secret shows "••••" and is kept when sent bac
   expect(after!.diff.mode).toBe('text');
   expect(after!.diff.textSelector).toBeUndefined();
   expect(after!.diff.ignoreText).toEqual(['Sale ends \\w+']);
-  expect(after!.notifyWhen).toEqual([{ selector: '.price', numberBelow: 20.5 }, { selector: '.note', disappears: true }]);
+  expect(after!.notifyWhen).toEqual([
+    { selector: '.price', numberBelow: 20.5 },
+    { selector: '.note', disappears: true },
+  ]);
   expect(after!.capture.steps).toEqual([
     { action: 'fill', selector: '#user', value: 'ada' },
     { action: 'fill', selector: '#password', value: '••••', secret: true },
@@ -258,13 +300,23 @@ it('shows the API field errors beside the list rows and controls they name', asy
   await stepRow(0).getByLabel('Value').fill('100');
   await stepRow(1).getByLabel('Element (selector)').fill('#go');
   await page.getByRole('button', { name: 'Create monitor' }).click();
-  await until('the local error', async () => (await ruleRow(1).getByLabel('Value').getAttribute('aria-invalid')) === 'true', 10_000);
+  await until(
+    'the local error',
+    async () => (await ruleRow(1).getByLabel('Value').getAttribute('aria-invalid')) === 'true',
+    10_000,
+  );
   expect(await page.locator('#monitor-form [aria-invalid="true"]').count()).toBe(1);
-  expect(await text(`#${await ruleRow(1).locator('input.value').getAttribute('id')}-error`)).toBe('Enter the number to compare with.');
+  expect(await text(`#${await ruleRow(1).locator('input.value').getAttribute('id')}-error`)).toBe(
+    'Enter the number to compare with.',
+  );
   expect(await monitors()).toHaveLength(1);
 
   // 20 of each list is the API's limit: the Add button stops there, and starts again below it.
-  for (const [list, noun] of [['ignoretext', 'pattern'], ['rules', 'rule'], ['steps', 'step']] as const) {
+  for (const [list, noun] of [
+    ['ignoretext', 'pattern'],
+    ['rules', 'rule'],
+    ['steps', 'step'],
+  ] as const) {
     const add = page.getByRole('button', { name: `Add ${noun}` });
     while ((await rows(list).count()) < 19) await add.click();
     expect(await add.isDisabled(), `${noun} 19`).toBe(false);
@@ -278,13 +330,31 @@ it('shows the API field errors beside the list rows and controls they name', asy
   expect(problems).toEqual([]);
 });
 
-interface Box { x: number; y: number; width: number; height: number }
-interface TextChange { kind: string; before: string | null; after: string | null; selector: string | null; box: Box | null; words?: { value: string; added?: true; removed?: true }[] }
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+interface TextChange {
+  kind: string;
+  before: string | null;
+  after: string | null;
+  selector: string | null;
+  box: Box | null;
+  words?: { value: string; added?: true; removed?: true }[];
+}
 interface CaptureView {
-  id: string; status: string; changed: boolean; regions: (Box & { elements?: { selector: string; tag: string; before: string | null; after: string | null }[] })[];
-  textChanges: TextChange[]; textChangesTotal: number; summary: string | null;
+  id: string;
+  status: string;
+  changed: boolean;
+  regions: (Box & { elements?: { selector: string; tag: string; before: string | null; after: string | null }[] })[];
+  textChanges: TextChange[];
+  textChangesTotal: number;
+  summary: string | null;
   conditions: { index: number; selector: string; test: string; met: boolean; value: string | number | null }[];
-  conditionErrors: string[]; conditionsMet: boolean | null;
+  conditionErrors: string[];
+  conditionsMet: boolean | null;
 }
 
 /** The second capture of the "Teapot view" monitor, which the view tests look at. */
@@ -310,31 +380,53 @@ async function openHistoryOf(name: string, captureId: string) {
   const r = page.locator('#monitor-rows tr', { hasText: name });
   await r.waitFor();
   await r.getByRole('button', { name: `History of ${name}` }).click();
-  await until('the capture selected', async () => (await page.locator(`#captures button[data-capture="${captureId}"]`).getAttribute('aria-pressed')) === 'true', 15_000);
-  await until('its image', () => page.locator('#single-img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 15_000);
+  await until(
+    'the capture selected',
+    async () =>
+      (await page.locator(`#captures button[data-capture="${captureId}"]`).getAttribute('aria-pressed')) === 'true',
+    15_000,
+  );
+  await until(
+    'its image',
+    () => page.locator('#single-img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0),
+    15_000,
+  );
 }
 
 /** Where the outline is, in the capture's pixels (its inner edge: the border is drawn outside the box). */
-const outlineBox = () => page.evaluate(() => {
-  const outline = document.getElementById('region-outline');
-  if (!outline || outline.hidden) return null;
-  const img = document.getElementById('single-img') as HTMLImageElement;
-  const o = outline.getBoundingClientRect();
-  const i = img.getBoundingClientRect();
-  const scale = img.naturalWidth / i.width;
-  const border = outline.clientLeft;
-  return { x: (o.x + border - i.x) * scale, y: (o.y + border - i.y) * scale, width: (o.width - 2 * border) * scale, height: (o.height - 2 * border) * scale };
-});
+const outlineBox = () =>
+  page.evaluate(() => {
+    const outline = document.getElementById('region-outline');
+    if (!outline || outline.hidden) return null;
+    const img = document.getElementById('single-img') as HTMLImageElement;
+    const o = outline.getBoundingClientRect();
+    const i = img.getBoundingClientRect();
+    const scale = img.naturalWidth / i.width;
+    const border = outline.clientLeft;
+    return {
+      x: (o.x + border - i.x) * scale,
+      y: (o.y + border - i.y) * scale,
+      width: (o.width - 2 * border) * scale,
+      height: (o.height - 2 * border) * scale,
+    };
+  });
 
 function expectNear(actual: Box | null, expected: Box, slack: number) {
   expect(actual).not.toBeNull();
-  for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(actual![k] - expected[k]), `${k}: ${actual![k]} vs ${expected[k]}`).toBeLessThanOrEqual(slack);
+  for (const k of ['x', 'y', 'width', 'height'] as const)
+    expect(Math.abs(actual![k] - expected[k]), `${k}: ${actual![k]} vs ${expected[k]}`).toBeLessThanOrEqual(slack);
 }
 
-it('shows a capture\'s text diff beside the image, struck through and underlined, word by word', async () => {
-  const { capture } = await capturedTwice({ name: 'Teapot view', url: `${fx.url}/shop`, notifyWhen: [
-    { selector: '.price', numberBelow: 20 }, { selector: '.stock', textContains: 'in stock' }, { selector: '.coupon', textContains: 'SAVE' },
-  ] });
+it("shows a capture's text diff beside the image, struck through and underlined, word by word", async () => {
+  const { capture } = await capturedTwice({
+    name: 'Teapot view',
+    url: `${fx.url}/shop`,
+    notifyWhen: [
+      { selector: '.price', numberBelow: 20 },
+      { selector: '.stock', textContains: 'in stock' },
+      { selector: '.coupon', textContains: 'SAVE' },
+    ],
+  });
   teapotView = capture;
   expect(capture.changed).toBe(true);
   const kinds = capture.textChanges.map((t) => t.kind);
@@ -349,12 +441,23 @@ it('shows a capture\'s text diff beside the image, struck through and underlined
   expect(await page.locator('#text-changes-none').isVisible()).toBe(false);
   expect(await page.locator('#text-changes-more').isVisible()).toBe(false);
   // Each row says the API's change: without the <ins> parts it reads the text before, without the <del> parts the text after.
-  const shown = await items.evaluateAll((lis) => lis.map((li) => {
-    const text = li.querySelector('.tc-text')!;
-    const without = (tag: string) => [...text.childNodes].filter((n) => n.nodeName !== tag).map((n) => n.textContent).join('');
-    return { kind: li.querySelector('.tc-kind')!.textContent, before: without('INS'), after: without('DEL'),
-      dels: [...text.querySelectorAll('del')].map((d) => d.textContent), inses: [...text.querySelectorAll('ins')].map((d) => d.textContent) };
-  }));
+  const shown = await items.evaluateAll((lis) =>
+    lis.map((li) => {
+      const text = li.querySelector('.tc-text')!;
+      const without = (tag: string) =>
+        [...text.childNodes]
+          .filter((n) => n.nodeName !== tag)
+          .map((n) => n.textContent)
+          .join('');
+      return {
+        kind: li.querySelector('.tc-kind')!.textContent,
+        before: without('INS'),
+        after: without('DEL'),
+        dels: [...text.querySelectorAll('del')].map((d) => d.textContent),
+        inses: [...text.querySelectorAll('ins')].map((d) => d.textContent),
+      };
+    }),
+  );
   capture.textChanges.forEach((change, i) => {
     const row = shown[i]!;
     expect(row.kind!.toLowerCase()).toBe(change.kind);
@@ -372,14 +475,26 @@ it('shows a capture\'s text diff beside the image, struck through and underlined
   expect(price.dels.join('')).toContain('24');
   expect(price.dels.join('')).not.toContain('Price');
   expect(price.inses.join('')).toContain('19');
-  expect(shown.find((row) => row.before === 'Sale ends Friday')).toMatchObject({ kind: 'Removed', after: '', dels: ['Sale ends Friday'] });
-  expect(shown.find((row) => row.after === 'Now with a matching lid')).toMatchObject({ kind: 'Added', before: '', inses: ['Now with a matching lid'] });
+  expect(shown.find((row) => row.before === 'Sale ends Friday')).toMatchObject({
+    kind: 'Removed',
+    after: '',
+    dels: ['Sale ends Friday'],
+  });
+  expect(shown.find((row) => row.after === 'Now with a matching lid')).toMatchObject({
+    kind: 'Added',
+    before: '',
+    inses: ['Now with a matching lid'],
+  });
 
   // Removed struck through in red, added underlined in green (and said to screen readers: CSS generated text).
-  const look = (tag: string) => page.locator(`#text-changes ${tag}`).first().evaluate((el) => {
-    const style = getComputedStyle(el);
-    return { line: style.textDecorationLine, color: style.color, said: getComputedStyle(el, '::before').content };
-  });
+  const look = (tag: string) =>
+    page
+      .locator(`#text-changes ${tag}`)
+      .first()
+      .evaluate((el) => {
+        const style = getComputedStyle(el);
+        return { line: style.textDecorationLine, color: style.color, said: getComputedStyle(el, '::before').content };
+      });
   const del = await look('del');
   const ins = await look('ins');
   expect(del.line).toContain('line-through');
@@ -393,7 +508,10 @@ it('shows a capture\'s text diff beside the image, struck through and underlined
   expect(ig!).toBeGreaterThan(ir! * 2); // green
 
   // Beside the image at laptop width; below it on a phone, with no sideways scroll.
-  const [stage, pane] = await Promise.all([page.locator('#single').boundingBox(), page.locator('.text-changes').boundingBox()]);
+  const [stage, pane] = await Promise.all([
+    page.locator('#single').boundingBox(),
+    page.locator('.text-changes').boundingBox(),
+  ]);
   expect(pane!.x).toBeGreaterThanOrEqual(stage!.x + stage!.width);
   expect(pane!.y).toBeLessThan(stage!.y + stage!.height);
   await atLaptopAndPhone('capture-view', '#history-section');
@@ -406,7 +524,9 @@ it('lists the elements of each region and outlines the region on the image on ho
   expect(await regions.count()).toBe(capture!.regions.length);
   // Each region's rows are its elements, as the API lists them: selector, tag, text before and after.
   for (const [i, region] of capture!.regions.entries()) {
-    expect(await regions.nth(i).locator('button').textContent()).toContain(`x ${region.x}, y ${region.y}, ${region.width} × ${region.height} px`);
+    expect(await regions.nth(i).locator('button').textContent()).toContain(
+      `x ${region.x}, y ${region.y}, ${region.width} × ${region.height} px`,
+    );
     const elements = region.elements ?? [];
     expect(await regions.nth(i).locator('.element code').allTextContents()).toEqual(elements.map((e) => e.selector));
     for (const [j, el] of elements.entries()) {
@@ -451,13 +571,21 @@ it('lists the elements of each region and outlines the region on the image on ho
 it('shows the notifyWhen rules of a capture, which were true, and the errors', async () => {
   const capture = teapotView;
   // The fixture's truth: $19.99 is below 20, "in stock" is there, no .coupon on the page (false, and an error).
-  expect(capture!.conditions.map((r) => [r.selector, r.met])).toEqual([['.price', true], ['.stock', true], ['.coupon', false]]);
+  expect(capture!.conditions.map((r) => [r.selector, r.met])).toEqual([
+    ['.price', true],
+    ['.stock', true],
+    ['.coupon', false],
+  ]);
   expect(capture!.conditionsMet).toBe(false);
   expect(capture!.conditionErrors.length).toBeGreaterThan(0);
 
   expect(await page.locator('#conditions-section').isVisible()).toBe(true);
   const rules = page.locator('#conditions > li');
-  expect(await rules.evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.met))).toEqual(['true', 'true', 'false']);
+  expect(await rules.evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.met))).toEqual([
+    'true',
+    'true',
+    'false',
+  ]);
   expect(await rules.nth(0).textContent()).toMatch(/^true\s*Rule 1: \.price number is below 20 · read 19\.99$/);
   expect(await rules.nth(2).textContent()).toContain('Rule 3: .coupon text contains “SAVE”');
   expect(await page.locator('#conditions-met [data-met]').getAttribute('data-met')).toBe('false');

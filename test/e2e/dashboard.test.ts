@@ -47,7 +47,9 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: findChromium(''), args: ['--no-sandbox'] });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.setDefaultTimeout(15_000);
-  page.on('console', (m) => { if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) problems.push(m.text());
+  });
   page.on('pageerror', (err) => problems.push(String(err)));
   if (shots) mkdirSync(shots, { recursive: true });
 });
@@ -56,8 +58,26 @@ afterAll(async () => {
   await Promise.all([svc?.close(), fx?.close()]);
 });
 
-interface Monitor { id: string; name: string; url: string; schedule: string; timezone: string; paused: boolean; nextRunAt?: string; diff: Record<string, unknown>; capture: { headers?: Record<string, string> } }
-interface Capture { id: string; status: string; changed: boolean; baselineId: string | null; diffUrl?: string; width: number; height: number }
+interface Monitor {
+  id: string;
+  name: string;
+  url: string;
+  schedule: string;
+  timezone: string;
+  paused: boolean;
+  nextRunAt?: string;
+  diff: Record<string, unknown>;
+  capture: { headers?: Record<string, string> };
+}
+interface Capture {
+  id: string;
+  status: string;
+  changed: boolean;
+  baselineId: string | null;
+  diffUrl?: string;
+  width: number;
+  height: number;
+}
 
 async function monitors(): Promise<Monitor[]> {
   const res = await svc.call('GET', '/api/monitors', key);
@@ -78,7 +98,9 @@ const activeId = () => page.evaluate(() => document.activeElement?.id ?? '');
  * What an <img> shows: its blob: URL (fetched by the page with the key) drawn on a canvas, with the pixels
  * at a grid of points read back. (The page's CSP refuses fetch() of a blob:, so the pixels are read instead.)
  */
-async function shownImage(selector: string): Promise<{ width: number; height: number; samples: [number, number, number[]][] }> {
+async function shownImage(
+  selector: string,
+): Promise<{ width: number; height: number; samples: [number, number, number[]][] }> {
   expect(await attr(selector, 'src')).toMatch(/^blob:/);
   return page.locator(selector).evaluate((img: HTMLImageElement) => {
     const canvas = document.createElement('canvas');
@@ -109,7 +131,8 @@ async function expectShows(selector: string, png: Buffer) {
 }
 
 const apiPng = async (path: string) => bytesOf(await svc.call('GET', path, key));
-const rendered = (selector: string) => page.locator(selector).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0);
+const rendered = (selector: string) =>
+  page.locator(selector).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0);
 
 /** The page as it is, at phone width too: never wider than the phone; screenshots of both when asked for. */
 async function atLaptopAndPhone(name: string) {
@@ -123,7 +146,10 @@ async function atLaptopAndPhone(name: string) {
 }
 
 /** Two frames: the page has laid out and painted at its new size. */
-const settled = () => page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+const settled = () =>
+  page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
 
 it('takes a pasted key, shows the empty state, and creates a monitor through the form', async () => {
   await page.goto(`${svc.url}/monitors`);
@@ -153,7 +179,13 @@ it('takes a pasted key, shows the empty state, and creates a monitor through the
   const list = await monitors();
   expect(await row().locator('.c-next time').getAttribute('datetime')).toBe(list[0]!.nextRunAt);
   expect(list).toHaveLength(1);
-  expect(list[0]).toMatchObject({ name: NAME, url: `${fx.url}/watched`, schedule: '0 0 1 1 *', timezone: 'Europe/Paris', paused: false });
+  expect(list[0]).toMatchObject({
+    name: NAME,
+    url: `${fx.url}/watched`,
+    schedule: '0 0 1 1 *',
+    timezone: 'Europe/Paris',
+    paused: false,
+  });
   expect(list[0]!.diff).toMatchObject({ ignoreSelectors: ['.ad', 'time'], threshold: 0.1, confirm: true });
 });
 
@@ -199,13 +231,19 @@ it('shows the API field errors next to their fields and creates nothing', async 
 
 it('runs a capture, shows its image, then shows a change as a diff and in the slider', async () => {
   const [monitor] = await monitors();
-  await row().getByRole('button', { name: `History of ${NAME}` }).click();
+  await row()
+    .getByRole('button', { name: `History of ${NAME}` })
+    .click();
   await page.locator('#history-section').waitFor();
   expect(await activeId()).toBe('history-title');
   expect(await page.locator('#captures-empty').isVisible()).toBe(true);
 
   await page.locator('#history-run').click();
-  await until('the first capture to show', async () => (await page.locator('#captures button.capture').count()) === 1 && rendered('#single-img'), 45_000);
+  await until(
+    'the first capture to show',
+    async () => (await page.locator('#captures button.capture').count()) === 1 && rendered('#single-img'),
+    45_000,
+  );
   const [first] = await captures(monitor!.id);
   expect(first).toMatchObject({ status: 'succeeded', changed: false, baselineId: null });
   // The image shown is the capture itself: the API's PNG, 1280×800, the box blue.
@@ -216,11 +254,19 @@ it('runs a capture, shows its image, then shows a change as a diff and in the sl
   expect(await page.locator('#captures [data-status]').first().getAttribute('data-status')).toBe('baseline');
   expect(await page.locator('button[data-view="diff"]').isDisabled()).toBe(true);
   expect(await page.locator('button[data-view="slider"]').isDisabled()).toBe(true);
-  await until('the list to show the run', async () => (await row().locator('[data-status]').getAttribute('data-status')) === 'baseline', 15_000);
+  await until(
+    'the list to show the run',
+    async () => (await row().locator('[data-status]').getAttribute('data-status')) === 'baseline',
+    15_000,
+  );
 
   version = 2;
   await page.locator('#history-run').click();
-  await until('the second capture to show', async () => (await page.locator('#captures button.capture').count()) === 2, 45_000);
+  await until(
+    'the second capture to show',
+    async () => (await page.locator('#captures button.capture').count()) === 2,
+    45_000,
+  );
   const [second] = await captures(monitor!.id);
   expect(second).toMatchObject({ status: 'succeeded', changed: true, baselineId: first!.id });
   const newest = page.locator('#captures button.capture').first();
@@ -235,18 +281,28 @@ it('runs a capture, shows its image, then shows a change as a diff and in the sl
   await page.getByRole('button', { name: 'Diff', exact: true }).click();
   expect(await attr('button[data-view="diff"]', 'aria-pressed')).toBe('true');
   expect(await attr('button[data-view="current"]', 'aria-pressed')).toBe('false');
-  await until('the diff image', async () => (await text('#single-caption')).startsWith('Diff') && rendered('#single-img'), 15_000);
+  await until(
+    'the diff image',
+    async () => (await text('#single-caption')).startsWith('Diff') && rendered('#single-img'),
+    15_000,
+  );
   const diff = await expectShows('#single-img', await apiPng(`/api/captures/${second!.id}/diff`));
   expect(diff.pixel(300, 300)).toMatchObject({ r: 255, g: 0, b: 0 }); // the changed box, in red
   await page.evaluate(() => window.scrollTo(0, 0));
   await atLaptopAndPhone('history-diff');
 
   // Actual size: one image pixel per CSS pixel, the frame scrolling sideways; and back to fitted.
-  const fit = async () => page.evaluate(() => {
-    const img = document.getElementById('single-img') as HTMLImageElement;
-    const stage = document.getElementById('single')!;
-    return { shown: img.getBoundingClientRect().width, natural: img.naturalWidth, frame: stage.clientWidth, scroll: stage.scrollWidth };
-  });
+  const fit = async () =>
+    page.evaluate(() => {
+      const img = document.getElementById('single-img') as HTMLImageElement;
+      const stage = document.getElementById('single')!;
+      return {
+        shown: img.getBoundingClientRect().width,
+        natural: img.naturalWidth,
+        frame: stage.clientWidth,
+        scroll: stage.scrollWidth,
+      };
+    });
   const fitted = await fit();
   expect(fitted.shown).toBeLessThan(fitted.natural); // the viewer is narrower than a 1280 px capture
   await page.getByRole('button', { name: 'Actual size' }).click();
@@ -259,7 +315,11 @@ it('runs a capture, shows its image, then shows a change as a diff and in the sl
   expect((await fit()).shown).toBe(fitted.shown);
 
   await page.getByRole('button', { name: 'Previous', exact: true }).click();
-  await until('the previous image', async () => (await text('#single-caption')).startsWith('Previous') && rendered('#single-img'), 15_000);
+  await until(
+    'the previous image',
+    async () => (await text('#single-caption')).startsWith('Previous') && rendered('#single-img'),
+    15_000,
+  );
   await expectShows('#single-img', firstPng);
 
   // Slider: the previous capture under the current one, the range input revealing more or less of it.
@@ -281,22 +341,42 @@ it('runs a capture, shows its image, then shows a change as a diff and in the sl
   expect(current.pixel(300, 300)).toEqual({ r: 0xe5, g: 0x53, b: 0x4b, a: 255 });
   if (shots) await page.locator('#history-section').screenshot({ path: `${shots}/dashboard-history-slider-1280.png` });
 
-  await until('the list to show the change', async () => (await row().locator('[data-status]').getAttribute('data-status')) === 'changed', 15_000);
+  await until(
+    'the list to show the change',
+    async () => (await row().locator('[data-status]').getAttribute('data-status')) === 'changed',
+    15_000,
+  );
   expect(await row().locator('.c-change time').count()).toBe(1);
   await page.evaluate(() => window.scrollTo(0, 0));
   await atLaptopAndPhone('list');
 });
 
 it('pauses and resumes a monitor', async () => {
-  await row().getByRole('button', { name: `Pause ${NAME}` }).click();
-  await until('the paused badge', async () => (await row().locator('[data-status]').getAttribute('data-status')) === 'paused', 10_000);
+  await row()
+    .getByRole('button', { name: `Pause ${NAME}` })
+    .click();
+  await until(
+    'the paused badge',
+    async () => (await row().locator('[data-status]').getAttribute('data-status')) === 'paused',
+    10_000,
+  );
   expect(await row().locator('[data-status]').textContent()).toBe('paused');
   expect((await monitors())[0]).toMatchObject({ paused: true });
   expect((await monitors())[0]!.nextRunAt).toBeUndefined();
 
-  await row().getByRole('button', { name: `Resume ${NAME}` }).click();
-  await until('the badge back', async () => (await row().locator('[data-status]').getAttribute('data-status')) === 'changed', 10_000);
-  expect(await row().getByRole('button', { name: `Pause ${NAME}` }).count()).toBe(1);
+  await row()
+    .getByRole('button', { name: `Resume ${NAME}` })
+    .click();
+  await until(
+    'the badge back',
+    async () => (await row().locator('[data-status]').getAttribute('data-status')) === 'changed',
+    10_000,
+  );
+  expect(
+    await row()
+      .getByRole('button', { name: `Pause ${NAME}` })
+      .count(),
+  ).toBe(1);
   const [resumed] = await monitors();
   expect(resumed).toMatchObject({ paused: false });
   expect(resumed!.nextRunAt).toBeDefined();
@@ -305,12 +385,19 @@ it('pauses and resumes a monitor', async () => {
 it('edits a monitor with a PATCH of the form fields', async () => {
   // The form does not show capture secrets; saving it must keep them (the same sealed values).
   const [watched] = await monitors();
-  const withSecrets = await svc.call('PATCH', `/api/monitors/${watched!.id}`, key, { capture: { headers: { 'X-Api-Token': 'dashboard-secret' } } });
+  const withSecrets = await svc.call('PATCH', `/api/monitors/${watched!.id}`, key, {
+    capture: { headers: { 'X-Api-Token': 'dashboard-secret' } },
+  });
   expect(withSecrets.status).toBe(200);
-  const sealedCapture = () => JSON.parse(svc.db.prepare('SELECT capture FROM monitors WHERE id = ?').pluck().get(watched!.id) as string) as { headers: Record<string, string> };
+  const sealedCapture = () =>
+    JSON.parse(svc.db.prepare('SELECT capture FROM monitors WHERE id = ?').pluck().get(watched!.id) as string) as {
+      headers: Record<string, string>;
+    };
   const sealedBefore = sealedCapture().headers;
   expect(sealedBefore['X-Api-Token']).toMatch(/^enc:v1:/);
-  await row().getByRole('button', { name: `Edit ${NAME}` }).click();
+  await row()
+    .getByRole('button', { name: `Edit ${NAME}` })
+    .click();
   await page.locator('#form-section').waitFor();
   expect(await text('#form-title')).toBe(`Edit “${NAME}”`);
   expect(await page.locator('#f-url').inputValue()).toBe(`${fx.url}/watched`);
@@ -318,7 +405,11 @@ it('edits a monitor with a PATCH of the form fields', async () => {
   await page.locator('#f-schedule').fill('0 12 * * 1-5');
   await page.locator('#f-keep').fill('5');
   await page.getByRole('button', { name: 'Save changes' }).click();
-  await until('the new schedule in the list', async () => (await row().locator('.c-schedule code').textContent()) === '0 12 * * 1-5', 10_000);
+  await until(
+    'the new schedule in the list',
+    async () => (await row().locator('.c-schedule code').textContent()) === '0 12 * * 1-5',
+    10_000,
+  );
   const [edited] = await monitors();
   expect(edited).toMatchObject({ schedule: '0 12 * * 1-5', timezone: 'Europe/Paris', retention: { keep: 5 } });
   expect(edited!.capture.headers).toEqual({ 'X-Api-Token': '••••' });
@@ -326,17 +417,28 @@ it('edits a monitor with a PATCH of the form fields', async () => {
 });
 
 it('pages a long history: 20 captures, then Load more shows the rest, newest first, none twice', async () => {
-  const res = await svc.call('POST', '/api/monitors', key, { url: `${fx.url}/watched`, schedule: '0 0 1 1 *', name: 'Long history' });
+  const res = await svc.call('POST', '/api/monitors', key, {
+    url: `${fx.url}/watched`,
+    schedule: '0 0 1 1 *',
+    name: 'Long history',
+  });
   expect(res.status).toBe(201);
   const { id } = (await res.json()) as { id: string };
   try {
-    const all = async () => (await (await svc.call('GET', `/api/monitors/${id}/captures?limit=100`, key)).json() as { items: Capture[] }).items;
+    const all = async () =>
+      ((await (await svc.call('GET', `/api/monitors/${id}/captures?limit=100`, key)).json()) as { items: Capture[] })
+        .items;
     for (let n = 1; n <= 23; n++) {
       expect((await svc.call('POST', `/api/monitors/${id}/run`, key)).status).toBe(202);
-      await until(`capture ${n}`, async () => {
-        const items = await all();
-        return items.length === n && items.every((c) => c.status === 'succeeded');
-      }, 30_000, 50);
+      await until(
+        `capture ${n}`,
+        async () => {
+          const items = await all();
+          return items.length === n && items.every((c) => c.status === 'succeeded');
+        },
+        30_000,
+        50,
+      );
     }
     const expected = (await all()).map((c) => c.id);
     expect(expected).toHaveLength(23);
@@ -345,7 +447,10 @@ it('pages a long history: 20 captures, then Load more shows the rest, newest fir
     const longRow = page.locator('#monitor-rows tr', { hasText: 'Long history' });
     await longRow.waitFor();
     await longRow.getByRole('button', { name: /^History/ }).click();
-    const shown = () => page.locator('#captures button.capture').evaluateAll((buttons) => buttons.map((b) => (b as HTMLElement).dataset.capture));
+    const shown = () =>
+      page
+        .locator('#captures button.capture')
+        .evaluateAll((buttons) => buttons.map((b) => (b as HTMLElement).dataset.capture));
     await until('the first page of captures', async () => (await shown()).length === 20, 15_000);
     expect(await shown()).toEqual(expected.slice(0, 20));
     expect(await page.locator('#captures-more').isVisible()).toBe(true);
@@ -354,7 +459,10 @@ it('pages a long history: 20 captures, then Load more shows the rest, newest fir
     expect(await shown()).toEqual(expected);
     expect(await page.locator('#captures-more').isVisible()).toBe(false);
   } finally {
-    await page.getByRole('button', { name: 'Close history' }).click().catch(() => undefined);
+    await page
+      .getByRole('button', { name: 'Close history' })
+      .click()
+      .catch(() => undefined);
     await svc.call('DELETE', `/api/monitors/${id}`, key);
     await page.locator('#refresh').click();
   }
@@ -362,13 +470,17 @@ it('pages a long history: 20 captures, then Load more shows the rest, newest fir
 
 it('deletes a monitor after a confirmation', async () => {
   const [monitor] = await monitors();
-  await row().getByRole('button', { name: `Delete ${NAME}` }).click();
+  await row()
+    .getByRole('button', { name: `Delete ${NAME}` })
+    .click();
   await page.locator('#delete-dialog').waitFor();
   expect(await text('#delete-title')).toContain(NAME);
   await page.locator('#delete-cancel').click(); // cancelling keeps it
   expect(await row().count()).toBe(1);
 
-  await row().getByRole('button', { name: `Delete ${NAME}` }).click();
+  await row()
+    .getByRole('button', { name: `Delete ${NAME}` })
+    .click();
   await page.locator('#delete-confirm').click();
   await until('the row to go', async () => (await row().count()) === 0, 10_000);
   expect(await page.locator('#list-empty').isVisible()).toBe(true);
@@ -379,10 +491,19 @@ it('deletes a monitor after a confirmation', async () => {
 
 it('refreshes the list on its own while the page is visible', async () => {
   expect(await page.evaluate(() => document.visibilityState)).toBe('visible');
-  const made = await svc.call('POST', '/api/monitors', key, { name: 'Made elsewhere', url: `${fx.url}/watched`, schedule: '*/5 * * * *' });
+  const made = await svc.call('POST', '/api/monitors', key, {
+    name: 'Made elsewhere',
+    url: `${fx.url}/watched`,
+    schedule: '*/5 * * * *',
+  });
   expect(made.status).toBe(201);
   // No click and no reload: the 10 s refresh brings it.
-  await until('the new monitor to show', async () => (await page.locator('#monitor-rows tr', { hasText: 'Made elsewhere' }).count()) === 1, 25_000, 200);
+  await until(
+    'the new monitor to show',
+    async () => (await page.locator('#monitor-rows tr', { hasText: 'Made elsewhere' }).count()) === 1,
+    25_000,
+    200,
+  );
   expect(await page.locator('#list-empty').isVisible()).toBe(false);
 });
 
@@ -391,7 +512,10 @@ it('a key typed before the page script runs never reaches a URL (the forms submi
   const context = await browser.newContext({ javaScriptEnabled: false });
   try {
     const bare = await context.newPage();
-    for (const [path, input] of [['/monitors', '#key-input'], ['/', '#key']] as const) {
+    for (const [path, input] of [
+      ['/monitors', '#key-input'],
+      ['/', '#key'],
+    ] as const) {
       await bare.goto(`${svc.url}${path}`);
       if (path === '/') await bare.locator('#advanced summary').click();
       await bare.fill(input, 'pw_live_typed_too_early');
@@ -408,7 +532,11 @@ it('says so when the key is wrong or revoked', async () => {
   expect(await page.evaluate(() => localStorage.getItem('pagewatch.apiKey'))).toBeNull();
   await page.getByRole('textbox', { name: 'API key' }).fill('pw_live_not-a-real-key');
   await page.getByRole('button', { name: 'Save key' }).click();
-  await until('the unauthorized message', async () => (await text('#key-error')).includes('the key is unknown or revoked'), 10_000);
+  await until(
+    'the unauthorized message',
+    async () => (await text('#key-error')).includes('the key is unknown or revoked'),
+    10_000,
+  );
   expect(await page.locator('#list-section').isVisible()).toBe(false);
   expect(await page.evaluate(() => localStorage.getItem('pagewatch.apiKey'))).toBeNull();
 
@@ -419,7 +547,11 @@ it('says so when the key is wrong or revoked', async () => {
   await page.locator('#list-empty').waitFor({ state: 'visible' });
   new ApiKeyStore(svc.db).revoke(other.id);
   await page.reload();
-  await until('the revoked message', async () => (await text('#key-error')).includes('the key is unknown or revoked'), 10_000);
+  await until(
+    'the revoked message',
+    async () => (await text('#key-error')).includes('the key is unknown or revoked'),
+    10_000,
+  );
   expect(await page.locator('#list-section').isVisible()).toBe(false);
   if (shots) await page.screenshot({ path: `${shots}/dashboard-unauthorized-1280.png` });
   expect(problems).toEqual([]);

@@ -24,7 +24,9 @@ const field = (name: string) => page.locator(`[data-field="${name}"]`);
 
 it('shows the service figures and refreshes them live as renders happen', async () => {
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   await page.goto(`${svc.url}/status`);
   await expect.poll(() => page.locator('#overall').textContent(), { timeout: 15_000 }).toBe('All systems working');
   expect(await field('browser.up').textContent()).toBe('Up');
@@ -38,7 +40,11 @@ it('shows the service figures and refreshes them live as renders happen', async 
     await res.arrayBuffer();
   }
   // No reload: the page's own refresh brings the new count.
-  await until('the page to show 3 more renders', async () => Number(await field('browser.renders').textContent()) >= before + 3, 15_000);
+  await until(
+    'the page to show 3 more renders',
+    async () => Number(await field('browser.renders').textContent()) >= before + 3,
+    15_000,
+  );
 
   const key = svc.createKey();
   await svc.call('POST', '/api/monitors', key.key, { url: 'http://127.0.0.1:9/', schedule: '0 0 1 1 *' });
@@ -64,7 +70,11 @@ it('says so when the service cannot be reached', async () => {
   await page.goto(`${svc.url}/status`);
   await expect.poll(() => page.locator('#overall').textContent(), { timeout: 15_000 }).toBe('All systems working');
   await page.route('**/api/status', (route) => route.abort());
-  await until('the unreachable badge', async () => (await page.locator('#overall').textContent()) === 'Unreachable', 15_000);
+  await until(
+    'the unreachable badge',
+    async () => (await page.locator('#overall').textContent()) === 'Unreachable',
+    15_000,
+  );
   expect(await page.locator('#error').isVisible()).toBe(true);
 });
 
@@ -74,13 +84,21 @@ it('with auth.publicOperations false: asks for a key, then shows the figures wit
     await page.unrouteAll(); // the test before cut the page off from /api/status
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${closed.url}/status`);
-    await until('the key notice', async () => (await page.locator('#overall').textContent()) === 'Needs an API key', 15_000);
+    await until(
+      'the key notice',
+      async () => (await page.locator('#overall').textContent()) === 'Needs an API key',
+      15_000,
+    );
     const notice = page.locator('#error');
     expect(await notice.innerText()).toContain('API key holders only');
     expect(await notice.locator('a').getAttribute('href')).toBe('/monitors');
     // The dashboard keeps the key in localStorage; the status page reads it from there.
     await page.evaluate((key) => localStorage.setItem('pagewatch.apiKey', key), closed.createKey('status').key);
-    await until('the figures', async () => (await page.locator('#overall').textContent()) === 'All systems working', 15_000);
+    await until(
+      'the figures',
+      async () => (await page.locator('#overall').textContent()) === 'All systems working',
+      15_000,
+    );
     expect(await notice.isVisible()).toBe(false);
     expect(await field('browser.up').textContent()).toBe('Up');
     // Where the figures are public, a stale saved key does not lock the page: it is not sent. (Saved on
@@ -88,7 +106,11 @@ it('with auth.publicOperations false: asks for a key, then shows the figures wit
     await page.goto(`${svc.url}/status`);
     await page.evaluate(() => localStorage.setItem('pagewatch.apiKey', 'pw_live_stale'));
     await page.reload();
-    await until('the public figures', async () => (await page.locator('#overall').textContent()) === 'All systems working', 15_000);
+    await until(
+      'the public figures',
+      async () => (await page.locator('#overall').textContent()) === 'All systems working',
+      15_000,
+    );
     expect(await page.evaluate(() => localStorage.getItem('pagewatch.apiKey'))).toBe('pw_live_stale');
   } finally {
     await page.evaluate(() => localStorage.removeItem('pagewatch.apiKey')).catch(() => undefined);

@@ -29,7 +29,10 @@ function assertBuilt(): void {
 }
 
 /** `pagewatch keys create --name NAME` on `env`'s data directory: the key and its webhook secret. */
-export async function createKeyWithCli(env: NodeJS.ProcessEnv, name: string): Promise<{ id: string; key: string; webhookSecret: string }> {
+export async function createKeyWithCli(
+  env: NodeJS.ProcessEnv,
+  name: string,
+): Promise<{ id: string; key: string; webhookSecret: string }> {
   assertBuilt();
   const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'keys', 'create', '--name', name], { env });
   const field = (label: string) => {
@@ -56,7 +59,14 @@ const NO_USERNS_SCRIPT = `while [ -z "$(cat /proc/self/uid_map)" ]; do sleep 0.0
 exec sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"' sh "$@"`;
 
 function spawnAs(runAs: RunAs, serve: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const asUser = ['runuser', '-u', runAs.user, '--', ...(runAs.noNewPrivileges ? ['setpriv', '--no-new-privs'] : []), ...serve];
+  const asUser = [
+    'runuser',
+    '-u',
+    runAs.user,
+    '--',
+    ...(runAs.noNewPrivileges ? ['setpriv', '--no-new-privs'] : []),
+    ...serve,
+  ];
   const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
   if (!runAs.withoutUserNamespaces) return spawn(asUser[0]!, asUser.slice(1), { env, stdio });
   return spawn('unshare', ['--user', 'sh', '-c', NO_USERNS_SCRIPT, 'sh', ...asUser], { env, stdio });
@@ -65,7 +75,13 @@ function spawnAs(runAs: RunAs, serve: string[], env: NodeJS.ProcessEnv): ChildPr
 /** Map ids 0–65535 1:1 into the user namespace `child` (unshare, then the script) has entered. */
 async function mapIds(child: ChildProcess): Promise<void> {
   const own = readlinkSync('/proc/self/ns/user');
-  const entered = () => { try { return readlinkSync(`/proc/${child.pid}/ns/user`) !== own; } catch { return false; } };
+  const entered = () => {
+    try {
+      return readlinkSync(`/proc/${child.pid}/ns/user`) !== own;
+    } catch {
+      return false;
+    }
+  };
   if (!(await waitFor(entered, 10_000, 10))) throw new Error('unshare --user did not enter a new user namespace');
   writeFileSync(`/proc/${child.pid}/uid_map`, '0 0 65536');
   writeFileSync(`/proc/${child.pid}/gid_map`, '0 0 65536');
@@ -79,24 +95,43 @@ export async function startCli(env: NodeJS.ProcessEnv, startTimeoutMs = 30_000, 
   assertBuilt();
   const serve = [process.execPath, runAs?.cli ?? CLI, 'serve'];
   const childEnv = { ...env, PAGEWATCH_LOG_LEVEL: 'info' };
-  const child = runAs ? spawnAs(runAs, serve, childEnv) : spawn(serve[0]!, serve.slice(1), { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = runAs
+    ? spawnAs(runAs, serve, childEnv)
+    : spawn(serve[0]!, serve.slice(1), { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   if (runAs?.withoutUserNamespaces) await mapIds(child);
-  const exit = new Promise<number | NodeJS.Signals | null>((done) => child.once('exit', (code, signal) => done(code ?? signal)));
+  const exit = new Promise<number | NodeJS.Signals | null>((done) =>
+    child.once('exit', (code, signal) => done(code ?? signal)),
+  );
   const browserPids = new Set<number>();
   const logLines: Record<string, unknown>[] = [];
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
   const port = await new Promise<number>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`service did not start within ${startTimeoutMs} ms; stderr: ${stderr}`)), startTimeoutMs);
-    void exit.then((code) => { clearTimeout(timer); fail(new Error(`service exited (${String(code)}) before listening; stderr: ${stderr}`)); });
+    const timer = setTimeout(
+      () => fail(new Error(`service did not start within ${startTimeoutMs} ms; stderr: ${stderr}`)),
+      startTimeoutMs,
+    );
+    void exit.then((code) => {
+      clearTimeout(timer);
+      fail(new Error(`service exited (${String(code)}) before listening; stderr: ${stderr}`));
+    });
     // Keep reading for the whole life of the process: later relaunches log their pid too, and an
     // unread pipe would block the child once it fills.
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: { msg?: string; pid?: number; port?: number };
-      try { entry = JSON.parse(line) as typeof entry; } catch { return; }
+      try {
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        return;
+      }
       logLines.push(entry);
       if (entry.msg === 'browser launched' && entry.pid) browserPids.add(entry.pid);
-      if (entry.msg === 'pagewatch listening') { clearTimeout(timer); done(entry.port!); }
+      if (entry.msg === 'pagewatch listening') {
+        clearTimeout(timer);
+        done(entry.port!);
+      }
     });
   });
   return { child, port, url: `http://127.0.0.1:${port}`, browserPids, logLines, exit, stderrTail: () => stderr };
@@ -107,7 +142,11 @@ export async function killHard(svc: CliService): Promise<boolean> {
   if (svc.child.exitCode === null && svc.child.signalCode === null) svc.child.kill('SIGKILL');
   await svc.exit;
   for (const pid of svc.browserPids) {
-    try { process.kill(-pid, 'SIGKILL'); } catch { /* the group is already gone */ }
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* the group is already gone */
+    }
   }
   return waitFor(() => [...svc.browserPids].every((pid) => processGroup(pid).length === 0), 10_000);
 }

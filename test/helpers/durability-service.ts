@@ -14,11 +14,18 @@ export interface DurableService extends Service {
   call(method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
 }
 
-export async function startServiceOn(dataDir: string, overrides: Record<string, unknown> = {}): Promise<DurableService> {
+export async function startServiceOn(
+  dataDir: string,
+  overrides: Record<string, unknown> = {},
+): Promise<DurableService> {
   const config = loadConfig({
     env: {}, // ignore the developer's PAGEWATCH_* variables
     overrides: {
-      port: 0, host: '127.0.0.1', dataDir, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', egress: FIXTURE_EGRESS,
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+      egress: FIXTURE_EGRESS,
       rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
       ...overrides,
     },
@@ -28,10 +35,15 @@ export async function startServiceOn(dataDir: string, overrides: Record<string, 
     ...service,
     dataDir,
     createKey: (name = 'test') => new ApiKeyStore(service.db).create(name),
-    call: (method, path, key, body, headers = {}) => fetch(`${service.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
+    call: (method, path, key, body, headers = {}) =>
+      fetch(`${service.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
   };
 }

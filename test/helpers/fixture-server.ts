@@ -343,7 +343,10 @@ export async function startFixtureServer({ host = '127.0.0.1' }: { host?: string
       case '/with-image':
         return sendHtml(
           res,
-          simpleHtml('With image', '<p>IMAGE-PAGE</p><img id="dot" src="/img/dot.png" width="10" height="10" alt="dot">'),
+          simpleHtml(
+            'With image',
+            '<p>IMAGE-PAGE</p><img id="dot" src="/img/dot.png" width="10" height="10" alt="dot">',
+          ),
         );
       case '/img/dot.png':
         return sendPng(res, DOT_PNG);
@@ -378,10 +381,7 @@ export async function startFixtureServer({ host = '127.0.0.1' }: { host?: string
 
       // Echoes the Cookie header in <pre id="cookies"> (empty if none).
       case '/cookies':
-        return sendHtml(
-          res,
-          simpleHtml('Cookies', `<pre id="cookies">${escapeHtml(req.headers.cookie ?? '')}</pre>`),
-        );
+        return sendHtml(res, simpleHtml('Cookies', `<pre id="cookies">${escapeHtml(req.headers.cookie ?? '')}</pre>`));
 
       // Page whose script never returns (hangs the renderer's main thread).
       case '/infinite-loop':

@@ -4,7 +4,11 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { CLI } from './durability-cli.js';
 
-export interface CliRun { code: number; stdout: string; stderr: string }
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 export function runKeysCli(dataDir: string, args: string[]): Promise<CliRun> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npx tsc -p tsconfig.json\` (npm test builds first)`);

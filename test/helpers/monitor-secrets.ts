@@ -11,7 +11,11 @@ import { until } from './until.js';
 export const MASK = '••••';
 export const YEARLY = '0 0 1 1 *';
 
-export interface Secrets { header: string; cookie: string; password: string }
+export interface Secrets {
+  header: string;
+  cookie: string;
+  password: string;
+}
 
 export const newSecrets = (): Secrets => ({
   header: `hdr-${randomBytes(12).toString('hex')}`,
@@ -38,10 +42,14 @@ export const MASKED_CAPTURE = {
 export function addPrivatePage(fx: FixtureServer): void {
   fx.route('/private', (req, res) => {
     if (!req.headers.authorization) {
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="private"', 'Content-Type': 'text/plain' }).end('who are you?');
+      res
+        .writeHead(401, { 'WWW-Authenticate': 'Basic realm="private"', 'Content-Type': 'text/plain' })
+        .end('who are you?');
       return;
     }
-    res.writeHead(200, { 'Content-Type': 'text/html', 'Cache-Control': 'no-store' }).end('<body style="background:#4a4">private</body>');
+    res
+      .writeHead(200, { 'Content-Type': 'text/html', 'Cache-Control': 'no-store' })
+      .end('<body style="background:#4a4">private</body>');
   });
 }
 
@@ -60,15 +68,22 @@ type Call = (method: string, path: string, key: string, body?: unknown) => Promi
 
 /** POST …/run, then the capture it made (captures are listed once they are done). */
 export async function runAndWait(call: Call, key: IssuedKey, monitorId: string): Promise<CaptureView> {
-  const list = async () => (await (await call('GET', `/api/monitors/${monitorId}/captures`, key.key)).json() as { items: CaptureView[] }).items;
+  const list = async () =>
+    ((await (await call('GET', `/api/monitors/${monitorId}/captures`, key.key)).json()) as { items: CaptureView[] })
+      .items;
   const before = (await list()).length;
   const run = await call('POST', `/api/monitors/${monitorId}/run`, key.key);
   if (run.status !== 202) throw new Error(`run: ${run.status} ${await run.text()}`);
   // A capture renders a small local page; 60 s is generous for a loaded 2-core machine.
-  return until('the capture', async () => {
-    const items = await list();
-    return items.length > before ? items[0] : undefined;
-  }, 60_000, 100);
+  return until(
+    'the capture',
+    async () => {
+      const items = await list();
+      return items.length > before ? items[0] : undefined;
+    },
+    60_000,
+    100,
+  );
 }
 
 export async function monitorOf(res: Response, status = 200): Promise<MonitorView> {

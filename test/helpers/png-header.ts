@@ -9,5 +9,11 @@ export function pngHeaderOnly(width: number, height: number): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(13);
   const crc = Buffer.alloc(4); // never checked: nothing may get as far as reading the chunk
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), length, Buffer.from('IHDR', 'latin1'), ihdr, crc]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    length,
+    Buffer.from('IHDR', 'latin1'),
+    ihdr,
+    crc,
+  ]);
 }

@@ -1,6 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-export interface ProcInfo { pid: number; ppid: number; pgid: number; state: string; comm: string }
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  state: string;
+  comm: string;
+}
 
 /** Every process on the machine, from /proc (no `ps` needed). */
 export function listProcesses(): ProcInfo[] {

@@ -1,7 +1,14 @@
 // A strict reader of the Prometheus text exposition format (version 0.0.4), for tests: every line
 // must be a comment, a # HELP / # TYPE line, or a sample `name{labels} value`; anything else throws.
-export interface Sample { name: string; labels: Record<string, string>; value: number }
-export interface Exposition { types: Map<string, string>; samples: Sample[] }
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+export interface Exposition {
+  types: Map<string, string>;
+  samples: Sample[];
+}
 
 const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 const SAMPLE = new RegExp(`^(${NAME})(?:\\{(.*)\\})? (\\S+)(?: -?\\d+)?$`);
@@ -14,7 +21,9 @@ export function parsePrometheus(text: string): Exposition {
   const samples: Sample[] = [];
   text.split('\n').forEach((line, i) => {
     if (line === '') return;
-    const fail = (why: string) => { throw new Error(`line ${i + 1}: ${why}: ${line}`); };
+    const fail = (why: string) => {
+      throw new Error(`line ${i + 1}: ${why}: ${line}`);
+    };
     if (line.startsWith('# TYPE ')) {
       const t = TYPE.exec(line);
       if (!t || !TYPES.has(t[2]!)) return fail('bad TYPE');

@@ -18,7 +18,9 @@ export function canRead(user: string, path: string): boolean {
 }
 
 function readableBy(user: string, root: string): boolean {
-  return [cliIn(root), join(root, 'node_modules/playwright-core/package.json'), process.execPath].every((p) => canRead(user, p));
+  return [cliIn(root), join(root, 'node_modules/playwright-core/package.json'), process.execPath].every((p) =>
+    canRead(user, p),
+  );
 }
 
 /** The CLI path `user` can run, and how to remove what was staged for it (nothing, when the checkout will do). */
@@ -34,7 +36,9 @@ export function cliReadableBy(user: string): { cli: string; staged: boolean; cle
   }
   if (!readableBy(user, dir)) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`user ${user} cannot read the checkout, nor a copy of it in ${tmpdir()}: its files (and node, ${process.execPath}) must be readable by other users`);
+    throw new Error(
+      `user ${user} cannot read the checkout, nor a copy of it in ${tmpdir()}: its files (and node, ${process.execPath}) must be readable by other users`,
+    );
   }
   return { cli: cliIn(dir), staged: true, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -26,14 +26,22 @@ export interface TestService extends Service {
 export const FIXTURE_EGRESS = { allowHosts: ['127.0.0.1', 'localhost'] };
 
 /** The anonymous tier as wide as a key's: tests that render without one are not about its limits. */
-export const RELAXED_ANONYMOUS_LIMITS = { anonymousConcurrencyPerIp: 1000, anonymousMaxTimeoutMs: 3_600_000, anonymousMaxPdfPages: 100_000 };
+export const RELAXED_ANONYMOUS_LIMITS = {
+  anonymousConcurrencyPerIp: 1000,
+  anonymousMaxTimeoutMs: 3_600_000,
+  anonymousMaxPdfPages: 100_000,
+};
 
 export async function startTestService(overrides: Record<string, unknown> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-test-'));
   const config = loadConfig({
     env: {}, // ignore the developer's PAGEWATCH_* variables
     overrides: {
-      port: 0, host: '127.0.0.1', dataDir, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', egress: FIXTURE_EGRESS,
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+      egress: FIXTURE_EGRESS,
       // Most tests render anonymously and many times a minute; rate-limit tests set their own budget.
       rateLimit: { anonymousPerMinute: 1_000_000 },
       ...overrides,
@@ -46,17 +54,23 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
   return {
     ...service,
     dataDir,
-    post: (path, body, headers = {}) => fetch(`${service.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    }),
+    post: (path, body, headers = {}) =>
+      fetch(`${service.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
     createKey: (name = 'test') => new ApiKeyStore(service.db).create(name),
-    call: (method, path, key, body, headers = {}) => fetch(`${service.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
+    call: (method, path, key, body, headers = {}) =>
+      fetch(`${service.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
     close: async () => {
       await service.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -65,8 +79,13 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
 }
 
 /** Reads an error response body, asserting the contract's error shape along the way. */
-export async function errorOf(res: Response): Promise<{ code: string; message: string; details?: { path: string; message: string }[] }> {
-  const body = await res.json() as { error: { code: string; message: string; details?: { path: string; message: string }[] }; requestId: string };
+export async function errorOf(
+  res: Response,
+): Promise<{ code: string; message: string; details?: { path: string; message: string }[] }> {
+  const body = (await res.json()) as {
+    error: { code: string; message: string; details?: { path: string; message: string }[] };
+    requestId: string;
+  };
   if (!body.error || typeof body.error.code !== 'string' || typeof body.requestId !== 'string') {
     throw new Error(`not the contract's error shape: ${JSON.stringify(body)}`);
   }

@@ -4,7 +4,10 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `probe` until it returns something other than undefined/false; throws naming `what` after `timeoutMs`. */
 export async function until<T>(
-  what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 50,
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+  everyMs = 50,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

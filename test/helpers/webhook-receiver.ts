@@ -5,7 +5,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
-export interface Hit { headers: Record<string, string>; body: string; at: number }
+export interface Hit {
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
 
 export type Answer = (res: http.ServerResponse, hit: Hit, index: number) => void;
 
@@ -19,7 +23,9 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-export const ok: Answer = (res) => { res.writeHead(204).end(); };
+export const ok: Answer = (res) => {
+  res.writeHead(204).end();
+};
 
 export async function startWebhookReceiver(answer: Answer = ok): Promise<WebhookReceiver> {
   const waiters: { count: number; resolve: () => void }[] = [];
@@ -27,16 +33,32 @@ export async function startWebhookReceiver(answer: Answer = ok): Promise<Webhook
     url: '',
     hits: [],
     answer,
-    waitForHits: (count, timeoutMs = 30_000) => new Promise((resolve, reject) => {
-      if (receiver.hits.length >= count) return resolve(receiver.hits);
-      const timer = setTimeout(() => reject(new Error(`expected ${count} webhook POSTs, got ${receiver.hits.length} in ${timeoutMs} ms`)), timeoutMs);
-      waiters.push({ count, resolve: () => { clearTimeout(timer); resolve(receiver.hits); } });
-    }),
-    close: () => new Promise<void>((done) => { server.closeAllConnections(); server.close(() => done()); }),
+    waitForHits: (count, timeoutMs = 30_000) =>
+      new Promise((resolve, reject) => {
+        if (receiver.hits.length >= count) return resolve(receiver.hits);
+        const timer = setTimeout(
+          () => reject(new Error(`expected ${count} webhook POSTs, got ${receiver.hits.length} in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(receiver.hits);
+          },
+        });
+      }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
   const server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString(); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
     req.on('end', () => {
       const hit = { headers: req.headers as Record<string, string>, body, at: Date.now() };
       receiver.hits.push(hit);
@@ -54,6 +76,13 @@ export async function startWebhookReceiver(answer: Answer = ok): Promise<Webhook
 }
 
 /** Verify with the reference implementation (the `standardwebhooks` package); throws if it fails. */
-export function verifyHit(secret: string, hit: Hit): { type: string; timestamp: string; data: Record<string, unknown> } {
-  return new Webhook(secret).verify(hit.body, hit.headers) as { type: string; timestamp: string; data: Record<string, unknown> };
+export function verifyHit(
+  secret: string,
+  hit: Hit,
+): { type: string; timestamp: string; data: Record<string, unknown> } {
+  return new Webhook(secret).verify(hit.body, hit.headers) as {
+    type: string;
+    timestamp: string;
+    data: Record<string, unknown>;
+  };
 }

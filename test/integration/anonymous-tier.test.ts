@@ -10,10 +10,15 @@ import { bytesOf, errorOf, startTestService, type TestService } from '../helpers
 import { until } from '../helpers/until.js';
 
 /** The defaults (config/default.json), stated: the test helper widens the anonymous tier for other tests. */
-const DEFAULT_ANONYMOUS_LIMITS = { anonymousMaxTimeoutMs: 30_000, anonymousConcurrencyPerIp: 1, anonymousMaxPdfPages: 50 };
+const DEFAULT_ANONYMOUS_LIMITS = {
+  anonymousMaxTimeoutMs: 30_000,
+  anonymousConcurrencyPerIp: 1,
+  anonymousMaxPdfPages: 50,
+};
 
-const pagesHtml = (n: number) => `<style>@page { margin: 0 } div { break-after: page }</style>`
-  + Array.from({ length: n }, (_, i) => `<div>page ${i + 1}</div>`).join('');
+const pagesHtml = (n: number) =>
+  `<style>@page { margin: 0 } div { break-after: page }</style>` +
+  Array.from({ length: n }, (_, i) => `<div>page ${i + 1}</div>`).join('');
 
 describe('the anonymous tier', () => {
   let service: TestService;
@@ -24,7 +29,9 @@ describe('the anonymous tier', () => {
   beforeAll(async () => {
     fx = await startFixtureServer();
     held = { arrived: 0, responses: [], release: () => {} };
-    held.release = () => { for (const res of held.responses.splice(0)) res.end('<p>released</p>'); };
+    held.release = () => {
+      for (const res of held.responses.splice(0)) res.end('<p>released</p>');
+    };
     fx.route('/held', (_req, res) => {
       held.arrived++;
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -39,16 +46,24 @@ describe('the anonymous tier', () => {
     await fx?.close();
   });
 
-  const from = (ip: string, path: string, body: unknown, signal?: AbortSignal) => fetch(`${service.url}${path}`, {
-    method: 'POST', body: JSON.stringify(body), signal, headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
-  });
+  const from = (ip: string, path: string, body: unknown, signal?: AbortSignal) =>
+    fetch(`${service.url}${path}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      signal,
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+    });
   const quick = { html: '<p>quick</p>' };
 
   /**
    * Starts an anonymous render of /held from `ip` and waits until Chromium is really waiting on it.
    * The response comes back wrapped: an async function returning a bare promise would wait for it.
    */
-  async function holdRender(ip: string, extra: Record<string, unknown> = {}, signal?: AbortSignal): Promise<{ response: Promise<Response> }> {
+  async function holdRender(
+    ip: string,
+    extra: Record<string, unknown> = {},
+    signal?: AbortSignal,
+  ): Promise<{ response: Promise<Response> }> {
     const before = held.arrived;
     const pending = from(ip, '/api/image', { url: `${fx.url}/held`, ...extra }, signal);
     pending.catch(() => {}); // an aborted one rejects; the test looks at the slot instead
@@ -63,7 +78,9 @@ describe('the anonymous tier', () => {
       expect(over.status).toBe(400);
       const err = await errorOf(over);
       expect(err.code).toBe('invalid_request');
-      expect(err.details).toEqual([{ path: 'timeout', message: expect.stringMatching(/at most 30000 without an API key/) }]);
+      expect(err.details).toEqual([
+        { path: 'timeout', message: expect.stringMatching(/at most 30000 without an API key/) },
+      ]);
     });
 
     it('below the schema default (30 s), a request that sends no timeout gets the limit instead of a 400', async () => {
@@ -92,10 +109,13 @@ describe('the anonymous tier', () => {
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toBe('1');
       expect(await errorOf(refused)).toMatchObject({
-        code: 'rate_limited', message: expect.stringMatching(/1 render at a time per client address.*API key/),
+        code: 'rate_limited',
+        message: expect.stringMatching(/1 render at a time per client address.*API key/),
       });
       expect((await from('198.51.100.11', '/api/pdf', quick)).status).toBe(200);
-      expect((await service.call('POST', '/api/pdf', key, quick, { 'x-forwarded-for': '198.51.100.10' })).status).toBe(200);
+      expect((await service.call('POST', '/api/pdf', key, quick, { 'x-forwarded-for': '198.51.100.10' })).status).toBe(
+        200,
+      );
 
       held.release();
       expect((await first).status).toBe(200);
@@ -144,7 +164,8 @@ describe('the anonymous tier', () => {
       const over = await pdfFrom('198.51.100.40', { html: pagesHtml(51) });
       expect(over.res.status).toBe(422);
       expect(await errorOf(over.res)).toMatchObject({
-        code: 'render_failed', message: expect.stringMatching(/more than 50 pages.*without an API key.*API key lifts it/),
+        code: 'render_failed',
+        message: expect.stringMatching(/more than 50 pages.*without an API key.*API key lifts it/),
       });
     });
 
@@ -158,8 +179,10 @@ describe('the anonymous tier', () => {
       const doc = pagesHtml(100);
       const last50 = await pdfFrom('198.51.100.41', { html: doc, pageRanges: '51-100' });
       expect(last50.pages).toBe(50);
-      expect((await parsePdf(await bytesOf(await from('198.51.100.41', '/api/pdf', { html: doc, pageRanges: '51-100' })))).text)
-        .toMatch(/page 51[\s\S]*page 100/);
+      expect(
+        (await parsePdf(await bytesOf(await from('198.51.100.41', '/api/pdf', { html: doc, pageRanges: '51-100' }))))
+          .text,
+      ).toMatch(/page 51[\s\S]*page 100/);
       expect((await pdfFrom('198.51.100.41', { html: doc, pageRanges: '1-10,60-99' })).pages).toBe(50);
       expect((await pdfFrom('198.51.100.41', { html: doc, pageRanges: '40-100' })).res.status).toBe(422);
       expect((await pdfFrom('198.51.100.41', { html: doc, pageRanges: '99-100' })).pages).toBe(2);

@@ -10,7 +10,10 @@ const CLI = resolve(import.meta.dirname, '../../dist/src/cli.js');
 const TINY = { html: '<p>hi</p>', viewport: { width: 20, height: 20 } };
 
 function cli(dataDir: string, ...args: string[]): string {
-  return execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, PAGEWATCH_DATA_DIR: dataDir }, encoding: 'utf8' });
+  return execFileSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, PAGEWATCH_DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
 }
 
 function createKey(dataDir: string, name: string): { id: string; key: string; secret: string } {
@@ -21,8 +24,12 @@ function createKey(dataDir: string, name: string): { id: string; key: string; se
 
 describe('API keys', () => {
   let service: TestService;
-  beforeAll(async () => { service = await startTestService(); });
-  afterAll(async () => { await service?.close(); });
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
 
   it('the CLI prints a key and a webhook secret once; only a hash is stored', () => {
     const { id, key, secret } = createKey(service.dataDir, 'acme');
@@ -49,7 +56,10 @@ describe('API keys', () => {
   });
 
   it('a wrong key is 401 even on routes that allow anonymous calls', async () => {
-    const attempts: Record<string, string>[] = [{ authorization: 'Bearer pw_live_nope' }, { 'x-api-key': 'pw_live_nope' }];
+    const attempts: Record<string, string>[] = [
+      { authorization: 'Bearer pw_live_nope' },
+      { 'x-api-key': 'pw_live_nope' },
+    ];
     for (const headers of attempts) {
       const res = await service.post('/api/pdf', TINY, headers);
       expect(res.status).toBe(401);
@@ -88,21 +98,35 @@ describe('API keys', () => {
 
 describe('anonymous tier switched off', () => {
   let service: TestService;
-  beforeAll(async () => { service = await startTestService({ auth: { anonymous: false } }); });
-  afterAll(async () => { await service?.close(); });
+  beforeAll(async () => {
+    service = await startTestService({ auth: { anonymous: false } });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
 
   it('no spelling of a path gets past the key check: other letter case or a trailing slash is refused, never served', async () => {
     const closed = await startTestService({ auth: { anonymous: false, publicOperations: false } });
     try {
       const { key } = createKey(closed.dataDir, 'spelling');
       for (const [method, path] of [
-        ['POST', '/API/image'], ['POST', '/api/Image'], ['POST', '/api/image/'], ['GET', '/API/jobs'], ['GET', '/api/jobs/'],
-        ['GET', '/Metrics'], ['GET', '/metrics/'], ['GET', '/API/status'], ['GET', '/api/status/'], ['GET', '/API/monitors'],
+        ['POST', '/API/image'],
+        ['POST', '/api/Image'],
+        ['POST', '/api/image/'],
+        ['GET', '/API/jobs'],
+        ['GET', '/api/jobs/'],
+        ['GET', '/Metrics'],
+        ['GET', '/metrics/'],
+        ['GET', '/API/status'],
+        ['GET', '/api/status/'],
+        ['GET', '/API/monitors'],
       ] as const) {
-        const send = (headers: Record<string, string>) => fetch(`${closed.url}${path}`, {
-          method, headers: { ...headers, ...(method === 'POST' && { 'content-type': 'application/json' }) },
-          ...(method === 'POST' && { body: JSON.stringify(TINY) }),
-        });
+        const send = (headers: Record<string, string>) =>
+          fetch(`${closed.url}${path}`, {
+            method,
+            headers: { ...headers, ...(method === 'POST' && { 'content-type': 'application/json' }) },
+            ...(method === 'POST' && { body: JSON.stringify(TINY) }),
+          });
         // Without a key: 401 (under /api/) or 404, never an answer from a route.
         expect([401, 404], `${method} ${path}`).toContain((await send({})).status);
         // With a valid key too, such a spelling names no route at all.
@@ -111,7 +135,8 @@ describe('anonymous tier switched off', () => {
         expect((await errorOf(keyed)).code).toBe('not_found');
       }
       // The exact paths are still there, behind the key.
-      for (const path of ['/metrics', '/api/status', '/api/jobs']) expect((await fetch(`${closed.url}${path}`)).status, path).toBe(401);
+      for (const path of ['/metrics', '/api/status', '/api/jobs'])
+        expect((await fetch(`${closed.url}${path}`)).status, path).toBe(401);
     } finally {
       await closed.close();
     }
@@ -127,8 +152,12 @@ describe('anonymous tier switched off', () => {
 
 describe('rate limits', () => {
   let service: TestService;
-  beforeAll(async () => { service = await startTestService({ rateLimit: { perKeyPerMinute: 60, anonymousPerMinute: 60 } }); });
-  afterAll(async () => { await service?.close(); });
+  beforeAll(async () => {
+    service = await startTestService({ rateLimit: { perKeyPerMinute: 60, anonymousPerMinute: 60 } });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
 
   // Invalid bodies answer 400 at once but still spend a token: a cheap way to use up a budget.
   const spend = (headers: Record<string, string> = {}, on = service) => on.post('/api/pdf', { nope: true }, headers);

@@ -7,12 +7,19 @@ import { processGroup, waitFor, zombiesOf } from '../helpers/processes.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import { sleep, until } from '../helpers/until.js';
 
-const SMALL = { html: '<p style="margin:0;background:#0f0;height:100vh">ok</p>', viewport: { width: 100, height: 100 } };
+const SMALL = {
+  html: '<p style="margin:0;background:#0f0;height:100vh">ok</p>',
+  viewport: { width: 100, height: 100 },
+};
 
 describe('browser crash', () => {
   let service: TestService;
-  beforeAll(async () => { service = await startTestService(); });
-  afterAll(async () => { await service?.close(); });
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
 
   it('a render in flight when Chromium is killed fails with 503; the next render succeeds on a new browser', async () => {
     const oldPid = service.browsers.stats().pid!;
@@ -45,15 +52,21 @@ describe('browser crash', () => {
 
 describe('browser recycling', () => {
   let service: TestService;
-  beforeAll(async () => { service = await startTestService({ render: { restartAfter: 4, concurrency: 2 } }); });
-  afterAll(async () => { await service?.close(); });
+  beforeAll(async () => {
+    service = await startTestService({ render: { restartAfter: 4, concurrency: 2 } });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
 
   it('recycles after restartAfter renders without failing any request, and reaps the old browser', async () => {
     const pids = new Set<number>([service.browsers.stats().pid!]);
     // The successor launches in the background (~1 s) while renders continue on the old browser.
     for (let round = 0; round < 10; round++) {
       // Concurrent renders straddle the recycle point: some run on the old browser while it retires.
-      const results = await Promise.all(Array.from({ length: 3 }, () => service.post('/api/image', { ...SMALL, delay: 100 })));
+      const results = await Promise.all(
+        Array.from({ length: 3 }, () => service.post('/api/image', { ...SMALL, delay: 100 })),
+      );
       for (const res of results) expect(res.status).toBe(200);
       pids.add(service.browsers.stats().pid!);
     }
@@ -82,7 +95,10 @@ describe('client disconnect', () => {
   function abandonable(body: unknown): { done: Promise<unknown>; abort: () => void } {
     const controller = new AbortController();
     const done = fetch(`${service.url}/api/pdf`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: controller.signal,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: controller.signal,
     }).catch((err: unknown) => err);
     return { done, abort: () => controller.abort() };
   }

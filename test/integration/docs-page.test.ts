@@ -20,8 +20,14 @@ const SHOTS = process.env.E2E_SCREENSHOTS ?? join(tmpdir(), 'pagewatch-screensho
 /** Values no default has, so finding them in the page proves it reads the configuration. */
 const OVERRIDES = {
   limits: {
-    maxTimeoutMs: 90_000, maxBodyBytes: 3 * 1024 * 1024, anonymousMaxBodyBytes: 512 * 1024, maxFullPageHeight: 12_345, maxImagePixels: 7_654_321,
-    anonymousMaxTimeoutMs: 21_000, anonymousConcurrencyPerIp: 3, anonymousMaxPdfPages: 44,
+    maxTimeoutMs: 90_000,
+    maxBodyBytes: 3 * 1024 * 1024,
+    anonymousMaxBodyBytes: 512 * 1024,
+    maxFullPageHeight: 12_345,
+    maxImagePixels: 7_654_321,
+    anonymousMaxTimeoutMs: 21_000,
+    anonymousConcurrencyPerIp: 3,
+    anonymousMaxPdfPages: 44,
   },
   render: { concurrency: 3, queueSize: 7, restartAfter: 321 },
   rateLimit: { perKeyPerMinute: 456, anonymousPerMinute: 1_000 },
@@ -45,21 +51,29 @@ afterAll(async () => {
 });
 
 /** Opens /docs at a viewport size, failing on any console error or page error (a CSP refusal is one). */
-async function openDocs(width: number, height: number, colorScheme: 'light' | 'dark' = 'light'): Promise<{ page: Page; problems: string[] }> {
+async function openDocs(
+  width: number,
+  height: number,
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<{ page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: { width, height }, colorScheme });
   const page = await context.newPage();
   const problems: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`${r.status()} for ${r.url()}`); });
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()} for ${r.url()}`);
+  });
   const res = await page.goto(`${svc.url}/docs`);
   expect(res?.status()).toBe(200);
   return { page, problems };
 }
 
 describe('/docs', () => {
-  it('is served as HTML with the pages\' CSP', async () => {
+  it("is served as HTML with the pages' CSP", async () => {
     const res = await fetch(`${svc.url}/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -112,7 +126,8 @@ describe('/docs', () => {
     expect(body).toContain('3 retries, then the delivery has failed');
     expect(body).toContain('bodies up to 512 KiB and 1000 requests a minute per client IP');
     expect(body).toContain('Hosts always allowed here: 127.0.0.1, localhost');
-    for (const event of ['job.succeeded', 'job.failed', 'monitor.changed', 'capture.completed', 'capture.failed']) expect(body).toContain(event);
+    for (const event of ['job.succeeded', 'job.failed', 'monitor.changed', 'capture.completed', 'capture.failed'])
+      expect(body).toContain(event);
     for (const h of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) expect(body).toContain(h);
     // The curl examples name the address the page was reached at.
     expect(body).toContain(`curl -X POST ${svc.url}/api/pdf`);
@@ -122,12 +137,29 @@ describe('/docs', () => {
 
   it('has one h1, headings in order, and a table of contents that reaches every section', async () => {
     const { page } = await openDocs(1280, 800);
-    const headings = await page.locator('h1, h2, h3, h4, h5, h6').evaluateAll((els) => els.map((e) => ({ level: Number(e.tagName[1]), text: e.textContent ?? '' })));
+    const headings = await page
+      .locator('h1, h2, h3, h4, h5, h6')
+      .evaluateAll((els) => els.map((e) => ({ level: Number(e.tagName[1]), text: e.textContent ?? '' })));
     expect(headings.filter((h) => h.level === 1)).toHaveLength(1);
     expect(headings[0]!.level).toBe(1);
-    headings.reduce((prev, h) => { expect(h.level - prev, `"${h.text}" skips a level`).toBeLessThanOrEqual(1); return h.level; }, 1);
-    const toc = await page.locator('nav.toc a').evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href') ?? '', text: a.textContent ?? '' })));
-    expect(toc.map((t) => t.text)).toEqual(expect.arrayContaining(['Quick start', 'Authentication', 'Limits', 'Webhooks', 'Runtime behaviour', 'Monitors', 'Reference']));
+    headings.reduce((prev, h) => {
+      expect(h.level - prev, `"${h.text}" skips a level`).toBeLessThanOrEqual(1);
+      return h.level;
+    }, 1);
+    const toc = await page
+      .locator('nav.toc a')
+      .evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href') ?? '', text: a.textContent ?? '' })));
+    expect(toc.map((t) => t.text)).toEqual(
+      expect.arrayContaining([
+        'Quick start',
+        'Authentication',
+        'Limits',
+        'Webhooks',
+        'Runtime behaviour',
+        'Monitors',
+        'Reference',
+      ]),
+    );
     const sections = await page.locator('.docs-body > section').evaluateAll((ss) => ss.map((s) => `#${s.id}`));
     expect(toc.map((t) => t.href)).toEqual(sections);
     for (const t of toc) {
@@ -149,7 +181,12 @@ describe('/docs', () => {
     const origin = new URL(svc.url).origin;
     const external = hrefs.filter((h) => new URL(h).origin !== origin);
     expect(external).toEqual([]); // works offline: nothing points away from the service
-    const targets = new Set(hrefs.map((h) => { const u = new URL(h); return u.pathname + u.search; }));
+    const targets = new Set(
+      hrefs.map((h) => {
+        const u = new URL(h);
+        return u.pathname + u.search;
+      }),
+    );
     expect([...targets]).toEqual(expect.arrayContaining(['/openapi.json', '/status', '/docs', '/', '/monitors']));
     for (const target of targets) {
       const res = await fetch(`${svc.url}${target}`);
@@ -164,7 +201,7 @@ describe('/docs', () => {
     await page.context().close();
   });
 
-  it('shows README\'s Node verification snippets verbatim', async () => {
+  it("shows README's Node verification snippets verbatim", async () => {
     const { page } = await openDocs(1280, 800);
     const snippets = await page.locator('#webhooks pre[aria-label^="Verifying"] code').allTextContents();
     expect(snippets).toHaveLength(2);
@@ -177,7 +214,11 @@ describe('/docs', () => {
   });
 
   it('fits a phone and a laptop; screenshots for a person to look at', async () => {
-    for (const [name, width, height, scheme] of [['1280', 1280, 800, 'light'], ['390', 390, 844, 'light'], ['390-dark', 390, 844, 'dark']] as const) {
+    for (const [name, width, height, scheme] of [
+      ['1280', 1280, 800, 'light'],
+      ['390', 390, 844, 'light'],
+      ['390-dark', 390, 844, 'dark'],
+    ] as const) {
       const { page, problems } = await openDocs(width, height, scheme);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, `no sideways scrolling at ${width}`).toBeLessThanOrEqual(0);
@@ -188,7 +229,7 @@ describe('/docs', () => {
     }
   });
 
-  it('renders through the service\'s own image API', async () => {
+  it("renders through the service's own image API", async () => {
     const res = await svc.post('/api/image', { url: `${svc.url}/docs`, fullPage: true });
     if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
     const bytes = await bytesOf(res);
@@ -201,7 +242,10 @@ describe('/docs', () => {
 
   it('escapes every interpolated value', () => {
     const hostile = '<img src=x onerror=alert(1)>';
-    const config = loadConfig({ env: {}, overrides: { egress: { allowHosts: [hostile], denyHosts: ['"><script>alert(2)</script>'] } } });
+    const config = loadConfig({
+      env: {},
+      overrides: { egress: { allowHosts: [hostile], denyHosts: ['"><script>alert(2)</script>'] } },
+    });
     const page = renderDocsPage(config, 'http://x"><script>alert(3)</script>');
     expect(page).not.toContain('<img');
     expect(page).not.toContain('<script');
@@ -214,11 +258,16 @@ describe('/docs', () => {
     const config = loadConfig({ env: {}, overrides: { auth: { anonymous: false } } });
     const page = renderDocsPage(config, 'http://localhost:3000');
     expect(page).toContain('The anonymous tier is off on this service');
-    expect(page).toContain('curl -X POST http://localhost:3000/api/pdf -H &quot;Authorization: Bearer $PAGEWATCH_KEY&quot;');
+    expect(page).toContain(
+      'curl -X POST http://localhost:3000/api/pdf -H &quot;Authorization: Bearer $PAGEWATCH_KEY&quot;',
+    );
   });
 
   it('says when /api/status and /metrics need a key, and not otherwise', () => {
-    const closed = renderDocsPage(loadConfig({ env: {}, overrides: { auth: { publicOperations: false } } }), 'http://localhost:3000');
+    const closed = renderDocsPage(
+      loadConfig({ env: {}, overrides: { auth: { publicOperations: false } } }),
+      'http://localhost:3000',
+    );
     expect(closed).toContain('need an API key (<code>auth.publicOperations</code> is false)');
     expect(closed).toContain('<code>authorization: {credentials: &lt;key&gt;}</code>');
     expect(closed).not.toContain('except <code>GET /api/status</code>');

@@ -26,18 +26,28 @@ const listen = async <T extends net.Server>(server: T) => {
 };
 
 beforeAll(async () => {
-  proxy = new EgressProxy(new EgressPolicy({ allowPrivate: false, allowHosts: ['127.0.0.1'], denyHosts: [] }), { isOwnBrowser: async () => true });
+  proxy = new EgressProxy(new EgressPolicy({ allowPrivate: false, allowHosts: ['127.0.0.1'], denyHosts: [] }), {
+    isOwnBrowser: async () => true,
+  });
   proxyPort = Number(new URL(await proxy.start()).port);
-  echo = await listen(net.createServer((s) => { echoSockets.push(s); s.on('error', () => undefined); s.pipe(s); }));
+  echo = await listen(
+    net.createServer((s) => {
+      echoSockets.push(s);
+      s.on('error', () => undefined);
+      s.pipe(s);
+    }),
+  );
   resetter = await listen(net.createServer((s) => s.resetAndDestroy()));
-  web = await listen(http.createServer((req, res) => {
-    if (req.url === '/reset-mid-body') {
-      res.writeHead(200, { 'content-length': '100000' });
-      res.write('partial', () => req.socket.resetAndDestroy());
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/plain' }).end('origin-ok');
-  }));
+  web = await listen(
+    http.createServer((req, res) => {
+      if (req.url === '/reset-mid-body') {
+        res.writeHead(200, { 'content-length': '100000' });
+        res.write('partial', () => req.socket.resetAndDestroy());
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('origin-ok');
+    }),
+  );
   const closed = await listen(net.createServer());
   deadPort = portOf(closed);
   await new Promise((done) => closed.close(done));
@@ -106,14 +116,21 @@ describe('broken clients and origins', () => {
     conv.socket.write('half a message');
     conv.socket.resetAndDestroy();
     const upstream = await until('the origin to see the connection', () => echoSockets[before], 30_000);
-    await until('the origin connection to be closed after the client reset', () => upstream.destroyed || upstream.readableEnded, 30_000);
+    await until(
+      'the origin connection to be closed after the client reset',
+      () => upstream.destroyed || upstream.readableEnded,
+      30_000,
+    );
     await proxyStillTunnels();
   });
 
   it('a client that resets before the answer, and an origin that resets mid-body', async () => {
     const early = await rawSend(proxyPort, `GET http://127.0.0.1:${portOf(web)}/ok HTTP/1.1\r\nHost: x\r\n\r\n`);
     early.socket.resetAndDestroy();
-    const mid = await rawSend(proxyPort, `GET http://127.0.0.1:${portOf(web)}/reset-mid-body HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const mid = await rawSend(
+      proxyPort,
+      `GET http://127.0.0.1:${portOf(web)}/reset-mid-body HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
     await until('the client to be cut after the partial body', () => mid.closed(), 30_000);
     expect(mid.received().toString()).toMatch(/^HTTP\/1\.1 200[\s\S]*partial/);
     expect(await rawStatus(proxyPort, `GET http://127.0.0.1:${portOf(web)}/ok HTTP/1.1\r\nHost: x\r\n\r\n`)).toBe(200);

@@ -20,12 +20,18 @@ beforeAll(async () => {
   [svc, fixture] = await Promise.all([startTestService(), startFixtureServer()]);
   proxyPort = Number(new URL(svc.proxyUrl).port);
   fixture.route('/green', (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html' })
-      .end('<!doctype html><body style="margin:0"><img src="/green.svg" style="display:block;width:40px;height:40px"></body>');
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(
+        '<!doctype html><body style="margin:0"><img src="/green.svg" style="display:block;width:40px;height:40px"></body>',
+      );
   });
   fixture.route('/green.svg', (_req, res) => {
-    res.writeHead(200, { 'content-type': 'image/svg+xml' })
-      .end('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="rgb(0,200,0)"/></svg>');
+    res
+      .writeHead(200, { 'content-type': 'image/svg+xml' })
+      .end(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="rgb(0,200,0)"/></svg>',
+      );
   });
 }, 60_000);
 afterAll(async () => {
@@ -61,7 +67,13 @@ describe('only our own Chromium may use the proxy', () => {
 
   it('the browser gets through a CONNECT tunnel: an https origin receives its TLS hello', async () => {
     const hellos: Buffer[] = [];
-    const tls = net.createServer((s) => { s.once('data', (d: Buffer) => { hellos.push(d); s.destroy(); }); s.on('error', () => undefined); });
+    const tls = net.createServer((s) => {
+      s.once('data', (d: Buffer) => {
+        hellos.push(d);
+        s.destroy();
+      });
+      s.on('error', () => undefined);
+    });
     tls.listen(0, '127.0.0.1');
     await new Promise((done) => tls.once('listening', done));
     try {
@@ -77,16 +89,31 @@ describe('only our own Chromium may use the proxy', () => {
 
   it('curl, another local process, gets 407 for http and for a CONNECT, and reaches nothing', async () => {
     fixture.requests.length = 0;
-    const curl = (url: string) => run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{http_connect}', '-x', svc.proxyUrl, url])
-      .then((r) => r.stdout, (err: { stdout?: string }) => err.stdout ?? '');
+    const curl = (url: string) =>
+      run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{http_connect}', '-x', svc.proxyUrl, url]).then(
+        (r) => r.stdout,
+        (err: { stdout?: string }) => err.stdout ?? '',
+      );
     expect(await curl(`${fixture.url}/green`)).toBe('407 000');
     expect(await curl(`https://127.0.0.1:${fixture.port}/green`)).toBe('000 407');
     expect(fixture.requests).toEqual([]);
   });
 
   it.skipIf(process.geteuid?.() !== 0)('curl as another user (nobody) gets 407 too', async () => {
-    const { stdout } = await run('runuser', ['-u', 'nobody', '--', 'curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', '-x', svc.proxyUrl, `${fixture.url}/green`])
-      .catch((err: { stdout: string }) => err);
+    const { stdout } = await run('runuser', [
+      '-u',
+      'nobody',
+      '--',
+      'curl',
+      '-s',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      '-x',
+      svc.proxyUrl,
+      `${fixture.url}/green`,
+    ]).catch((err: { stdout: string }) => err);
     expect(stdout).toBe('407');
   });
 

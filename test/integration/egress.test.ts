@@ -11,14 +11,16 @@ import { until } from '../helpers/until.js';
 const SECRET = 'CANARY-SECRET';
 /** What a page can aim at the canary; see probesPage at the end. */
 const KINDS = ['img', 'iframe', 'fetch', 'xhr', 'eventsource', 'websocket', 'worker', 'stylesheet', 'beacon'] as const;
-type Kind = typeof KINDS[number];
+type Kind = (typeof KINDS)[number];
 let canary: FixtureServer;
 let site: FixtureServer; // the allowed origin (only reachable as localhost:PORT in "named" below)
 
 beforeAll(async () => {
   [canary, site] = await Promise.all([startFixtureServer(), startFixtureServer()]);
   for (const path of ['/', '/secret', '/latest/meta-data/']) {
-    canary.route(path, (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${SECRET}</p>`); });
+    canary.route(path, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${SECRET}</p>`);
+    });
   }
 });
 afterEach(() => {
@@ -48,8 +50,12 @@ async function pdfText(svc: TestService, body: Record<string, unknown>): Promise
 
 describe('policy fully on (nothing private allowed)', () => {
   let svc: TestService;
-  beforeAll(async () => { svc = await startTestService({ egress: { allowPrivate: false, allowHosts: [], denyHosts: [] } }); });
-  afterAll(async () => { await svc?.close(); });
+  beforeAll(async () => {
+    svc = await startTestService({ egress: { allowPrivate: false, allowHosts: [], denyHosts: [] } });
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
 
   it.each([
     'http://169.254.169.254/latest/meta-data/',
@@ -85,9 +91,18 @@ describe('policy fully on (nothing private allowed)', () => {
   });
 
   it.each([
-    'file:///etc/passwd', 'FILE:///etc/passwd', 'file:/etc/passwd', 'view-source:http://example.com', 'chrome://version',
-    'data:text/html,hi', 'javascript:alert(1)', '  http://example.com', '\thttp://example.com', 'http://example.com ',
-    'http://example.com\n', 'ftp://example.com/',
+    'file:///etc/passwd',
+    'FILE:///etc/passwd',
+    'file:/etc/passwd',
+    'view-source:http://example.com',
+    'chrome://version',
+    'data:text/html,hi',
+    'javascript:alert(1)',
+    '  http://example.com',
+    '\thttp://example.com',
+    'http://example.com ',
+    'http://example.com\n',
+    'ftp://example.com/',
   ])('url %j → 400 invalid_request on url', async (url) => {
     const err = await expectError(svc, { url }, 400, 'invalid_request');
     expect(err.details?.map((d) => d.path)).toContain('url');
@@ -115,11 +130,15 @@ describe('allowed site, forbidden canary', () => {
     });
     site.route('/meta', (req, res) => {
       const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '';
-      res.writeHead(200, { 'content-type': 'text/html' }).end(doc(`<meta http-equiv="refresh" content="0;url=${to}"><p>META-PAGE</p>`));
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(doc(`<meta http-equiv="refresh" content="0;url=${to}"><p>META-PAGE</p>`));
     });
     site.route('/script-nav', (req, res) => {
       const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '';
-      res.writeHead(200, { 'content-type': 'text/html' }).end(doc(`<p>SCRIPT-PAGE</p><script>location = ${JSON.stringify(to)};</script>`));
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(doc(`<p>SCRIPT-PAGE</p><script>location = ${JSON.stringify(to)};</script>`));
     });
     site.route('/probes', (req, res) => {
       const q = new URL(req.url ?? '/', 'http://x').searchParams;
@@ -130,7 +149,9 @@ describe('allowed site, forbidden canary', () => {
       res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end('FETCHED-TEXT');
     });
   });
-  afterAll(async () => { await svc?.close(); });
+  afterAll(async () => {
+    await svc?.close();
+  });
 
   it('setup check: the site is allowed, the canary at 127.0.0.1 is not', async () => {
     expect(await pdfText(svc, { url: `${siteUrl}/invoice` })).toContain('INVOICE-TEST-MARKER');
@@ -141,8 +162,15 @@ describe('allowed site, forbidden canary', () => {
 
   describe('redirects of the main document', () => {
     it.each([301, 302, 307, 308])('HTTP %i to the canary → 403 url_blocked', async (code) => {
-      await expectError(svc, { url: `${siteUrl}/redirect?code=${code}&to=${encodeURIComponent(`${canaryUrl}/secret`)}` }, 403, 'url_blocked');
-      expect(site.requests.map((r) => r.path)).toEqual([`/redirect?code=${code}&to=${encodeURIComponent(`${canaryUrl}/secret`)}`]);
+      await expectError(
+        svc,
+        { url: `${siteUrl}/redirect?code=${code}&to=${encodeURIComponent(`${canaryUrl}/secret`)}` },
+        403,
+        'url_blocked',
+      );
+      expect(site.requests.map((r) => r.path)).toEqual([
+        `/redirect?code=${code}&to=${encodeURIComponent(`${canaryUrl}/secret`)}`,
+      ]);
       expect(canary.requests).toEqual([]);
     });
 
@@ -151,10 +179,16 @@ describe('allowed site, forbidden canary', () => {
       expect(text).toContain('INVOICE-TEST-MARKER');
     });
 
-    const clientSide = [['meta refresh', '/meta'], ['script location =', '/script-nav']] as const;
+    const clientSide = [
+      ['meta refresh', '/meta'],
+      ['script location =', '/script-nav'],
+    ] as const;
 
     it.each(clientSide)('%s to the canary: canary untouched, no secret in the output, 403', async (_what, path) => {
-      const res = await svc.post('/api/pdf', { url: `${siteUrl}${path}?to=${encodeURIComponent(`${canaryUrl}/secret`)}`, delay: 1000 });
+      const res = await svc.post('/api/pdf', {
+        url: `${siteUrl}${path}?to=${encodeURIComponent(`${canaryUrl}/secret`)}`,
+        delay: 1000,
+      });
       const body = await bytesOf(res);
       expect(canary.requests).toEqual([]);
       if (res.status === 200) expect(squash((await parsePdf(body)).text)).not.toContain(SECRET);
@@ -162,22 +196,34 @@ describe('allowed site, forbidden canary', () => {
       expect(JSON.parse(body.toString('utf8'))).toMatchObject({ error: { code: 'url_blocked' } });
     });
 
-    it.each(clientSide)('positive control: %s to an allowed page is followed within the render', async (_what, path) => {
-      // h1 is only on the invoice, so this also proves the caller's wait applies to the final document.
-      const text = await pdfText(svc, { url: `${siteUrl}${path}?to=${encodeURIComponent(`${siteUrl}/invoice`)}`, waitForSelector: 'h1' });
-      expect(text).toContain('INVOICE-TEST-MARKER');
-    });
+    it.each(clientSide)(
+      'positive control: %s to an allowed page is followed within the render',
+      async (_what, path) => {
+        // h1 is only on the invoice, so this also proves the caller's wait applies to the final document.
+        const text = await pdfText(svc, {
+          url: `${siteUrl}${path}?to=${encodeURIComponent(`${siteUrl}/invoice`)}`,
+          waitForSelector: 'h1',
+        });
+        expect(text).toContain('INVOICE-TEST-MARKER');
+      },
+    );
 
     // The refresh happens after load: the renderer must wait for the page to settle on the target.
     it('a meta refresh to an allowed page renders the target with default waits', async () => {
-      const text = await pdfText(svc, { url: `${siteUrl}/meta?to=${encodeURIComponent(`${siteUrl}/invoice`)}`, delay: 1000 });
+      const text = await pdfText(svc, {
+        url: `${siteUrl}/meta?to=${encodeURIComponent(`${siteUrl}/invoice`)}`,
+        delay: 1000,
+      });
       expect(text).toContain('INVOICE-TEST-MARKER');
     });
   });
 
   describe('sub-resources', () => {
     it.each(KINDS)('%s at the canary from an allowed page: 200, canary untouched', async (kind) => {
-      const text = await pdfText(svc, { url: `${siteUrl}/probes?kinds=${kind}&to=${encodeURIComponent(canaryUrl)}`, delay: 1000 });
+      const text = await pdfText(svc, {
+        url: `${siteUrl}/probes?kinds=${kind}&to=${encodeURIComponent(canaryUrl)}`,
+        delay: 1000,
+      });
       expect(text).toContain('PROBES');
       expect(squash(text)).not.toContain(SECRET);
       expect(canary.requests).toEqual([]);
@@ -191,19 +237,28 @@ describe('allowed site, forbidden canary', () => {
     });
 
     it('positive control: the same probes at the allowed site all arrive (url and html)', async () => {
-      await pdfText(svc, { url: `${siteUrl}/probes?kinds=${KINDS.join(',')}&to=${encodeURIComponent(siteUrl)}`, delay: 1000 });
+      await pdfText(svc, {
+        url: `${siteUrl}/probes?kinds=${KINDS.join(',')}&to=${encodeURIComponent(siteUrl)}`,
+        delay: 1000,
+      });
       await pdfText(svc, { html: probesPage(siteUrl, KINDS), delay: 1000 });
-      const arrived = (prefix: string) => [...new Set(site.requests.map((r) => r.path).filter((p) => p.startsWith(prefix)))].sort();
+      const arrived = (prefix: string) =>
+        [...new Set(site.requests.map((r) => r.path).filter((p) => p.startsWith(prefix)))].sort();
       // Some probes (a worker, a beacon) need not land before the render ends: wait for them a little.
       const all = (prefix: string) => KINDS.map((k) => `${prefix}${k}`).sort();
-      await until('every probe to arrive', async () => arrived('/probe/url-').length === KINDS.length && arrived('/probe/html-').length === KINDS.length, 10_000).catch(() => undefined);
+      await until(
+        'every probe to arrive',
+        async () => arrived('/probe/url-').length === KINDS.length && arrived('/probe/html-').length === KINDS.length,
+        10_000,
+      ).catch(() => undefined);
       expect(arrived('/probe/url-')).toEqual(all('/probe/url-'));
       expect(arrived('/probe/html-')).toEqual(all('/probe/html-'));
     });
   });
 
   describe('file: from html', () => {
-    const passwdFetch = "<script>fetch('file:///etc/passwd').then((r) => r.text()).then((t) => { const pre = document.createElement('pre'); pre.textContent = t; document.body.append(pre); }, (e) => document.body.append('FETCH-FAILED ' + e))</script>";
+    const passwdFetch =
+      "<script>fetch('file:///etc/passwd').then((r) => r.text()).then((t) => { const pre = document.createElement('pre'); pre.textContent = t; document.body.append(pre); }, (e) => document.body.append('FETCH-FAILED ' + e))</script>";
 
     it.each([
       ['iframe', '<iframe src="file:///etc/passwd" width="600" height="400"></iframe>'],
@@ -215,7 +270,9 @@ describe('allowed site, forbidden canary', () => {
     });
 
     it('positive control: the same iframe and fetch with an allowed http URL show their content', async () => {
-      const html = doc(`<iframe src="${siteUrl}/invoice" width="600" height="400"></iframe>${passwdFetch.replace('file:///etc/passwd', `${siteUrl}/cors-text`)}`);
+      const html = doc(
+        `<iframe src="${siteUrl}/invoice" width="600" height="400"></iframe>${passwdFetch.replace('file:///etc/passwd', `${siteUrl}/cors-text`)}`,
+      );
       const text = await pdfText(svc, { html, delay: 1000 });
       expect(text).toContain('INVOICE-TEST-MARKER');
       expect(text).toContain('FETCHED-TEXT');
@@ -234,16 +291,32 @@ function probe(kind: Kind, to: string): string {
   // Decided in the page: the same markup serves the url case (location is http) and the html case.
   const u = `(location.protocol.startsWith('http') ? 'url' : 'html')`;
   const at = `${JSON.stringify(`${to}/probe/`)} + ${u} + ${JSON.stringify(`-${kind}`)}`;
-  const js = (code: string) => `<script>try { ${code} } catch (e) { document.body.append('PROBE-ERROR ${kind} ' + e); }</script>`;
+  const js = (code: string) =>
+    `<script>try { ${code} } catch (e) { document.body.append('PROBE-ERROR ${kind} ' + e); }</script>`;
   switch (kind) {
-    case 'img': return js(`const i = new Image(); i.src = ${at}; document.body.append(i);`);
-    case 'iframe': return js(`const f = document.createElement('iframe'); f.src = ${at}; document.body.append(f);`);
-    case 'fetch': return js(`fetch(${at}).then((r) => r.text()).then((t) => document.body.append(t), () => undefined);`);
-    case 'xhr': return js(`const x = new XMLHttpRequest(); x.open('GET', ${at}); x.onload = () => document.body.append(x.responseText); x.send();`);
-    case 'eventsource': return js(`new EventSource(${at});`);
-    case 'websocket': return js(`new WebSocket((${at}).replace(/^http/, 'ws'));`);
-    case 'worker': return js(`new Worker(URL.createObjectURL(new Blob(['fetch(' + JSON.stringify(${at}) + ').catch(() => undefined)'], { type: 'text/javascript' })));`);
-    case 'stylesheet': return js(`const l = document.createElement('link'); l.rel = 'stylesheet'; l.href = ${at}; document.head.append(l);`);
-    case 'beacon': return js(`navigator.sendBeacon(${at}, 'x');`);
+    case 'img':
+      return js(`const i = new Image(); i.src = ${at}; document.body.append(i);`);
+    case 'iframe':
+      return js(`const f = document.createElement('iframe'); f.src = ${at}; document.body.append(f);`);
+    case 'fetch':
+      return js(`fetch(${at}).then((r) => r.text()).then((t) => document.body.append(t), () => undefined);`);
+    case 'xhr':
+      return js(
+        `const x = new XMLHttpRequest(); x.open('GET', ${at}); x.onload = () => document.body.append(x.responseText); x.send();`,
+      );
+    case 'eventsource':
+      return js(`new EventSource(${at});`);
+    case 'websocket':
+      return js(`new WebSocket((${at}).replace(/^http/, 'ws'));`);
+    case 'worker':
+      return js(
+        `new Worker(URL.createObjectURL(new Blob(['fetch(' + JSON.stringify(${at}) + ').catch(() => undefined)'], { type: 'text/javascript' })));`,
+      );
+    case 'stylesheet':
+      return js(
+        `const l = document.createElement('link'); l.rel = 'stylesheet'; l.href = ${at}; document.head.append(l);`,
+      );
+    case 'beacon':
+      return js(`navigator.sendBeacon(${at}, 'x');`);
   }
 }

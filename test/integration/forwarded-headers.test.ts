@@ -13,7 +13,8 @@ async function postFrom(service: TestService, forwardedFor: string | undefined):
 
 /** PER_MINUTE requests pass the rate limit (400 from the empty body), the next is 429. */
 async function expectLimitedAfterBudget(service: TestService, forwardedFor: (i: number) => string): Promise<void> {
-  for (let i = 0; i < PER_MINUTE; i++) expect((await postFrom(service, forwardedFor(i))).status, `request ${i}`).toBe(400);
+  for (let i = 0; i < PER_MINUTE; i++)
+    expect((await postFrom(service, forwardedFor(i))).status, `request ${i}`).toBe(400);
   const limited = await postFrom(service, forwardedFor(PER_MINUTE));
   expect(limited.status).toBe(429);
   expect((await errorOf(limited)).code).toBe('rate_limited');
@@ -21,13 +22,18 @@ async function expectLimitedAfterBudget(service: TestService, forwardedFor: (i: 
 
 /** Each request was counted apart: none is rate-limited. */
 async function expectNeverLimited(service: TestService, forwardedFor: (i: number) => string): Promise<void> {
-  for (let i = 0; i < PER_MINUTE * 3; i++) expect((await postFrom(service, forwardedFor(i))).status, `request ${i}`).toBe(400);
+  for (let i = 0; i < PER_MINUTE * 3; i++)
+    expect((await postFrom(service, forwardedFor(i))).status, `request ${i}`).toBe(400);
 }
 
 describe('X-Forwarded-For with trustProxy: 1', () => {
   let service: TestService;
-  beforeAll(async () => { service = await startTestService({ trustProxy: 1, rateLimit: { anonymousPerMinute: PER_MINUTE } }); });
-  afterAll(async () => { await service?.close(); });
+  beforeAll(async () => {
+    service = await startTestService({ trustProxy: 1, rateLimit: { anonymousPerMinute: PER_MINUTE } });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
 
   it('a client rotating the leftmost value is still limited: the proxy-written rightmost one counts', async () => {
     await expectLimitedAfterBudget(service, (i) => `198.51.100.${i + 1}, 203.0.113.10`);
@@ -58,8 +64,12 @@ describe('X-Forwarded-For with trustProxy: 1', () => {
 
 describe('X-Forwarded-For with trustProxy: 2', () => {
   let service: TestService;
-  beforeAll(async () => { service = await startTestService({ trustProxy: 2, rateLimit: { anonymousPerMinute: PER_MINUTE } }); });
-  afterAll(async () => { await service?.close(); });
+  beforeAll(async () => {
+    service = await startTestService({ trustProxy: 2, rateLimit: { anonymousPerMinute: PER_MINUTE } });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
 
   it('the second value from the right counts: rotating the leftmost (or the last hop) does not escape', async () => {
     await expectLimitedAfterBudget(service, (i) => `198.51.100.${i + 1}, 203.0.113.30, 10.0.0.${i + 1}`);
@@ -72,8 +82,12 @@ describe('X-Forwarded-For with trustProxy: 2', () => {
 
 describe('X-Forwarded-For with trustProxy: 0', () => {
   let service: TestService;
-  beforeAll(async () => { service = await startTestService({ trustProxy: 0, rateLimit: { anonymousPerMinute: PER_MINUTE } }); });
-  afterAll(async () => { await service?.close(); });
+  beforeAll(async () => {
+    service = await startTestService({ trustProxy: 0, rateLimit: { anonymousPerMinute: PER_MINUTE } });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
 
   it('the header is ignored: every request counts against the socket address', async () => {
     await expectLimitedAfterBudget(service, (i) => `203.0.113.${50 + i}`);

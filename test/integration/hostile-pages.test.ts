@@ -17,7 +17,14 @@ const TIMEOUT = 5000;
 /** Functional bound of the contract (a render ends at its timeout, plus answer/teardown), not a benchmark. */
 const WALL_LIMIT = TIMEOUT + 5000;
 
-interface Outcome { name: string; status: number; code?: string; message?: string; ms: number; text?: string }
+interface Outcome {
+  name: string;
+  status: number;
+  code?: string;
+  message?: string;
+  ms: number;
+  text?: string;
+}
 const outcomes: Outcome[] = [];
 
 const page = (body: string) => `<!doctype html><html><head><meta charset="utf-8"></head><body>${body}</body></html>`;
@@ -33,13 +40,20 @@ function artifactFiles(): Set<string> {
   const found = new Set<string>();
   const walk = (dir: string) => {
     let entries: string[];
-    try { entries = readdirSync(dir); } catch { return; }
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      return;
+    }
     for (const name of entries) {
       const full = join(dir, name);
       try {
         const st = statSync(full);
-        if (st.isDirectory()) walk(full); else if (st.isFile()) found.add(full);
-      } catch { /* removed while we looked */ }
+        if (st.isDirectory()) walk(full);
+        else if (st.isFile()) found.add(full);
+      } catch {
+        /* removed while we looked */
+      }
     }
   };
   for (const name of readdirSync(tmpdir())) if (name.startsWith('playwright-artifacts-')) walk(join(tmpdir(), name));
@@ -57,27 +71,49 @@ describe('hostile pages', () => {
   beforeAll(async () => {
     artifactsBefore = artifactFiles();
     fixture = await startFixtureServer();
-    fixture.route('/reload-loop', serve('<p>RELOAD</p><script>onload=()=>setInterval(()=>location.reload(),20)</script>'));
+    fixture.route(
+      '/reload-loop',
+      serve('<p>RELOAD</p><script>onload=()=>setInterval(()=>location.reload(),20)</script>'),
+    );
     fixture.route('/href-loop', serve(`<p>HREF</p><script>location.href='?n='+Math.random()</script>`));
     fixture.route('/never-ends', (_req, res) => {
       hanging.add(res);
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.write('<!doctype html><html><head><meta charset="utf-8"><title>never</title></head><body><p>PARTIAL-BODY</p>');
+      res.write(
+        '<!doctype html><html><head><meta charset="utf-8"><title>never</title></head><body><p>PARTIAL-BODY</p>',
+      );
     });
     fixture.route('/attachment', (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="evil.bin"' });
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-disposition': 'attachment; filename="evil.bin"',
+      });
       res.end('DOWNLOADED-BYTES');
     });
     fixture.route('/dl-same-origin', serve(`<p>DL-PAGE</p><script>${clickDownload(`'/attachment'`)}</script>`));
     // A popup that stays open says so: it pings the fixture every 100 ms.
-    fixture.route('/popup-target', (req, res) => { popupHits++; serve('<script>setInterval(()=>fetch("/popup-alive"),100)</script>')(req, res); });
-    fixture.route('/popup-alive', (_req, res) => { popupHeartbeats++; res.writeHead(204).end(); });
-    fixture.route('/set-state', serve(`<p>STATE-SET</p><script>
+    fixture.route('/popup-target', (req, res) => {
+      popupHits++;
+      serve('<script>setInterval(()=>fetch("/popup-alive"),100)</script>')(req, res);
+    });
+    fixture.route('/popup-alive', (_req, res) => {
+      popupHeartbeats++;
+      res.writeHead(204).end();
+    });
+    fixture.route(
+      '/set-state',
+      serve(`<p>STATE-SET</p><script>
       document.cookie = 'hostile=A1; max-age=3600'; localStorage.setItem('hostile', 'A1');
       for (let i = 0; i < 50; i++) alert(i);
       setInterval(() => { document.cookie = 'hostile=A2; max-age=3600'; localStorage.setItem('hostile', 'A2'); }, 5);
-    </script>`));
-    fixture.route('/read-state', serve(`<script>document.write('SEEN[' + document.cookie + '|' + (localStorage.getItem('hostile') ?? '') + ']')</script>`));
+    </script>`),
+    );
+    fixture.route(
+      '/read-state',
+      serve(
+        `<script>document.write('SEEN[' + document.cookie + '|' + (localStorage.getItem('hostile') ?? '') + ']')</script>`,
+      ),
+    );
     service = await startTestService({ render: { concurrency: 1, warmPages: 1 } });
   });
 
@@ -124,7 +160,11 @@ describe('hostile pages', () => {
 
   it('endless allocation crashes the page (422) or times out (504); the browser stays usable', async () => {
     const pid = service.browsers.stats().pid;
-    await hostile('memory without end', { html: page('<script>const a=[];for(;;)a.push(new Array(1e6).fill(Math.random()))</script>') }, [422, 504]);
+    await hostile(
+      'memory without end',
+      { html: page('<script>const a=[];for(;;)a.push(new Array(1e6).fill(Math.random()))</script>') },
+      [422, 504],
+    );
     const stats = service.browsers.stats();
     expect(stats.up).toBe(true);
     expect(stats.pid).toBe(pid); // only the renderer died, not the browser
@@ -132,7 +172,11 @@ describe('hostile pages', () => {
   });
 
   it('dialog storms end within the timeout (dialogs are dismissed)', async () => {
-    await hostile('1000 alerts', { html: page('<p>ALERTS</p><script>for(let i=0;i<1000;i++)alert(i)</script>') }, [200, 504]);
+    await hostile(
+      '1000 alerts',
+      { html: page('<p>ALERTS</p><script>for(let i=0;i<1000;i++)alert(i)</script>') },
+      [200, 504],
+    );
     await nextRenderWorks();
     await hostile('endless confirm', { html: page(`<script>for(;;)confirm('x')</script>`) }, [200, 504]);
     await nextRenderWorks();
@@ -156,14 +200,19 @@ describe('hostile pages', () => {
     const interval = `<p>INTERVAL</p><script>setInterval(()=>window.open('${target}?t='+Date.now()),10)</script>`;
     const perRender: number[] = [];
     for (let round = 0; round < 3; round++) {
-      for (const [name, html] of [['window.open x200', flood], ['window.open interval', interval]] as const) {
+      for (const [name, html] of [
+        ['window.open x200', flood],
+        ['window.open interval', interval],
+      ] as const) {
         const hitsBefore = popupHits;
         expect((await hostile(name, { html: page(html), delay: 300 }, [200])).text).toMatch(/FLOOD|INTERVAL/);
         perRender.push(popupHits - hitsBefore);
       }
     }
     await nextRenderWorks();
-    console.log(`popup loads per render: ${perRender.join(',')}; chromium processes before: ${before}, after: ${chromiums()}`);
+    console.log(
+      `popup loads per render: ${perRender.join(',')}; chromium processes before: ${before}, after: ${chromiums()}`,
+    );
     // Without the popup blocker, the flood alone would load 100 popups per render (and hang the render).
     // A few do get through: Playwright runs each evaluate (readiness polls included) as a user gesture,
     // which lets the page open one window per gesture. They are closed at once and go through the
@@ -173,7 +222,10 @@ describe('hostile pages', () => {
     const beats = popupHeartbeats;
     await new Promise((r) => setTimeout(r, 1000));
     expect(popupHeartbeats - beats, 'heartbeats of popups still open').toBe(0);
-    expect(await waitFor(() => chromiums() <= before + 1, 5000), `chromium processes: ${before} before, ${chromiums()} after`).toBe(true);
+    expect(
+      await waitFor(() => chromiums() <= before + 1, 5000),
+      `chromium processes: ${before} before, ${chromiums()} after`,
+    ).toBe(true);
     const stats = service.browsers.stats();
     expect(stats.pid).toBe(pid);
     expect(stats.pagesCreated - createdBefore).toBeLessThanOrEqual(1); // successful renders reuse the page
@@ -192,7 +244,11 @@ describe('hostile pages', () => {
     await nextRenderWorks();
     // The parser has not seen the end of the document, so DOMContentLoaded never fires either; a 200
     // would be acceptable only with the body that was sent.
-    const out = await hostile('never ends (domcontentloaded)', { url: `${fixture.url}/never-ends`, waitUntil: 'domcontentloaded' }, [200, 504]);
+    const out = await hostile(
+      'never ends (domcontentloaded)',
+      { url: `${fixture.url}/never-ends`, waitUntil: 'domcontentloaded' },
+      [200, 504],
+    );
     if (out.status === 200) expect(out.text).toContain('PARTIAL-BODY');
     await nextRenderWorks();
   });
@@ -202,8 +258,18 @@ describe('hostile pages', () => {
     expect(att.message).toMatch(/download/i);
     await nextRenderWorks();
     const local = `<p>DL-PAGE</p><script>${clickDownload(`URL.createObjectURL(new Blob(['BLOB']))`)} ${clickDownload(`'data:text/plain,DATA'`)}</script>`;
-    expect((await hostile('scripted blob: + data: downloads', { html: page(local), delay: 300 }, [200])).text).toContain('DL-PAGE');
-    expect((await hostile('scripted same-origin download (url)', { url: `${fixture.url}/dl-same-origin`, delay: 300 }, [200])).text).toContain('DL-PAGE');
+    expect(
+      (await hostile('scripted blob: + data: downloads', { html: page(local), delay: 300 }, [200])).text,
+    ).toContain('DL-PAGE');
+    expect(
+      (
+        await hostile(
+          'scripted same-origin download (url)',
+          { url: `${fixture.url}/dl-same-origin`, delay: 300 },
+          [200],
+        )
+      ).text,
+    ).toContain('DL-PAGE');
     await nextRenderWorks();
     await new Promise((r) => setTimeout(r, 500));
     expect([...artifactFiles()].filter((f) => !artifactsBefore.has(f))).toEqual([]);
@@ -224,7 +290,11 @@ describe('hostile pages', () => {
   it('a cookie and localStorage set by a hostile but successful render are gone in the next', async () => {
     await nextRenderWorks(); // the pool is settled: no replacement page is still being created
     const created = service.browsers.stats().pagesCreated;
-    const a = await hostile('state setter with alerts + interval', { url: `${fixture.url}/set-state`, delay: 300 }, [200]);
+    const a = await hostile(
+      'state setter with alerts + interval',
+      { url: `${fixture.url}/set-state`, delay: 300 },
+      [200],
+    );
     expect(a.text).toContain('STATE-SET');
     const res = await service.post('/api/pdf', { url: `${fixture.url}/read-state` });
     expect(res.status).toBe(200);

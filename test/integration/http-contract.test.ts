@@ -31,14 +31,23 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${svc.url}${path}`, { headers });
 
 /** POST a body as-is with the given Content-Type (or none at all). */
-const postRaw = (service: TestService, path: string, body: string | Uint8Array<ArrayBuffer>, contentType?: string, headers: Record<string, string> = {}) =>
+const postRaw = (
+  service: TestService,
+  path: string,
+  body: string | Uint8Array<ArrayBuffer>,
+  contentType?: string,
+  headers: Record<string, string> = {},
+) =>
   fetch(`${service.url}${path}`, {
     method: 'POST',
     headers: { ...(contentType !== undefined && { 'content-type': contentType }), ...headers },
     body,
   });
 
-interface ErrorBody { error: { code: string; message: string; details?: { path: string; message: string }[] }; requestId: string }
+interface ErrorBody {
+  error: { code: string; message: string; details?: { path: string; message: string }[] };
+  requestId: string;
+}
 
 /** Asserts status + code + the full error shape, and that body.requestId equals the X-Request-Id header. */
 async function expectError(res: Response, status: number, code: string): Promise<ErrorBody['error']> {
@@ -46,7 +55,7 @@ async function expectError(res: Response, status: number, code: string): Promise
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   const requestId = res.headers.get('x-request-id');
   expect(requestId).toBeTruthy();
-  const body = await res.clone().json() as ErrorBody;
+  const body = (await res.clone().json()) as ErrorBody;
   expect(body.requestId).toBe(requestId);
   expect(Object.keys(body).sort()).toEqual(['error', 'requestId']);
   const err = await errorOf(res);
@@ -67,7 +76,10 @@ async function expectInvalid(res: Response, ...paths: string[]): Promise<{ path:
     expect(d.message.length).toBeGreaterThan(0);
   }
   for (const path of paths) {
-    expect(details.map((d) => d.path), `details name ${path}`).toContain(path);
+    expect(
+      details.map((d) => d.path),
+      `details name ${path}`,
+    ).toContain(path);
   }
   return details;
 }
@@ -123,19 +135,28 @@ async function waitFor(cond: () => boolean, what: string, ms = 15_000): Promise<
  * or a chunked body streamed piece by piece. Resolves with the response as soon as it arrives; write
  * errors after the server answered (it may close the connection) are ignored.
  */
-function streamingPost(url: string, opts: { headers: Record<string, string>; chunks: Buffer[]; end: boolean; gapMs?: number }):
-  Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+function streamingPost(
+  url: string,
+  opts: { headers: Record<string, string>; chunks: Buffer[]; end: boolean; gapMs?: number },
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = httpRequest(url, { method: 'POST', headers: opts.headers }, (res) => {
       answered = true;
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
-      res.on('end', () => { req.destroy(); resolve({ status: res.statusCode ?? 0, headers: res.headers, body }); });
+      res.on('data', (c: string) => {
+        body += c;
+      });
+      res.on('end', () => {
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+      });
       res.on('error', reject);
     });
-    req.on('error', (err) => { if (!answered) reject(err); });
+    req.on('error', (err) => {
+      if (!answered) reject(err);
+    });
     void (async () => {
       for (const chunk of opts.chunks) {
         if (answered || req.destroyed) return;
@@ -158,7 +179,7 @@ describe('operations', () => {
   it('GET /ready → 200 with the database and the browser ok', async () => {
     const res = await get('/ready');
     expect(res.status).toBe(200);
-    const body = await res.json() as { status: string; checks: Record<string, string> };
+    const body = (await res.json()) as { status: string; checks: Record<string, string> };
     expect(body.checks).toEqual({ database: 'ok', browser: 'ok' });
   });
 });
@@ -186,7 +207,7 @@ describe('request ids', () => {
 
     const notFound = await get('/nope', { 'X-Request-Id': 'abc-123' });
     expect(notFound.headers.get('x-request-id')).toBe('abc-123');
-    expect((await notFound.clone().json() as ErrorBody).requestId).toBe('abc-123');
+    expect(((await notFound.clone().json()) as ErrorBody).requestId).toBe('abc-123');
     await expectError(notFound, 404, 'not_found');
 
     const invalid = await svc.post('/api/image', { html: TINY, delay: -1 }, { 'X-Request-Id': 'req.2024-01-01:42_x' });
@@ -200,7 +221,7 @@ describe('request ids', () => {
       const id = res.headers.get('x-request-id');
       expect(id, sent).not.toBe(sent);
       expect(id).toMatch(UUID);
-      const body = await res.json() as ErrorBody;
+      const body = (await res.json()) as ErrorBody;
       expect(body.requestId).toBe(id);
     }
     // 128 characters is still fine.
@@ -231,7 +252,11 @@ describe('routing', () => {
 describe('media types (415)', () => {
   for (const path of ['/api/pdf', '/api/image']) {
     it(`${path}: Content-Type text/plain → 415 unsupported_media_type`, async () => {
-      await expectError(await postRaw(svc, path, JSON.stringify({ html: TINY }), 'text/plain'), 415, 'unsupported_media_type');
+      await expectError(
+        await postRaw(svc, path, JSON.stringify({ html: TINY }), 'text/plain'),
+        415,
+        'unsupported_media_type',
+      );
     });
 
     it(`${path}: no Content-Type → 415 unsupported_media_type`, async () => {
@@ -241,8 +266,17 @@ describe('media types (415)', () => {
   }
 
   it('other types are refused too: form data, xml, multipart', async () => {
-    for (const type of ['application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'text/json']) {
-      await expectError(await postRaw(svc, '/api/image', JSON.stringify({ html: TINY }), type), 415, 'unsupported_media_type');
+    for (const type of [
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      'multipart/form-data; boundary=x',
+      'text/json',
+    ]) {
+      await expectError(
+        await postRaw(svc, '/api/image', JSON.stringify({ html: TINY }), type),
+        415,
+        'unsupported_media_type',
+      );
     }
   });
 
@@ -291,20 +325,39 @@ describe('validation (400 invalid_request)', () => {
     const details = await expectInvalid(await svc.post('/api/image', { html: TINY, colour: 'red' }), 'colour');
     expect(details).toEqual([{ path: 'colour', message: 'unknown field' }]);
     // An image-only field is unknown to /api/pdf.
-    expect(await expectInvalid(await svc.post('/api/pdf', { html: TINY, fullPage: true }), 'fullPage'))
-      .toEqual([{ path: 'fullPage', message: 'unknown field' }]);
-    expect(await expectInvalid(await svc.post('/api/pdf', { html: TINY, viewport: { width: 10, height: 10, dpi: 2 } }), 'viewport.dpi'))
-      .toEqual([{ path: 'viewport.dpi', message: 'unknown field' }]);
+    expect(await expectInvalid(await svc.post('/api/pdf', { html: TINY, fullPage: true }), 'fullPage')).toEqual([
+      { path: 'fullPage', message: 'unknown field' },
+    ]);
+    expect(
+      await expectInvalid(
+        await svc.post('/api/pdf', { html: TINY, viewport: { width: 10, height: 10, dpi: 2 } }),
+        'viewport.dpi',
+      ),
+    ).toEqual([{ path: 'viewport.dpi', message: 'unknown field' }]);
   });
 
   it('wrong types: details list EACH bad field', async () => {
     const details = await expectInvalid(
-      await svc.post('/api/image', { html: TINY, viewport: { width: 'wide', height: 800 }, delay: 'soon', fullPage: 'yes', colorScheme: 1 }),
-      'viewport.width', 'delay', 'fullPage', 'colorScheme');
+      await svc.post('/api/image', {
+        html: TINY,
+        viewport: { width: 'wide', height: 800 },
+        delay: 'soon',
+        fullPage: 'yes',
+        colorScheme: 1,
+      }),
+      'viewport.width',
+      'delay',
+      'fullPage',
+      'colorScheme',
+    );
     expect(details).toHaveLength(4);
     const pdfDetails = await expectInvalid(
       await svc.post('/api/pdf', { html: 42, landscape: 'no', scale: '2', margin: { top: true } }),
-      'html', 'landscape', 'scale', 'margin.top');
+      'html',
+      'landscape',
+      'scale',
+      'margin.top',
+    );
     expect(pdfDetails.map((d) => d.path).sort()).toEqual(['html', 'landscape', 'margin.top', 'scale']);
   });
 
@@ -338,30 +391,54 @@ describe('validation (400 invalid_request)', () => {
 
 describe('field limits at and just past their edges', () => {
   it('viewport 3840×2160 renders a PNG of that size', async () => {
-    const bytes = await expectPng(await svc.post('/api/image', { html: TINY, viewport: { width: 3840, height: 2160 } }), 3840, 2160);
+    const bytes = await expectPng(
+      await svc.post('/api/image', { html: TINY, viewport: { width: 3840, height: 2160 } }),
+      3840,
+      2160,
+    );
     expect(decodePng(bytes).pixel(3839, 2159)).toEqual({ r: 255, g: 0, b: 0, a: 255 });
   });
 
   it('viewport width 3841 / height 2161 → 400', async () => {
-    const w = await expectInvalid(await svc.post('/api/image', { html: TINY, viewport: { width: 3841, height: 100 } }), 'viewport.width');
+    const w = await expectInvalid(
+      await svc.post('/api/image', { html: TINY, viewport: { width: 3841, height: 100 } }),
+      'viewport.width',
+    );
     expect(w).toHaveLength(1);
-    const h = await expectInvalid(await svc.post('/api/image', { html: TINY, viewport: { width: 100, height: 2161 } }), 'viewport.height');
+    const h = await expectInvalid(
+      await svc.post('/api/image', { html: TINY, viewport: { width: 100, height: 2161 } }),
+      'viewport.height',
+    );
     expect(h).toHaveLength(1);
   });
 
   it('viewport 1×1 renders; width 0 / height 0 → 400', async () => {
     await expectPng(await svc.post('/api/image', { html: TINY, viewport: { width: 1, height: 1 } }), 1, 1);
-    await expectInvalid(await svc.post('/api/image', { html: TINY, viewport: { width: 0, height: 1 } }), 'viewport.width');
-    await expectInvalid(await svc.post('/api/image', { html: TINY, viewport: { width: 1, height: 0 } }), 'viewport.height');
+    await expectInvalid(
+      await svc.post('/api/image', { html: TINY, viewport: { width: 0, height: 1 } }),
+      'viewport.width',
+    );
+    await expectInvalid(
+      await svc.post('/api/image', { html: TINY, viewport: { width: 1, height: 0 } }),
+      'viewport.height',
+    );
   });
 
   it('deviceScaleFactor 3 renders at 3× pixels; 3.01 → 400', async () => {
-    await expectPng(await svc.post('/api/image', { html: TINY, viewport: { width: 50, height: 40 }, deviceScaleFactor: 3 }), 150, 120);
+    await expectPng(
+      await svc.post('/api/image', { html: TINY, viewport: { width: 50, height: 40 }, deviceScaleFactor: 3 }),
+      150,
+      120,
+    );
     await expectInvalid(await svc.post('/api/image', { html: TINY, deviceScaleFactor: 3.01 }), 'deviceScaleFactor');
   });
 
   it('delay 0 renders; 10001 → 400', async () => {
-    await expectPng(await svc.post('/api/image', { html: TINY, viewport: { width: 10, height: 10 }, delay: 0 }), 10, 10);
+    await expectPng(
+      await svc.post('/api/image', { html: TINY, viewport: { width: 10, height: 10 }, delay: 0 }),
+      10,
+      10,
+    );
     await expectInvalid(await svc.post('/api/image', { html: TINY, delay: 10_001 }), 'delay');
     await expectInvalid(await svc.post('/api/pdf', { html: TINY, delay: -1 }), 'delay');
   });
@@ -377,13 +454,22 @@ describe('field limits at and just past their edges', () => {
   });
 
   it('timeout 120000 (limits.maxTimeoutMs) renders; 120001 → 400', async () => {
-    await expectPng(await svc.post('/api/image', { html: TINY, viewport: { width: 10, height: 10 }, timeout: 120_000 }), 10, 10);
+    await expectPng(
+      await svc.post('/api/image', { html: TINY, viewport: { width: 10, height: 10 }, timeout: 120_000 }),
+      10,
+      10,
+    );
     await expectInvalid(await svc.post('/api/image', { html: TINY, timeout: 120_001 }), 'timeout');
     await expectInvalid(await svc.post('/api/pdf', { html: TINY, timeout: 120_001 }), 'timeout');
   });
 
   it('quality 100 renders a JPEG; 101 → 400', async () => {
-    const res = await svc.post('/api/image', { html: TINY, viewport: { width: 20, height: 10 }, format: 'jpeg', quality: 100 });
+    const res = await svc.post('/api/image', {
+      html: TINY,
+      viewport: { width: 20, height: 10 },
+      format: 'jpeg',
+      quality: 100,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/jpeg');
     const bytes = await bytesOf(res);
@@ -418,8 +504,16 @@ describe('body size (413 payload_too_large)', () => {
 
   it(`a text/html body of exactly ${SMALL_BODY} bytes renders; one byte more → 413`, async () => {
     await expectPng(await postRaw(small, '/api/image', htmlOfSize(SMALL_BODY), 'text/html'), 1280, 800);
-    await expectError(await postRaw(small, '/api/image', htmlOfSize(SMALL_BODY + 1), 'text/html'), 413, 'payload_too_large');
-    await expectError(await postRaw(small, '/api/pdf', htmlOfSize(SMALL_BODY + 1), 'text/html'), 413, 'payload_too_large');
+    await expectError(
+      await postRaw(small, '/api/image', htmlOfSize(SMALL_BODY + 1), 'text/html'),
+      413,
+      'payload_too_large',
+    );
+    await expectError(
+      await postRaw(small, '/api/pdf', htmlOfSize(SMALL_BODY + 1), 'text/html'),
+      413,
+      'payload_too_large',
+    );
   });
 
   it('a Content-Length above the limit → 413 at once, without waiting for the body', async () => {
@@ -466,7 +560,8 @@ describe('body size (413 payload_too_large)', () => {
 });
 
 describe('raw text/html shortcut', () => {
-  const html = '<!doctype html><html><head><title>Shortcut</title></head><body style="margin:0;background:#0000ff"><p>RAW-HTML-SHORTCUT</p></body></html>';
+  const html =
+    '<!doctype html><html><head><title>Shortcut</title></head><body style="margin:0;background:#0000ff"><p>RAW-HTML-SHORTCUT</p></body></html>';
 
   it('POST /api/image with text/html → a PNG of the page at the default 1280×800', async () => {
     const res = await postRaw(svc, '/api/image', html, 'text/html; charset=utf-8');
@@ -502,21 +597,27 @@ describe('Content-Disposition filename', () => {
   it('a non-ASCII filename gets an ASCII fallback and a UTF-8 filename*', async () => {
     const res = await svc.post('/api/image', { html: TINY, viewport: { width: 4, height: 4 }, filename: 'résumé' });
     await expectPng(res, 4, 4);
-    expect(res.headers.get('content-disposition'))
-      .toBe(`inline; filename="r_sum_.png"; filename*=UTF-8''${encodeURIComponent('résumé.png')}`);
+    expect(res.headers.get('content-disposition')).toBe(
+      `inline; filename="r_sum_.png"; filename*=UTF-8''${encodeURIComponent('résumé.png')}`,
+    );
   });
 });
 
 describe('render queue (429 queue_full)', () => {
   it('with concurrency 1 and queueSize 1, a third render is refused at once with Retry-After; the first two succeed', async () => {
-    const slow = '<!doctype html><body style="margin:0;background:#00ff00"><script>const t=Date.now()+6000;while(Date.now()<t){}</script></body>';
+    const slow =
+      '<!doctype html><body style="margin:0;background:#00ff00"><script>const t=Date.now()+6000;while(Date.now()<t){}</script></body>';
     const started = Date.now();
     const first = small.post('/api/image', { html: slow, viewport: { width: 30, height: 20 } });
     await waitFor(() => small.limiter.activeCount === 1, 'the first render to start');
     const second = small.post('/api/image', { html: TINY, viewport: { width: 20, height: 30 } });
     await waitFor(() => small.limiter.queuedCount === 1, 'the second render to queue');
 
-    const third = await small.post('/api/image', { html: TINY, viewport: { width: 10, height: 10 } }, { 'X-Request-Id': 'third' });
+    const third = await small.post(
+      '/api/image',
+      { html: TINY, viewport: { width: 10, height: 10 } },
+      { 'X-Request-Id': 'third' },
+    );
     const refusedAfter = Date.now() - started;
     await expectError(third, 429, 'queue_full');
     expect(third.headers.get('x-request-id')).toBe('third');

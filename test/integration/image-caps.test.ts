@@ -25,8 +25,8 @@ const page = (body: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0;padding:0;background:#fff}</style></head><body>${body}</body></html>`;
 /** A block `width`×`height` CSS px: red, with a blue top-left 10×10 corner. */
 const block = (width: number, height: number) =>
-  `<div id="el" style="width:${width}px;height:${height}px;background:#f00;position:relative">`
-  + '<div style="position:absolute;left:0;top:0;width:10px;height:10px;background:#00f"></div></div>';
+  `<div id="el" style="width:${width}px;height:${height}px;background:#f00;position:relative">` +
+  '<div style="position:absolute;left:0;top:0;width:10px;height:10px;background:#00f"></div></div>';
 
 let svc: TestService;
 
@@ -57,16 +57,23 @@ const size = (p: DecodedPng) => [p.width, p.height];
 
 describe('viewport × deviceScaleFactor (known up front)', () => {
   it('at the pixel cap renders: 500×1000 CSS px at scale 2 is a 1000×2000 PNG', async () => {
-    const { res, png: image } = await png({ html: page(''), viewport: { width: 500, height: 1000 }, deviceScaleFactor: 2 });
+    const { res, png: image } = await png({
+      html: page(''),
+      viewport: { width: 500, height: 1000 },
+      deviceScaleFactor: 2,
+    });
     expect(size(image)).toEqual([1000, 2000]);
     expect(res.headers.get('x-truncated')).toBeNull();
   });
 
   it('one CSS row over is a 400 naming the viewport and the limit', async () => {
-    expect(await refused({ html: page(''), viewport: { width: 500, height: 1001 }, deviceScaleFactor: 2 })).toEqual([{
-      path: 'viewport',
-      message: 'the viewport, 500×1001 CSS px at scale 2 is 2002000 output pixels, over the limit of 2000000 (limits.maxImagePixels)',
-    }]);
+    expect(await refused({ html: page(''), viewport: { width: 500, height: 1001 }, deviceScaleFactor: 2 })).toEqual([
+      {
+        path: 'viewport',
+        message:
+          'the viewport, 500×1001 CSS px at scale 2 is 2002000 output pixels, over the limit of 2000000 (limits.maxImagePixels)',
+      },
+    ]);
   });
 
   it('a device counts with its own scale factor (iPhone 13: 390×664 at 3 = 2330640 pixels)', async () => {
@@ -86,12 +93,19 @@ describe('clip (known up front)', () => {
   });
 
   it('a side over maxFullPageHeight, or pixels over maxImagePixels, is a 400 naming the field', async () => {
-    expect(await refused({ html, clip: { x: 0, y: 0, width: 2001, height: 10 } }))
-      .toEqual([{ path: 'clip.width', message: 'at most 2000 CSS px (limits.maxFullPageHeight)' }]);
-    expect((await refused({ html, clip: { x: 0, y: 0, width: 10, height: 30_000 } })).map((d) => d.path)).toEqual(['clip.height']);
-    expect(await refused({ html, clip: { x: 0, y: 0, width: 2000, height: 1001 } })).toEqual([{
-      path: 'clip', message: 'the clip, 2000×1001 CSS px at scale 1 is 2002000 output pixels, over the limit of 2000000 (limits.maxImagePixels)',
-    }]);
+    expect(await refused({ html, clip: { x: 0, y: 0, width: 2001, height: 10 } })).toEqual([
+      { path: 'clip.width', message: 'at most 2000 CSS px (limits.maxFullPageHeight)' },
+    ]);
+    expect((await refused({ html, clip: { x: 0, y: 0, width: 10, height: 30_000 } })).map((d) => d.path)).toEqual([
+      'clip.height',
+    ]);
+    expect(await refused({ html, clip: { x: 0, y: 0, width: 2000, height: 1001 } })).toEqual([
+      {
+        path: 'clip',
+        message:
+          'the clip, 2000×1001 CSS px at scale 1 is 2002000 output pixels, over the limit of 2000000 (limits.maxImagePixels)',
+      },
+    ]);
   });
 });
 
@@ -133,7 +147,7 @@ describe('selector (cut at render time)', () => {
     const res = await svc.post('/api/image', { html: page(block(100, 30_000)), selector: '#el', response: 'json' });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-truncated')).toBe('height');
-    const body = await res.json() as { meta: { truncated: boolean }; data: string };
+    const body = (await res.json()) as { meta: { truncated: boolean }; data: string };
     expect(body.meta.truncated).toBe(true);
     expect(size(decodePng(Buffer.from(body.data, 'base64')))).toEqual([100, 2000]);
   });
@@ -155,7 +169,12 @@ describe('fullPage (cut at render time)', () => {
 
   it('a page cut only in height by the pixel cap keeps "X-Truncated: full-page"', async () => {
     // 500 CSS px wide at scale 2 = 1000 px rows: 2000 rows fit, i.e. 1000 CSS px of the 1999.
-    const { res, png: image } = await png({ html: page(block(500, 1999)), fullPage: true, viewport: { width: 500, height: 500 }, deviceScaleFactor: 2 });
+    const { res, png: image } = await png({
+      html: page(block(500, 1999)),
+      fullPage: true,
+      viewport: { width: 500, height: 500 },
+      deviceScaleFactor: 2,
+    });
     expect(size(image)).toEqual([1000, 2000]);
     expect(res.headers.get('x-truncated')).toBe('full-page');
   });
@@ -179,18 +198,25 @@ describe('a monitor capture over the cap', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const start = (maxImagePixels: number) => startTestService({
-    dataDir, limits: { maxImagePixels }, jobs: { pollIntervalMs: 100 }, rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
-  });
+  const start = (maxImagePixels: number) =>
+    startTestService({
+      dataDir,
+      limits: { maxImagePixels },
+      jobs: { pollIntervalMs: 100 },
+      rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
+    });
 
   it('fails cleanly with the reason (a baseline of 400×250 = 100000 pixels, the cap lowered to 90000)', async () => {
     const before = await start(50_000_000);
     const { key } = before.createKey('caps');
     const res = await before.call('POST', '/api/monitors', key, {
-      url: `${fixture.url}/page`, schedule: '0 0 1 1 *', paused: true, capture: { fullPage: true, viewport: { width: 400, height: 200 } },
+      url: `${fixture.url}/page`,
+      schedule: '0 0 1 1 *',
+      paused: true,
+      capture: { fullPage: true, viewport: { width: 400, height: 200 } },
     });
     expect(res.status).toBe(201);
-    const { id } = await res.json() as { id: string };
+    const { id } = (await res.json()) as { id: string };
     const baseline = await captureNow(before, key, id);
     expect(baseline).toMatchObject({ status: 'succeeded', width: 400, height: 250 });
     await before.stop(); // keeps the data directory
@@ -201,10 +227,13 @@ describe('a monitor capture over the cap', () => {
       expect(failed.status).toBe('failed');
       expect(failed.error).toEqual({
         code: 'render_failed',
-        message: 'the baseline image is 400×250 = 100000 pixels, over the limit of 90000 (limits.maxImagePixels); the capture cannot be compared',
+        message:
+          'the baseline image is 400×250 = 100000 pixels, over the limit of 90000 (limits.maxImagePixels); the capture cannot be compared',
       });
       // The diff threads are still fine: the service answers and renders.
-      expect((await after.post('/api/image', { html: page(''), viewport: { width: 100, height: 100 } })).status).toBe(200);
+      expect((await after.post('/api/image', { html: page(''), viewport: { width: 100, height: 100 } })).status).toBe(
+        200,
+      );
     } finally {
       await after.stop();
     }

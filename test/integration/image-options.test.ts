@@ -16,9 +16,11 @@ const page = (body: string, style = '') =>
   `<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0;padding:0}${style}</style></head><body>${body}</body></html>`;
 
 /** `height` px tall: the top 100 px red, the bottom 100 px blue, white between. */
-const tallPage = (height: number) => page(
-  `<div style="box-sizing:border-box;height:${height}px;border-top:100px solid #f00;border-bottom:100px solid #00f"></div>`,
-  'body{background:#fff}');
+const tallPage = (height: number) =>
+  page(
+    `<div style="box-sizing:border-box;height:${height}px;border-top:100px solid #f00;border-bottom:100px solid #00f"></div>`,
+    'body{background:#fff}',
+  );
 
 let svc: TestService;
 let fixtures: FixtureServer;
@@ -31,14 +33,20 @@ afterAll(async () => {
 });
 
 /** Renders and insists on 200 (showing the error body otherwise). */
-async function renderImage(body: Record<string, unknown>, service: TestService = svc): Promise<{ res: Response; buf: Buffer }> {
+async function renderImage(
+  body: Record<string, unknown>,
+  service: TestService = svc,
+): Promise<{ res: Response; buf: Buffer }> {
   const res = await service.post('/api/image', body);
   const buf = await bytesOf(res);
   if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${buf.toString('utf8').slice(0, 400)}`);
   return { res, buf };
 }
 
-async function renderPng(body: Record<string, unknown>, service: TestService = svc): Promise<{ res: Response; png: DecodedPng; buf: Buffer }> {
+async function renderPng(
+  body: Record<string, unknown>,
+  service: TestService = svc,
+): Promise<{ res: Response; png: DecodedPng; buf: Buffer }> {
   const { res, buf } = await renderImage(body, service);
   expect(isPng(buf)).toBe(true);
   return { res, buf, png: decodePng(buf) };
@@ -95,7 +103,10 @@ describe('what is captured: fullPage, selector, clip', () => {
   });
 
   it('selector captures just the element: a 123×45 div gives a 123×45 image', async () => {
-    const html = page('<div id="box" style="margin:37px 0 0 51px;width:123px;height:45px;background:#f00"></div>', 'body{background:#fff}');
+    const html = page(
+      '<div id="box" style="margin:37px 0 0 51px;width:123px;height:45px;background:#f00"></div>',
+      'body{background:#fff}',
+    );
     const { png } = await renderPng({ html, selector: '#box' });
     expect([png.width, png.height]).toEqual([123, 45]);
     expect(png.pixel(0, 0)).toEqual(RED);
@@ -111,7 +122,10 @@ describe('what is captured: fullPage, selector, clip', () => {
   });
 
   it('clip gives an image of the clip size whose origin is the page pixel at (x, y)', async () => {
-    const html = page('<div style="position:absolute;left:100px;top:50px;width:60px;height:40px;background:#00f"></div>', 'body{background:#fff}');
+    const html = page(
+      '<div style="position:absolute;left:100px;top:50px;width:60px;height:40px;background:#00f"></div>',
+      'body{background:#fff}',
+    );
     const exact = (await renderPng({ html, clip: { x: 100, y: 50, width: 60, height: 40 } })).png;
     expect([exact.width, exact.height]).toEqual([60, 40]);
     expect(exact.pixel(0, 0)).toEqual(BLUE);
@@ -126,7 +140,10 @@ describe('what is captured: fullPage, selector, clip', () => {
 // Both fail today (src bug): capture-image.ts hands Playwright viewport-relative clips without fullPage, so
 // PNG/JPEG clips are cut to the first viewport (and one wholly below it is a 500).
 describe('capture beyond the first viewport', () => {
-  const column = page('<div id="col" style="margin-top:100px;width:200px;height:1500px;background:#f00"></div><div style="height:100px;background:#00f"></div>', 'body{background:#fff}');
+  const column = page(
+    '<div id="col" style="margin-top:100px;width:200px;height:1500px;background:#f00"></div><div style="height:100px;background:#00f"></div>',
+    'body{background:#fff}',
+  );
 
   it('selector captures an element taller than the viewport whole', async () => {
     const { png } = await renderPng({ html: column, selector: '#col' });
@@ -171,7 +188,12 @@ describe('formats and quality', () => {
 
   // Fails today (src bug): the WebP path captures over its own CDP session with clip scale 1, in CSS px.
   it('webp honours deviceScaleFactor like png does', async () => {
-    const { buf } = await renderImage({ html: solid, format: 'webp', viewport: { width: 300, height: 200 }, deviceScaleFactor: 2 });
+    const { buf } = await renderImage({
+      html: solid,
+      format: 'webp',
+      viewport: { width: 300, height: 200 },
+      deviceScaleFactor: 2,
+    });
     expect(webpSize(buf)).toEqual({ width: 600, height: 400 });
   });
 
@@ -192,7 +214,10 @@ describe('formats and quality', () => {
   });
 
   it('quality with png is 400 naming "quality"', async () => {
-    for (const body of [{ html: solid, quality: 50 }, { html: solid, format: 'png', quality: 50 }]) {
+    for (const body of [
+      { html: solid, quality: 50 },
+      { html: solid, format: 'png', quality: 50 },
+    ]) {
       const res = await svc.post('/api/image', body);
       expect(res.status).toBe(400);
       const err = await errorOf(res);
@@ -250,11 +275,14 @@ describe('page changes: css, js, hideSelectors', () => {
 
 describe('animations', () => {
   // Both squares are green without their animation; the animation runs red → blue over 10 s.
-  const html = page('<div id="inf"></div><div id="fin"></div>', `
+  const html = page(
+    '<div id="inf"></div><div id="fin"></div>',
+    `
     @keyframes fade { from { background: #f00 } to { background: #00f } }
     #inf, #fin { width: 100px; height: 100px; background: #0f0 }
     #inf { animation: fade 60s linear infinite }
-    #fin { animation: fade 60s linear forwards }`);
+    #fin { animation: fade 60s linear forwards }`,
+  );
 
   it('are disabled by default: finite ones finish, infinite ones are cancelled, every capture is the same', async () => {
     const first = await renderPng({ html, viewport: { width: 200, height: 200 } });
@@ -274,8 +302,12 @@ describe('animations', () => {
 
 describe('full-page height cap (limits.maxFullPageHeight: 2000)', () => {
   let capped: TestService;
-  beforeAll(async () => { capped = await startTestService({ limits: { maxFullPageHeight: 2000 } }); });
-  afterAll(async () => { await capped?.close(); });
+  beforeAll(async () => {
+    capped = await startTestService({ limits: { maxFullPageHeight: 2000 } });
+  });
+  afterAll(async () => {
+    await capped?.close();
+  });
 
   it('a 5000 px page gives a 2000 px image and X-Truncated: full-page', async () => {
     const { res, png } = await renderPng({ html: tallPage(5000), fullPage: true }, capped);

@@ -84,16 +84,22 @@ describe('render isolation on a reused warm page', () => {
     // The wipe clears storage by origin. Partitioned third-party storage would need clearing by
     // storage key; it does not exist because Chromium denies a cross-site iframe storage in these
     // contexts. If a Chromium update grants it, this test fails: extend WarmPage.wipe then.
-    fixture.route('/storage-probe', html(`<script>
+    fixture.route(
+      '/storage-probe',
+      html(`<script>
       const tell = (m) => parent.postMessage(m, '*');
       try { localStorage.setItem('k', 'v'); tell('LOCAL-GRANTED'); } catch { tell('LOCAL-DENIED'); }
       try { sessionStorage.setItem('k', 'v'); tell('SESSION-GRANTED'); } catch { tell('SESSION-DENIED'); }
       const open = indexedDB.open('probe', 1);
       open.onsuccess = () => tell('IDB-GRANTED');
       open.onerror = () => tell('IDB-DENIED');
-    </script>`));
-    fixture.route('/framed-probe', html(`<iframe src="http://localhost:${fixture.port}/storage-probe"></iframe>
-      <script>addEventListener('message', (e) => document.body.insertAdjacentHTML('beforeend', '<p>' + e.data + '</p>'));</script>`));
+    </script>`),
+    );
+    fixture.route(
+      '/framed-probe',
+      html(`<iframe src="http://localhost:${fixture.port}/storage-probe"></iframe>
+      <script>addEventListener('message', (e) => document.body.insertAdjacentHTML('beforeend', '<p>' + e.data + '</p>'));</script>`),
+    );
     const text = await pdfText({ url: `${fixture.url}/framed-probe`, delay: 800 });
     expect(text).toContain('LOCAL-DENIED');
     expect(text).toContain('SESSION-DENIED');
@@ -105,7 +111,9 @@ describe('render isolation on a reused warm page', () => {
       res.writeHead(200, { 'content-type': 'text/javascript' });
       res.end("self.addEventListener('fetch', (e) => e.respondWith(new Response('FROM-SW')));");
     });
-    fixture.route('/register-sw', html(`<script>
+    fixture.route(
+      '/register-sw',
+      html(`<script>
       const say = (t) => document.body.insertAdjacentHTML('beforeend', '<p id="done">' + t + '</p>');
       // Blocked registration may reject, or never settle: report whichever comes first, after 1.5 s.
       if (!navigator.serviceWorker) say('SW-UNAVAILABLE');
@@ -113,7 +121,8 @@ describe('render isolation on a reused warm page', () => {
         navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then(() => 'SW-INSTALLED', () => 'SW-REFUSED'),
         new Promise((r) => setTimeout(() => r('SW-PENDING'), 1500)),
       ]).then(say);
-    </script>`));
+    </script>`),
+    );
     const first = await pdfText({ url: `${fixture.url}/register-sw`, waitForSelector: '#done' });
     expect(first).toMatch(/SW-(UNAVAILABLE|REFUSED|PENDING)/);
     expect(first).not.toContain('SW-INSTALLED');
@@ -124,9 +133,10 @@ describe('render isolation on a reused warm page', () => {
     expect(fixture.requests.some((r) => r.path === '/invoice')).toBe(true); // served by the network
   });
 
-  it('render A\'s own state is visible within render A (the test can detect state at all)', async () => {
+  it("render A's own state is visible within render A (the test can detect state at all)", async () => {
     const text = await pdfText({
-      url: `${fixture.url}/set-state?v=self`, waitForSelector: '#done',
+      url: `${fixture.url}/set-state?v=self`,
+      waitForSelector: '#done',
       js: `setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>SELF ' + localStorage.getItem('secret') + ' ' + sessionStorage.getItem('secret') + '</p>'), 0)`,
       delay: 200,
     });
@@ -155,8 +165,13 @@ describe('render isolation on a reused warm page', () => {
   });
 
   it('emulation of render A (viewport, dark scheme) does not carry over to render B', async () => {
-    const page = '<style>body{margin:0;background:#fff}@media (prefers-color-scheme: dark){body{background:#000}}</style>';
-    const a = await service.post('/api/image', { html: page, viewport: { width: 300, height: 200 }, colorScheme: 'dark' });
+    const page =
+      '<style>body{margin:0;background:#fff}@media (prefers-color-scheme: dark){body{background:#000}}</style>';
+    const a = await service.post('/api/image', {
+      html: page,
+      viewport: { width: 300, height: 200 },
+      colorScheme: 'dark',
+    });
     expect(a.status).toBe(200);
     const b = await service.post('/api/image', { html: page });
     const { decodePng } = await import('../helpers/png.js');

@@ -18,7 +18,10 @@ import type { JobView } from '../../src/jobs/view.js';
 import { sleep, until } from '../helpers/until.js';
 
 type JobJson = JobView; // what the API sends
-interface JobPage { items: JobJson[]; nextCursor: string | null }
+interface JobPage {
+  items: JobJson[];
+  nextCursor: string | null;
+}
 
 const FINISHED = ['succeeded', 'failed', 'canceled'];
 
@@ -30,34 +33,50 @@ beforeAll(async () => {
   fixture = await startFixtureServer();
   fixture.route('/hang', (_req, res) => {
     const entry = { res, closed: false };
-    res.on('close', () => { entry.closed = true; });
+    res.on('close', () => {
+      entry.closed = true;
+    });
     hangs.push(entry);
   });
 });
-afterAll(async () => { await fixture?.close(); });
+afterAll(async () => {
+  await fixture?.close();
+});
 
 /** Helpers bound to one service. */
 function api(svc: TestService) {
-  const submit = (key: IssuedKey, body: Record<string, unknown>, headers: Record<string, string> = {}, kind: 'pdf' | 'image' = 'pdf') =>
-    svc.call('POST', `/api/${kind}`, key.key, { async: true, ...body }, headers);
+  const submit = (
+    key: IssuedKey,
+    body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+    kind: 'pdf' | 'image' = 'pdf',
+  ) => svc.call('POST', `/api/${kind}`, key.key, { async: true, ...body }, headers);
 
-  async function submitOk(key: IssuedKey, body: Record<string, unknown>, kind: 'pdf' | 'image' = 'pdf'): Promise<JobJson> {
+  async function submitOk(
+    key: IssuedKey,
+    body: Record<string, unknown>,
+    kind: 'pdf' | 'image' = 'pdf',
+  ): Promise<JobJson> {
     const res = await submit(key, body, {}, kind);
     expect(res.status, await res.clone().text()).toBe(202);
-    return await res.json() as JobJson;
+    return (await res.json()) as JobJson;
   }
 
   async function getJob(key: IssuedKey, id: string): Promise<JobJson> {
     const res = await svc.call('GET', `/api/jobs/${id}`, key.key);
     expect(res.status).toBe(200);
-    return await res.json() as JobJson;
+    return (await res.json()) as JobJson;
   }
 
   const waitForStatus = (key: IssuedKey, id: string, statuses: string[], timeoutMs = 30_000) =>
-    until(`job ${id} to be ${statuses.join('/')}`, async () => {
-      const job = await getJob(key, id);
-      return statuses.includes(job.status) ? job : undefined;
-    }, timeoutMs);
+    until(
+      `job ${id} to be ${statuses.join('/')}`,
+      async () => {
+        const job = await getJob(key, id);
+        return statuses.includes(job.status) ? job : undefined;
+      },
+      timeoutMs,
+    );
 
   /**
    * Two async jobs whose page never answers, each holding a render slot (and the worker's whole
@@ -100,23 +119,27 @@ describe('jobs API on a service with 2 render slots', () => {
     svc = await startTestService({ render: { concurrency: 2 }, jobs: { pollIntervalMs: 100 } });
     h = api(svc);
   });
-  afterAll(async () => { await svc?.close(); });
+  afterAll(async () => {
+    await svc?.close();
+  });
 
   describe('submission rules', () => {
     let key: IssuedKey;
-    beforeAll(() => { key = svc.createKey('submit'); });
+    beforeAll(() => {
+      key = svc.createKey('submit');
+    });
 
     it('answers 202 with the queued job and a Location that serves it', async () => {
       const res = await h.submit(key, { html: '<p>SUBMIT-202</p>' });
       expect(res.status).toBe(202);
-      const job = await res.json() as JobJson;
+      const job = (await res.json()) as JobJson;
       expect(job.id).toMatch(/^job_/);
       expect(job).toMatchObject({ kind: 'pdf', status: 'queued', attempts: 0 });
       expect(Number.isNaN(Date.parse(job.createdAt))).toBe(false);
       expect(res.headers.get('location')).toBe(`/api/jobs/${job.id}`);
       const viaLocation = await svc.call('GET', res.headers.get('location')!, key.key);
       expect(viaLocation.status).toBe(200);
-      expect((await viaLocation.json() as JobJson).id).toBe(job.id);
+      expect(((await viaLocation.json()) as JobJson).id).toBe(job.id);
       await h.waitForStatus(key, job.id, ['succeeded']);
     });
 
@@ -129,7 +152,10 @@ describe('jobs API on a service with 2 render slots', () => {
     });
 
     it('refuses webhookUrl without async with 400 naming webhookUrl', async () => {
-      const res = await svc.call('POST', '/api/pdf', key.key, { html: '<p>x</p>', webhookUrl: 'http://127.0.0.1:9/hook' });
+      const res = await svc.call('POST', '/api/pdf', key.key, {
+        html: '<p>x</p>',
+        webhookUrl: 'http://127.0.0.1:9/hook',
+      });
       expect(res.status).toBe(400);
       const err = await errorOf(res);
       expect(err.code).toBe('invalid_request');
@@ -142,7 +168,10 @@ describe('jobs API on a service with 2 render slots', () => {
         expect(res.status, webhookUrl).toBe(400);
         const err = await errorOf(res);
         expect(err.code).toBe('invalid_request');
-        expect(err.details?.map((d) => d.path), webhookUrl).toContain('webhookUrl');
+        expect(
+          err.details?.map((d) => d.path),
+          webhookUrl,
+        ).toContain('webhookUrl');
       }
     });
 
@@ -167,23 +196,29 @@ describe('jobs API on a service with 2 render slots', () => {
 
   describe('Idempotency-Key', () => {
     let key: IssuedKey;
-    beforeAll(() => { key = svc.createKey('idem'); });
+    beforeAll(() => {
+      key = svc.createKey('idem');
+    });
 
     it('the same key and body answer 200 with the same job, every time', async () => {
       const body = { html: '<p>IDEM-SAME</p>', filename: 'same.pdf' };
       const first = await h.submit(key, body, { 'Idempotency-Key': 'order-1' });
       expect(first.status).toBe(202);
-      const job = await first.json() as JobJson;
+      const job = (await first.json()) as JobJson;
       for (let i = 0; i < 2; i++) {
         const again = await h.submit(key, body, { 'Idempotency-Key': 'order-1' });
         expect(again.status).toBe(200);
         expect(again.headers.get('location')).toBe(`/api/jobs/${job.id}`);
-        expect((await again.json() as JobJson).id).toBe(job.id);
+        expect(((await again.json()) as JobJson).id).toBe(job.id);
       }
       // Property order is not part of "the same body".
-      const reordered = await h.submit(key, { filename: 'same.pdf', html: '<p>IDEM-SAME</p>' }, { 'Idempotency-Key': 'order-1' });
+      const reordered = await h.submit(
+        key,
+        { filename: 'same.pdf', html: '<p>IDEM-SAME</p>' },
+        { 'Idempotency-Key': 'order-1' },
+      );
       expect(reordered.status).toBe(200);
-      expect((await reordered.json() as JobJson).id).toBe(job.id);
+      expect(((await reordered.json()) as JobJson).id).toBe(job.id);
       expect(h.jobRows(key)).toBe(1);
     });
 
@@ -205,7 +240,11 @@ describe('jobs API on a service with 2 render slots', () => {
       const b = await h.submit(key, body, { 'Idempotency-Key': 'order-3b' });
       const c = await h.submit(key, body);
       expect([a.status, b.status, c.status]).toEqual([202, 202, 202]);
-      const ids = new Set([(await a.json() as JobJson).id, (await b.json() as JobJson).id, (await c.json() as JobJson).id]);
+      const ids = new Set([
+        ((await a.json()) as JobJson).id,
+        ((await b.json()) as JobJson).id,
+        ((await c.json()) as JobJson).id,
+      ]);
       expect(ids.size).toBe(3);
     });
 
@@ -215,31 +254,33 @@ describe('jobs API on a service with 2 render slots', () => {
       const mine = await h.submit(key, body, { 'Idempotency-Key': 'order-4' });
       const theirs = await h.submit(other, body, { 'Idempotency-Key': 'order-4' });
       expect([mine.status, theirs.status]).toEqual([202, 202]);
-      expect((await mine.json() as JobJson).id).not.toBe((await theirs.json() as JobJson).id);
+      expect(((await mine.json()) as JobJson).id).not.toBe(((await theirs.json()) as JobJson).id);
     });
 
     it('a key older than 24 h starts a new job, which the key then names', async () => {
       const body = { html: '<p>IDEM-OLD</p>' };
       const first = await h.submit(key, body, { 'Idempotency-Key': 'order-5' });
       expect(first.status).toBe(202);
-      const oldId = (await first.json() as JobJson).id;
-      const aged = svc.db.prepare('UPDATE idempotency_keys SET created_at = ? WHERE key_id = ? AND idem_key = ?')
+      const oldId = ((await first.json()) as JobJson).id;
+      const aged = svc.db
+        .prepare('UPDATE idempotency_keys SET created_at = ? WHERE key_id = ? AND idem_key = ?')
         .run(new Date(Date.now() - 25 * 3600_000).toISOString(), key.id, 'order-5');
       expect(aged.changes).toBe(1);
 
       const fresh = await h.submit(key, body, { 'Idempotency-Key': 'order-5' });
       expect(fresh.status).toBe(202);
-      const newId = (await fresh.json() as JobJson).id;
+      const newId = ((await fresh.json()) as JobJson).id;
       expect(newId).not.toBe(oldId);
       const repeat = await h.submit(key, body, { 'Idempotency-Key': 'order-5' });
       expect(repeat.status).toBe(200);
-      expect((await repeat.json() as JobJson).id).toBe(newId);
+      expect(((await repeat.json()) as JobJson).id).toBe(newId);
     });
 
     it('an expired key may be reused with a different body (no 409)', async () => {
       const first = await h.submit(key, { html: '<p>IDEM-OLD-A</p>' }, { 'Idempotency-Key': 'order-6' });
       expect(first.status).toBe(202);
-      svc.db.prepare('UPDATE idempotency_keys SET created_at = ? WHERE key_id = ? AND idem_key = ?')
+      svc.db
+        .prepare('UPDATE idempotency_keys SET created_at = ? WHERE key_id = ? AND idem_key = ?')
         .run(new Date(Date.now() - 25 * 3600_000).toISOString(), key.id, 'order-6');
       const second = await h.submit(key, { html: '<p>IDEM-OLD-B</p>' }, { 'Idempotency-Key': 'order-6' });
       expect(second.status).toBe(202);
@@ -274,7 +315,7 @@ describe('jobs API on a service with 2 render slots', () => {
         h.submit(racer, body, { 'Idempotency-Key': 'race-1' }),
       ]);
       expect([a.status, b.status].sort()).toEqual([200, 202]);
-      const [ja, jb] = [await a.json() as JobJson, await b.json() as JobJson];
+      const [ja, jb] = [(await a.json()) as JobJson, (await b.json()) as JobJson];
       expect(ja.id).toBe(jb.id);
       expect(h.jobRows(racer)).toBe(1);
     });
@@ -282,7 +323,9 @@ describe('jobs API on a service with 2 render slots', () => {
 
   describe('cancel', () => {
     let key: IssuedKey;
-    beforeAll(() => { key = svc.createKey('cancel'); });
+    beforeAll(() => {
+      key = svc.createKey('cancel');
+    });
 
     it('a queued job is canceled (200) and never runs', async () => {
       const blockers = await h.occupySlots(key);
@@ -291,7 +334,7 @@ describe('jobs API on a service with 2 render slots', () => {
 
       const res = await svc.call('DELETE', `/api/jobs/${queued.id}`, key.key);
       expect(res.status).toBe(200);
-      const canceled = await res.json() as JobJson;
+      const canceled = (await res.json()) as JobJson;
       expect(canceled).toMatchObject({ id: queued.id, status: 'canceled', attempts: 0 });
       expect(canceled.finishedAt).toBeDefined();
 
@@ -322,7 +365,11 @@ describe('jobs API on a service with 2 render slots', () => {
       expect(sync.status).toBe(200);
       expect((await parsePdf(await bytesOf(sync))).text).toContain('AFTER-CANCEL');
       // Chromium gave up on one of the two page loads (the canceled one), not on the other.
-      await until('the canceled page load to be dropped', () => hangs.slice(hangOf).filter((x) => x.closed).length === 1, 10_000);
+      await until(
+        'the canceled page load to be dropped',
+        () => hangs.slice(hangOf).filter((x) => x.closed).length === 1,
+        10_000,
+      );
       expect((await h.getJob(key, other!.id)).status).toBe('running');
 
       await h.freeSlots(key, [other!]);
@@ -361,17 +408,24 @@ describe('jobs API on a service with 2 render slots', () => {
   describe('ownership', () => {
     let owner: IssuedKey;
     let stranger: IssuedKey;
-    beforeAll(() => { owner = svc.createKey('owner'); stranger = svc.createKey('stranger'); });
+    beforeAll(() => {
+      owner = svc.createKey('owner');
+      stranger = svc.createKey('stranger');
+    });
 
-    it("another key gets 404 for the job, its result and its cancel, and does not list it", async () => {
+    it('another key gets 404 for the job, its result and its cancel, and does not list it', async () => {
       const job = await h.submitOk(owner, { html: '<p>MINE</p>' });
       await h.waitForStatus(owner, job.id, ['succeeded']);
-      for (const [method, path] of [['GET', `/api/jobs/${job.id}`], ['GET', `/api/jobs/${job.id}/result`], ['DELETE', `/api/jobs/${job.id}`]] as const) {
+      for (const [method, path] of [
+        ['GET', `/api/jobs/${job.id}`],
+        ['GET', `/api/jobs/${job.id}/result`],
+        ['DELETE', `/api/jobs/${job.id}`],
+      ] as const) {
         const res = await svc.call(method, path, stranger.key);
         expect(res.status, `${method} ${path}`).toBe(404);
         expect((await errorOf(res)).code).toBe('not_found');
       }
-      const list = await (await svc.call('GET', '/api/jobs?limit=100', stranger.key)).json() as JobPage;
+      const list = (await (await svc.call('GET', '/api/jobs?limit=100', stranger.key)).json()) as JobPage;
       expect(list.items.map((j) => j.id)).not.toContain(job.id);
       // The owner still has it all.
       expect((await h.getJob(owner, job.id)).status).toBe('succeeded');
@@ -388,7 +442,11 @@ describe('jobs API on a service with 2 render slots', () => {
     });
 
     it('an unknown id is 404 for the job, its result and its cancel', async () => {
-      for (const [method, path] of [['GET', '/api/jobs/job_00000000000000000000'], ['GET', '/api/jobs/job_00000000000000000000/result'], ['DELETE', '/api/jobs/job_00000000000000000000']] as const) {
+      for (const [method, path] of [
+        ['GET', '/api/jobs/job_00000000000000000000'],
+        ['GET', '/api/jobs/job_00000000000000000000/result'],
+        ['DELETE', '/api/jobs/job_00000000000000000000'],
+      ] as const) {
         const res = await svc.call(method, path, owner.key);
         expect(res.status, `${method} ${path}`).toBe(404);
         expect((await errorOf(res)).code).toBe('not_found');
@@ -410,7 +468,7 @@ describe('jobs API on a service with 2 render slots', () => {
     const list = async (query: string) => {
       const res = await svc.call('GET', `/api/jobs${query}`, key.key);
       expect(res.status, await res.clone().text()).toBe(200);
-      return await res.json() as JobPage;
+      return (await res.json()) as JobPage;
     };
 
     beforeAll(async () => {
@@ -438,7 +496,12 @@ describe('jobs API on a service with 2 render slots', () => {
 
     it('filters by status', async () => {
       const succeeded = await list('?status=succeeded');
-      expect(succeeded.items.map((j) => j.id)).toEqual(submitted.filter((s) => s.status === 'succeeded').map((s) => s.id).reverse());
+      expect(succeeded.items.map((j) => j.id)).toEqual(
+        submitted
+          .filter((s) => s.status === 'succeeded')
+          .map((s) => s.id)
+          .reverse(),
+      );
       expect((await list('?status=failed')).items.map((j) => j.id)).toEqual([submitted[5]!.id]);
       expect((await list('?status=canceled')).items.map((j) => j.id)).toEqual([submitted[6]!.id]);
       expect((await list('?status=queued')).items).toEqual([]);
@@ -482,7 +545,10 @@ describe('jobs API on a service with 2 render slots', () => {
         expect(res.status, limit).toBe(400);
         const err = await errorOf(res);
         expect(err.code).toBe('invalid_request');
-        expect(err.details?.map((d) => d.path), limit).toContain('limit');
+        expect(
+          err.details?.map((d) => d.path),
+          limit,
+        ).toContain('limit');
       }
     });
 
@@ -498,14 +564,19 @@ describe('jobs API on a service with 2 render slots', () => {
         expect(res.status, query).toBe(400);
         const err = await errorOf(res);
         expect(err.code).toBe('invalid_request');
-        expect(err.details?.map((d) => d.path), query).toContain(field);
+        expect(
+          err.details?.map((d) => d.path),
+          query,
+        ).toContain(field);
       }
     });
   });
 
   describe('result', () => {
     let key: IssuedKey;
-    beforeAll(() => { key = svc.createKey('result'); });
+    beforeAll(() => {
+      key = svc.createKey('result');
+    });
 
     it('is 404 not_found while the job is queued or running', async () => {
       const blockers = await h.occupySlots(key);
@@ -532,8 +603,21 @@ describe('jobs API on a service with 2 render slots', () => {
     });
 
     it('serves a JPEG and a PNG with their types and filenames (defaults when none was given)', async () => {
-      const jpeg = await h.submitOk(key, { html: '<body style="background:#00f">', format: 'jpeg', filename: 'shot.jpeg', viewport: { width: 200, height: 100 } }, 'image');
-      const png = await h.submitOk(key, { html: '<body style="margin:0;background:#f00">', viewport: { width: 200, height: 100 } }, 'image');
+      const jpeg = await h.submitOk(
+        key,
+        {
+          html: '<body style="background:#00f">',
+          format: 'jpeg',
+          filename: 'shot.jpeg',
+          viewport: { width: 200, height: 100 },
+        },
+        'image',
+      );
+      const png = await h.submitOk(
+        key,
+        { html: '<body style="margin:0;background:#f00">', viewport: { width: 200, height: 100 } },
+        'image',
+      );
       await h.waitForStatus(key, jpeg.id, ['succeeded']);
       await h.waitForStatus(key, png.id, ['succeeded']);
 
@@ -559,10 +643,18 @@ describe('jobs API on a service with 2 render slots', () => {
       // Each job takes at least a second, so the backlog (10 jobs over 2 slots) lasts several seconds.
       const jobs: JobJson[] = [];
       for (let i = 0; i < 10; i++) jobs.push(await h.submitOk(key, { html: `<p>FAIR-${i}</p>`, delay: 1000 }));
-      const pending = () => (svc.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND status IN ('queued', 'running')`).get(key.id) as { n: number }).n;
+      const pending = () =>
+        (
+          svc.db
+            .prepare(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND status IN ('queued', 'running')`)
+            .get(key.id) as { n: number }
+        ).n;
       expect(pending()).toBeGreaterThan(0);
 
-      const sync = await svc.call('POST', '/api/image', key.key, { html: '<body style="margin:0;background:#0f0">', viewport: { width: 100, height: 100 } });
+      const sync = await svc.call('POST', '/api/image', key.key, {
+        html: '<body style="margin:0;background:#0f0">',
+        viewport: { width: 100, height: 100 },
+      });
       expect(sync.status).toBe(200);
       expect(decodePng(await bytesOf(sync)).pixel(50, 50)).toMatchObject({ r: 0, g: 255, b: 0 });
       // It did not wait for the backlog to drain: it shared the line with the jobs.
@@ -584,18 +676,28 @@ describe('result expiry (jobs.resultTtlHours ≈ 7.2 s, sweeper every 200 ms)', 
 
   beforeAll(async () => {
     // 0.002 h = 7.2 s: long enough to fetch the result once even on a loaded machine.
-    svc = await startTestService({ render: { concurrency: 2 }, jobs: { pollIntervalMs: 50, resultTtlHours: 0.002, sweepIntervalMs: 200 } });
+    svc = await startTestService({
+      render: { concurrency: 2 },
+      jobs: { pollIntervalMs: 50, resultTtlHours: 0.002, sweepIntervalMs: 200 },
+    });
     h = api(svc);
     key = svc.createKey('expiry');
   });
-  afterAll(async () => { await svc?.close(); });
+  afterAll(async () => {
+    await svc?.close();
+  });
 
   it('the result is served, then answers 410 gone; the job still says succeeded and the sweeper removes the file', async () => {
     const job = await h.submitOk(key, { html: '<p>EXPIRES</p>' });
-    const done = await until('the job to succeed', async () => {
-      const j = await h.getJob(key, job.id);
-      return j.status === 'succeeded' ? j : undefined;
-    }, 30_000, 20);
+    const done = await until(
+      'the job to succeed',
+      async () => {
+        const j = await h.getJob(key, job.id);
+        return j.status === 'succeeded' ? j : undefined;
+      },
+      30_000,
+      20,
+    );
     const file = join(svc.dataDir, 'results', `${job.id}-1`);
     expect(existsSync(file)).toBe(true);
     const first = await svc.call('GET', `/api/jobs/${job.id}/result`, key.key);
@@ -605,11 +707,19 @@ describe('result expiry (jobs.resultTtlHours ≈ 7.2 s, sweeper every 200 ms)', 
     const ttl = Date.parse(done.result!.expiresAt) - Date.parse(done.finishedAt!);
     expect(ttl).toBe(7200);
 
-    const gone = await until('the result to expire', async () => {
-      const res = await svc.call('GET', `/api/jobs/${job.id}/result`, key.key);
-      if (res.status === 200) { await res.arrayBuffer(); return undefined; }
-      return res;
-    }, 20_000, 200);
+    const gone = await until(
+      'the result to expire',
+      async () => {
+        const res = await svc.call('GET', `/api/jobs/${job.id}/result`, key.key);
+        if (res.status === 200) {
+          await res.arrayBuffer();
+          return undefined;
+        }
+        return res;
+      },
+      20_000,
+      200,
+    );
     expect(gone.status).toBe(410);
     expect((await errorOf(gone)).code).toBe('gone');
 
@@ -619,8 +729,13 @@ describe('result expiry (jobs.resultTtlHours ≈ 7.2 s, sweeper every 200 ms)', 
 
     await until('the sweeper to remove the file', () => !existsSync(file), 10_000);
     expect(readdirSync(join(svc.dataDir, 'results')).filter((f) => f.startsWith(job.id))).toEqual([]);
-    await until('the row to record the removal', () =>
-      (svc.db.prepare('SELECT result_removed_at AS at FROM jobs WHERE id = ?').get(job.id) as { at: string | null }).at !== null, 5_000);
+    await until(
+      'the row to record the removal',
+      () =>
+        (svc.db.prepare('SELECT result_removed_at AS at FROM jobs WHERE id = ?').get(job.id) as { at: string | null })
+          .at !== null,
+      5_000,
+    );
     // Still 410 (not 404, not 500) once the file is gone.
     const later = await svc.call('GET', `/api/jobs/${job.id}/result`, key.key);
     expect(later.status).toBe(410);
@@ -637,7 +752,9 @@ describe('jobs.maxQueuedPerKey = 2', () => {
     svc = await startTestService({ render: { concurrency: 2 }, jobs: { pollIntervalMs: 100, maxQueuedPerKey: 2 } });
     h = api(svc);
   });
-  afterAll(async () => { await svc?.close(); });
+  afterAll(async () => {
+    await svc?.close();
+  });
 
   it('the 3rd queued job of a key is 429 queue_full with Retry-After; other keys are unaffected; it clears as jobs finish', async () => {
     // Another key holds both slots, so this key's jobs stay queued.
@@ -648,7 +765,7 @@ describe('jobs.maxQueuedPerKey = 2', () => {
 
     const firstRes = await h.submit(key, { html: '<p>Q1</p>' }, { 'Idempotency-Key': 'q1' });
     expect(firstRes.status).toBe(202);
-    const first = await firstRes.json() as JobJson;
+    const first = (await firstRes.json()) as JobJson;
     const second = await h.submitOk(key, { html: '<p>Q2</p>' });
     for (const j of [first, second]) expect((await h.getJob(key, j.id)).status).toBe('queued');
     const third = await h.submit(key, { html: '<p>Q3</p>' });
@@ -659,7 +776,7 @@ describe('jobs.maxQueuedPerKey = 2', () => {
     // A repeat of an accepted job (same Idempotency-Key and body) is not a new job: answered, not 429.
     const repeat = await h.submit(key, { html: '<p>Q1</p>' }, { 'Idempotency-Key': 'q1' });
     expect(repeat.status).toBe(200);
-    expect((await repeat.json() as JobJson).id).toBe(first.id);
+    expect(((await repeat.json()) as JobJson).id).toBe(first.id);
     const otherKeyJob = await h.submitOk(other, { html: '<p>OTHER</p>' });
 
     await h.freeSlots(blocker, blockers);

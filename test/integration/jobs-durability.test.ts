@@ -18,23 +18,35 @@ import { bytesOf, startTestService, type TestService } from '../helpers/service.
 import { startWebhookReceiver, verifyHit, type Hit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { sleep } from '../helpers/until.js';
 
-interface JobJson { id: string; status: string; attempts: number; error?: { code: string; message: string }; result?: { url: string; bytes: number } }
+interface JobJson {
+  id: string;
+  status: string;
+  attempts: number;
+  error?: { code: string; message: string };
+  result?: { url: string; bytes: number };
+}
 
 type Caller = Pick<TestService, 'call'>;
-
 
 async function getJob(svc: Caller, key: string, id: string): Promise<JobJson> {
   const res = await svc.call('GET', `/api/jobs/${id}`, key);
   if (res.status !== 200) throw new Error(`GET /api/jobs/${id} → ${res.status}`);
-  return await res.json() as JobJson;
+  return (await res.json()) as JobJson;
 }
 
-async function waitForJob(svc: Caller, key: string, id: string, statuses: string[], timeoutMs = 30_000): Promise<JobJson> {
+async function waitForJob(
+  svc: Caller,
+  key: string,
+  id: string,
+  statuses: string[],
+  timeoutMs = 30_000,
+): Promise<JobJson> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const job = await getJob(svc, key, id);
     if (statuses.includes(job.status)) return job;
-    if (Date.now() > until) throw new Error(`job ${id} still ${job.status} (attempts ${job.attempts}) after ${timeoutMs} ms`);
+    if (Date.now() > until)
+      throw new Error(`job ${id} still ${job.status} (attempts ${job.attempts}) after ${timeoutMs} ms`);
     await sleep(100);
   }
 }
@@ -42,7 +54,7 @@ async function waitForJob(svc: Caller, key: string, id: string, statuses: string
 async function submit(svc: Caller, key: string, body: Record<string, unknown>): Promise<string> {
   const res = await svc.call('POST', '/api/pdf', key, { ...body, async: true });
   if (res.status !== 202) throw new Error(`async submit → ${res.status}: ${await res.text()}`);
-  return (await res.json() as { id: string }).id;
+  return ((await res.json()) as { id: string }).id;
 }
 
 async function pdfTextOf(svc: Caller, key: string, id: string): Promise<string> {
@@ -53,7 +65,9 @@ async function pdfTextOf(svc: Caller, key: string, id: string): Promise<string> 
 
 /** The files the result store holds for one job (a try stores under `<jobId>-<attempt>`). */
 function resultFilesOf(dataDir: string, jobId: string): string[] {
-  return readdirSync(join(dataDir, 'results')).filter((f) => f.startsWith(jobId)).sort();
+  return readdirSync(join(dataDir, 'results'))
+    .filter((f) => f.startsWith(jobId))
+    .sort();
 }
 
 /** The hits that speak of `jobId`, each verified with the reference implementation (throws if one is not). */
@@ -62,17 +76,32 @@ function hitsFor(hits: Hit[], secret: string, jobId: string): { hit: Hit; event:
 }
 
 /** A job row as a worker that claimed it and then died leaves it behind. */
-function insertOrphan(db: Database.Database, row: {
-  id: string; keyId: string; request: string; baseUrl: string; attempts: number; leaseExpiresAt: Date; webhookUrl?: string;
-  error?: { code: string; message: string };
-}): void {
+function insertOrphan(
+  db: Database.Database,
+  row: {
+    id: string;
+    keyId: string;
+    request: string;
+    baseUrl: string;
+    attempts: number;
+    leaseExpiresAt: Date;
+    webhookUrl?: string;
+    error?: { code: string; message: string };
+  },
+): void {
   const now = new Date().toISOString();
-  db.prepare(`INSERT INTO jobs (id, key_id, kind, status, request, base_url, webhook_url, attempts, lease_owner, lease_expires_at,
+  db.prepare(
+    `INSERT INTO jobs (id, key_id, kind, status, request, base_url, webhook_url, attempts, lease_owner, lease_expires_at,
       error_code, error_message, created_at, started_at)
     VALUES (@id, @keyId, 'pdf', 'running', @request, @baseUrl, @webhookUrl, @attempts, 'worker_dead', @leaseExpiresAt,
-      @errorCode, @errorMessage, @now, @now)`).run({
-    ...row, webhookUrl: row.webhookUrl ?? null, leaseExpiresAt: row.leaseExpiresAt.toISOString(),
-    errorCode: row.error?.code ?? null, errorMessage: row.error?.message ?? null, now,
+      @errorCode, @errorMessage, @now, @now)`,
+  ).run({
+    ...row,
+    webhookUrl: row.webhookUrl ?? null,
+    leaseExpiresAt: row.leaseExpiresAt.toISOString(),
+    errorCode: row.error?.code ?? null,
+    errorMessage: row.error?.message ?? null,
+    now,
   });
 }
 
@@ -90,7 +119,8 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
       startTestService({
         // A lease of 2 s is renewed every 667 ms: a stall of the loaded test process shorter than 1.3 s never
         // lets the worker take its own job over. The generous answer timeout keeps a stall from causing a retry.
-        jobs: { leaseMs: 2000, pollIntervalMs: 100 }, webhooks: { retryScheduleMs: [200, 400], timeoutMs: 10_000 },
+        jobs: { leaseMs: 2000, pollIntervalMs: 100 },
+        webhooks: { retryScheduleMs: [200, 400], timeoutMs: 10_000 },
         rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 }, // the tests poll jobs often
       }),
       startWebhookReceiver(),
@@ -100,11 +130,13 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
     // request. The slow page keeps it unfinished; it is canceled once read.
     const id = await submit(svc, key.key, { html: '<p>template</p>', delay: 5000 });
     const row = svc.db.prepare('SELECT request FROM jobs WHERE id = ?').get(id) as { request: string };
-    template = { ...JSON.parse(row.request) as Record<string, unknown>, delay: 0 };
+    template = { ...(JSON.parse(row.request) as Record<string, unknown>), delay: 0 };
     expect(template).toMatchObject({ html: '<p>template</p>', timeout: expect.any(Number) });
     expect((await svc.call('DELETE', `/api/jobs/${id}`, key.key)).status).toBe(200);
   });
-  afterAll(async () => { await Promise.all([svc?.close(), hooks?.close()]); });
+  afterAll(async () => {
+    await Promise.all([svc?.close(), hooks?.close()]);
+  });
 
   const requestWith = (marker: string) => JSON.stringify({ ...template, html: `<h1>${marker}</h1>` });
 
@@ -112,29 +144,50 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
     const id = newJobId();
     const marker = `ORPHAN-${id}`;
     const leaseExpiresAt = new Date(Date.now() + 1000);
-    insertOrphan(svc.db, { id, keyId: key.id, request: requestWith(marker), baseUrl: svc.url, attempts: 1, leaseExpiresAt });
+    insertOrphan(svc.db, {
+      id,
+      keyId: key.id,
+      request: requestWith(marker),
+      baseUrl: svc.url,
+      attempts: 1,
+      leaseExpiresAt,
+    });
     // What the dead worker managed to store before it died, without recording it: not a result.
     writeFileSync(join(svc.dataDir, 'results', `${id}-1`), 'half of a dead try');
 
     // While the dead worker's lease still holds, the live worker leaves the job alone.
     const early = svc.db.prepare('SELECT status, lease_owner AS owner, attempts FROM jobs WHERE id = ?').get(id);
-    if (Date.now() < leaseExpiresAt.getTime() - 100) expect(early).toEqual({ status: 'running', owner: 'worker_dead', attempts: 1 });
+    if (Date.now() < leaseExpiresAt.getTime() - 100)
+      expect(early).toEqual({ status: 'running', owner: 'worker_dead', attempts: 1 });
 
     const done = await waitForJob(svc, key.key, id, ['succeeded', 'failed']);
     expect(done).toMatchObject({ status: 'succeeded', attempts: 2 });
     expect(await pdfTextOf(svc, key.key, id)).toContain(marker);
     // Exactly one stored result, the second try's; the dead try's file is gone.
     expect(resultFilesOf(svc.dataDir, id)).toEqual([`${id}-2`]);
-    expect(svc.db.prepare('SELECT result_key AS k, lease_owner AS owner FROM jobs WHERE id = ?').get(id)).toEqual({ k: `${id}-2`, owner: null });
+    expect(svc.db.prepare('SELECT result_key AS k, lease_owner AS owner FROM jobs WHERE id = ?').get(id)).toEqual({
+      k: `${id}-2`,
+      owner: null,
+    });
   });
 
   // A try killed between writeFile and rename (storage/file-store.ts put) leaves `<key>.partial`; removing
   // an earlier try's key must take its half file too, or it stays in results/ for ever.
   it('a half-written file a dead try left behind (.partial) is removed when the job is taken up again', async () => {
     const id = newJobId();
-    insertOrphan(svc.db, { id, keyId: key.id, request: requestWith(`PARTIAL-${id}`), baseUrl: svc.url, attempts: 1, leaseExpiresAt: new Date(Date.now() - 1000) });
+    insertOrphan(svc.db, {
+      id,
+      keyId: key.id,
+      request: requestWith(`PARTIAL-${id}`),
+      baseUrl: svc.url,
+      attempts: 1,
+      leaseExpiresAt: new Date(Date.now() - 1000),
+    });
     writeFileSync(join(svc.dataDir, 'results', `${id}-1.partial`), 'killed mid-write');
-    expect(await waitForJob(svc, key.key, id, ['succeeded', 'failed'])).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect(await waitForJob(svc, key.key, id, ['succeeded', 'failed'])).toMatchObject({
+      status: 'succeeded',
+      attempts: 2,
+    });
     expect(resultFilesOf(svc.dataDir, id)).toEqual([`${id}-2`]);
   });
 
@@ -143,9 +196,19 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
     const id = await submit(svc, key.key, { html: `<h1>${marker}</h1>`, delay: 6000, webhookUrl: hooks.url });
     await waitForJob(svc, key.key, id, ['running', 'succeeded', 'failed']);
     // The lease moves forward while the render runs (three times the lease in all).
-    const leaseOf = () => (svc.db.prepare('SELECT lease_expires_at AS at FROM jobs WHERE id = ?').get(id) as { at: string | null }).at;
+    const leaseOf = () =>
+      (svc.db.prepare('SELECT lease_expires_at AS at FROM jobs WHERE id = ?').get(id) as { at: string | null }).at;
     const first = leaseOf();
-    expect(await waitFor(() => { const now = leaseOf(); return now !== null && first !== null && now > first; }, 5000, 50)).toBe(true);
+    expect(
+      await waitFor(
+        () => {
+          const now = leaseOf();
+          return now !== null && first !== null && now > first;
+        },
+        5000,
+        50,
+      ),
+    ).toBe(true);
 
     const done = await waitForJob(svc, key.key, id, ['succeeded', 'failed']);
     expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
@@ -165,9 +228,24 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
     const withError = newJobId();
     const lastError = { code: 'unavailable', message: 'the browser stopped during the render; try again' };
     const expired = new Date(Date.now() - 1000);
-    insertOrphan(svc.db, { id: silent, keyId: key.id, request: requestWith('NEVER-1'), baseUrl: svc.url, attempts: 3, leaseExpiresAt: expired, webhookUrl: hooks.url });
     insertOrphan(svc.db, {
-      id: withError, keyId: key.id, request: requestWith('NEVER-2'), baseUrl: svc.url, attempts: 3, leaseExpiresAt: expired, webhookUrl: hooks.url, error: lastError,
+      id: silent,
+      keyId: key.id,
+      request: requestWith('NEVER-1'),
+      baseUrl: svc.url,
+      attempts: 3,
+      leaseExpiresAt: expired,
+      webhookUrl: hooks.url,
+    });
+    insertOrphan(svc.db, {
+      id: withError,
+      keyId: key.id,
+      request: requestWith('NEVER-2'),
+      baseUrl: svc.url,
+      attempts: 3,
+      leaseExpiresAt: expired,
+      webhookUrl: hooks.url,
+      error: lastError,
     });
 
     const failedSilent = await waitForJob(svc, key.key, silent, ['succeeded', 'failed']);
@@ -180,12 +258,22 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
     expect(resultFilesOf(svc.dataDir, silent)).toEqual([]);
     expect(resultFilesOf(svc.dataDir, withError)).toEqual([]);
 
-    for (const [id, job] of [[silent, failedSilent], [withError, failedWithError]] as const) {
+    for (const [id, job] of [
+      [silent, failedSilent],
+      [withError, failedWithError],
+    ] as const) {
       expect(await waitFor(() => hitsFor(hooks.hits, key.webhookSecret, id).length >= 1, 10_000)).toBe(true);
       const [first] = hitsFor(hooks.hits, key.webhookSecret, id);
-      expect(first!.event).toMatchObject({ type: 'job.failed', data: { jobId: id, status: 'failed', attempts: 3, error: job.error } });
+      expect(first!.event).toMatchObject({
+        type: 'job.failed',
+        data: { jobId: id, status: 'failed', attempts: 3, error: job.error },
+      });
       // The receiver records the hit before the sender has read its 204 and marked the row: wait for the row.
-      const rowsOf = () => svc.db.prepare('SELECT event_type AS type, status FROM webhook_deliveries WHERE job_id = ?').all(id) as { type: string; status: string }[];
+      const rowsOf = () =>
+        svc.db.prepare('SELECT event_type AS type, status FROM webhook_deliveries WHERE job_id = ?').all(id) as {
+          type: string;
+          status: string;
+        }[];
       expect(await waitFor(() => rowsOf().every((r) => r.status !== 'pending'), 10_000)).toBe(true);
       expect(rowsOf()).toEqual([{ type: 'job.failed', status: 'succeeded' }]);
     }
@@ -221,7 +309,9 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
 describe('graceful stop hands unfinished jobs back', () => {
   let dataDir: string;
   const services: DurableService[] = [];
-  beforeAll(() => { dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-durability-')); });
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-durability-'));
+  });
   afterAll(async () => {
     for (const s of services) await s.stop().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
@@ -236,14 +326,17 @@ describe('graceful stop hands unfinished jobs back', () => {
     const ids: string[] = [];
     for (const m of markers) ids.push(await submit(first, key.key, { html: `<h1>${m}</h1>`, delay: 2500 }));
     // Two render (concurrency 2), one waits.
-    const running = () => (first.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE status = 'running'`).get() as { n: number }).n;
+    const running = () =>
+      (first.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE status = 'running'`).get() as { n: number }).n;
     expect(await waitFor(() => running() === 2, 10_000, 50)).toBe(true);
     await sleep(300);
     await first.stop();
 
     const db = new Database(join(dataDir, 'pagewatch.db'), { readonly: true });
     try {
-      const rows = db.prepare('SELECT id, status, attempts, lease_owner AS owner FROM jobs ORDER BY created_at, id').all();
+      const rows = db
+        .prepare('SELECT id, status, attempts, lease_owner AS owner FROM jobs ORDER BY created_at, id')
+        .all();
       expect(rows).toEqual(ids.map((id) => ({ id, status: 'queued', attempts: 0, owner: null })));
     } finally {
       db.close();
@@ -253,7 +346,10 @@ describe('graceful stop hands unfinished jobs back', () => {
     const second = await startServiceOn(dataDir, options);
     services.push(second);
     for (const [i, id] of ids.entries()) {
-      expect(await waitForJob(second, key.key, id, ['succeeded', 'failed'])).toMatchObject({ status: 'succeeded', attempts: 1 });
+      expect(await waitForJob(second, key.key, id, ['succeeded', 'failed'])).toMatchObject({
+        status: 'succeeded',
+        attempts: 1,
+      });
       expect(await pdfTextOf(second, key.key, id)).toContain(markers[i]);
     }
     expect(readdirSync(join(dataDir, 'results')).sort()).toEqual(ids.map((id) => `${id}-1`).sort());
@@ -276,9 +372,12 @@ describe('kill -9 with 50 jobs in flight', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-crash-'));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      PAGEWATCH_PORT: '0', PAGEWATCH_HOST: '127.0.0.1', PAGEWATCH_DATA_DIR: dataDir,
+      PAGEWATCH_PORT: '0',
+      PAGEWATCH_HOST: '127.0.0.1',
+      PAGEWATCH_DATA_DIR: dataDir,
       PAGEWATCH_EGRESS_ALLOW_HOSTS: '["127.0.0.1"]',
-      PAGEWATCH_JOBS_LEASE_MS: '2000', PAGEWATCH_JOBS_POLL_INTERVAL_MS: '200',
+      PAGEWATCH_JOBS_LEASE_MS: '2000',
+      PAGEWATCH_JOBS_POLL_INTERVAL_MS: '200',
       PAGEWATCH_WEBHOOKS_RETRY_SCHEDULE_MS: '[500,1000,2000]',
       // An attempt in flight at the kill is retried when its lease (timeout + 10 s) runs out: keep it short.
       PAGEWATCH_WEBHOOKS_TIMEOUT_MS: '1000',
@@ -317,13 +416,20 @@ describe('kill -9 with 50 jobs in flight', () => {
     const first = await startCli(env);
     children.push(first);
     const api: Caller = {
-      call: (method, path, k, body) => fetch(`${first.url}${path}`, {
-        method, headers: { authorization: `Bearer ${k}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
+      call: (method, path, k, body) =>
+        fetch(`${first.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${k}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
     };
-    const markers = Array.from({ length: JOBS }, (_, i) => `CRASH-${String(i).padStart(2, '0')}-${randomBytes(4).toString('hex')}`);
-    const ids = await Promise.all(markers.map((m) => submit(api, key.key, { html: `<h1>${m}</h1>`, delay: 150, webhookUrl: hooks!.url })));
+    const markers = Array.from(
+      { length: JOBS },
+      (_, i) => `CRASH-${String(i).padStart(2, '0')}-${randomBytes(4).toString('hex')}`,
+    );
+    const ids = await Promise.all(
+      markers.map((m) => submit(api, key.key, { html: `<h1>${m}</h1>`, delay: 150, webhookUrl: hooks!.url })),
+    );
     expect(new Set(ids).size).toBe(JOBS);
     const markerOf = new Map(ids.map((id, i) => [id, markers[i]!]));
 
@@ -332,15 +438,39 @@ describe('kill -9 with 50 jobs in flight', () => {
     const db = new Database(join(dataDir, 'pagewatch.db'));
     try {
       const counts = () => {
-        const byStatus = Object.fromEntries((db.prepare('SELECT status, COUNT(*) AS n FROM jobs GROUP BY status').all() as { status: string; n: number }[])
-          .map((r) => [r.status, r.n])) as Record<string, number>;
-        const retrying = (db.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND attempts >= 1
-          AND next_attempt_at > ?`).get(new Date(Date.now() + 300).toISOString()) as { n: number }).n;
-        return { succeeded: byStatus.succeeded ?? 0, queued: byStatus.queued ?? 0, running: byStatus.running ?? 0, retrying };
+        const byStatus = Object.fromEntries(
+          (
+            db.prepare('SELECT status, COUNT(*) AS n FROM jobs GROUP BY status').all() as {
+              status: string;
+              n: number;
+            }[]
+          ).map((r) => [r.status, r.n]),
+        ) as Record<string, number>;
+        const retrying = (
+          db
+            .prepare(
+              `SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND attempts >= 1
+          AND next_attempt_at > ?`,
+            )
+            .get(new Date(Date.now() + 300).toISOString()) as { n: number }
+        ).n;
+        return {
+          succeeded: byStatus.succeeded ?? 0,
+          queued: byStatus.queued ?? 0,
+          running: byStatus.running ?? 0,
+          retrying,
+        };
       };
       // An attempt that will stay unanswered for a while yet (not one about to be answered).
       const holdingLong = () => [...holds].some((at) => Date.now() - at < 400);
-      const ready = await waitFor(() => { const c = counts(); return c.succeeded >= 5 && c.queued >= 10 && c.retrying >= 1 && holdingLong(); }, 60_000, 50);
+      const ready = await waitFor(
+        () => {
+          const c = counts();
+          return c.succeeded >= 5 && c.queued >= 10 && c.retrying >= 1 && holdingLong();
+        },
+        60_000,
+        50,
+      );
       expect(ready, `never reached the kill point: ${JSON.stringify({ ...counts(), holding: holds.size })}`).toBe(true);
       first.child.kill('SIGKILL');
       expect(await first.exit).toBe('SIGKILL');
@@ -348,9 +478,22 @@ describe('kill -9 with 50 jobs in flight', () => {
       expect(await killHard(first)).toBe(true);
 
       // The state the crash left behind.
-      const atKill = new Map((db.prepare('SELECT id, status, attempts, result_key AS resultKey, finished_at AS finishedAt FROM jobs').all() as
-        { id: string; status: string; attempts: number; resultKey: string | null; finishedAt: string | null }[]).map((r) => [r.id, r]));
-      const pendingAtKill = (db.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'`).get() as { n: number }).n;
+      const atKill = new Map(
+        (
+          db
+            .prepare('SELECT id, status, attempts, result_key AS resultKey, finished_at AS finishedAt FROM jobs')
+            .all() as {
+            id: string;
+            status: string;
+            attempts: number;
+            resultKey: string | null;
+            finishedAt: string | null;
+          }[]
+        ).map((r) => [r.id, r]),
+      );
+      const pendingAtKill = (
+        db.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'`).get() as { n: number }
+      ).n;
       const statuses = [...atKill.values()].map((r) => r.status);
       expect(statuses.filter((s) => s === 'queued').length).toBeGreaterThanOrEqual(1);
       expect(statuses.filter((s) => s === 'succeeded').length).toBeGreaterThanOrEqual(5);
@@ -362,12 +505,20 @@ describe('kill -9 with 50 jobs in flight', () => {
       // Same data directory, same port (so the result URLs recorded in jobs and webhooks stay valid).
       const second = await startCli({ ...env, PAGEWATCH_PORT: String(first.port) });
       children.push(second);
-      const done = await waitFor(() => {
-        const row = db.prepare(`SELECT
+      const done = await waitFor(
+        () => {
+          const row = db
+            .prepare(
+              `SELECT
             (SELECT COUNT(*) FROM jobs WHERE status IN ('succeeded', 'failed', 'canceled')) AS jobs,
-            (SELECT COUNT(*) FROM webhook_deliveries WHERE status <> 'pending') AS deliveries`).get() as { jobs: number; deliveries: number };
-        return row.jobs === JOBS && row.deliveries === JOBS;
-      }, 90_000, 200);
+            (SELECT COUNT(*) FROM webhook_deliveries WHERE status <> 'pending') AS deliveries`,
+            )
+            .get() as { jobs: number; deliveries: number };
+          return row.jobs === JOBS && row.deliveries === JOBS;
+        },
+        90_000,
+        200,
+      );
       expect(done, `not finished: ${JSON.stringify(counts())}; stderr: ${second.stderrTail()}`).toBe(true);
       expect(hooks.hits.length).toBeGreaterThan(hitsBeforeRestart);
 
@@ -378,9 +529,12 @@ describe('kill -9 with 50 jobs in flight', () => {
         const before = atKill.get(id)!;
         expect(job.status, id).toBe('succeeded');
         expect(job.attempts, `${id} was ${before.status} at the kill`).toBe(before.status === 'running' ? 2 : 1);
-        const row = db.prepare('SELECT result_key AS resultKey, finished_at AS finishedAt FROM jobs WHERE id = ?').get(id) as { resultKey: string; finishedAt: string };
+        const row = db
+          .prepare('SELECT result_key AS resultKey, finished_at AS finishedAt FROM jobs WHERE id = ?')
+          .get(id) as { resultKey: string; finishedAt: string };
         expect(row.resultKey).toBe(`${id}-${job.attempts}`);
-        if (before.status === 'succeeded') expect(row).toEqual({ resultKey: before.resultKey, finishedAt: before.finishedAt });
+        if (before.status === 'succeeded')
+          expect(row).toEqual({ resultKey: before.resultKey, finishedAt: before.finishedAt });
         const text = await pdfTextOf(api, key.key, id);
         expect(text).toContain(markerOf.get(id));
         expect(text.match(/CRASH-\d\d-[0-9a-f]{8}/g)).toEqual([markerOf.get(id)]);
@@ -388,12 +542,17 @@ describe('kill -9 with 50 jobs in flight', () => {
 
       // Exactly one stored file per job — the one its row names — and no half-written leftovers.
       const files = readdirSync(join(dataDir, 'results')).sort();
-      const resultKeys = (db.prepare('SELECT result_key AS k FROM jobs').all() as { k: string }[]).map((r) => r.k).sort();
+      const resultKeys = (db.prepare('SELECT result_key AS k FROM jobs').all() as { k: string }[])
+        .map((r) => r.k)
+        .sort();
       expect(files).toHaveLength(JOBS);
       expect(files).toEqual(resultKeys);
 
       // The outbox: one event per job, delivered.
-      const deliveries = db.prepare('SELECT job_id AS jobId, message_id AS messageId, event_type AS type, status, attempts FROM webhook_deliveries')
+      const deliveries = db
+        .prepare(
+          'SELECT job_id AS jobId, message_id AS messageId, event_type AS type, status, attempts FROM webhook_deliveries',
+        )
         .all() as { jobId: string; messageId: string; type: string; status: string; attempts: number }[];
       expect(deliveries).toHaveLength(JOBS);
       expect(new Set(deliveries.map((d) => d.jobId))).toEqual(new Set(ids));
@@ -408,9 +567,13 @@ describe('kill -9 with 50 jobs in flight', () => {
       for (const id of ids) {
         const mine = verified.filter(({ event }) => event.data.jobId === id);
         expect(mine.length, id).toBeGreaterThanOrEqual(1);
-        for (const { event } of mine) expect(event).toMatchObject({ type: 'job.succeeded', data: { jobId: id, status: 'succeeded' } });
+        for (const { event } of mine)
+          expect(event).toMatchObject({ type: 'job.succeeded', data: { jobId: id, status: 'succeeded' } });
         expect(new Set(mine.map(({ hit }) => hit.headers['webhook-id']))).toEqual(new Set([messageIdOf.get(id)]));
-        expect(mine.some(({ index }) => answered[index] === 204), `${id}: no accepted delivery`).toBe(true);
+        expect(
+          mine.some(({ index }) => answered[index] === 204),
+          `${id}: no accepted delivery`,
+        ).toBe(true);
       }
       // An attempt cut off by the kill is sent again after the restart, under the same id.
       for (const messageId of heldAtKill) {

@@ -18,7 +18,10 @@ let hooks: WebhookReceiver;
 beforeAll(async () => {
   fx = await startFixtureServer();
   hooks = await startWebhookReceiver();
-  svc = await startTestService({ jobs: { pollIntervalMs: 200 }, rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 } });
+  svc = await startTestService({
+    jobs: { pollIntervalMs: 200 },
+    rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
+  });
 });
 afterAll(async () => {
   await svc?.close();
@@ -26,25 +29,45 @@ afterAll(async () => {
   await fx?.close();
 });
 
-interface Owned { keyId: string; jobId: string; monitorId: string }
+interface Owned {
+  keyId: string;
+  jobId: string;
+  monitorId: string;
+}
 
 /** A key with one of everything: a finished job with a result file, an idempotency key, a monitor with a capture, a delivered webhook. */
 async function keyWithData(name: string): Promise<Owned> {
   const key = svc.createKey(name);
-  const res = await svc.call('POST', '/api/pdf', key.key, { html: `<p>${name}</p>`, async: true, webhookUrl: hooks.url },
-    { 'idempotency-key': `idem-${name}` });
+  const res = await svc.call(
+    'POST',
+    '/api/pdf',
+    key.key,
+    { html: `<p>${name}</p>`, async: true, webhookUrl: hooks.url },
+    { 'idempotency-key': `idem-${name}` },
+  );
   expect(res.status).toBe(202);
-  const jobId = (await res.json() as { id: string }).id;
-  await until(`${name}'s delivery to succeed`, () => svc.db.prepare(
-    `SELECT 1 FROM webhook_deliveries WHERE job_id = ? AND status = 'succeeded'`).get(jobId), 30_000);
+  const jobId = ((await res.json()) as { id: string }).id;
+  await until(
+    `${name}'s delivery to succeed`,
+    () => svc.db.prepare(`SELECT 1 FROM webhook_deliveries WHERE job_id = ? AND status = 'succeeded'`).get(jobId),
+    30_000,
+  );
   const created = await svc.call('POST', '/api/monitors', key.key, {
-    url: `${fx.url}/invoice`, schedule: '0 0 1 1 *', capture: { viewport: { width: 320, height: 200 } },
+    url: `${fx.url}/invoice`,
+    schedule: '0 0 1 1 *',
+    capture: { viewport: { width: 320, height: 200 } },
   });
-  const monitorId = (await created.json() as { id: string }).id;
+  const monitorId = ((await created.json()) as { id: string }).id;
   expect((await svc.call('POST', `/api/monitors/${monitorId}/run`, key.key)).status).toBe(202);
-  await until(`${name}'s capture`, () => svc.db.prepare(`SELECT 1 FROM captures WHERE monitor_id = ? AND status = 'succeeded'`).get(monitorId), 30_000);
-  await until(`${name}'s capture job to finish`, () => !svc.db.prepare(
-    `SELECT 1 FROM jobs WHERE monitor_id = ? AND status IN ('queued', 'running')`).get(monitorId));
+  await until(
+    `${name}'s capture`,
+    () => svc.db.prepare(`SELECT 1 FROM captures WHERE monitor_id = ? AND status = 'succeeded'`).get(monitorId),
+    30_000,
+  );
+  await until(
+    `${name}'s capture job to finish`,
+    () => !svc.db.prepare(`SELECT 1 FROM jobs WHERE monitor_id = ? AND status IN ('queued', 'running')`).get(monitorId),
+  );
   return { keyId: key.id, jobId, monitorId };
 }
 
@@ -54,17 +77,26 @@ function rowsOf(o: Owned): Record<string, number> {
   return {
     apiKeys: count('SELECT COUNT(*) AS n FROM api_keys WHERE id = ?', o.keyId),
     jobs: count('SELECT COUNT(*) AS n FROM jobs WHERE key_id = ?', o.keyId),
-    idempotencyKeys: count('SELECT COUNT(*) AS n FROM idempotency_keys WHERE key_id = ? OR job_id = ?', o.keyId, o.jobId),
+    idempotencyKeys: count(
+      'SELECT COUNT(*) AS n FROM idempotency_keys WHERE key_id = ? OR job_id = ?',
+      o.keyId,
+      o.jobId,
+    ),
     monitors: count('SELECT COUNT(*) AS n FROM monitors WHERE key_id = ?', o.keyId),
     captures: count('SELECT COUNT(*) AS n FROM captures WHERE monitor_id = ?', o.monitorId),
     deliveries: count('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE key_id = ?', o.keyId),
-    attempts: count('SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE job_id = ?)', o.jobId),
+    attempts: count(
+      'SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE job_id = ?)',
+      o.jobId,
+    ),
   };
 }
 
 function filesOf(o: Owned): string[] {
   const results = readdirSync(join(svc.dataDir, 'results')).filter((f) => f.startsWith(o.jobId));
-  const captures = existsSync(join(svc.dataDir, 'captures', o.monitorId)) ? readdirSync(join(svc.dataDir, 'captures', o.monitorId)) : [];
+  const captures = existsSync(join(svc.dataDir, 'captures', o.monitorId))
+    ? readdirSync(join(svc.dataDir, 'captures', o.monitorId))
+    : [];
   return [...results, ...captures];
 }
 
@@ -76,7 +108,15 @@ describe('pagewatch keys delete --purge', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('--purge is required');
-    for (const what of ['jobs', 'result files', 'monitors', 'captures', 'webhook deliveries', 'attempts', 'idempotency keys']) {
+    for (const what of [
+      'jobs',
+      'result files',
+      'monitors',
+      'captures',
+      'webhook deliveries',
+      'attempts',
+      'idempotency keys',
+    ]) {
       expect(run.stderr).toContain(what);
     }
     expect(rowsOf(owned)).toEqual(before);
@@ -106,7 +146,15 @@ describe('pagewatch keys delete --purge', () => {
       `deleted ${doomed.keyId}`,
       '',
     ]);
-    expect(rowsOf(doomed)).toEqual({ apiKeys: 0, jobs: 0, idempotencyKeys: 0, monitors: 0, captures: 0, deliveries: 0, attempts: 0 });
+    expect(rowsOf(doomed)).toEqual({
+      apiKeys: 0,
+      jobs: 0,
+      idempotencyKeys: 0,
+      monitors: 0,
+      captures: 0,
+      deliveries: 0,
+      attempts: 0,
+    });
     expect(filesOf(doomed)).toEqual([]);
     expect(existsSync(join(svc.dataDir, 'captures', doomed.monitorId))).toBe(false);
     expect(rowsOf(kept)).toEqual(keptRows);

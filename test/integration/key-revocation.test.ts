@@ -10,7 +10,12 @@ import { startTestService, type TestService } from '../helpers/service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { sleep, until } from '../helpers/until.js';
 
-interface JobRow { id: string; status: string; attempts: number; started_at: string | null }
+interface JobRow {
+  id: string;
+  status: string;
+  attempts: number;
+  started_at: string | null;
+}
 
 let svc: TestService;
 let fx: FixtureServer;
@@ -18,7 +23,9 @@ let failing: WebhookReceiver;
 
 beforeAll(async () => {
   fx = await startFixtureServer();
-  failing = await startWebhookReceiver((res) => { res.writeHead(500).end(); });
+  failing = await startWebhookReceiver((res) => {
+    res.writeHead(500).end();
+  });
   svc = await startTestService({
     monitors: { minIntervalSeconds: 1 }, // another part enforces it; every-second schedules need it low
     render: { concurrency: 2 },
@@ -34,14 +41,15 @@ afterAll(async () => {
   await fx?.close();
 });
 
-const job = (id: string) => svc.db.prepare('SELECT id, status, attempts, started_at FROM jobs WHERE id = ?').get(id) as JobRow;
+const job = (id: string) =>
+  svc.db.prepare('SELECT id, status, attempts, started_at FROM jobs WHERE id = ?').get(id) as JobRow;
 const captureCount = (monitorId: string) =>
   (svc.db.prepare('SELECT COUNT(*) AS n FROM captures WHERE monitor_id = ?').get(monitorId) as { n: number }).n;
 
 async function submit(key: string, body: Record<string, unknown>): Promise<string> {
   const res = await svc.call('POST', '/api/pdf', key, { ...body, async: true });
   if (res.status !== 202) throw new Error(`submit → ${res.status}: ${await res.text()}`);
-  return (await res.json() as { id: string }).id;
+  return ((await res.json()) as { id: string }).id;
 }
 
 describe('pagewatch keys revoke, next to a running service', () => {
@@ -52,15 +60,22 @@ describe('pagewatch keys revoke, next to a running service', () => {
     // A pending delivery: a job whose webhook receiver answers 500 (retried in 10 minutes).
     const hooked = await submit(key.key, { html: '<p>hook</p>', webhookUrl: failing.url });
     await failing.waitForHits(1);
-    const delivery = await until('the delivery to be pending after its failed attempt', () => svc.db.prepare(
-      `SELECT id, status FROM webhook_deliveries WHERE job_id = ? AND attempts = 1 AND status = 'pending'`).get(hooked) as { id: string } | undefined);
+    const delivery = await until(
+      'the delivery to be pending after its failed attempt',
+      () =>
+        svc.db
+          .prepare(`SELECT id, status FROM webhook_deliveries WHERE job_id = ? AND attempts = 1 AND status = 'pending'`)
+          .get(hooked) as { id: string } | undefined,
+    );
 
     // A monitor capturing every second.
     const created = await svc.call('POST', '/api/monitors', key.key, {
-      url: `${fx.url}/invoice`, schedule: '*/1 * * * * *', capture: { viewport: { width: 320, height: 200 } },
+      url: `${fx.url}/invoice`,
+      schedule: '*/1 * * * * *',
+      capture: { viewport: { width: 320, height: 200 } },
     });
     expect(created.status).toBe(201);
-    const monitor = (await created.json() as { id: string }).id;
+    const monitor = ((await created.json()) as { id: string }).id;
     await until('a scheduled capture', () => captureCount(monitor) >= 1, 30_000);
 
     // Two renders that would take two minutes hold both slots; two more jobs wait behind them.
@@ -68,7 +83,10 @@ describe('pagewatch keys revoke, next to a running service', () => {
       await submit(key.key, { url: `${fx.url}/slow?ms=120000`, timeout: 120_000 }),
       await submit(key.key, { url: `${fx.url}/slow?ms=120000`, timeout: 120_000 }),
     ];
-    await until('both slow renders running', () => slow.every((id) => job(id).status === 'running') && svc.limiter.activeCount === 2);
+    await until(
+      'both slow renders running',
+      () => slow.every((id) => job(id).status === 'running') && svc.limiter.activeCount === 2,
+    );
     const queued = [await submit(key.key, { html: '<p>q1</p>' }), await submit(key.key, { html: '<p>q2</p>' })];
     expect(queued.map((id) => job(id).status)).toEqual(['queued', 'queued']);
 
@@ -77,12 +95,20 @@ describe('pagewatch keys revoke, next to a running service', () => {
 
     // The CLI's transaction already says so …
     for (const id of [...slow, ...queued]) expect(job(id).status).toBe('canceled');
-    expect(svc.db.prepare('SELECT paused, next_run_at AS next FROM monitors WHERE id = ?').get(monitor)).toEqual({ paused: 1, next: null });
-    expect(svc.db.prepare('SELECT status, last_error AS error FROM webhook_deliveries WHERE id = ?').get(delivery.id))
-      .toEqual({ status: 'failed', error: 'not sent: the API key was revoked' });
+    expect(svc.db.prepare('SELECT paused, next_run_at AS next FROM monitors WHERE id = ?').get(monitor)).toEqual({
+      paused: 1,
+      next: null,
+    });
+    expect(
+      svc.db.prepare('SELECT status, last_error AS error FROM webhook_deliveries WHERE id = ?').get(delivery.id),
+    ).toEqual({ status: 'failed', error: 'not sent: the API key was revoked' });
     // … and the service acts on it by itself: the renders stop and free their slots well before
     // their two minutes, the worker holds nothing, the cron task is gone.
-    await until('the slow renders to stop', () => svc.limiter.activeCount === 0 && svc.worker.runningCount === 0, 20_000);
+    await until(
+      'the slow renders to stop',
+      () => svc.limiter.activeCount === 0 && svc.worker.runningCount === 0,
+      20_000,
+    );
     await until('the monitor to be unscheduled', () => svc.scheduler.scheduledCount === 0, 10_000);
     expect((await svc.call('GET', '/api/jobs', key.key)).status).toBe(401);
 
@@ -93,19 +119,25 @@ describe('pagewatch keys revoke, next to a running service', () => {
     const hits = failing.hits.length;
     await sleep(3000);
     expect(captureCount(monitor)).toBe(captures);
-    expect(svc.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND status IN ('queued', 'running')`).get(key.id)).toEqual({ n: 0 });
+    expect(
+      svc.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND status IN ('queued', 'running')`).get(key.id),
+    ).toEqual({ n: 0 });
     expect(failing.hits.length).toBe(hits);
 
     // The freed slots serve other keys.
     const next = await submit(other.key, { html: '<p>other</p>' });
-    await until('the other key\'s job to succeed', () => job(next).status === 'succeeded', 30_000);
+    await until("the other key's job to succeed", () => job(next).status === 'succeeded', 30_000);
   }, 120_000);
 
   it('a job inserted for a revoked key (by an instance that had not heard of it) is never claimed', async () => {
     const key = svc.createKey('late');
     expect((await runKeysCli(svc.dataDir, ['revoke', key.id])).code).toBe(0);
-    svc.db.prepare(`INSERT INTO jobs (id, key_id, kind, status, request, base_url, created_at)
-      VALUES ('job_straggler', ?, 'pdf', 'queued', '{"html":"<p>x</p>"}', 'http://x', ?)`).run(key.id, new Date().toISOString());
+    svc.db
+      .prepare(
+        `INSERT INTO jobs (id, key_id, kind, status, request, base_url, created_at)
+      VALUES ('job_straggler', ?, 'pdf', 'queued', '{"html":"<p>x</p>"}', 'http://x', ?)`,
+      )
+      .run(key.id, new Date().toISOString());
     svc.worker.wake();
     // The next claim pass cancels it instead of claiming it: no try was made, it never started.
     await until('the straggler to be canceled', () => job('job_straggler').status === 'canceled', 10_000);
@@ -118,14 +150,27 @@ describe('pagewatch keys revoke, next to a running service', () => {
     try {
       expect((await runKeysCli(svc.dataDir, ['revoke', key.id])).code).toBe(0);
       const now = new Date().toISOString();
-      svc.db.prepare(`INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, status, next_attempt_at, created_at)
-        VALUES ('whd_straggler', ?, 'msg_straggler', 'job.succeeded', ?, '{}', 'pending', ?, ?)`).run(key.id, receiver.url, now, now);
+      svc.db
+        .prepare(
+          `INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, status, next_attempt_at, created_at)
+        VALUES ('whd_straggler', ?, 'msg_straggler', 'job.succeeded', ?, '{}', 'pending', ?, ?)`,
+        )
+        .run(key.id, receiver.url, now, now);
       svc.dispatcher.wake();
       // The dispatcher's next look at the outbox fails it unsent; the receiver was never called.
-      await until('the straggler delivery to be failed', () => (svc.db.prepare(
-        `SELECT status FROM webhook_deliveries WHERE id = 'whd_straggler'`).get() as { status: string }).status === 'failed', 10_000);
-      expect(svc.db.prepare(`SELECT attempts, last_error AS error FROM webhook_deliveries WHERE id = 'whd_straggler'`).get())
-        .toEqual({ attempts: 0, error: 'not sent: the API key was revoked' });
+      await until(
+        'the straggler delivery to be failed',
+        () =>
+          (
+            svc.db.prepare(`SELECT status FROM webhook_deliveries WHERE id = 'whd_straggler'`).get() as {
+              status: string;
+            }
+          ).status === 'failed',
+        10_000,
+      );
+      expect(
+        svc.db.prepare(`SELECT attempts, last_error AS error FROM webhook_deliveries WHERE id = 'whd_straggler'`).get(),
+      ).toEqual({ attempts: 0, error: 'not sent: the API key was revoked' });
       expect(receiver.hits).toEqual([]);
     } finally {
       await receiver.close();
@@ -135,7 +180,10 @@ describe('pagewatch keys revoke, next to a running service', () => {
   it('revoking a key that is already revoked or does not exist says so (exit 1), as before', async () => {
     const key = svc.createKey('twice');
     expect(await runKeysCli(svc.dataDir, ['revoke', key.id])).toMatchObject({ code: 0 });
-    expect(await runKeysCli(svc.dataDir, ['revoke', key.id])).toMatchObject({ code: 1, stderr: `no active key with id ${key.id}\n` });
+    expect(await runKeysCli(svc.dataDir, ['revoke', key.id])).toMatchObject({
+      code: 1,
+      stderr: `no active key with id ${key.id}\n`,
+    });
     expect(await runKeysCli(svc.dataDir, ['revoke', 'key_missing'])).toMatchObject({ code: 1 });
   });
 });

@@ -15,11 +15,29 @@ import { FIXTURE_EGRESS } from '../helpers/service.js';
 
 /** Every secret a test sends; none may ever appear in the log. */
 const SECRETS = [
-  'pw_live_SECRETKEY123', 'pw_live_SECRETKEY456', 'SECRETCOOKIE', 'SECRETPASS', 'SECRETCOOKIEVALUE', 'SECRETHEADER',
-  'SECRETQUERY', 'SECRETUSERINFO', 'SECRET400', 'SECRETQUERY422', 'SECRETUSERINFO422', 'SECRETQUERY504', 'SECRETSUBRESOURCE',
+  'pw_live_SECRETKEY123',
+  'pw_live_SECRETKEY456',
+  'SECRETCOOKIE',
+  'SECRETPASS',
+  'SECRETCOOKIEVALUE',
+  'SECRETHEADER',
+  'SECRETQUERY',
+  'SECRETUSERINFO',
+  'SECRET400',
+  'SECRETQUERY422',
+  'SECRETUSERINFO422',
+  'SECRETQUERY504',
+  'SECRETSUBRESOURCE',
 ];
 
-interface LogLine { level: number; msg?: string; requestId?: string; method?: string; path?: string; status?: number }
+interface LogLine {
+  level: number;
+  msg?: string;
+  requestId?: string;
+  method?: string;
+  path?: string;
+  status?: number;
+}
 
 describe('log redaction', () => {
   let service: Service;
@@ -28,15 +46,24 @@ describe('log redaction', () => {
   let issued: IssuedKey; // a real key: renders with it pass authentication; it is a secret too
   const chunks: string[] = [];
   const logText = () => chunks.join('');
-  const lines = (): LogLine[] => logText().split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine);
+  const lines = (): LogLine[] =>
+    logText()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LogLine);
 
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => fetch(`${service.url}${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
-  });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${service.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
 
   /** The secrets of `only` are nowhere in the log; reports the lines that hold one. */
   function expectNoSecrets(only: string[] = [...SECRETS, issued.key, issued.webhookSecret]): void {
-    const leaks = logText().split('\n').filter((line) => only.some((s) => line.includes(s)));
+    const leaks = logText()
+      .split('\n')
+      .filter((line) => only.some((s) => line.includes(s)));
     expect(leaks, `log lines holding a secret:\n${leaks.join('\n')}`).toEqual([]);
   }
 
@@ -50,13 +77,28 @@ describe('log redaction', () => {
   beforeAll(async () => {
     fixture = await startFixtureServer();
     fixture.route('/attachment', (_req, res: ServerResponse) => {
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="x.bin"' });
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-disposition': 'attachment; filename="x.bin"',
+      });
       res.end('x');
     });
     dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-logtest-'));
-    const config = loadConfig({ env: {}, overrides: { port: 0, host: '127.0.0.1', dataDir, egress: FIXTURE_EGRESS,
-      rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 } } });
-    const logger = createLogger('trace', { write: (s: string) => { chunks.push(s); } });
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        port: 0,
+        host: '127.0.0.1',
+        dataDir,
+        egress: FIXTURE_EGRESS,
+        rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
+      },
+    });
+    const logger = createLogger('trace', {
+      write: (s: string) => {
+        chunks.push(s);
+      },
+    });
     service = await startService(config, logger);
     issued = new ApiKeyStore(service.db).create('log-redaction');
   });
@@ -68,15 +110,23 @@ describe('log redaction', () => {
   });
 
   it('API keys and cookies in request headers are not logged, known (200) or unknown (401)', async () => {
-    const unknown = await post('/api/pdf', { html: '<p>hello</p>' }, {
-      authorization: 'Bearer pw_live_SECRETKEY123', cookie: 'session=SECRETCOOKIE',
-    });
+    const unknown = await post(
+      '/api/pdf',
+      { html: '<p>hello</p>' },
+      {
+        authorization: 'Bearer pw_live_SECRETKEY123',
+        cookie: 'session=SECRETCOOKIE',
+      },
+    );
     expect(unknown.status).toBe(401);
     expectRequestLine(unknown.headers.get('x-request-id'), 'POST', '/api/pdf', 401);
     const unknownX = await post('/api/pdf', { html: '<p>hello</p>' }, { 'x-api-key': 'pw_live_SECRETKEY456' });
     expect(unknownX.status).toBe(401);
 
-    const keyHeaders: Record<string, string>[] = [{ authorization: `Bearer ${issued.key}` }, { 'x-api-key': issued.key }];
+    const keyHeaders: Record<string, string>[] = [
+      { authorization: `Bearer ${issued.key}` },
+      { 'x-api-key': issued.key },
+    ];
     for (const headers of keyHeaders) {
       const res = await post('/api/pdf', { html: '<p>hello</p>' }, { ...headers, cookie: 'session=SECRETCOOKIE' });
       expect(res.status).toBe(200);
@@ -96,18 +146,24 @@ describe('log redaction', () => {
     expect(fixture.requests.some((r) => r.path.includes('SECRETQUERY'))).toBe(true); // the secrets were really used
     expectRequestLine(res.headers.get('x-request-id'), 'POST', '/api/pdf', 200);
 
-    const userinfo = await post('/api/pdf', { url: `http://user:SECRETUSERINFO@127.0.0.1:${fixture.port}/echo-headers` });
+    const userinfo = await post('/api/pdf', {
+      url: `http://user:SECRETUSERINFO@127.0.0.1:${fixture.port}/echo-headers`,
+    });
     expect(userinfo.status).toBe(200);
     expectRequestLine(userinfo.headers.get('x-request-id'), 'POST', '/api/pdf', 200);
     expectNoSecrets();
   });
 
   it('a 400 with a secret in an invalid field does not log it', async () => {
-    const res = await post('/api/pdf', {
-      url: 'ftp://user:SECRET400@example.com/?token=SECRET400',
-      cookies: [{ name: 'c', value: 'SECRET400', url: 'not a url SECRET400' }],
-      timeout: 'SECRET400',
-    }, { authorization: `Bearer ${issued.key}` });
+    const res = await post(
+      '/api/pdf',
+      {
+        url: 'ftp://user:SECRET400@example.com/?token=SECRET400',
+        cookies: [{ name: 'c', value: 'SECRET400', url: 'not a url SECRET400' }],
+        timeout: 'SECRET400',
+      },
+      { authorization: `Bearer ${issued.key}` },
+    );
     expect(res.status).toBe(400);
     expectRequestLine(res.headers.get('x-request-id'), 'POST', '/api/pdf', 400);
     expectNoSecrets();
@@ -116,11 +172,14 @@ describe('log redaction', () => {
   it('a failed render (422) of a URL with a secret in its query or userinfo does not log it', async () => {
     // A download is a navigation error: the failure is logged (debug) with its cause.
     const query = await post('/api/pdf', {
-      url: `${fixture.url}/attachment?token=SECRETQUERY422`, headers: { authorization: 'Bearer SECRETHEADER' },
+      url: `${fixture.url}/attachment?token=SECRETQUERY422`,
+      headers: { authorization: 'Bearer SECRETHEADER' },
     });
     expect(query.status).toBe(422);
     expectRequestLine(query.headers.get('x-request-id'), 'POST', '/api/pdf', 422);
-    const userinfo = await post('/api/pdf', { url: `http://user:SECRETUSERINFO422@127.0.0.1:${fixture.port}/attachment` });
+    const userinfo = await post('/api/pdf', {
+      url: `http://user:SECRETUSERINFO422@127.0.0.1:${fixture.port}/attachment`,
+    });
     expect(userinfo.status).toBe(422);
     expectRequestLine(userinfo.headers.get('x-request-id'), 'POST', '/api/pdf', 422);
     // The failure itself was logged (so this test looks at a line that could leak).
@@ -129,9 +188,15 @@ describe('log redaction', () => {
   });
 
   it('a render timeout (504) with a secret in the URL does not log it', async () => {
-    const res = await post('/api/pdf', {
-      url: `${fixture.url}/slow?ms=5000&token=SECRETQUERY504`, timeout: 1000, cookies: [{ name: 'c', value: 'SECRETCOOKIEVALUE' }],
-    }, { 'x-api-key': issued.key });
+    const res = await post(
+      '/api/pdf',
+      {
+        url: `${fixture.url}/slow?ms=5000&token=SECRETQUERY504`,
+        timeout: 1000,
+        cookies: [{ name: 'c', value: 'SECRETCOOKIEVALUE' }],
+      },
+      { 'x-api-key': issued.key },
+    );
     expect(res.status).toBe(504);
     expectRequestLine(res.headers.get('x-request-id'), 'POST', '/api/pdf', 504);
     expectNoSecrets(['SECRETQUERY504', 'SECRETCOOKIEVALUE', issued.key]);
@@ -139,7 +204,9 @@ describe('log redaction', () => {
 
   it('a sub-resource refused by the egress policy is not logged with its query', async () => {
     // 10.255.255.1 is private: the egress proxy refuses it and logs the refusal (debug).
-    const res = await post('/api/pdf', { html: '<p>img</p><img src="http://10.255.255.1/pixel.png?token=SECRETSUBRESOURCE">' });
+    const res = await post('/api/pdf', {
+      html: '<p>img</p><img src="http://10.255.255.1/pixel.png?token=SECRETSUBRESOURCE">',
+    });
     expect(res.status).toBe(200);
     expect(lines().some((l) => l.msg === 'egress blocked')).toBe(true);
     expectNoSecrets(['SECRETSUBRESOURCE']);

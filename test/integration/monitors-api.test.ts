@@ -19,7 +19,10 @@ import { sleep, until } from '../helpers/until.js';
 
 type MonitorJson = MonitorView & { webhookUrl?: string };
 type CaptureJson = CaptureView;
-interface Page<T> { items: T[]; nextCursor: string | null }
+interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
 
 const YEARLY = '0 0 1 1 *';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
@@ -27,10 +30,30 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 const STABLE_BG = { r: 0x22, g: 0x66, b: 0xbb };
 
 const CAPTURE_DEFAULTS = {
-  colorScheme: 'light', reducedMotion: 'reduce', javaScriptEnabled: true, headersScope: 'origin', waitUntil: 'load', delay: 0, timeout: 30_000,
-  scrollPage: false, fullPage: false, omitBackground: false, animations: 'disabled', caret: 'hide', steps: [],
+  colorScheme: 'light',
+  reducedMotion: 'reduce',
+  javaScriptEnabled: true,
+  headersScope: 'origin',
+  waitUntil: 'load',
+  delay: 0,
+  timeout: 30_000,
+  scrollPage: false,
+  fullPage: false,
+  omitBackground: false,
+  animations: 'disabled',
+  caret: 'hide',
+  steps: [],
 };
-const DIFF_DEFAULTS = { mode: 'visual', ignoreText: [], threshold: 0.1, includeAA: false, minChangeRatio: 0, ignoreRegions: [], ignoreSelectors: [], confirm: true };
+const DIFF_DEFAULTS = {
+  mode: 'visual',
+  ignoreText: [],
+  threshold: 0.1,
+  includeAA: false,
+  minChangeRatio: 0,
+  ignoreRegions: [],
+  ignoreSelectors: [],
+  confirm: true,
+};
 
 // --- expected next runs (computed here, independently of node-cron) -----------------------------------
 
@@ -60,7 +83,9 @@ let toggleColour = '#ffffff';
 
 function closeGate(): NonNullable<typeof stableGate> {
   let release!: () => void;
-  const open = new Promise<void>((r) => { release = r; });
+  const open = new Promise<void>((r) => {
+    release = r;
+  });
   stableGate = { open, release, arrived: 0 };
   return stableGate;
 }
@@ -102,25 +127,25 @@ function api(svc: TestService) {
   async function createOk(key: IssuedKey, body: Record<string, unknown>): Promise<MonitorJson> {
     const res = await create(key, body);
     expect(res.status, await res.clone().text()).toBe(201);
-    return await res.json() as MonitorJson;
+    return (await res.json()) as MonitorJson;
   }
 
   async function getMonitor(key: IssuedKey, id: string): Promise<MonitorJson> {
     const res = await svc.call('GET', `/api/monitors/${id}`, key.key);
     expect(res.status, await res.clone().text()).toBe(200);
-    return await res.json() as MonitorJson;
+    return (await res.json()) as MonitorJson;
   }
 
   async function listMonitors(key: IssuedKey, query = ''): Promise<Page<MonitorJson>> {
     const res = await svc.call('GET', `/api/monitors${query}`, key.key);
     expect(res.status, await res.clone().text()).toBe(200);
-    return await res.json() as Page<MonitorJson>;
+    return (await res.json()) as Page<MonitorJson>;
   }
 
   async function listCaptures(key: IssuedKey, id: string, query = '?limit=100'): Promise<Page<CaptureJson>> {
     const res = await svc.call('GET', `/api/monitors/${id}/captures${query}`, key.key);
     expect(res.status, await res.clone().text()).toBe(200);
-    return await res.json() as Page<CaptureJson>;
+    return (await res.json()) as Page<CaptureJson>;
   }
 
   /** Oldest first. */
@@ -128,9 +153,14 @@ function api(svc: TestService) {
 
   const run = (key: IssuedKey, id: string) => svc.call('POST', `/api/monitors/${id}/run`, key.key);
 
-  const activeCaptureJobs = (monitorId: string) => (svc.db.prepare(
-    `SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ? AND kind = 'capture' AND status IN ('queued', 'running')`,
-  ).get(monitorId) as { n: number }).n;
+  const activeCaptureJobs = (monitorId: string) =>
+    (
+      svc.db
+        .prepare(
+          `SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ? AND kind = 'capture' AND status IN ('queued', 'running')`,
+        )
+        .get(monitorId) as { n: number }
+    ).n;
 
   /** Waits until the monitor has no capture queued or running (its outcome is then recorded). */
   const settle = (monitorId: string) =>
@@ -142,7 +172,7 @@ function api(svc: TestService) {
     const before = (await listCaptures(key, id)).items.length;
     const res = await run(key, id);
     expect(res.status, await res.clone().text()).toBe(202);
-    expect((await res.json() as { alreadyPending: boolean }).alreadyPending).toBe(false);
+    expect(((await res.json()) as { alreadyPending: boolean }).alreadyPending).toBe(false);
     await settle(id);
     const items = (await listCaptures(key, id)).items;
     expect(items).toHaveLength(before + 1);
@@ -151,9 +181,25 @@ function api(svc: TestService) {
 
   /** The raw request helper for bodies that are not JSON.stringify'd objects. */
   const raw = (method: string, path: string, key: IssuedKey, body: string, contentType: string) =>
-    fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${key.key}`, 'content-type': contentType }, body });
+    fetch(`${svc.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': contentType },
+      body,
+    });
 
-  return { create, createOk, getMonitor, listMonitors, listCaptures, capturesOf, run, activeCaptureJobs, settle, runOnce, raw };
+  return {
+    create,
+    createOk,
+    getMonitor,
+    listMonitors,
+    listCaptures,
+    capturesOf,
+    run,
+    activeCaptureJobs,
+    settle,
+    runOnce,
+    raw,
+  };
 }
 
 async function expectError(res: Response, status: number, code: string) {
@@ -175,23 +221,39 @@ describe('monitors API', () => {
     svc = await startTestService({ jobs: { pollIntervalMs: 100 } });
     h = api(svc);
   });
-  afterAll(async () => { await svc?.close(); });
+  afterAll(async () => {
+    await svc?.close();
+  });
 
   describe('create, get and list', () => {
     let key: IssuedKey;
-    beforeAll(() => { key = svc.createKey('create'); });
+    beforeAll(() => {
+      key = svc.createKey('create');
+    });
 
     it('answers 201 with Location and the monitor with every default filled, named by its url', async () => {
       const before = Date.now();
       const res = await h.create(key, { url: stableUrl(), schedule: YEARLY });
       expect(res.status, await res.clone().text()).toBe(201);
-      const m = await res.json() as MonitorJson;
+      const m = (await res.json()) as MonitorJson;
       expect(m.id).toMatch(/^mon_[0-9a-f]+$/);
       expect(res.headers.get('location')).toBe(`/api/monitors/${m.id}`);
       expect(m).toStrictEqual({
-        id: m.id, name: stableUrl(), url: stableUrl(), schedule: YEARLY, timezone: 'UTC', paused: false,
-        capture: CAPTURE_DEFAULTS, diff: DIFF_DEFAULTS, notifyWhen: [], notify: ['change', 'failure'], retention: { keep: 100 },
-        createdAt: expect.stringMatching(ISO), updatedAt: m.createdAt, nextRunAt: expect.stringMatching(ISO), skippedRuns: 0,
+        id: m.id,
+        name: stableUrl(),
+        url: stableUrl(),
+        schedule: YEARLY,
+        timezone: 'UTC',
+        paused: false,
+        capture: CAPTURE_DEFAULTS,
+        diff: DIFF_DEFAULTS,
+        notifyWhen: [],
+        notify: ['change', 'failure'],
+        retention: { keep: 100 },
+        createdAt: expect.stringMatching(ISO),
+        updatedAt: m.createdAt,
+        nextRunAt: expect.stringMatching(ISO),
+        skippedRuns: 0,
       });
       expect(Date.parse(m.createdAt)).toBeGreaterThanOrEqual(before - 1000);
       expect(Date.parse(m.nextRunAt!)).toBe(nextNewYear(0));
@@ -204,15 +266,27 @@ describe('monitors API', () => {
 
     it('a paused monitor has no nextRunAt (and GET agrees); given fields are kept', async () => {
       const body = {
-        name: 'Docs home', url: stableUrl(), schedule: '*/15 * * * *', timezone: 'Europe/Paris', paused: true,
-        capture: { viewport: { width: 640, height: 480 }, fullPage: true }, diff: { threshold: 0.3, ignoreSelectors: ['.ad'] },
-        notify: ['capture'], webhookUrl: `${fx.url}/hook`, retention: { keep: 7 },
+        name: 'Docs home',
+        url: stableUrl(),
+        schedule: '*/15 * * * *',
+        timezone: 'Europe/Paris',
+        paused: true,
+        capture: { viewport: { width: 640, height: 480 }, fullPage: true },
+        diff: { threshold: 0.3, ignoreSelectors: ['.ad'] },
+        notify: ['capture'],
+        webhookUrl: `${fx.url}/hook`,
+        retention: { keep: 7 },
       };
       const m = await h.createOk(key, body);
       expect(m).not.toHaveProperty('nextRunAt');
       expect(m).toMatchObject({
-        name: 'Docs home', paused: true, timezone: 'Europe/Paris', schedule: '*/15 * * * *', notify: ['capture'],
-        webhookUrl: `${fx.url}/hook`, retention: { keep: 7 },
+        name: 'Docs home',
+        paused: true,
+        timezone: 'Europe/Paris',
+        schedule: '*/15 * * * *',
+        notify: ['capture'],
+        webhookUrl: `${fx.url}/hook`,
+        retention: { keep: 7 },
         capture: { ...CAPTURE_DEFAULTS, viewport: { width: 640, height: 480 }, fullPage: true },
         diff: { ...DIFF_DEFAULTS, threshold: 0.3, ignoreSelectors: ['.ad'] },
       });
@@ -229,7 +303,9 @@ describe('monitors API', () => {
       const pager = svc.createKey('pager');
       const made: MonitorJson[] = [];
       for (const n of [1, 2, 3]) {
-        made.push(await h.createOk(pager, { name: `m${n}`, url: `${stableUrl()}?n=${n}`, schedule: YEARLY, paused: true }));
+        made.push(
+          await h.createOk(pager, { name: `m${n}`, url: `${stableUrl()}?n=${n}`, schedule: YEARLY, paused: true }),
+        );
         await sleep(5); // distinct createdAt, so "newest first" has one right answer
       }
       const [m1, m2, m3] = made as [MonitorJson, MonitorJson, MonitorJson];
@@ -246,7 +322,11 @@ describe('monitors API', () => {
       expect(second.items.map((m) => m.id)).toEqual([m1.id]);
       expect(second.nextCursor).toBeNull();
 
-      const bad = await expectError(await svc.call('GET', '/api/monitors?cursor=not-a-cursor', pager.key), 400, 'invalid_request');
+      const bad = await expectError(
+        await svc.call('GET', '/api/monitors?cursor=not-a-cursor', pager.key),
+        400,
+        'invalid_request',
+      );
       expect(bad.details?.map((d) => d.path)).toContain('cursor');
       await expectError(await svc.call('GET', '/api/monitors?limit=0', pager.key), 400, 'invalid_request');
 
@@ -257,9 +337,15 @@ describe('monitors API', () => {
 
   describe('validation', () => {
     let key: IssuedKey;
-    beforeAll(() => { key = svc.createKey('validation'); });
+    beforeAll(() => {
+      key = svc.createKey('validation');
+    });
     const valid = () => ({ url: stableUrl(), schedule: YEARLY, paused: true });
-    const without = <T extends Record<string, unknown>>(o: T, k: keyof T) => { const c = { ...o }; delete c[k]; return c; };
+    const without = <T extends Record<string, unknown>>(o: T, k: keyof T) => {
+      const c = { ...o };
+      delete c[k];
+      return c;
+    };
 
     /** No case may leave a monitor behind. */
     async function expectNoMonitors() {
@@ -269,24 +355,58 @@ describe('monitors API', () => {
     it.each([
       { what: 'missing url', body: () => without(valid(), 'url'), path: 'url' },
       { what: 'ftp url', body: () => ({ ...valid(), url: 'ftp://example.com/file' }), path: 'url' },
-      { what: 'cron minute 61', body: () => ({ ...valid(), schedule: '61 * * * *' }), path: 'schedule', message: /minute/ },
-      { what: 'cron with 4 fields', body: () => ({ ...valid(), schedule: '* * * *' }), path: 'schedule', message: /fields/ },
-      { what: 'cron with 7 fields', body: () => ({ ...valid(), schedule: '0 0 0 1 1 * *' }), path: 'schedule', message: /fields/ },
+      {
+        what: 'cron minute 61',
+        body: () => ({ ...valid(), schedule: '61 * * * *' }),
+        path: 'schedule',
+        message: /minute/,
+      },
+      {
+        what: 'cron with 4 fields',
+        body: () => ({ ...valid(), schedule: '* * * *' }),
+        path: 'schedule',
+        message: /fields/,
+      },
+      {
+        what: 'cron with 7 fields',
+        body: () => ({ ...valid(), schedule: '0 0 0 1 1 * *' }),
+        path: 'schedule',
+        message: /fields/,
+      },
       { what: 'missing schedule', body: () => without(valid(), 'schedule'), path: 'schedule' },
       { what: 'timezone Mars/Base', body: () => ({ ...valid(), timezone: 'Mars/Base' }), path: 'timezone' },
-      { what: 'unknown top-level field', body: () => ({ ...valid(), colour: 'red' }), path: 'colour', message: /unknown field/ },
-      { what: 'capture.format jpeg (captures are PNG)', body: () => ({ ...valid(), capture: { format: 'jpeg' } }), path: 'capture.format' },
+      {
+        what: 'unknown top-level field',
+        body: () => ({ ...valid(), colour: 'red' }),
+        path: 'colour',
+        message: /unknown field/,
+      },
+      {
+        what: 'capture.format jpeg (captures are PNG)',
+        body: () => ({ ...valid(), capture: { format: 'jpeg' } }),
+        path: 'capture.format',
+      },
       {
         what: 'capture.fullPage with capture.clip',
-        body: () => ({ ...valid(), capture: { fullPage: true, clip: { x: 0, y: 0, width: 100, height: 100 } } }), path: 'capture.clip',
+        body: () => ({ ...valid(), capture: { fullPage: true, clip: { x: 0, y: 0, width: 100, height: 100 } } }),
+        path: 'capture.clip',
       },
       { what: 'diff.threshold 1.5', body: () => ({ ...valid(), diff: { threshold: 1.5 } }), path: 'diff.threshold' },
-      { what: 'diff.minChangeRatio -0.1', body: () => ({ ...valid(), diff: { minChangeRatio: -0.1 } }), path: 'diff.minChangeRatio' },
+      {
+        what: 'diff.minChangeRatio -0.1',
+        body: () => ({ ...valid(), diff: { minChangeRatio: -0.1 } }),
+        path: 'diff.minChangeRatio',
+      },
       {
         what: 'ignoreRegions width 0',
-        body: () => ({ ...valid(), diff: { ignoreRegions: [{ x: 0, y: 0, width: 0, height: 10 }] } }), path: 'diff.ignoreRegions.0.width',
+        body: () => ({ ...valid(), diff: { ignoreRegions: [{ x: 0, y: 0, width: 0, height: 10 }] } }),
+        path: 'diff.ignoreRegions.0.width',
       },
-      { what: 'notify ["change","change"]', body: () => ({ ...valid(), notify: ['change', 'change'] }), path: 'notify' },
+      {
+        what: 'notify ["change","change"]',
+        body: () => ({ ...valid(), notify: ['change', 'change'] }),
+        path: 'notify',
+      },
       { what: 'notify ["sms"]', body: () => ({ ...valid(), notify: ['sms'] }), path: 'notify.0' },
       { what: 'retention.keep 0', body: () => ({ ...valid(), retention: { keep: 0 } }), path: 'retention.keep' },
       { what: 'retention.keep 1001', body: () => ({ ...valid(), retention: { keep: 1001 } }), path: 'retention.keep' },
@@ -310,12 +430,20 @@ describe('monitors API', () => {
       const unsupported = await h.raw('POST', '/api/monitors', key, JSON.stringify(valid()), 'text/plain');
       expect(unsupported.status).toBe(415);
       expect((await errorOf(unsupported)).message).toBe('Content-Type must be application/json, got text/plain');
-      await expectError(await h.raw('POST', '/api/monitors', key, '{"url": "http://x/", ', 'application/json'), 400, 'invalid_request');
+      await expectError(
+        await h.raw('POST', '/api/monitors', key, '{"url": "http://x/", ', 'application/json'),
+        400,
+        'invalid_request',
+      );
       await expectNoMonitors();
     });
 
     it('a webhookUrl to 169.254.169.254 is 400 naming webhookUrl', async () => {
-      const err = await expectError(await h.create(key, { ...valid(), webhookUrl: 'http://169.254.169.254/latest/meta-data/' }), 400, 'invalid_request');
+      const err = await expectError(
+        await h.create(key, { ...valid(), webhookUrl: 'http://169.254.169.254/latest/meta-data/' }),
+        400,
+        'invalid_request',
+      );
       expect(err.details?.map((d) => d.path)).toEqual(['webhookUrl']);
       await expectNoMonitors();
     });
@@ -337,7 +465,12 @@ describe('monitors API', () => {
       owner = svc.createKey('owner');
       stranger = svc.createKey('stranger');
       toggleColour = '#ffffff';
-      monitor = await h.createOk(owner, { url: `${fx.url}/toggle`, schedule: YEARLY, paused: true, diff: { confirm: false } });
+      monitor = await h.createOk(owner, {
+        url: `${fx.url}/toggle`,
+        schedule: YEARLY,
+        paused: true,
+        diff: { confirm: false },
+      });
       await h.runOnce(owner, monitor.id);
       toggleColour = '#000000';
       capture = await h.runOnce(owner, monitor.id);
@@ -357,16 +490,23 @@ describe('monitors API', () => {
       ['GET', () => `/api/captures/${c()}/diff`],
     ];
 
-    it.each(routes(() => monitor.id, () => capture.id).map(([method, path]) => ({ method, path })))(
-      'no key: $method → 401',
-      async ({ method, path }) => {
-        const body = method === 'POST' || method === 'PATCH' ? JSON.stringify({ url: stableUrl(), schedule: YEARLY }) : undefined;
-        const res = await fetch(`${svc.url}${path()}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body });
-        await expectError(res, 401, 'unauthorized');
-        const bogus = await svc.call(method, path(), 'pw_not_a_real_key', body && JSON.parse(body));
-        await expectError(bogus, 401, 'unauthorized');
-      },
-    );
+    it.each(
+      routes(
+        () => monitor.id,
+        () => capture.id,
+      ).map(([method, path]) => ({ method, path })),
+    )('no key: $method → 401', async ({ method, path }) => {
+      const body =
+        method === 'POST' || method === 'PATCH' ? JSON.stringify({ url: stableUrl(), schedule: YEARLY }) : undefined;
+      const res = await fetch(`${svc.url}${path()}`, {
+        method,
+        headers: body ? { 'content-type': 'application/json' } : {},
+        body,
+      });
+      await expectError(res, 401, 'unauthorized');
+      const bogus = await svc.call(method, path(), 'pw_not_a_real_key', body && JSON.parse(body));
+      await expectError(bogus, 401, 'unauthorized');
+    });
 
     it('the owner reaches the capture, its image and its diff', async () => {
       expect((await svc.call('GET', `/api/captures/${capture.id}`, owner.key)).status).toBe(200);
@@ -380,16 +520,26 @@ describe('monitors API', () => {
     });
 
     it.each([
-      ['GET', 'monitor', ''], ['PATCH', 'monitor', ''], ['DELETE', 'monitor', ''], ['POST', 'monitor', '/run'], ['GET', 'monitor', '/captures'],
-      ['GET', 'capture', ''], ['GET', 'capture', '/image'], ['GET', 'capture', '/diff'],
+      ['GET', 'monitor', ''],
+      ['PATCH', 'monitor', ''],
+      ['DELETE', 'monitor', ''],
+      ['POST', 'monitor', '/run'],
+      ['GET', 'monitor', '/captures'],
+      ['GET', 'capture', ''],
+      ['GET', 'capture', '/image'],
+      ['GET', 'capture', '/diff'],
     ])('another key: %s %s%s → 404, and nothing changes', async (method, what, suffix) => {
       const before = await h.getMonitor(owner, monitor.id);
-      const jobsBefore = (svc.db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ?').get(monitor.id) as { n: number }).n;
+      const jobsBefore = (
+        svc.db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ?').get(monitor.id) as { n: number }
+      ).n;
       const path = what === 'monitor' ? `/api/monitors/${monitor.id}${suffix}` : `/api/captures/${capture.id}${suffix}`;
       const body = method === 'PATCH' ? { paused: false, name: 'taken over' } : undefined;
       await expectError(await svc.call(method, path, stranger.key, body), 404, 'not_found');
       expect(await h.getMonitor(owner, monitor.id)).toStrictEqual(before);
-      expect((svc.db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ?').get(monitor.id) as { n: number }).n).toBe(jobsBefore);
+      expect(
+        (svc.db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ?').get(monitor.id) as { n: number }).n,
+      ).toBe(jobsBefore);
       expect((await h.listMonitors(stranger)).items).toEqual([]);
     });
   });
@@ -401,7 +551,7 @@ describe('monitors API', () => {
     async function patchOk(body: unknown): Promise<MonitorJson> {
       const res = await patch(body);
       expect(res.status, await res.clone().text()).toBe(200);
-      const m = await res.json() as MonitorJson;
+      const m = (await res.json()) as MonitorJson;
       expect(await h.getMonitor(key, monitor.id)).toStrictEqual(m); // the answer is what is stored
       return m;
     }
@@ -448,7 +598,13 @@ describe('monitors API', () => {
     it('{diff: {threshold: 0.2}} keeps the other diff fields; arrays are replaced whole', async () => {
       await patchOk({ diff: { minChangeRatio: 0.01, ignoreSelectors: ['#ad', '.banner'], confirm: false } });
       const m = await patchOk({ diff: { threshold: 0.2 } });
-      expect(m.diff).toStrictEqual({ ...DIFF_DEFAULTS, threshold: 0.2, minChangeRatio: 0.01, ignoreSelectors: ['#ad', '.banner'], confirm: false });
+      expect(m.diff).toStrictEqual({
+        ...DIFF_DEFAULTS,
+        threshold: 0.2,
+        minChangeRatio: 0.01,
+        ignoreSelectors: ['#ad', '.banner'],
+        confirm: false,
+      });
       const replaced = await patchOk({ diff: { ignoreSelectors: ['#only'] } });
       expect(replaced.diff.ignoreSelectors).toEqual(['#only']);
       expect(replaced.diff.threshold).toBe(0.2);
@@ -466,10 +622,10 @@ describe('monitors API', () => {
       const other = await h.createOk(key, { url: stableUrl(), schedule: YEARLY });
       expect(other.name).toBe(stableUrl());
       const moved = await svc.call('PATCH', `/api/monitors/${other.id}`, key.key, { url: `${stableUrl()}?v=2` });
-      expect((await moved.json() as MonitorJson).name).toBe(`${stableUrl()}?v=2`);
+      expect(((await moved.json()) as MonitorJson).name).toBe(`${stableUrl()}?v=2`);
       await svc.call('PATCH', `/api/monitors/${other.id}`, key.key, { name: 'Kept' });
       const again = await svc.call('PATCH', `/api/monitors/${other.id}`, key.key, { url: stableUrl() });
-      expect((await again.json() as MonitorJson).name).toBe('Kept');
+      expect(((await again.json()) as MonitorJson).name).toBe('Kept');
     });
 
     it.each([
@@ -483,7 +639,12 @@ describe('monitors API', () => {
       { what: 'notify duplicates', body: { notify: ['failure', 'failure'] }, status: 400, path: 'notify' },
       { what: 'blocked webhookUrl', body: { webhookUrl: 'http://169.254.169.254/' }, status: 400, path: 'webhookUrl' },
       { what: 'blocked url', body: { url: 'http://10.0.0.1/' }, status: 403 },
-      { what: 'a valid field next to an invalid one', body: { name: 'half', paused: true, schedule: '* * * *' }, status: 400, path: 'schedule' },
+      {
+        what: 'a valid field next to an invalid one',
+        body: { name: 'half', paused: true, schedule: '* * * *' },
+        status: 400,
+        path: 'schedule',
+      },
       { what: 'an array body', body: [{ paused: true }], status: 400, path: '' },
       { what: 'a null body', body: null, status: 400, path: '' },
       { what: 'a string body', body: 'paused', status: 400, path: '' },
@@ -491,16 +652,32 @@ describe('monitors API', () => {
       const before = await h.getMonitor(key, monitor.id);
       const scheduled = svc.scheduler.scheduledCount;
       const err = await expectError(await patch(body), status, status === 403 ? 'url_blocked' : 'invalid_request');
-      if (path !== undefined) expect(err.details?.map((d) => d.path), JSON.stringify(err.details)).toContain(path);
+      if (path !== undefined)
+        expect(
+          err.details?.map((d) => d.path),
+          JSON.stringify(err.details),
+        ).toContain(path);
       expect(await h.getMonitor(key, monitor.id)).toStrictEqual(before);
       expect(svc.scheduler.scheduledCount).toBe(scheduled);
     });
 
     it('a text/plain PATCH is 415; malformed JSON is 400; an unknown id is 404', async () => {
       const before = await h.getMonitor(key, monitor.id);
-      await expectError(await h.raw('PATCH', `/api/monitors/${monitor.id}`, key, '{"paused": true}', 'text/plain'), 415, 'unsupported_media_type');
-      await expectError(await h.raw('PATCH', `/api/monitors/${monitor.id}`, key, '{"paused": ', 'application/json'), 400, 'invalid_request');
-      await expectError(await svc.call('PATCH', '/api/monitors/mon_0000000000', key.key, { paused: true }), 404, 'not_found');
+      await expectError(
+        await h.raw('PATCH', `/api/monitors/${monitor.id}`, key, '{"paused": true}', 'text/plain'),
+        415,
+        'unsupported_media_type',
+      );
+      await expectError(
+        await h.raw('PATCH', `/api/monitors/${monitor.id}`, key, '{"paused": ', 'application/json'),
+        400,
+        'invalid_request',
+      );
+      await expectError(
+        await svc.call('PATCH', '/api/monitors/mon_0000000000', key.key, { paused: true }),
+        404,
+        'not_found',
+      );
       expect(await h.getMonitor(key, monitor.id)).toStrictEqual(before);
     });
   });
@@ -517,10 +694,13 @@ describe('monitors API', () => {
 
     it('run → 202; runs while a capture is pending say alreadyPending and queue nothing more', async () => {
       const gate = closeGate();
-      const runs: { status: number; body: { monitorId: string; status: string; reason: string; queuedAt: string; alreadyPending: boolean } }[] = [];
+      const runs: {
+        status: number;
+        body: { monitorId: string; status: string; reason: string; queuedAt: string; alreadyPending: boolean };
+      }[] = [];
       const runNow = async () => {
         const res = await h.run(key, monitor.id);
-        runs.push({ status: res.status, body: await res.json() as (typeof runs)[number]['body'] });
+        runs.push({ status: res.status, body: (await res.json()) as (typeof runs)[number]['body'] });
         return res;
       };
       try {
@@ -528,13 +708,22 @@ describe('monitors API', () => {
         expect(res.status).toBe(202);
         expect(res.headers.get('location')).toBe(`/api/monitors/${monitor.id}/captures`);
         expect(runs[0]!.body).toStrictEqual({
-          monitorId: monitor.id, status: 'queued', reason: 'manual', queuedAt: expect.stringMatching(ISO), alreadyPending: false,
+          monitorId: monitor.id,
+          status: 'queued',
+          reason: 'manual',
+          queuedAt: expect.stringMatching(ISO),
+          alreadyPending: false,
         });
         await runNow(); // straight away: queued or already rendering
         // The page is held: the capture is certainly still running now.
         await until('the capture to request the held page', () => gate.arrived > 0, 30_000);
         await runNow();
-        expect(runs[2]!.body).toMatchObject({ monitorId: monitor.id, status: 'running', reason: 'manual', alreadyPending: true });
+        expect(runs[2]!.body).toMatchObject({
+          monitorId: monitor.id,
+          status: 'running',
+          reason: 'manual',
+          alreadyPending: true,
+        });
       } finally {
         gate.release();
         stableGate = undefined;
@@ -552,11 +741,27 @@ describe('monitors API', () => {
 
     it('the first capture is the baseline: 1280×800, manual, unchanged, an image and no diff', async () => {
       expect(first).toStrictEqual({
-        id: expect.stringMatching(/^cap_[0-9a-f]+$/), monitorId: monitor.id, status: 'succeeded', reason: 'manual',
-        takenAt: expect.stringMatching(ISO), durationMs: expect.any(Number), width: 1280, height: 800,
-        changed: false, confirmed: false, diffPixels: 0, diffRatio: 0, regions: [], baselineId: null,
+        id: expect.stringMatching(/^cap_[0-9a-f]+$/),
+        monitorId: monitor.id,
+        status: 'succeeded',
+        reason: 'manual',
+        takenAt: expect.stringMatching(ISO),
+        durationMs: expect.any(Number),
+        width: 1280,
+        height: 800,
+        changed: false,
+        confirmed: false,
+        diffPixels: 0,
+        diffRatio: 0,
+        regions: [],
+        baselineId: null,
         imageUrl: `${svc.url}/api/captures/${first.id}/image`,
-        summary: null, textChanges: [], textChangesTotal: 0, conditions: [], conditionErrors: [], conditionsMet: null,
+        summary: null,
+        textChanges: [],
+        textChangesTotal: 0,
+        conditions: [],
+        conditionErrors: [],
+        conditionsMet: null,
       });
       expect(first.durationMs).toBeGreaterThan(0);
 
@@ -589,13 +794,27 @@ describe('monitors API', () => {
       expect(all[0]!.id).toBe(first.id);
       for (let i = 1; i < all.length; i++) {
         const c = all[i]!;
-        expect(c).toMatchObject({ status: 'succeeded', reason: 'manual', width: 1280, height: 800, changed: false, confirmed: false,
-          diffPixels: 0, diffRatio: 0, regions: [], baselineId: all[i - 1]!.id });
+        expect(c).toMatchObject({
+          status: 'succeeded',
+          reason: 'manual',
+          width: 1280,
+          height: 800,
+          changed: false,
+          confirmed: false,
+          diffPixels: 0,
+          diffRatio: 0,
+          regions: [],
+          baselineId: all[i - 1]!.id,
+        });
         expect(c).not.toHaveProperty('diffUrl');
         expect(Date.parse(c.takenAt)).toBeGreaterThanOrEqual(Date.parse(all[i - 1]!.takenAt));
       }
       expect(all[1]!.baselineId).toBe(first.id);
-      const diff = await expectError(await svc.call('GET', `/api/captures/${latest.id}/diff`, key.key), 404, 'not_found');
+      const diff = await expectError(
+        await svc.call('GET', `/api/captures/${latest.id}/diff`, key.key),
+        404,
+        'not_found',
+      );
       expect(diff.message).toMatch(/nothing differed/);
       const m = await h.getMonitor(key, monitor.id);
       expect(m.lastStatus).toBe('unchanged');
@@ -630,14 +849,24 @@ describe('monitors API', () => {
         expect(seen.length).toBeLessThanOrEqual(all.length);
       } while (cursor);
       expect(seen).toStrictEqual(all);
-      await expectError(await svc.call('GET', `/api/monitors/${monitor.id}/captures?cursor=garbage`, key.key), 400, 'invalid_request');
-      await expectError(await svc.call('GET', `/api/monitors/${monitor.id}/captures?limit=101`, key.key), 400, 'invalid_request');
+      await expectError(
+        await svc.call('GET', `/api/monitors/${monitor.id}/captures?cursor=garbage`, key.key),
+        400,
+        'invalid_request',
+      );
+      await expectError(
+        await svc.call('GET', `/api/monitors/${monitor.id}/captures?limit=101`, key.key),
+        400,
+        'invalid_request',
+      );
       await expectError(await svc.call('GET', '/api/monitors/mon_0000000000/captures', key.key), 404, 'not_found');
     });
 
     it('changing the capture options (PATCH) makes the next capture a new baseline', async () => {
       const before = await h.capturesOf(key, monitor.id);
-      const patched = await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, { capture: { viewport: { width: 400, height: 300 } } });
+      const patched = await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, {
+        capture: { viewport: { width: 400, height: 300 } },
+      });
       expect(patched.status).toBe(200);
       const next = await h.runOnce(key, monitor.id);
       expect(next).toMatchObject({ status: 'succeeded', baselineId: null, changed: false, width: 400, height: 300 });
@@ -650,12 +879,19 @@ describe('monitors API', () => {
     it('changing diff.textSelector (which text is read) makes the next capture a new baseline; other diff settings do not', async () => {
       const compared = await h.runOnce(key, monitor.id);
       expect(compared.baselineId).not.toBeNull();
-      expect((await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, { diff: { threshold: 0.2, mode: 'both' } })).status).toBe(200);
+      expect(
+        (await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, { diff: { threshold: 0.2, mode: 'both' } }))
+          .status,
+      ).toBe(200);
       expect((await h.runOnce(key, monitor.id)).baselineId).toBe(compared.id);
-      expect((await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, { diff: { textSelector: 'h1' } })).status).toBe(200);
+      expect(
+        (await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, { diff: { textSelector: 'h1' } })).status,
+      ).toBe(200);
       const fresh = await h.runOnce(key, monitor.id);
       expect(fresh).toMatchObject({ status: 'succeeded', baselineId: null, changed: false });
-      expect((await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, { diff: { textSelector: null } })).status).toBe(200);
+      expect(
+        (await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, { diff: { textSelector: null } })).status,
+      ).toBe(200);
       expect((await h.runOnce(key, monitor.id)).baselineId).toBeNull();
     });
   });
@@ -672,7 +908,11 @@ describe('monitors API', () => {
       // render_failed is final: one attempt, not retried (a retry would load the page again).
       expect(flakyRequests() - requestsBefore).toBe(1);
       expect(failed).toMatchObject({
-        monitorId: monitor.id, status: 'failed', reason: 'manual', changed: false, baselineId: null,
+        monitorId: monitor.id,
+        status: 'failed',
+        reason: 'manual',
+        changed: false,
+        baselineId: null,
         error: { code: 'render_failed', message: expect.any(String) },
       });
       expect(failed).not.toHaveProperty('imageUrl');
@@ -720,7 +960,9 @@ describe('monitors API', () => {
       await expectError(await svc.call('GET', `/api/captures/${capture.id}`, key.key), 404, 'not_found');
       await expectError(await svc.call('GET', `/api/captures/${capture.id}/image`, key.key), 404, 'not_found');
       expect(existsSync(folder)).toBe(false);
-      expect((svc.db.prepare('SELECT COUNT(*) AS n FROM captures WHERE monitor_id = ?').get(monitor.id) as { n: number }).n).toBe(0);
+      expect(
+        (svc.db.prepare('SELECT COUNT(*) AS n FROM captures WHERE monitor_id = ?').get(monitor.id) as { n: number }).n,
+      ).toBe(0);
       expect(svc.scheduler.scheduledCount).toBe(scheduled - 1);
       expect((await h.listMonitors(key)).items).toEqual([]);
 
@@ -740,11 +982,15 @@ describe('monitors API', () => {
         stableGate = undefined;
       }
       await h.settle(monitor.id);
-      const jobs = svc.db.prepare('SELECT status FROM jobs WHERE monitor_id = ?').all(monitor.id) as { status: string }[];
+      const jobs = svc.db.prepare('SELECT status FROM jobs WHERE monitor_id = ?').all(monitor.id) as {
+        status: string;
+      }[];
       expect(jobs).toEqual([{ status: 'canceled' }]);
       await sleep(500); // let an (incorrectly) surviving render finish writing, if it were going to
       expect(existsSync(join(svc.dataDir, 'captures', monitor.id))).toBe(false);
-      expect((svc.db.prepare('SELECT COUNT(*) AS n FROM captures WHERE monitor_id = ?').get(monitor.id) as { n: number }).n).toBe(0);
+      expect(
+        (svc.db.prepare('SELECT COUNT(*) AS n FROM captures WHERE monitor_id = ?').get(monitor.id) as { n: number }).n,
+      ).toBe(0);
     });
   });
 
@@ -754,21 +1000,23 @@ describe('monitors API', () => {
       const monitor = await h.createOk(key, { url: stableUrl(), schedule: YEARLY, paused: true });
       await h.runOnce(key, monitor.id);
       await h.runOnce(key, monitor.id);
-      const captureJobs = svc.db.prepare(`SELECT id FROM jobs WHERE key_id = ? AND kind = 'capture'`).all(key.id) as { id: string }[];
+      const captureJobs = svc.db.prepare(`SELECT id FROM jobs WHERE key_id = ? AND kind = 'capture'`).all(key.id) as {
+        id: string;
+      }[];
       expect(captureJobs).toHaveLength(2);
 
       // A render job of the same key, so the list is shown to work at all.
       const render = await svc.call('POST', '/api/image', key.key, { url: stableUrl(), async: true });
       expect(render.status).toBe(202);
-      const renderJob = await render.json() as { id: string };
+      const renderJob = (await render.json()) as { id: string };
 
       const list = await svc.call('GET', '/api/jobs?limit=100', key.key);
       expect(list.status).toBe(200);
-      const ids = (await list.json() as Page<{ id: string; kind: string }>).items.map((j) => j.id);
+      const ids = ((await list.json()) as Page<{ id: string; kind: string }>).items.map((j) => j.id);
       expect(ids).toEqual([renderJob.id]);
       for (const status of ['succeeded', 'queued', 'running']) {
         const byStatus = await svc.call('GET', `/api/jobs?status=${status}`, key.key);
-        const items = (await byStatus.json() as Page<{ id: string; kind: string }>).items;
+        const items = ((await byStatus.json()) as Page<{ id: string; kind: string }>).items;
         expect(items.every((j) => j.kind !== 'capture' && j.id === renderJob.id)).toBe(true);
       }
       for (const { id } of captureJobs) {
@@ -778,7 +1026,7 @@ describe('monitors API', () => {
       }
       await until('the render job to finish', async () => {
         const res = await svc.call('GET', `/api/jobs/${renderJob.id}`, key.key);
-        return ['succeeded', 'failed'].includes((await res.json() as { status: string }).status);
+        return ['succeeded', 'failed'].includes(((await res.json()) as { status: string }).status);
       });
     });
   });
@@ -792,7 +1040,9 @@ describe('monitors.maxPerKey', () => {
     svc = await startTestService({ monitors: { maxPerKey: 2 } });
     h = api(svc);
   });
-  afterAll(async () => { await svc?.close(); });
+  afterAll(async () => {
+    await svc?.close();
+  });
 
   const body = () => ({ url: `${fx.url}/stable`, schedule: YEARLY, paused: true });
 

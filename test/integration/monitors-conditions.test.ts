@@ -11,12 +11,28 @@ import { startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-interface ConditionResult { index: number; selector: string; test: string; met: boolean; value: string | number | null }
-interface CaptureJson {
-  id: string; status: string; changed: boolean; baselineId: string | null; error?: { message: string };
-  conditions: ConditionResult[]; conditionErrors: string[]; conditionsMet: boolean | null;
+interface ConditionResult {
+  index: number;
+  selector: string;
+  test: string;
+  met: boolean;
+  value: string | number | null;
 }
-interface Key { id: string; key: string; webhookSecret: string }
+interface CaptureJson {
+  id: string;
+  status: string;
+  changed: boolean;
+  baselineId: string | null;
+  error?: { message: string };
+  conditions: ConditionResult[];
+  conditionErrors: string[];
+  conditionsMet: boolean | null;
+}
+interface Key {
+  id: string;
+  key: string;
+  webhookSecret: string;
+}
 type Event = ReturnType<typeof verifyHit>;
 
 const YEARLY = '0 0 1 1 *';
@@ -27,7 +43,14 @@ const SETTINGS = {
 };
 
 /** What the fixture shop shows; each test's page has its own state. */
-interface Shop { lang: string; price: string; priceLang?: string; stock: string; banner: boolean; extra?: string }
+interface Shop {
+  lang: string;
+  price: string;
+  priceLang?: string;
+  stock: string;
+  banner: boolean;
+  extra?: string;
+}
 
 function shopHtml(s: Shop): string {
   const priceLang = s.priceLang ? ` lang="${s.priceLang}"` : '';
@@ -50,27 +73,35 @@ beforeAll(async () => {
   [svc, fx, hooks] = await Promise.all([startTestService(SETTINGS), startFixtureServer(), startWebhookReceiver()]);
   owner = svc.createKey('monitor-conditions');
 });
-afterAll(async () => { await Promise.all([svc?.close(), fx?.close(), hooks?.close()]); });
+afterAll(async () => {
+  await Promise.all([svc?.close(), fx?.close(), hooks?.close()]);
+});
 
 function shop(path: string, initial: Partial<Shop> = {}): { url: string; state: Shop } {
   const state: Shop = { lang: 'de', price: '24,99 €', stock: 'Ausverkauft', banner: false, ...initial };
-  fx.route(path, (_req, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(shopHtml(state)); });
+  fx.route(path, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(shopHtml(state));
+  });
   return { url: `${fx.url}${path}`, state };
 }
 
 async function createMonitor(body: Record<string, unknown>): Promise<{ id: string }> {
   const res = await svc.call('POST', '/api/monitors', owner.key, {
-    schedule: YEARLY, capture: { viewport: { width: 480, height: 360 } }, diff: { confirm: false },
-    webhookUrl: hooks.url, notify: ['change', 'capture'], ...body,
+    schedule: YEARLY,
+    capture: { viewport: { width: 480, height: 360 } },
+    diff: { confirm: false },
+    webhookUrl: hooks.url,
+    notify: ['change', 'capture'],
+    ...body,
   });
   if (res.status !== 201) throw new Error(`POST /api/monitors → ${res.status}: ${await res.text()}`);
-  return await res.json() as { id: string };
+  return (await res.json()) as { id: string };
 }
 
 async function capturesOf(monitorId: string): Promise<CaptureJson[]> {
   const res = await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=100`, owner.key);
   if (res.status !== 200) throw new Error(`GET captures → ${res.status}: ${await res.text()}`);
-  return (await res.json() as { items: CaptureJson[] }).items;
+  return ((await res.json()) as { items: CaptureJson[] }).items;
 }
 
 /** Capture now and wait until the capture is recorded. */
@@ -78,7 +109,12 @@ async function captureNow(monitorId: string): Promise<CaptureJson> {
   const known = new Set((await capturesOf(monitorId)).map((c) => c.id));
   const res = await svc.call('POST', `/api/monitors/${monitorId}/run`, owner.key);
   if (res.status !== 202) throw new Error(`POST run → ${res.status}: ${await res.text()}`);
-  const capture = await until(`a new capture of ${monitorId}`, async () => (await capturesOf(monitorId)).find((c) => !known.has(c.id)), 60_000, 100);
+  const capture = await until(
+    `a new capture of ${monitorId}`,
+    async () => (await capturesOf(monitorId)).find((c) => !known.has(c.id)),
+    60_000,
+    100,
+  );
   expect(capture.status, capture.error?.message).toBe('succeeded');
   return capture;
 }
@@ -96,13 +132,23 @@ function eventsOf(captureId: string): Event[] {
  * on the dispatcher's order.
  */
 async function settledEventsOf(monitorId: string, captureId: string): Promise<Event[]> {
-  await until(`capture.completed for ${captureId}`, () => eventsOf(captureId).some((e) => e.type === 'capture.completed'), 30_000);
+  await until(
+    `capture.completed for ${captureId}`,
+    () => eventsOf(captureId).some((e) => e.type === 'capture.completed'),
+    30_000,
+  );
   const changedDeliveries = await monitorChangedDeliveries(monitorId);
   const events = eventsOf(captureId);
   const sent = events.filter((e) => e.type === 'monitor.changed').length;
   // Every monitor.changed of this monitor recorded so far has been delivered (none is waiting to be sent).
-  await until('the monitor.changed deliveries to arrive', () =>
-    hooks.hits.map((hit) => verifyHit(owner.webhookSecret, hit)).filter((e) => e.type === 'monitor.changed' && e.data.monitorId === monitorId).length === changedDeliveries, 30_000);
+  await until(
+    'the monitor.changed deliveries to arrive',
+    () =>
+      hooks.hits
+        .map((hit) => verifyHit(owner.webhookSecret, hit))
+        .filter((e) => e.type === 'monitor.changed' && e.data.monitorId === monitorId).length === changedDeliveries,
+    30_000,
+  );
   expect(eventsOf(captureId).filter((e) => e.type === 'monitor.changed').length).toBe(sent);
   return eventsOf(captureId);
 }
@@ -110,7 +156,9 @@ async function settledEventsOf(monitorId: string, captureId: string): Promise<Ev
 async function monitorChangedDeliveries(monitorId: string): Promise<number> {
   const res = await svc.call('GET', `/api/webhook-deliveries?monitorId=${monitorId}&limit=100`, owner.key);
   if (res.status !== 200) throw new Error(`GET deliveries → ${res.status}: ${await res.text()}`);
-  return (await res.json() as { items: { eventType: string }[] }).items.filter((d) => d.eventType === 'monitor.changed').length;
+  return ((await res.json()) as { items: { eventType: string }[] }).items.filter(
+    (d) => d.eventType === 'monitor.changed',
+  ).length;
 }
 
 const types = (events: Event[]) => events.map((e) => e.type).sort();
@@ -128,7 +176,9 @@ describe('numberBelow: the price drops below 20 (German page, "24,99 €")', () 
   it('the baseline records the rule as false, with the price read in German', async () => {
     const baseline = await captureNow(monitorId);
     expect(baseline.baselineId).toBeNull();
-    expect(baseline.conditions).toEqual([{ index: 0, selector: '.price', test: 'numberBelow', met: false, value: 24.99 }]);
+    expect(baseline.conditions).toEqual([
+      { index: 0, selector: '.price', test: 'numberBelow', met: false, value: 24.99 },
+    ]);
     expect(baseline.conditionErrors).toEqual([]);
     expect(baseline.conditionsMet).toBe(false);
     expect(types(await settledEventsOf(monitorId, baseline.id))).toEqual(['capture.completed']);
@@ -138,12 +188,19 @@ describe('numberBelow: the price drops below 20 (German page, "24,99 €")', () 
     page.state.price = '19,99 €';
     const capture = await captureNow(monitorId);
     expect(capture.changed).toBe(true);
-    expect(capture.conditions).toEqual([{ index: 0, selector: '.price', test: 'numberBelow', met: true, value: 19.99 }]);
+    expect(capture.conditions).toEqual([
+      { index: 0, selector: '.price', test: 'numberBelow', met: true, value: 19.99 },
+    ]);
     expect(capture.conditionsMet).toBe(true);
     const events = await settledEventsOf(monitorId, capture.id);
     expect(types(events)).toEqual(['capture.completed', 'monitor.changed']);
     const changed = events.find((e) => e.type === 'monitor.changed')!;
-    expect(changed.data).toMatchObject({ changed: true, conditionsMet: true, conditionErrors: [], conditions: capture.conditions });
+    expect(changed.data).toMatchObject({
+      changed: true,
+      conditionsMet: true,
+      conditionErrors: [],
+      conditions: capture.conditions,
+    });
   });
 
   it('19,99 → 18,99: a change, but the rule was already true, so no monitor.changed', async () => {
@@ -162,12 +219,19 @@ describe('numberBelow: the price drops below 20 (German page, "24,99 €")', () 
 describe('textContains "In stock"', () => {
   it('is told when the text appears (case-insensitive) and not before', async () => {
     const page = shop('/stock', { lang: 'en', price: '$24.99', stock: 'Sold out' });
-    const { id } = await createMonitor({ url: page.url, notifyWhen: [{ selector: '.stock', textContains: 'in STOCK' }] });
+    const { id } = await createMonitor({
+      url: page.url,
+      notifyWhen: [{ selector: '.stock', textContains: 'in STOCK' }],
+    });
     const baseline = await captureNow(id);
-    expect(baseline.conditions).toEqual([{ index: 0, selector: '.stock', test: 'textContains', met: false, value: 'Sold out' }]);
+    expect(baseline.conditions).toEqual([
+      { index: 0, selector: '.stock', test: 'textContains', met: false, value: 'Sold out' },
+    ]);
     page.state.stock = 'In stock — ships today';
     const capture = await captureNow(id);
-    expect(capture.conditions).toEqual([{ index: 0, selector: '.stock', test: 'textContains', met: true, value: 'In stock — ships today' }]);
+    expect(capture.conditions).toEqual([
+      { index: 0, selector: '.stock', test: 'textContains', met: true, value: 'In stock — ships today' },
+    ]);
     expect(capture.conditionsMet).toBe(true);
     expect(types(await settledEventsOf(id, capture.id))).toEqual(['capture.completed', 'monitor.changed']);
   });
@@ -182,7 +246,9 @@ describe('appears / disappears: a sale banner', () => {
     expect(baseline.conditionErrors).toEqual([]);
     page.state.banner = true;
     const capture = await captureNow(id);
-    expect(capture.conditions).toEqual([{ index: 0, selector: '.banner', test: 'appears', met: true, value: 'Sale! 20% off' }]);
+    expect(capture.conditions).toEqual([
+      { index: 0, selector: '.banner', test: 'appears', met: true, value: 'Sale! 20% off' },
+    ]);
     expect(capture.conditionsMet).toBe(true);
     expect(types(await settledEventsOf(id, capture.id))).toEqual(['capture.completed', 'monitor.changed']);
   });
@@ -191,7 +257,9 @@ describe('appears / disappears: a sale banner', () => {
     const page = shop('/banner-disappears', { banner: true });
     const { id } = await createMonitor({ url: page.url, notifyWhen: [{ selector: '.banner', disappears: true }] });
     const baseline = await captureNow(id);
-    expect(baseline.conditions).toEqual([{ index: 0, selector: '.banner', test: 'disappears', met: false, value: 'Sale! 20% off' }]);
+    expect(baseline.conditions).toEqual([
+      { index: 0, selector: '.banner', test: 'disappears', met: false, value: 'Sale! 20% off' },
+    ]);
     page.state.banner = false;
     const capture = await captureNow(id);
     expect(capture.conditions).toEqual([{ index: 0, selector: '.banner', test: 'disappears', met: true, value: null }]);
@@ -244,7 +312,7 @@ describe('rules that cannot be read', () => {
     expect(capture.conditionErrors).toEqual([
       'notifyWhen[0] (#no-such-element): the selector matches nothing',
       'notifyWhen[1] (p[): not a valid CSS selector',
-      'notifyWhen[2] (.stock): no number in the element\'s text',
+      "notifyWhen[2] (.stock): no number in the element's text",
     ]);
     expect(capture.conditionsMet).toBe(false);
     const events = await settledEventsOf(id, capture.id);
@@ -257,7 +325,9 @@ describe('what the page says is read as the page says it, and bounded', () => {
   it('numbers use the closest lang attribute; a long text is cut at the limit; a lying page breaks only its own rules', async () => {
     const atLimit = 'a'.repeat(MAX_PROBE_TEXT);
     const page = shop('/lying', {
-      lang: 'en', price: '1.299', priceLang: 'de-DE', // "1.299" in a German element: 1299, not 1.299
+      lang: 'en',
+      price: '1.299',
+      priceLang: 'de-DE', // "1.299" in a German element: 1299, not 1.299
       extra: `<p id="at-limit">${atLimit}</p><p id="over-limit">${atLimit}b</p><p id="long-lang" lang="${'x'.repeat(100)}">1.299</p>
         <p id="liar">12</p><p id="trap">3</p>
         <script>
@@ -277,19 +347,25 @@ describe('what the page says is read as the page says it, and bounded', () => {
     const { id } = await createMonitor({ url: page.url, notifyWhen: rules });
     const capture = await captureNow(id);
     expect(capture.conditions.map((c) => [c.met, typeof c.value === 'string' ? c.value.length : c.value])).toEqual([
-      [true, 1299], [true, MAX_PROBE_TEXT], [false, MAX_PROBE_TEXT], [true, 1299], [true, 0], [false, null],
+      [true, 1299],
+      [true, MAX_PROBE_TEXT],
+      [false, MAX_PROBE_TEXT],
+      [true, 1299],
+      [true, 0],
+      [false, null],
     ]);
-    expect(capture.conditionErrors).toEqual(['notifyWhen[5] (#trap): the page\'s script prevented reading the element']);
+    expect(capture.conditionErrors).toEqual(["notifyWhen[5] (#trap): the page's script prevented reading the element"]);
   });
 });
 
 describe('limits and bad rules', () => {
   const page = () => `${fx.url}/limits`;
   const rule = (i: number) => ({ selector: `.r${i}`, appears: true });
-  const post = (notifyWhen: unknown) => svc.call('POST', '/api/monitors', owner.key, { url: page(), schedule: YEARLY, notifyWhen });
+  const post = (notifyWhen: unknown) =>
+    svc.call('POST', '/api/monitors', owner.key, { url: page(), schedule: YEARLY, notifyWhen });
   const details = async (res: Response) => {
     expect(res.status).toBe(400);
-    const body = await res.json() as { error: { code: string; details: { path: string; message: string }[] } };
+    const body = (await res.json()) as { error: { code: string; details: { path: string; message: string }[] } };
     expect(body.error.code).toBe('invalid_request');
     return body.error.details;
   };
@@ -297,14 +373,16 @@ describe('limits and bad rules', () => {
   it(`accepts ${MAX_RULES} rules and refuses ${MAX_RULES + 1}`, async () => {
     const ok = await post(Array.from({ length: MAX_RULES }, (_, i) => rule(i)));
     expect(ok.status).toBe(201);
-    expect((await ok.json() as { notifyWhen: unknown[] }).notifyWhen).toHaveLength(MAX_RULES);
+    expect(((await ok.json()) as { notifyWhen: unknown[] }).notifyWhen).toHaveLength(MAX_RULES);
     const over = await details(await post(Array.from({ length: MAX_RULES + 1 }, (_, i) => rule(i))));
     expect(over.map((d) => d.path)).toEqual(['notifyWhen']);
   });
 
   it('refuses a rule with two tests, naming the second; a rule without a test; an unknown field', async () => {
     const two = await details(await post([rule(0), { selector: '.price', numberBelow: 20, numberAbove: 10 }]));
-    expect(two).toEqual([{ path: 'notifyWhen.1.numberAbove', message: 'a rule takes exactly one test; this one already has numberBelow' }]);
+    expect(two).toEqual([
+      { path: 'notifyWhen.1.numberAbove', message: 'a rule takes exactly one test; this one already has numberBelow' },
+    ]);
     const none = await details(await post([{ selector: '.price' }]));
     expect(none).toEqual([{ path: 'notifyWhen.0', message: expect.stringContaining('a rule needs one test') }]);
     const unknown = await details(await post([{ selector: '.price', numberBelow: 20, numberUnder: 5 }]));
@@ -312,12 +390,19 @@ describe('limits and bad rules', () => {
   });
 
   it('refuses wrong types per field', async () => {
-    const bad = await details(await post([
-      { selector: '', appears: true },
-      { selector: '.a', numberBelow: '20' },
-      { selector: '.a', appears: false },
-      { selector: '.a', textContains: '   ' },
-    ]));
-    expect(bad.map((d) => d.path)).toEqual(['notifyWhen.0.selector', 'notifyWhen.1.numberBelow', 'notifyWhen.2.appears', 'notifyWhen.3.textContains']);
+    const bad = await details(
+      await post([
+        { selector: '', appears: true },
+        { selector: '.a', numberBelow: '20' },
+        { selector: '.a', appears: false },
+        { selector: '.a', textContains: '   ' },
+      ]),
+    );
+    expect(bad.map((d) => d.path)).toEqual([
+      'notifyWhen.0.selector',
+      'notifyWhen.1.numberBelow',
+      'notifyWhen.2.appears',
+      'notifyWhen.3.textContains',
+    ]);
   });
 });

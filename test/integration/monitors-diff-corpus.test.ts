@@ -11,10 +11,26 @@ import { decodePng, type DecodedPng, type Rgba } from '../helpers/png.js';
 import { bytesOf, startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
-interface Region { x: number; y: number; width: number; height: number; pixels: number }
+interface Region {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  pixels: number;
+}
 interface Capture {
-  id: string; status: string; changed: boolean; confirmed: boolean; diffPixels: number; diffRatio: number;
-  regions: Region[]; width: number; height: number; baselineId: string | null; diffUrl?: string; error?: unknown;
+  id: string;
+  status: string;
+  changed: boolean;
+  confirmed: boolean;
+  diffPixels: number;
+  diffRatio: number;
+  regions: Region[];
+  width: number;
+  height: number;
+  baselineId: string | null;
+  diffUrl?: string;
+  error?: unknown;
 }
 
 let svc: TestService;
@@ -24,7 +40,10 @@ const corpus = new Map(loadCorpus().map((c) => [c.name, c]));
 
 beforeAll(async () => {
   [svc, site] = await Promise.all([
-    startTestService({ jobs: { pollIntervalMs: 100 }, rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 } }),
+    startTestService({
+      jobs: { pollIntervalMs: 100 },
+      rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
+    }),
     startCorpusSite(),
   ]);
   key = svc.createKey('monitors-diff-corpus').key;
@@ -40,15 +59,22 @@ async function json<T>(res: Response, status: number): Promise<T> {
 }
 
 async function latest(monitorId: string): Promise<Capture | undefined> {
-  return (await json<{ items: Capture[] }>(await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=1`, key), 200)).items[0];
+  return (
+    await json<{ items: Capture[] }>(await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=1`, key), 200)
+  ).items[0];
 }
 
 async function capture(monitorId: string, before: string | undefined): Promise<Capture> {
   await json(await svc.call('POST', `/api/monitors/${monitorId}/run`, key), 202);
-  const made = await until(`a new capture of ${monitorId}`, async () => {
-    const c = await latest(monitorId);
-    return c && c.id !== before ? c : undefined;
-  }, 60_000, 100);
+  const made = await until(
+    `a new capture of ${monitorId}`,
+    async () => {
+      const c = await latest(monitorId);
+      return c && c.id !== before ? c : undefined;
+    },
+    60_000,
+    100,
+  );
   if (made.status !== 'succeeded') throw new Error(`capture failed: ${JSON.stringify(made.error)}`);
   return made;
 }
@@ -60,12 +86,22 @@ async function image(c: Capture): Promise<DecodedPng> {
 }
 
 /** A case run as the bench runs it: monitor with the default settings (plus the case's own), baseline a, then b. */
-async function runCase(name: string): Promise<{ c: CorpusCase; baseline: Capture; next: Capture; hits: number; monitorId: string }> {
+async function runCase(
+  name: string,
+): Promise<{ c: CorpusCase; baseline: Capture; next: Capture; hits: number; monitorId: string }> {
   const c = corpus.get(name);
   if (!c) throw new Error(`no corpus case ${name}`);
-  const monitor = await json<{ id: string }>(await svc.call('POST', '/api/monitors', key, {
-    name, url: site.pageUrl(name), schedule: '0 0 1 1 *', paused: true, ...(c.capture && { capture: c.capture }), ...(c.diff && { diff: c.diff }),
-  }), 201);
+  const monitor = await json<{ id: string }>(
+    await svc.call('POST', '/api/monitors', key, {
+      name,
+      url: site.pageUrl(name),
+      schedule: '0 0 1 1 *',
+      paused: true,
+      ...(c.capture && { capture: c.capture }),
+      ...(c.diff && { diff: c.diff }),
+    }),
+    201,
+  );
   const baseline = await capture(monitor.id, undefined);
   site.switchToB(name);
   const hitsBefore = site.hits(name);
@@ -76,12 +112,21 @@ async function runCase(name: string): Promise<{ c: CorpusCase; baseline: Capture
 
 /** The bounds of the pixels that differ between two same-sized images. */
 function differing(a: DecodedPng, b: DecodedPng): Region | undefined {
-  let x0 = Infinity, y0 = Infinity, x1 = -1, y1 = -1, n = 0;
+  let x0 = Infinity,
+    y0 = Infinity,
+    x1 = -1,
+    y1 = -1,
+    n = 0;
   for (let y = 0; y < Math.min(a.height, b.height); y++) {
     for (let x = 0; x < Math.min(a.width, b.width); x++) {
-      const p = a.pixel(x, y), q = b.pixel(x, y);
+      const p = a.pixel(x, y),
+        q = b.pixel(x, y);
       if (p.r === q.r && p.g === q.g && p.b === q.b) continue;
-      n++; x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);
+      n++;
+      x0 = Math.min(x0, x);
+      y0 = Math.min(y0, y);
+      x1 = Math.max(x1, x);
+      y1 = Math.max(y1, y);
     }
   }
   return n === 0 ? undefined : { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1, pixels: n };
@@ -204,27 +249,43 @@ describe('the image wait of a full-page capture', () => {
   /** A page 9,000 px tall whose `n` lazy images sit at the bottom, far out of view; image hits are recorded. */
   async function lazyImagesSite(n: number): Promise<{ url: string; hits: Set<number>; close(): Promise<void> }> {
     const hits = new Set<number>();
-    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNgYPgPAAEDAQAIicLsAAAAAElFTkSuQmCC', 'base64');
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNgYPgPAAEDAQAIicLsAAAAAElFTkSuQmCC',
+      'base64',
+    );
     const server = http.createServer((req, res) => {
       const img = /^\/img\/(\d+)\.png$/.exec(req.url ?? '');
       if (img) {
         hits.add(Number(img[1]));
         return void res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' }).end(png);
       }
-      const imgs = Array.from({ length: n }, (_, i) => `<img loading="lazy" src="/img/${i + 1}.png" width="2" height="2" alt="">`).join('');
-      res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' })
-        .end(`<!doctype html><body style="margin:0"><div style="height:8900px"></div><div style="width:1200px">${imgs}</div></body>`);
+      const imgs = Array.from(
+        { length: n },
+        (_, i) => `<img loading="lazy" src="/img/${i + 1}.png" width="2" height="2" alt="">`,
+      ).join('');
+      res
+        .writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' })
+        .end(
+          `<!doctype html><body style="margin:0"><div style="height:8900px"></div><div style="width:1200px">${imgs}</div></body>`,
+        );
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     return {
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
       hits,
-      close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
+      close: () =>
+        new Promise((done) => {
+          server.closeAllConnections();
+          server.close(() => done());
+        }),
     };
   }
 
-  it.each([[500, 500], [501, 500]])('%i lazy images out of view: the first %i are loaded before the capture, no more', async (n, loaded) => {
+  it.each([
+    [500, 500],
+    [501, 500],
+  ])('%i lazy images out of view: the first %i are loaded before the capture, no more', async (n, loaded) => {
     const page = await lazyImagesSite(n);
     try {
       const res = await svc.post('/api/image', { url: page.url, fullPage: true });
@@ -242,7 +303,9 @@ describe('the image wait of a full-page capture', () => {
     const held: http.ServerResponse[] = [];
     const server = http.createServer((req, res) => {
       if (req.url === '/never.png') return void held.push(res); // headers never sent
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Photo:</p><img src="/never.png" width="100" height="100" alt="">');
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><p>Photo:</p><img src="/never.png" width="100" height="100" alt="">');
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');

@@ -7,7 +7,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import {
-  at, differingBounds, doc, isRed, isReddish, overlaps, pixelsIn, samePixel, switchablePage, within, type Box,
+  at,
+  differingBounds,
+  doc,
+  isRed,
+  isReddish,
+  overlaps,
+  pixelsIn,
+  samePixel,
+  switchablePage,
+  within,
+  type Box,
 } from '../helpers/monitors-diff-fixtures.js';
 import { decodePng, isPng, type DecodedPng, type Rgba } from '../helpers/png.js';
 import { bytesOf, startTestService, type TestService } from '../helpers/service.js';
@@ -20,12 +30,30 @@ const BLUE: Rgba = { r: 0, g: 0, b: 255, a: 255 };
 const VIEWPORT_PIXELS = 1280 * 800;
 
 interface Capture {
-  id: string; monitorId: string; status: 'succeeded' | 'failed'; reason: string; takenAt: string;
-  width: number | null; height: number | null; changed: boolean; confirmed: boolean; diffPixels: number; diffRatio: number;
-  regions: (Box & { pixels?: number })[]; baselineId: string | null; imageUrl?: string; diffUrl?: string; truncated?: boolean;
+  id: string;
+  monitorId: string;
+  status: 'succeeded' | 'failed';
+  reason: string;
+  takenAt: string;
+  width: number | null;
+  height: number | null;
+  changed: boolean;
+  confirmed: boolean;
+  diffPixels: number;
+  diffRatio: number;
+  regions: (Box & { pixels?: number })[];
+  baselineId: string | null;
+  imageUrl?: string;
+  diffUrl?: string;
+  truncated?: boolean;
   error?: { code: string; message: string };
 }
-interface Monitor { id: string; name: string; lastStatus?: string; diff: Record<string, unknown> }
+interface Monitor {
+  id: string;
+  name: string;
+  lastStatus?: string;
+  diff: Record<string, unknown>;
+}
 
 let svc: TestService;
 let fx: FixtureServer;
@@ -53,24 +81,42 @@ async function json<T>(res: Response, status: number): Promise<T> {
 }
 
 /** A paused monitor (captures only when the test asks) with a schedule that never comes round in a test. */
-async function createMonitor(name: string, url: string, options: { capture?: object; diff?: object } = {}): Promise<Monitor> {
-  return json<Monitor>(await svc.call('POST', '/api/monitors', key, { name, url, schedule: '0 0 1 1 *', paused: true, ...options }), 201);
+async function createMonitor(
+  name: string,
+  url: string,
+  options: { capture?: object; diff?: object } = {},
+): Promise<Monitor> {
+  return json<Monitor>(
+    await svc.call('POST', '/api/monitors', key, { name, url, schedule: '0 0 1 1 *', paused: true, ...options }),
+    201,
+  );
 }
 
 async function latestCapture(monitorId: string): Promise<Capture | undefined> {
-  const page = await json<{ items: Capture[] }>(await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=1`, key), 200);
+  const page = await json<{ items: Capture[] }>(
+    await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=1`, key),
+    200,
+  );
   return page.items[0];
 }
 
 /** Capture now and wait for the new capture to be listed; it must have succeeded. */
 async function capture(monitor: Monitor): Promise<Capture> {
   const before = await latestCapture(monitor.id);
-  const run = await json<{ monitorId: string; alreadyPending: boolean }>(await svc.call('POST', `/api/monitors/${monitor.id}/run`, key), 202);
+  const run = await json<{ monitorId: string; alreadyPending: boolean }>(
+    await svc.call('POST', `/api/monitors/${monitor.id}/run`, key),
+    202,
+  );
   expect(run).toMatchObject({ monitorId: monitor.id, alreadyPending: false });
-  const made = await until(`a new capture of ${monitor.name}`, async () => {
-    const latest = await latestCapture(monitor.id);
-    return latest && latest.id !== before?.id ? latest : undefined;
-  }, 45_000, 100);
+  const made = await until(
+    `a new capture of ${monitor.name}`,
+    async () => {
+      const latest = await latestCapture(monitor.id);
+      return latest && latest.id !== before?.id ? latest : undefined;
+    },
+    45_000,
+    100,
+  );
   if (made.status !== 'succeeded') throw new Error(`capture of ${monitor.name} failed: ${JSON.stringify(made.error)}`);
   expect(made.reason).toBe('manual');
   return made;
@@ -120,33 +166,53 @@ const countIn = (png: DecodedPng, box: Box, test: (p: Rgba) => boolean) => {
 
 describe('baseline and an unchanged page', () => {
   it('the first capture is the baseline; an unchanged page is a byte-identical, unchanged capture', async () => {
-    const page = switchablePage(fx, '/same', doc(
-      `<h1 style="${at({ x: 100, y: 100, width: 600, height: 60 }, 'font:40px sans-serif')}">Nothing moves here</h1>`
-      + `<div style="${at({ x: 100, y: 300, width: 200, height: 100 }, 'background:#0a0')}"></div>`));
+    const page = switchablePage(
+      fx,
+      '/same',
+      doc(
+        `<h1 style="${at({ x: 100, y: 100, width: 600, height: 60 }, 'font:40px sans-serif')}">Nothing moves here</h1>` +
+          `<div style="${at({ x: 100, y: 300, width: 200, height: 100 }, 'background:#0a0')}"></div>`,
+      ),
+    );
     const monitor = await createMonitor('unchanged', page.url);
 
     const first = await capture(monitor);
-    expect(first).toMatchObject({ baselineId: null, changed: false, confirmed: false, diffPixels: 0, diffRatio: 0, regions: [], width: 1280, height: 800 });
+    expect(first).toMatchObject({
+      baselineId: null,
+      changed: false,
+      confirmed: false,
+      diffPixels: 0,
+      diffRatio: 0,
+      regions: [],
+      width: 1280,
+      height: 800,
+    });
     expect(first.diffUrl).toBeUndefined();
     expect((await svc.call('GET', `/api/captures/${first.id}/diff`, key)).status).toBe(404);
-    expect((await json<Monitor>(await svc.call('GET', `/api/monitors/${monitor.id}`, key), 200)).lastStatus).toBe('baseline');
+    expect((await json<Monitor>(await svc.call('GET', `/api/monitors/${monitor.id}`, key), 200)).lastStatus).toBe(
+      'baseline',
+    );
 
     const second = await capture(monitor);
     await expectUnchanged(second, first);
     expect(second.confirmed).toBe(false); // nothing to confirm
     // The byte-identical path: the two stored PNGs are the same bytes.
     expect((await imageBytes(second)).equals(await imageBytes(first))).toBe(true);
-    expect((await json<Monitor>(await svc.call('GET', `/api/monitors/${monitor.id}`, key), 200)).lastStatus).toBe('unchanged');
+    expect((await json<Monitor>(await svc.call('GET', `/api/monitors/${monitor.id}`, key), 200)).lastStatus).toBe(
+      'unchanged',
+    );
   });
 });
 
 describe('a changed paragraph', () => {
   const MSG: Box = { x: 100, y: 300, width: 400, height: 60 };
   const FAR = { x: 1200, y: 750 };
-  const textPage = (text: string) => doc(
-    `<h1 style="${at({ x: 100, y: 100, width: 600, height: 60 }, 'font:40px sans-serif')}">Status board</h1>`
-    + `<p id="msg" style="${at(MSG, 'overflow:hidden;font:40px/60px sans-serif;color:#000')}">${text}</p>`
-    + `<div style="${at({ x: 900, y: 600, width: 200, height: 100 }, 'background:#036')}"></div>`);
+  const textPage = (text: string) =>
+    doc(
+      `<h1 style="${at({ x: 100, y: 100, width: 600, height: 60 }, 'font:40px sans-serif')}">Status board</h1>` +
+        `<p id="msg" style="${at(MSG, 'overflow:hidden;font:40px/60px sans-serif;color:#000')}">${text}</p>` +
+        `<div style="${at({ x: 900, y: 600, width: 200, height: 100 }, 'background:#036')}"></div>`,
+    );
 
   it('is a confirmed change with one region on the paragraph and a diff image that shows it in red', async () => {
     const page = switchablePage(fx, '/text', textPage('All systems go'));
@@ -156,11 +222,19 @@ describe('a changed paragraph', () => {
     page.set(textPage('Outage: 3 down'));
     const hitsBefore = page.hits();
     const changed = await capture(monitor);
-    expect(changed).toMatchObject({ changed: true, confirmed: true, baselineId: baseline.id, width: 1280, height: 800 });
+    expect(changed).toMatchObject({
+      changed: true,
+      confirmed: true,
+      baselineId: baseline.id,
+      width: 1280,
+      height: 800,
+    });
     expect(page.hits() - hitsBefore).toBe(2); // captured, then captured again to confirm
     expect(changed.diffPixels).toBeGreaterThan(200);
     expect(changed.diffRatio).toBeCloseTo(changed.diffPixels / VIEWPORT_PIXELS, 10);
-    expect((await json<Monitor>(await svc.call('GET', `/api/monitors/${monitor.id}`, key), 200)).lastStatus).toBe('changed');
+    expect((await json<Monitor>(await svc.call('GET', `/api/monitors/${monitor.id}`, key), 200)).lastStatus).toBe(
+      'changed',
+    );
 
     // Where the pixels really differ: inside the paragraph's box, nowhere else.
     const [before, after] = await Promise.all([image(baseline), image(changed)]);
@@ -201,9 +275,11 @@ describe('ignoreRegions', () => {
   const NEWS: Box = { x: 100, y: 500, width: 400, height: 60 };
   // A changed headline also changes its background: a change well above minChangeRatio (0.001 = 1024 px).
   const NEWS_BG: Record<string, string> = { 'Headline two': '#ff0' };
-  const regionPage = (ad: { text: string; colour: string }, news: string) => doc(
-    `<div id="ad" style="${at(AD, `background:${ad.colour};color:#fff;font:32px sans-serif`)}">${ad.text}</div>`
-    + `<p style="${at(NEWS, `font:40px/60px sans-serif;background:${NEWS_BG[news] ?? '#fff'}`)}">${news}</p>`);
+  const regionPage = (ad: { text: string; colour: string }, news: string) =>
+    doc(
+      `<div id="ad" style="${at(AD, `background:${ad.colour};color:#fff;font:32px sans-serif`)}">${ad.text}</div>` +
+        `<p style="${at(NEWS, `font:40px/60px sans-serif;background:${NEWS_BG[news] ?? '#fff'}`)}">${news}</p>`,
+    );
 
   it('a change inside an ignored region is no change, though the stored image shows it', async () => {
     const page = switchablePage(fx, '/ignore-region', regionPage({ text: 'Buy now', colour: '#c00' }, 'Headline one'));
@@ -234,15 +310,21 @@ describe('ignoreSelectors', () => {
   const NEWS: Box = { x: 100, y: 500, width: 400, height: 60 };
   const NEWS_BG: Record<string, string> = { 'Headline two': '#ff0' }; // as above: a change above minChangeRatio
   const adBox = (height: number): Box => ({ x: 700, y: 200, width: 300, height });
-  const selectorPage = (ad: { text: string; colour: string; height: number }, news: string) => doc(
-    `<p style="${at({ x: 100, y: 100, width: 500, height: 60 }, 'font:40px/60px sans-serif')}">Daily digest</p>`
-    + `<div class="ad" style="${at(adBox(ad.height), `background:${ad.colour};color:#fff;font:24px sans-serif`)}">${ad.text}</div>`
-    + `<p style="${at(NEWS, `font:40px/60px sans-serif;background:${NEWS_BG[news] ?? '#fff'}`)}">${news}</p>`
-    // Below the ad, even grown: it must not move, and stays compared.
-    + `<div style="${at({ x: 700, y: 300, width: 300, height: 40 }, 'background:#080')}"></div>`);
+  const selectorPage = (ad: { text: string; colour: string; height: number }, news: string) =>
+    doc(
+      `<p style="${at({ x: 100, y: 100, width: 500, height: 60 }, 'font:40px/60px sans-serif')}">Daily digest</p>` +
+        `<div class="ad" style="${at(adBox(ad.height), `background:${ad.colour};color:#fff;font:24px sans-serif`)}">${ad.text}</div>` +
+        `<p style="${at(NEWS, `font:40px/60px sans-serif;background:${NEWS_BG[news] ?? '#fff'}`)}">${news}</p>` +
+        // Below the ad, even grown: it must not move, and stays compared.
+        `<div style="${at({ x: 700, y: 300, width: 300, height: 40 }, 'background:#080')}"></div>`,
+    );
 
   it('changes of an ignored element — its colour and text, then its size — are no change', async () => {
-    const page = switchablePage(fx, '/ignore-selector', selectorPage({ text: 'Buy now', colour: '#c00', height: 50 }, 'Headline one'));
+    const page = switchablePage(
+      fx,
+      '/ignore-selector',
+      selectorPage({ text: 'Buy now', colour: '#c00', height: 50 }, 'Headline one'),
+    );
     const monitor = await createMonitor('ignore selector', page.url, { diff: { ignoreSelectors: ['.ad'] } });
     const baseline = await capture(monitor);
 
@@ -277,12 +359,19 @@ describe('ignoreSelectors', () => {
 describe('motion that is not a change', () => {
   it('a blinking caret in an autofocused input: two captures, unchanged', async () => {
     const INPUT: Box = { x: 100, y: 100, width: 400, height: 60 };
-    const html = doc(`<input autofocus value="" style="${at(INPUT, 'font:40px sans-serif;padding:0 10px;border:2px solid #000;outline:none;caret-color:#f00')}">`);
+    const html = doc(
+      `<input autofocus value="" style="${at(INPUT, 'font:40px sans-serif;padding:0 10px;border:2px solid #000;outline:none;caret-color:#f00')}">`,
+    );
     // The fixture really does show a (red) caret when a render does not hide it: blinking, so look a few times.
-    await until('the input\'s caret to be visible in a render with caret "initial"', async () => {
-      const shot = await renderNow({ html, caret: 'initial' });
-      return countIn(shot, INPUT, isReddish) > 10;
-    }, 30_000, 0);
+    await until(
+      'the input\'s caret to be visible in a render with caret "initial"',
+      async () => {
+        const shot = await renderNow({ html, caret: 'initial' });
+        return countIn(shot, INPUT, isReddish) > 10;
+      },
+      30_000,
+      0,
+    );
 
     const page = switchablePage(fx, '/caret', html);
     const monitor = await createMonitor('caret', page.url);
@@ -295,10 +384,15 @@ describe('motion that is not a change', () => {
 
   it('an infinite CSS animation: three captures, unchanged, at the un-animated state', async () => {
     const BOX: Box = { x: 100, y: 100, width: 100, height: 100 };
-    const html = doc(`<div id="box" style="${at(BOX, 'background:#00f;animation:slide 0.5s linear infinite')}"></div>`,
-      '@keyframes slide{from{transform:translateX(0);background:#f00}to{transform:translateX(600px);background:#0f0}}');
+    const html = doc(
+      `<div id="box" style="${at(BOX, 'background:#00f;animation:slide 0.5s linear infinite')}"></div>`,
+      '@keyframes slide{from{transform:translateX(0);background:#f00}to{transform:translateX(600px);background:#0f0}}',
+    );
     // The fixture really animates: a quarter period apart the box is somewhere else (period 0.5 s, no alternate).
-    const [early, late] = [await renderNow({ html, animations: 'allow' }), await renderNow({ html, animations: 'allow', delay: 250 })];
+    const [early, late] = [
+      await renderNow({ html, animations: 'allow' }),
+      await renderNow({ html, animations: 'allow', delay: 250 }),
+    ];
     expect(differingBounds(early, late, { x: 0, y: 0, width: 1280, height: 800 })).toBeDefined();
 
     const page = switchablePage(fx, '/animation', html);
@@ -341,14 +435,18 @@ describe('anti-aliasing', () => {
   }
 
   it('text rotated by 0.01deg: counted with includeAA true, not a change by default', async () => {
-    const text = (style: string) => doc(
-      `<div style="position:absolute;left:100px;top:100px;font:24px sans-serif;color:#000;${style}">The quick brown fox jumps over the lazy dog 0123456789</div>`);
+    const text = (style: string) =>
+      doc(
+        `<div style="position:absolute;left:100px;top:100px;font:24px sans-serif;color:#000;${style}">The quick brown fox jumps over the lazy dog 0123456789</div>`,
+      );
     await antiAliasCase('/aa-text', text(''), text('transform:rotate(0.01deg)'));
   });
 
   it('a circle moved 0.3 px sideways: counted with includeAA true, not a change by default', async () => {
-    const circle = (shift: string) => doc(
-      `<div style="${at({ x: 100, y: 100, width: 200, height: 200 }, `border-radius:50%;background:#000;transform:translateX(${shift})`)}"></div>`);
+    const circle = (shift: string) =>
+      doc(
+        `<div style="${at({ x: 100, y: 100, width: 200, height: 200 }, `border-radius:50%;background:#000;transform:translateX(${shift})`)}"></div>`,
+      );
     await antiAliasCase('/aa-circle', circle('0px'), circle('0.3px'));
   });
 });
@@ -380,16 +478,27 @@ describe('confirm', () => {
 
     // confirm false: the one look is the verdict.
     expect(trusting.hits() - hitsB).toBe(1);
-    expect(b).toMatchObject({ changed: true, confirmed: false, diffPixels: BANNER.width * BANNER.height, baselineId: baseB.id });
+    expect(b).toMatchObject({
+      changed: true,
+      confirmed: false,
+      diffPixels: BANNER.width * BANNER.height,
+      baselineId: baseB.id,
+    });
     // A region says how many pixels it holds, and which element is behind it (the banner, a div with no text).
-    expect(b.regions).toEqual([{ ...BANNER, pixels: BANNER.width * BANNER.height, elements: [expect.objectContaining({ tag: 'div', before: '', after: '' })] }]);
+    expect(b.regions).toEqual([
+      {
+        ...BANNER,
+        pixels: BANNER.width * BANNER.height,
+        elements: [expect.objectContaining({ tag: 'div', before: '', after: '' })],
+      },
+    ]);
     expect((await image(b)).pixel(150, 150)).toEqual(RED);
   });
 });
 
 describe('a page that grew taller (fullPage)', () => {
-  const tall = (height: number) => doc(
-    `<div style="box-sizing:border-box;height:${height}px;border-top:100px solid #f00"></div>`);
+  const tall = (height: number) =>
+    doc(`<div style="box-sizing:border-box;height:${height}px;border-top:100px solid #f00"></div>`);
 
   it('from 1000 to 1400 px: changed, 1400 px tall, with a region over the new bottom', async () => {
     const page = switchablePage(fx, '/grow', tall(1000));
@@ -403,7 +512,9 @@ describe('a page that grew taller (fullPage)', () => {
     expect(grown.diffPixels).toBeGreaterThanOrEqual(1280 * 400);
     const png = await image(grown);
     expect([png.width, png.height]).toEqual([1280, 1400]);
-    const bottom = grown.regions.find((r) => r.y >= 980 && r.y <= 1000 && r.y + r.height >= 1400 && r.x <= 10 && r.width >= 1270);
+    const bottom = grown.regions.find(
+      (r) => r.y >= 980 && r.y <= 1000 && r.y + r.height >= 1400 && r.x <= 10 && r.width >= 1270,
+    );
     expect(bottom, JSON.stringify(grown.regions)).toBeDefined();
     const { png: diff } = await diffImage(grown);
     expect([diff.width, diff.height]).toEqual([1280, 1400]);
@@ -414,9 +525,11 @@ describe('a page that grew taller (fullPage)', () => {
 
 describe('minChangeRatio', () => {
   const DOT: Box = { x: 600, y: 400, width: 10, height: 10 };
-  const dotPage = (colour: string) => doc(
-    `<p style="${at({ x: 100, y: 100, width: 500, height: 60 }, 'font:40px/60px sans-serif')}">Tiny change below</p>`
-    + `<div style="${at(DOT, `background:${colour}`)}"></div>`);
+  const dotPage = (colour: string) =>
+    doc(
+      `<p style="${at({ x: 100, y: 100, width: 500, height: 60 }, 'font:40px/60px sans-serif')}">Tiny change below</p>` +
+        `<div style="${at(DOT, `background:${colour}`)}"></div>`,
+    );
 
   it('a 10×10 change (100 of 1,024,000 px) is below 0.001 but above 0.00005', async () => {
     const page = switchablePage(fx, '/dot', dotPage('#f00'));
@@ -441,9 +554,11 @@ describe('minChangeRatio', () => {
 
 describe('threshold', () => {
   const PANEL: Box = { x: 300, y: 200, width: 200, height: 200 };
-  const panelPage = (colour: string) => doc(
-    `<p style="${at({ x: 100, y: 100, width: 500, height: 60 }, 'font:40px/60px sans-serif')}">Faint panel below</p>`
-    + `<div style="${at(PANEL, `background:${colour}`)}"></div>`);
+  const panelPage = (colour: string) =>
+    doc(
+      `<p style="${at({ x: 100, y: 100, width: 500, height: 60 }, 'font:40px/60px sans-serif')}">Faint panel below</p>` +
+        `<div style="${at(PANEL, `background:${colour}`)}"></div>`,
+    );
 
   it('#ffffff → #fafafa is not counted at threshold 0.1 but is at threshold 0', async () => {
     const page = switchablePage(fx, '/faint', panelPage('#ffffff'));
@@ -461,6 +576,10 @@ describe('threshold', () => {
     expect(before.pixel(400, 300)).toEqual(WHITE);
     expect(after.pixel(400, 300)).toEqual({ r: 0xfa, g: 0xfa, b: 0xfa, a: 255 });
 
-    expect(e).toMatchObject({ changed: true, diffPixels: PANEL.width * PANEL.height, regions: [{ ...PANEL, pixels: PANEL.width * PANEL.height }] });
+    expect(e).toMatchObject({
+      changed: true,
+      diffPixels: PANEL.width * PANEL.height,
+      regions: [{ ...PANEL, pixels: PANEL.width * PANEL.height }],
+    });
   });
 });

@@ -14,7 +14,13 @@ import { until } from '../helpers/until.js';
 const CAP = 1024 * 1024; // the smallest monitors.maxStoredBytesPerKey allows
 const VIEWPORT = { width: 400, height: 300 };
 
-interface Capture { id: string; monitorId: string; status: string; changed: boolean; diffUrl?: string }
+interface Capture {
+  id: string;
+  monitorId: string;
+  status: string;
+  changed: boolean;
+  diffUrl?: string;
+}
 
 /** A page of deterministic random pixels for `seed`; `seed` changes → every pixel changes. */
 function noisePage(seed: number): string {
@@ -38,16 +44,21 @@ describe('monitor fair use', () => {
     fx = await startFixtureServer();
     for (const path of ['/a', '/b', '/c', '/d']) {
       seeds.set(path, path.charCodeAt(1));
-      fx.route(path, (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }).end(noisePage(seeds.get(path)!)); });
+      fx.route(path, (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' }).end(noisePage(seeds.get(path)!));
+      });
     }
     svc = await startTestService({
-      jobs: { pollIntervalMs: 100 }, monitors: { maxStoredBytesPerKey: CAP },
+      jobs: { pollIntervalMs: 100 },
+      monitors: { maxStoredBytesPerKey: CAP },
       rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 }, // the tests poll often
     });
     key = svc.createKey('fair-use').key;
     otherKey = svc.createKey('other').key;
   });
-  afterAll(async () => { await Promise.all([svc?.close(), fx?.close()]); });
+  afterAll(async () => {
+    await Promise.all([svc?.close(), fx?.close()]);
+  });
 
   async function json<T>(res: Response, status: number): Promise<T> {
     const text = await res.text();
@@ -55,22 +66,38 @@ describe('monitor fair use', () => {
     return JSON.parse(text) as T;
   }
 
-  const create = (owner: string, body: Record<string, unknown>) => svc.call('POST', '/api/monitors', owner, {
-    url: `${fx.url}/a`, schedule: '0 0 1 1 *', paused: true, capture: { viewport: VIEWPORT }, diff: { confirm: false }, ...body,
-  });
+  const create = (owner: string, body: Record<string, unknown>) =>
+    svc.call('POST', '/api/monitors', owner, {
+      url: `${fx.url}/a`,
+      schedule: '0 0 1 1 *',
+      paused: true,
+      capture: { viewport: VIEWPORT },
+      diff: { confirm: false },
+      ...body,
+    });
 
   async function captures(owner: string, monitorId: string): Promise<Capture[]> {
-    return (await json<{ items: Capture[] }>(await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=100`, owner), 200)).items;
+    return (
+      await json<{ items: Capture[] }>(
+        await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=100`, owner),
+        200,
+      )
+    ).items;
   }
 
   /** Capture now and wait until the new capture is recorded; it must have succeeded. */
   async function capture(owner: string, monitorId: string): Promise<Capture> {
     const before = (await captures(owner, monitorId))[0];
     await json(await svc.call('POST', `/api/monitors/${monitorId}/run`, owner), 202);
-    const made = await until(`a new capture of ${monitorId}`, async () => {
-      const latest = (await captures(owner, monitorId))[0];
-      return latest && latest.id !== before?.id ? latest : undefined;
-    }, 60_000, 100);
+    const made = await until(
+      `a new capture of ${monitorId}`,
+      async () => {
+        const latest = (await captures(owner, monitorId))[0];
+        return latest && latest.id !== before?.id ? latest : undefined;
+      },
+      60_000,
+      100,
+    );
     expect(made.status).toBe('succeeded');
     return made;
   }
@@ -86,7 +113,12 @@ describe('monitor fair use', () => {
       expect(refused.status).toBe(400);
       expect(await errorOf(refused)).toMatchObject({
         code: 'invalid_request',
-        details: [{ path: 'schedule', message: 'runs as little as 30 s apart; the minimum is 60 s between runs (monitors.minIntervalSeconds)' }],
+        details: [
+          {
+            path: 'schedule',
+            message: 'runs as little as 30 s apart; the minimum is 60 s between runs (monitors.minIntervalSeconds)',
+          },
+        ],
       });
     });
 
@@ -94,8 +126,12 @@ describe('monitor fair use', () => {
       const monitor = await json<{ id: string; schedule: string }>(await create(key, { schedule: '*/5 * * * *' }), 201);
       const refused = await svc.call('PATCH', `/api/monitors/${monitor.id}`, key, { schedule: '0,59 * * * * *' });
       expect(refused.status).toBe(400);
-      expect((await errorOf(refused)).details).toEqual([{ path: 'schedule', message: expect.stringMatching(/as little as 1 s apart.*minimum is 60 s/) }]);
-      expect((await json<{ schedule: string }>(await svc.call('GET', `/api/monitors/${monitor.id}`, key), 200)).schedule).toBe('*/5 * * * *');
+      expect((await errorOf(refused)).details).toEqual([
+        { path: 'schedule', message: expect.stringMatching(/as little as 1 s apart.*minimum is 60 s/) },
+      ]);
+      expect(
+        (await json<{ schedule: string }>(await svc.call('GET', `/api/monitors/${monitor.id}`, key), 200)).schedule,
+      ).toBe('*/5 * * * *');
       const ok = await svc.call('PATCH', `/api/monitors/${monitor.id}`, key, { schedule: '* * * * *' });
       expect(ok.status).toBe(200);
     });
@@ -118,11 +154,17 @@ describe('monitor fair use', () => {
       expect(storedBytes(second.id)).toBe(secondImage.length + diff.length + textBytes(second));
     });
 
-    it('over the cap, the oldest captures across the key\'s monitors go (rows and files), never a baseline nor the newest', async () => {
+    it("over the cap, the oldest captures across the key's monitors go (rows and files), never a baseline nor the newest", async () => {
       const a = await json<{ id: string }>(await create(key, { url: `${fx.url}/a` }), 201);
       const b = await json<{ id: string }>(await create(key, { url: `${fx.url}/b` }), 201);
-      const otherKeyCaptures = (svc.db.prepare(`SELECT COUNT(*) AS n FROM captures c JOIN monitors m ON m.id = c.monitor_id
-        WHERE m.key_id != (SELECT key_id FROM monitors WHERE id = ?)`).get(a.id) as { n: number }).n;
+      const otherKeyCaptures = (
+        svc.db
+          .prepare(
+            `SELECT COUNT(*) AS n FROM captures c JOIN monitors m ON m.id = c.monitor_id
+        WHERE m.key_id != (SELECT key_id FROM monitors WHERE id = ?)`,
+          )
+          .get(a.id) as { n: number }
+      ).n;
 
       // A model of the rule, fed with the sizes the service recorded: after each capture, while the
       // key is over the cap, its oldest capture that is neither a monitor's newest (its baseline: the
@@ -135,7 +177,11 @@ describe('monitor fair use', () => {
         kept.push({ capture: made, bytes: storedBytes(made.id)! });
         expect(kept.at(-1)!.bytes).toBeGreaterThan(CAP / 4); // the noise really is incompressible
         const newestOf = (id: string) => kept.filter((k) => k.capture.monitorId === id).at(-1)!.capture.id;
-        const spared = new Set([made.id, newestOf(a.id), ...(kept.some((k) => k.capture.monitorId === b.id) ? [newestOf(b.id)] : [])]);
+        const spared = new Set([
+          made.id,
+          newestOf(a.id),
+          ...(kept.some((k) => k.capture.monitorId === b.id) ? [newestOf(b.id)] : []),
+        ]);
         let total = kept.reduce((sum, k) => sum + k.bytes, 0);
         while (total > CAP) {
           const victim = kept.findIndex((k) => !spared.has(k.capture.id));
@@ -144,7 +190,7 @@ describe('monitor fair use', () => {
           removed.push(kept.splice(victim, 1)[0]!.capture);
         }
 
-        const listed = [...await captures(key, a.id), ...await captures(key, b.id)].map((c) => c.id).sort();
+        const listed = [...(await captures(key, a.id)), ...(await captures(key, b.id))].map((c) => c.id).sort();
         expect(listed, `after capturing ${monitorId}`).toEqual(kept.map((k) => k.capture.id).sort());
         expect(total).toBeLessThanOrEqual(CAP);
       }
@@ -158,8 +204,16 @@ describe('monitor fair use', () => {
         expect((await svc.call('GET', `/api/captures/${c.id}/image`, key)).status).toBe(200);
       }
       // Another key's captures are not this key's to remove.
-      expect((svc.db.prepare(`SELECT COUNT(*) AS n FROM captures c JOIN monitors m ON m.id = c.monitor_id
-        WHERE m.key_id != (SELECT key_id FROM monitors WHERE id = ?)`).get(a.id) as { n: number }).n).toBe(otherKeyCaptures);
+      expect(
+        (
+          svc.db
+            .prepare(
+              `SELECT COUNT(*) AS n FROM captures c JOIN monitors m ON m.id = c.monitor_id
+        WHERE m.key_id != (SELECT key_id FROM monitors WHERE id = ?)`,
+            )
+            .get(a.id) as { n: number }
+        ).n,
+      ).toBe(otherKeyCaptures);
     });
   });
 });

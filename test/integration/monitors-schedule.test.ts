@@ -16,12 +16,24 @@ import { startTestService, type TestService } from '../helpers/service.js';
 import { sleep, until } from '../helpers/until.js';
 
 interface MonitorJson {
-  id: string; schedule: string; paused: boolean; lastRunAt?: string; nextRunAt?: string;
-  lastStatus?: 'baseline' | 'unchanged' | 'changed' | 'failed'; skippedRuns: number;
+  id: string;
+  schedule: string;
+  paused: boolean;
+  lastRunAt?: string;
+  nextRunAt?: string;
+  lastStatus?: 'baseline' | 'unchanged' | 'changed' | 'failed';
+  skippedRuns: number;
 }
 interface CaptureJson {
-  id: string; monitorId: string; status: 'succeeded' | 'failed'; reason: 'schedule' | 'manual' | 'catch-up';
-  takenAt: string; durationMs: number; changed: boolean; baselineId: string | null; error?: { code: string; message: string };
+  id: string;
+  monitorId: string;
+  status: 'succeeded' | 'failed';
+  reason: 'schedule' | 'manual' | 'catch-up';
+  takenAt: string;
+  durationMs: number;
+  changed: boolean;
+  baselineId: string | null;
+  error?: { code: string; message: string };
 }
 
 /** What these tests need of a running service: the API and its database. */
@@ -45,50 +57,69 @@ let fx: FixtureServer;
 
 beforeAll(async () => {
   fx = await startFixtureServer();
-  fx.route('/watched', (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE); });
+  fx.route('/watched', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+  });
 });
-afterAll(async () => { await fx?.close(); });
+afterAll(async () => {
+  await fx?.close();
+});
 
 async function createMonitor(api: Api, key: string, body: Record<string, unknown>): Promise<MonitorJson> {
   const res = await api.call('POST', '/api/monitors', key, { url: `${fx.url}/watched`, capture: SMALL, ...body });
   if (res.status !== 201) throw new Error(`POST /api/monitors → ${res.status}: ${await res.text()}`);
-  return await res.json() as MonitorJson;
+  return (await res.json()) as MonitorJson;
 }
 
 async function getMonitor(api: Api, key: string, id: string): Promise<MonitorJson> {
   const res = await api.call('GET', `/api/monitors/${id}`, key);
   if (res.status !== 200) throw new Error(`GET /api/monitors/${id} → ${res.status}: ${await res.text()}`);
-  return await res.json() as MonitorJson;
+  return (await res.json()) as MonitorJson;
 }
 
 async function patchMonitor(api: Api, key: string, id: string, patch: Record<string, unknown>): Promise<MonitorJson> {
   const res = await api.call('PATCH', `/api/monitors/${id}`, key, patch);
   if (res.status !== 200) throw new Error(`PATCH /api/monitors/${id} → ${res.status}: ${await res.text()}`);
-  return await res.json() as MonitorJson;
+  return (await res.json()) as MonitorJson;
 }
 
 /** Every capture of the monitor, oldest first. */
 async function capturesOf(api: Api, key: string, id: string): Promise<CaptureJson[]> {
   const res = await api.call('GET', `/api/monitors/${id}/captures?limit=100`, key);
   if (res.status !== 200) throw new Error(`GET captures of ${id} → ${res.status}: ${await res.text()}`);
-  return (await res.json() as { items: CaptureJson[] }).items.reverse();
+  return ((await res.json()) as { items: CaptureJson[] }).items.reverse();
 }
 
 /** Waits until the monitor has at least `n` captures that pass `filter`; returns them (oldest first). */
 async function waitForCaptures(
-  api: Api, key: string, id: string, n: number, filter: (c: CaptureJson) => boolean = () => true, timeoutMs = 20_000,
+  api: Api,
+  key: string,
+  id: string,
+  n: number,
+  filter: (c: CaptureJson) => boolean = () => true,
+  timeoutMs = 20_000,
 ): Promise<CaptureJson[]> {
-  return until(`${n} matching captures of ${id}`, async () => {
-    const list = (await capturesOf(api, key, id)).filter(filter);
-    return list.length >= n && list;
-  }, timeoutMs, 100);
+  return until(
+    `${n} matching captures of ${id}`,
+    async () => {
+      const list = (await capturesOf(api, key, id)).filter(filter);
+      return list.length >= n && list;
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 const jobCount = (api: Api, monitorId: string) =>
   (api.db.prepare('SELECT COUNT(*) n FROM jobs WHERE monitor_id = ?').get(monitorId) as { n: number }).n;
 const activeJobCount = (api: Api, monitorId: string) =>
-  (api.db.prepare(`SELECT COUNT(*) n FROM jobs WHERE monitor_id = ? AND kind = 'capture' AND status IN ('queued', 'running')`)
-    .get(monitorId) as { n: number }).n;
+  (
+    api.db
+      .prepare(
+        `SELECT COUNT(*) n FROM jobs WHERE monitor_id = ? AND kind = 'capture' AND status IN ('queued', 'running')`,
+      )
+      .get(monitorId) as { n: number }
+  ).n;
 
 /** The next 1 January 00:00 UTC: when `0 0 1 1 *` (UTC) fires next. */
 const nextNewYear = () => new Date(Date.UTC(new Date().getUTCFullYear() + 1, 0, 1)).toISOString();
@@ -106,7 +137,9 @@ describe('schedules in a running service', () => {
     // A schedule left running would take render slots from the next test.
     for (const id of created.splice(0)) await svc.call('DELETE', `/api/monitors/${id}`, key);
   });
-  afterAll(async () => { await svc?.close(); });
+  afterAll(async () => {
+    await svc?.close();
+  });
 
   const create = async (body: Record<string, unknown>) => {
     const m = await createMonitor(svc, key, body);
@@ -122,27 +155,39 @@ describe('schedules in a running service', () => {
 
     const caps = await waitForCaptures(svc, key, m.id, 3);
     for (const c of caps) expect(c).toMatchObject({ monitorId: m.id, status: 'succeeded', reason: 'schedule' });
-    for (let i = 1; i < caps.length; i++) expect(Date.parse(caps[i]!.takenAt)).toBeGreaterThanOrEqual(Date.parse(caps[i - 1]!.takenAt));
+    for (let i = 1; i < caps.length; i++)
+      expect(Date.parse(caps[i]!.takenAt)).toBeGreaterThanOrEqual(Date.parse(caps[i - 1]!.takenAt));
     // The first is the baseline; the static page then compares unchanged with the one before.
     expect(caps[0]).toMatchObject({ baselineId: null, changed: false });
-    for (let i = 1; i < caps.length; i++) expect(caps[i]).toMatchObject({ baselineId: caps[i - 1]!.id, changed: false });
+    for (let i = 1; i < caps.length; i++)
+      expect(caps[i]).toMatchObject({ baselineId: caps[i - 1]!.id, changed: false });
 
     // nextRunAt is the coming tick: in the future and at most a second or two away. (Read at the very
     // moment of a tick it may still name the tick being handled, so read again until it is current.)
-    const current = await until('the monitor to show its coming run', async () => {
-      const before = Date.now();
-      const view = await getMonitor(svc, key, m.id);
-      const next = view.nextRunAt ? Date.parse(view.nextRunAt) : NaN;
-      return next > before && next <= Date.now() + 2000 && view;
-    }, 10_000, 100);
+    const current = await until(
+      'the monitor to show its coming run',
+      async () => {
+        const before = Date.now();
+        const view = await getMonitor(svc, key, m.id);
+        const next = view.nextRunAt ? Date.parse(view.nextRunAt) : NaN;
+        return next > before && next <= Date.now() + 2000 && view;
+      },
+      10_000,
+      100,
+    );
     expect(current.lastStatus).toBe('unchanged');
     expect(Date.parse(current.lastRunAt!)).toBeGreaterThanOrEqual(Date.parse(caps[caps.length - 1]!.takenAt));
 
     // ...and both keep moving with the schedule.
-    const later = await until('lastRunAt and nextRunAt to move on', async () => {
-      const view = await getMonitor(svc, key, m.id);
-      return view.lastRunAt! > current.lastRunAt! && view.nextRunAt! > current.nextRunAt! && view;
-    }, 15_000, 200);
+    const later = await until(
+      'lastRunAt and nextRunAt to move on',
+      async () => {
+        const view = await getMonitor(svc, key, m.id);
+        return view.lastRunAt! > current.lastRunAt! && view.nextRunAt! > current.nextRunAt! && view;
+      },
+      15_000,
+      200,
+    );
     expect(later.lastStatus).toBe('unchanged');
   });
 
@@ -170,7 +215,13 @@ describe('schedules in a running service', () => {
     expect(resumed.paused).toBe(false);
     expect(resumed.nextRunAt).toEqual(expect.any(String));
     expect(svc.scheduler.scheduledCount).toBe(scheduled);
-    const after = await waitForCaptures(svc, key, m.id, 2, (c) => c.reason === 'schedule' && Date.parse(c.takenAt) >= resumedAt);
+    const after = await waitForCaptures(
+      svc,
+      key,
+      m.id,
+      2,
+      (c) => c.reason === 'schedule' && Date.parse(c.takenAt) >= resumedAt,
+    );
     for (const c of after) expect(c.status).toBe('succeeded');
   });
 
@@ -260,7 +311,11 @@ describe('schedules across restarts (one data directory, services started on it 
   /** Write to the stopped service's database, as an operator (or a killed process) would leave it. */
   function withDb(dataDir: string, fn: (db: Database.Database) => void): void {
     const db = new Database(join(dataDir, 'pagewatch.db'));
-    try { fn(db); } finally { db.close(); }
+    try {
+      fn(db);
+    } finally {
+      db.close();
+    }
   }
 
   afterEach(async () => {
@@ -279,7 +334,13 @@ describe('schedules across restarts (one data directory, services started on it 
     const restartedAt = Date.now();
     const second = await start(dir);
     expect(second.scheduler.scheduledCount).toBe(1);
-    const resumed = await waitForCaptures(second, key, m.id, 2, (c) => c.reason === 'schedule' && Date.parse(c.takenAt) >= restartedAt);
+    const resumed = await waitForCaptures(
+      second,
+      key,
+      m.id,
+      2,
+      (c) => c.reason === 'schedule' && Date.parse(c.takenAt) >= restartedAt,
+    );
     for (const c of resumed) expect(c.status).toBe('succeeded');
     const view = await getMonitor(second, key, m.id);
     expect(Date.parse(view.nextRunAt!)).toBeGreaterThan(restartedAt);
@@ -295,7 +356,9 @@ describe('schedules across restarts (one data directory, services started on it 
 
     // Down for a while: the stored next run has passed (many ticks' worth would have, on a busier schedule).
     const missed = new Date(Date.now() - 10 * 60_000).toISOString();
-    withDb(dir, (db) => { expect(db.prepare('UPDATE monitors SET next_run_at = ? WHERE id = ?').run(missed, m.id).changes).toBe(1); });
+    withDb(dir, (db) => {
+      expect(db.prepare('UPDATE monitors SET next_run_at = ? WHERE id = ?').run(missed, m.id).changes).toBe(1);
+    });
 
     const second = await start(dir);
     const [catchUp] = await waitForCaptures(second, key, m.id, 1);
@@ -314,8 +377,14 @@ describe('schedules across restarts (one data directory, services started on it 
 
     // Nothing was missed this time: no catch-up is queued at start, and none is captured.
     const third = await start(dir);
-    const catchUpJobs = () => (third.db.prepare(`SELECT COUNT(*) n FROM jobs WHERE monitor_id = ? AND json_extract(request, '$.reason') = 'catch-up'`)
-      .get(m.id) as { n: number }).n;
+    const catchUpJobs = () =>
+      (
+        third.db
+          .prepare(
+            `SELECT COUNT(*) n FROM jobs WHERE monitor_id = ? AND json_extract(request, '$.reason') = 'catch-up'`,
+          )
+          .get(m.id) as { n: number }
+      ).n;
     expect(catchUpJobs()).toBe(1); // the one from the second start
     await sleep(3000);
     expect(catchUpJobs()).toBe(1);
@@ -333,9 +402,10 @@ describe('schedules across restarts (one data directory, services started on it 
     const jobId = `job_${randomBytes(10).toString('hex')}`;
     const past = new Date(Date.now() - 60_000).toISOString();
     withDb(dir, (db) => {
-      db.prepare(`INSERT INTO jobs (id, key_id, kind, status, request, base_url, monitor_id, attempts, lease_owner, lease_expires_at, created_at)
-        VALUES (?, ?, 'capture', 'running', ?, ?, ?, 1, 'dead', ?, ?)`)
-        .run(jobId, issued.id, JSON.stringify({ monitorId: m.id, reason: 'manual' }), baseUrl, m.id, past, past);
+      db.prepare(
+        `INSERT INTO jobs (id, key_id, kind, status, request, base_url, monitor_id, attempts, lease_owner, lease_expires_at, created_at)
+        VALUES (?, ?, 'capture', 'running', ?, ?, ?, 1, 'dead', ?, ?)`,
+      ).run(jobId, issued.id, JSON.stringify({ monitorId: m.id, reason: 'manual' }), baseUrl, m.id, past, past);
     });
 
     const second = await start(dir);
@@ -344,8 +414,9 @@ describe('schedules across restarts (one data directory, services started on it 
     const image = await second.call('GET', `/api/captures/${capture!.id}/image`, issued.key);
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
-    expect(second.db.prepare('SELECT status, attempts, lease_owner AS owner FROM jobs WHERE id = ?').get(jobId))
-      .toEqual({ status: 'succeeded', attempts: 2, owner: null });
+    expect(
+      second.db.prepare('SELECT status, attempts, lease_owner AS owner FROM jobs WHERE id = ?').get(jobId),
+    ).toEqual({ status: 'succeeded', attempts: 2, owner: null });
     await sleep(1000); // taken up once: no second capture
     expect(await capturesOf(second, issued.key, m.id)).toHaveLength(1);
   });

@@ -10,7 +10,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedKey } from '../../src/db/api-keys.js';
 import {
-  addPrivatePage, databaseBytes, type Secrets, holdsAny, lastSeen, MASKED_CAPTURE, monitorOf, newSecrets, runAndWait, secretCapture, YEARLY,
+  addPrivatePage,
+  databaseBytes,
+  type Secrets,
+  holdsAny,
+  lastSeen,
+  MASKED_CAPTURE,
+  monitorOf,
+  newSecrets,
+  runAndWait,
+  secretCapture,
+  YEARLY,
 } from '../helpers/monitor-secrets.js';
 import { startServiceOn, type DurableService } from '../helpers/durability-service.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -25,7 +35,8 @@ async function restart(overrides: Record<string, unknown> = {}): Promise<Durable
   svc = await startServiceOn(dataDir, overrides);
   return svc;
 }
-const captureColumn = (id: string) => (svc!.db.prepare('SELECT capture FROM monitors WHERE id = ?').get(id) as { capture: string }).capture;
+const captureColumn = (id: string) =>
+  (svc!.db.prepare('SELECT capture FROM monitors WHERE id = ?').get(id) as { capture: string }).capture;
 
 beforeAll(async () => {
   fx = await startFixtureServer();
@@ -47,7 +58,14 @@ describe('the secrets key', () => {
     const generated = readFileSync(path, 'utf8');
     expect(generated).toMatch(/^[0-9a-f]{64}\n$/);
     const secrets = newSecrets();
-    const m = await monitorOf(await svc!.call('POST', '/api/monitors', key.key, { url: `${fx.url}/private`, schedule: YEARLY, capture: secretCapture(secrets) }), 201);
+    const m = await monitorOf(
+      await svc!.call('POST', '/api/monitors', key.key, {
+        url: `${fx.url}/private`,
+        schedule: YEARLY,
+        capture: secretCapture(secrets),
+      }),
+      201,
+    );
     await restart();
     expect(readFileSync(path, 'utf8')).toBe(generated);
     expect((await runAndWait(svc!.call, key, m.id)).status).toBe('succeeded'); // what was sealed before still opens
@@ -58,24 +76,45 @@ describe('the secrets key', () => {
     await svc!.stop();
     svc = undefined;
     chmodSync(join(dataDir, 'secret.key'), 0o640);
-    await expect(startServiceOn(dataDir)).rejects.toThrow(/secret\.key can be read by other users \(mode 0640\).*chmod 600/);
+    await expect(startServiceOn(dataDir)).rejects.toThrow(
+      /secret\.key can be read by other users \(mode 0640\).*chmod 600/,
+    );
     chmodSync(join(dataDir, 'secret.key'), 0o600);
     await restart();
   });
 
   it('another key fails the captures of monitors with secrets, saying why, and the page gets no request', async () => {
     const secrets = newSecrets();
-    const m = await monitorOf(await svc!.call('POST', '/api/monitors', key.key, { url: `${fx.url}/private`, schedule: YEARLY, capture: secretCapture(secrets) }), 201);
+    const m = await monitorOf(
+      await svc!.call('POST', '/api/monitors', key.key, {
+        url: `${fx.url}/private`,
+        schedule: YEARLY,
+        capture: secretCapture(secrets),
+      }),
+      201,
+    );
     await restart({ secrets: { key: randomBytes(32).toString('hex') } });
     const requestsBefore = fx.requests.length;
     const failed = await runAndWait(svc!.call, key, m.id);
     expect(failed.status).toBe('failed');
-    expect(failed.error).toEqual({ code: 'render_failed', message: expect.stringMatching(/secrets .* cannot be decrypted: sealed with another key/) });
+    expect(failed.error).toEqual({
+      code: 'render_failed',
+      message: expect.stringMatching(/secrets .* cannot be decrypted: sealed with another key/),
+    });
     expect(failed.error!.message).toMatch(/secrets\.key or dataDir\/secret\.key/);
     expect(fx.requests.length).toBe(requestsBefore); // decrypting comes before rendering: nothing was sent
     // The monitor is still shown (masked), and a monitor without secrets captures as before.
-    expect((await monitorOf(await svc!.call('GET', `/api/monitors/${m.id}`, key.key))).capture).toMatchObject(MASKED_CAPTURE);
-    const plain = await monitorOf(await svc!.call('POST', '/api/monitors', key.key, { url: `${fx.url}/private`, schedule: YEARLY, capture: { httpCredentials: { username: 'watcher', password: 'x' } } }), 201);
+    expect((await monitorOf(await svc!.call('GET', `/api/monitors/${m.id}`, key.key))).capture).toMatchObject(
+      MASKED_CAPTURE,
+    );
+    const plain = await monitorOf(
+      await svc!.call('POST', '/api/monitors', key.key, {
+        url: `${fx.url}/private`,
+        schedule: YEARLY,
+        capture: { httpCredentials: { username: 'watcher', password: 'x' } },
+      }),
+      201,
+    );
     expect((await runAndWait(svc!.call, key, plain.id)).status).toBe('succeeded');
 
     await restart(); // the right key again
@@ -88,7 +127,15 @@ describe('monitors stored before encryption', () => {
   it('are sealed at start, once, with no plaintext left in the database or WAL file', async () => {
     const secrets = newSecrets();
     const older = newSecrets();
-    const create = async () => monitorOf(await svc!.call('POST', '/api/monitors', key.key, { url: `${fx.url}/private`, schedule: YEARLY, capture: { viewport: { width: 320, height: 200 } } }), 201);
+    const create = async () =>
+      monitorOf(
+        await svc!.call('POST', '/api/monitors', key.key, {
+          url: `${fx.url}/private`,
+          schedule: YEARLY,
+          capture: { viewport: { width: 320, height: 200 } },
+        }),
+        201,
+      );
     const m = await create();
     const gone = await create();
     await svc!.stop();
@@ -97,8 +144,11 @@ describe('monitors stored before encryption', () => {
     // A long css puts them on overflow pages too: a rewrite frees those pages, which keep their bytes
     // until the file is rebuilt.
     const legacy = new Database(join(dataDir, 'pagewatch.db'));
-    const stored = JSON.parse(legacy.prepare('SELECT capture FROM monitors WHERE id = ?').pluck().get(m.id) as string) as object;
-    const withSecrets = (s: Secrets, padding: number) => JSON.stringify({ ...secretCapture(s), ...stored, css: `/* ${'x'.repeat(padding)} */`, ...secretCapture(s) });
+    const stored = JSON.parse(
+      legacy.prepare('SELECT capture FROM monitors WHERE id = ?').pluck().get(m.id) as string,
+    ) as object;
+    const withSecrets = (s: Secrets, padding: number) =>
+      JSON.stringify({ ...secretCapture(s), ...stored, css: `/* ${'x'.repeat(padding)} */`, ...secretCapture(s) });
     legacy.prepare('UPDATE monitors SET capture = ? WHERE id = ?').run(withSecrets(secrets, 12_000), m.id);
     // A monitor deleted under the old code left its secrets behind in free pages.
     legacy.prepare('UPDATE monitors SET capture = ? WHERE id = ?').run(withSecrets(older, 60_000), gone.id);
@@ -112,8 +162,13 @@ describe('monitors stored before encryption', () => {
     expect(holdsAny(databaseBytes(dataDir), older)).toEqual([]);
     const sealed = captureColumn(m.id);
     expect(JSON.parse(sealed).headers['X-Api-Token']).toMatch(/^enc:v1:/);
-    expect(JSON.parse(sealed).httpCredentials).toMatchObject({ username: 'watcher', password: expect.stringMatching(/^enc:v1:/) });
-    expect((await monitorOf(await svc!.call('GET', `/api/monitors/${m.id}`, key.key))).capture).toMatchObject(MASKED_CAPTURE);
+    expect(JSON.parse(sealed).httpCredentials).toMatchObject({
+      username: 'watcher',
+      password: expect.stringMatching(/^enc:v1:/),
+    });
+    expect((await monitorOf(await svc!.call('GET', `/api/monitors/${m.id}`, key.key))).capture).toMatchObject(
+      MASKED_CAPTURE,
+    );
     expect((await runAndWait(svc!.call, key, m.id)).status).toBe('succeeded');
     expect(lastSeen(fx)).toEqual({ header: secrets.header, cookie: secrets.cookie, password: secrets.password });
 

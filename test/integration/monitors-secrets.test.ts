@@ -6,7 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IssuedKey } from '../../src/db/api-keys.js';
 import type { MonitorView } from '../../src/monitors/view.js';
 import {
-  addPrivatePage, databaseBytes, holdsAny, lastSeen, MASK, MASKED_CAPTURE, monitorOf, newSecrets, runAndWait, secretCapture, YEARLY,
+  addPrivatePage,
+  databaseBytes,
+  holdsAny,
+  lastSeen,
+  MASK,
+  MASKED_CAPTURE,
+  monitorOf,
+  newSecrets,
+  runAndWait,
+  secretCapture,
+  YEARLY,
 } from '../helpers/monitor-secrets.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { errorOf, startTestService, type TestService } from '../helpers/service.js';
@@ -17,7 +27,8 @@ let key: IssuedKey;
 const secrets = newSecrets();
 let monitor: MonitorView;
 
-const patch = async (body: unknown, status = 200) => monitorOf(await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, body), status);
+const patch = async (body: unknown, status = 200) =>
+  monitorOf(await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, body), status);
 const get = async () => monitorOf(await svc.call('GET', `/api/monitors/${monitor.id}`, key.key));
 
 beforeAll(async () => {
@@ -25,9 +36,14 @@ beforeAll(async () => {
   addPrivatePage(fx);
   svc = await startTestService();
   key = svc.createKey('secrets');
-  monitor = await monitorOf(await svc.call('POST', '/api/monitors', key.key, {
-    url: `${fx.url}/private`, schedule: YEARLY, capture: secretCapture(secrets),
-  }), 201);
+  monitor = await monitorOf(
+    await svc.call('POST', '/api/monitors', key.key, {
+      url: `${fx.url}/private`,
+      schedule: YEARLY,
+      capture: secretCapture(secrets),
+    }),
+    201,
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -39,7 +55,7 @@ describe('monitor secrets', () => {
   it('are "••••" in the create, GET, list and PATCH answers; names, cookie fields and the username stay', async () => {
     expect(monitor.capture).toMatchObject(MASKED_CAPTURE);
     expect((await get()).capture).toMatchObject(MASKED_CAPTURE);
-    const list = await (await svc.call('GET', '/api/monitors', key.key)).json() as { items: MonitorView[] };
+    const list = (await (await svc.call('GET', '/api/monitors', key.key)).json()) as { items: MonitorView[] };
     expect(list.items.find((m) => m.id === monitor.id)!.capture).toMatchObject(MASKED_CAPTURE);
     expect((await patch({ name: 'Private page' })).capture).toMatchObject(MASKED_CAPTURE);
     for (const answer of [JSON.stringify(monitor), JSON.stringify(list), JSON.stringify(await get())]) {
@@ -70,7 +86,8 @@ describe('monitor secrets', () => {
     expect(leftOut.status).toBe('succeeded');
     expect(lastSeen(fx)).toEqual({ header: secrets.header, cookie: secrets.cookie, password: secrets.password });
 
-    const { id, createdAt, updatedAt, nextRunAt, lastRunAt, lastStatus, lastChangeAt, skippedRuns, ...settings } = await get();
+    const { id, createdAt, updatedAt, nextRunAt, lastRunAt, lastStatus, lastChangeAt, skippedRuns, ...settings } =
+      await get();
     expect(settings.capture).toMatchObject(MASKED_CAPTURE);
     await patch(settings); // everything the client was shown and may send, "••••" included
     const roundTrip = await runAndWait(svc.call, key, monitor.id);
@@ -88,12 +105,18 @@ describe('monitor secrets', () => {
     const replaced = await patch({
       capture: {
         headers: { 'X-Api-Token': next.header, 'X-Extra': 'extra-value' },
-        cookies: [{ name: 'session', value: MASK, domain: '127.0.0.1', path: '/' }, { name: 'theme', value: 'dark', domain: '127.0.0.1', path: '/' }],
+        cookies: [
+          { name: 'session', value: MASK, domain: '127.0.0.1', path: '/' },
+          { name: 'theme', value: 'dark', domain: '127.0.0.1', path: '/' },
+        ],
         httpCredentials: { username: 'watcher', password: next.password },
       },
     });
     expect(replaced.capture.headers).toEqual({ 'X-Api-Token': MASK, 'X-Extra': MASK });
-    expect(replaced.capture.cookies!.map((c) => [c.name, c.value])).toEqual([['session', MASK], ['theme', MASK]]);
+    expect(replaced.capture.cookies!.map((c) => [c.name, c.value])).toEqual([
+      ['session', MASK],
+      ['theme', MASK],
+    ]);
     expect((await runAndWait(svc.call, key, monitor.id)).status).toBe('succeeded');
     expect(lastSeen(fx)).toEqual({ header: next.header, cookie: secrets.cookie, password: next.password });
 
@@ -108,7 +131,10 @@ describe('monitor secrets', () => {
 
   it('"••••" with nothing stored to stand for is 400 naming the field (a moved cookie, a new header, a new monitor)', async () => {
     const moved = await svc.call('PATCH', `/api/monitors/${monitor.id}`, key.key, {
-      capture: { cookies: [{ name: 'session', value: MASK, domain: '127.0.0.1', path: '/app' }], headers: { 'X-New': MASK } },
+      capture: {
+        cookies: [{ name: 'session', value: MASK, domain: '127.0.0.1', path: '/app' }],
+        headers: { 'X-New': MASK },
+      },
     });
     expect(moved.status).toBe(400);
     const err = await errorOf(moved);
@@ -118,9 +144,13 @@ describe('monitor secrets', () => {
     expect((await get()).capture.cookies).toHaveLength(2); // nothing was written
 
     const created = await svc.call('POST', '/api/monitors', key.key, {
-      url: `${fx.url}/private`, schedule: YEARLY, capture: { httpCredentials: { username: 'watcher', password: MASK } },
+      url: `${fx.url}/private`,
+      schedule: YEARLY,
+      capture: { httpCredentials: { username: 'watcher', password: MASK } },
     });
     expect(created.status).toBe(400);
-    expect((await errorOf(created)).details).toEqual([{ path: 'capture.httpCredentials.password', message: expect.stringMatching(/none is stored/) }]);
+    expect((await errorOf(created)).details).toEqual([
+      { path: 'capture.httpCredentials.password', message: expect.stringMatching(/none is stored/) },
+    ]);
   });
 });

@@ -23,7 +23,9 @@ afterAll(async () => {
   await browser?.close();
 });
 beforeEach(async () => {
-  await page.setContent('<input id="open"><input id="locked" disabled><div id="text">text</div><select id="s"><option value="a">A</option></select>');
+  await page.setContent(
+    '<input id="open"><input id="locked" disabled><div id="text">text</div><select id="s"><option value="a">A</option></select>',
+  );
 });
 
 /** The AppError runSteps throws for `steps` with `ms` of budget. */
@@ -45,9 +47,14 @@ const logged = (err: AppError) => {
 
 describe('runSteps errors', () => {
   it('a secret fill that times out is named by step and selector; the secret is in neither the message nor the cause', async () => {
-    const err = await failure([{ action: 'fill', selector: '#open', value: 'x' }, { action: 'fill', selector: '#locked', value: SECRET, secret: true }]);
+    const err = await failure([
+      { action: 'fill', selector: '#open', value: 'x' },
+      { action: 'fill', selector: '#locked', value: SECRET, secret: true },
+    ]);
     expect(err.code).toBe('render_failed');
-    expect(err.message).toBe('step 1 (fill "#locked"): "#locked" could not be used within the time left (element is not enabled)');
+    expect(err.message).toBe(
+      'step 1 (fill "#locked"): "#locked" could not be used within the time left (element is not enabled)',
+    );
     expect((err.cause as Error).message).toContain('fill("••••")'); // Playwright's log named the value; it is masked
     expect(logged(err)).not.toContain(SECRET);
   });
@@ -61,19 +68,31 @@ describe('runSteps errors', () => {
   it.each([
     { step: { action: 'click', selector: 'div[' }, says: /^step 0 \(click "div\["\): .*(selector|Unexpected|parse)/i },
     { step: { action: 'press', value: 'NoSuchKey' }, says: /^step 0 \(press "NoSuchKey"\): Unknown key: "NoSuchKey"$/ },
-    { step: { action: 'waitForSelector', selector: '#absent' }, says: /^step 0 \(waitForSelector "#absent"\): no element matches "#absent" within the time left$/ },
-    { step: { action: 'waitForSelector', selector: '#open', value: undefined }, setup: 'document.getElementById("open").style.display = "none"', says: /^step 0 \(waitForSelector "#open"\): "#open" never became visible within the time left$/ },
-  ] as { step: RunStep; setup?: string; says: RegExp }[])('$step.action on a bad target says what happened', async ({ step, setup, says }) => {
-    if (setup) await page.evaluate(setup);
-    const err = await failure([step], 1500);
-    expect(err.code).toBe('render_failed');
-    expect(err.message).toMatch(says);
-  });
+    {
+      step: { action: 'waitForSelector', selector: '#absent' },
+      says: /^step 0 \(waitForSelector "#absent"\): no element matches "#absent" within the time left$/,
+    },
+    {
+      step: { action: 'waitForSelector', selector: '#open', value: undefined },
+      setup: 'document.getElementById("open").style.display = "none"',
+      says: /^step 0 \(waitForSelector "#open"\): "#open" never became visible within the time left$/,
+    },
+  ] as { step: RunStep; setup?: string; says: RegExp }[])(
+    '$step.action on a bad target says what happened',
+    async ({ step, setup, says }) => {
+      if (setup) await page.evaluate(setup);
+      const err = await failure([step], 1500);
+      expect(err.code).toBe('render_failed');
+      expect(err.message).toMatch(says);
+    },
+  );
 
   it('a long selector is cut in the message', async () => {
     const selector = `#${'x'.repeat(300)}`;
     const err = await failure([{ action: 'click', selector }], 1000);
-    expect(err.message).toBe(`step 0 (click "${selector.slice(0, 120)}…"): no element matches "${selector.slice(0, 120)}…" within the time left`);
+    expect(err.message).toBe(
+      `step 0 (click "${selector.slice(0, 120)}…"): no element matches "${selector.slice(0, 120)}…" within the time left`,
+    );
   });
 
   it('a step with no time left (the reserve or less) is a timeout of the whole render', async () => {

@@ -34,10 +34,12 @@ let outside: FixtureServer;
 let key: string;
 const logChunks: string[] = [];
 
-const call = (method: string, path: string, body?: unknown) => fetch(`${service.url}${path}`, {
-  method, headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-  body: body === undefined ? undefined : JSON.stringify(body),
-});
+const call = (method: string, path: string, body?: unknown) =>
+  fetch(`${service.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 async function json<T>(res: Response, status: number): Promise<T> {
   const text = await res.text();
@@ -46,19 +48,32 @@ async function json<T>(res: Response, status: number): Promise<T> {
 }
 
 /** A paused monitor (it captures only when the test asks). */
-const createMonitor = async (url: string, capture: object) => json<MonitorView>(await call('POST', '/api/monitors', {
-  url, schedule: '0 0 1 1 *', paused: true, capture: { viewport: { width: 400, height: 300 }, ...capture },
-}), 201);
+const createMonitor = async (url: string, capture: object) =>
+  json<MonitorView>(
+    await call('POST', '/api/monitors', {
+      url,
+      schedule: '0 0 1 1 *',
+      paused: true,
+      capture: { viewport: { width: 400, height: 300 }, ...capture },
+    }),
+    201,
+  );
 
 /** Run now and wait for the capture it records (captures are listed once done; 60 s is generous on 2 loaded cores). */
 async function capture(monitorId: string): Promise<CaptureView & { error?: { code: string; message: string } }> {
-  const list = async () => (await json<{ items: CaptureView[] }>(await call('GET', `/api/monitors/${monitorId}/captures`), 200)).items;
+  const list = async () =>
+    (await json<{ items: CaptureView[] }>(await call('GET', `/api/monitors/${monitorId}/captures`), 200)).items;
   const before = (await list()).length;
   expect((await call('POST', `/api/monitors/${monitorId}/run`)).status).toBe(202);
-  return until('the capture', async () => {
-    const items = await list();
-    return items.length > before ? items[0] : undefined;
-  }, 60_000, 100);
+  return until(
+    'the capture',
+    async () => {
+      const items = await list();
+      return items.length > before ? items[0] : undefined;
+    },
+    60_000,
+    100,
+  );
 }
 
 async function imageOf(captureId: string) {
@@ -76,22 +91,38 @@ const loginSteps = (password: string) => [
 function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   return new Promise((resolve) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString('utf8');
+    });
     req.on('end', () => resolve(new URLSearchParams(body)));
   });
 }
 
 /** The fixture site: /login (a form) → POST /session (sets the cookie, 303) → /account, which sends anyone without it to /login. */
 function addLoginSite(site: FixtureServer): void {
-  const html = (res: ServerResponse, body: string) => void res.writeHead(200, { 'content-type': 'text/html' })
-    .end(`<!doctype html><html><head><style>html,body{margin:0;height:100%}</style></head><body>${body}</body></html>`);
-  site.route('/login', (_req, res) => html(res, `<form method="post" action="/session" style="padding:20px">
+  const html = (res: ServerResponse, body: string) =>
+    void res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(
+        `<!doctype html><html><head><style>html,body{margin:0;height:100%}</style></head><body>${body}</body></html>`,
+      );
+  site.route('/login', (_req, res) =>
+    html(
+      res,
+      `<form method="post" action="/session" style="padding:20px">
     <input id="user" name="user"> <input id="password" name="password" type="password"> <button id="submit">Sign in</button></form>
-    <input id="search" placeholder="Search">`));
+    <input id="search" placeholder="Search">`,
+    ),
+  );
   site.route('/session', async (req, res) => {
     const form = await readForm(req);
     const ok = form.get('user') === USER && form.get('password') === PASSWORD;
-    res.writeHead(303, { location: ok ? '/account' : '/login?failed', ...(ok && { 'set-cookie': 'sid=signed-in; Path=/; HttpOnly' }) }).end();
+    res
+      .writeHead(303, {
+        location: ok ? '/account' : '/login?failed',
+        ...(ok && { 'set-cookie': 'sid=signed-in; Path=/; HttpOnly' }),
+      })
+      .end();
   });
   site.route('/account', (req, res) => {
     if (!/(?:^|; )sid=signed-in(?:;|$)/.test(req.headers.cookie ?? '')) {
@@ -99,11 +130,17 @@ function addLoginSite(site: FixtureServer): void {
       return;
     }
     // Typing into its search box paints the page blue: proof that a step typed here, not on the login page.
-    html(res, `<div id="welcome" style="height:100%;background:#22aa22;color:#fff">Welcome ann <input id="search"></div>
-      <script>document.getElementById('search').addEventListener('input', () => { document.getElementById('welcome').style.background = '#00f'; });</script>`);
+    html(
+      res,
+      `<div id="welcome" style="height:100%;background:#22aa22;color:#fff">Welcome ann <input id="search"></div>
+      <script>document.getElementById('search').addEventListener('input', () => { document.getElementById('welcome').style.background = '#00f'; });</script>`,
+    );
   });
   // The controls page: select#color paints the top band; Enter in an input shows a red box for it.
-  site.route('/controls', (_req, res) => html(res, `
+  site.route('/controls', (_req, res) =>
+    html(
+      res,
+      `
     <div id="band" style="height:100px;background:#fff"></div>
     <select id="color"><option value="white">White</option><option value="blue">Blue</option></select>
     <input id="q"> <input id="r"> <input id="locked" disabled>
@@ -117,14 +154,21 @@ function addLoginSite(site: FixtureServer): void {
         box.style.cssText = 'height:40px;background:#f00;margin-top:4px';
         document.getElementById('boxes').appendChild(box);
       });
-    </script>`));
+    </script>`,
+    ),
+  );
   // Sends the browser on to /login by script while it is still loading (as many sign-in gates do).
   site.route('/start', (_req, res) => html(res, `<p>Redirecting…</p><script>location.replace('/login')</script>`));
   // A page that shows what is typed: a contenteditable note, and a field echoed into a paragraph by script.
-  site.route('/echo', (_req, res) => html(res, `
+  site.route('/echo', (_req, res) =>
+    html(
+      res,
+      `
     <div id="note" contenteditable="true" style="min-height:20px"></div>
     <input id="field"><p id="echo"></p>
-    <script>document.getElementById('field').addEventListener('input', (e) => { document.getElementById('echo').textContent = 'You typed ' + e.target.value; });</script>`));
+    <script>document.getElementById('field').addEventListener('input', (e) => { document.getElementById('echo').textContent = 'You typed ' + e.target.value; });</script>`,
+    ),
+  );
   site.route('/to-outside', (_req, res) => void res.writeHead(302, { location: `${outside.url}/landing` }).end());
 }
 
@@ -137,13 +181,25 @@ beforeAll(async () => {
   const config = loadConfig({
     env: {},
     overrides: {
-      port: 0, host: '127.0.0.1', dataDir, egress: FIXTURE_EGRESS, jobs: { pollIntervalMs: 100 },
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      egress: FIXTURE_EGRESS,
+      jobs: { pollIntervalMs: 100 },
       // One warm page: every capture reuses the page the last one used, so anything a login left on it would show.
       render: { warmPages: 1 },
-      rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 }, limits: RELAXED_ANONYMOUS_LIMITS,
+      rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 },
+      limits: RELAXED_ANONYMOUS_LIMITS,
     },
   });
-  service = await startService(config, createLogger('trace', { write: (s: string) => { logChunks.push(s); } }));
+  service = await startService(
+    config,
+    createLogger('trace', {
+      write: (s: string) => {
+        logChunks.push(s);
+      },
+    }),
+  );
   key = new ApiKeyStore(service.db).create('steps').key;
 }, 60_000);
 
@@ -158,7 +214,9 @@ describe('monitor steps', () => {
 
   it('log in through a form that sets a cookie and capture the page behind it, running the steps once', async () => {
     // /account sends a visitor without the cookie to /login: the steps run there, once it has loaded.
-    login = await createMonitor(`${fx.url}/account`, { steps: [...loginSteps(PASSWORD), { action: 'waitForSelector', selector: '#welcome' }] });
+    login = await createMonitor(`${fx.url}/account`, {
+      steps: [...loginSteps(PASSWORD), { action: 'waitForSelector', selector: '#welcome' }],
+    });
     const posts = sessionPosts();
     const shot = await capture(login.id);
     expect(shot.status, JSON.stringify(shot)).toBe('succeeded');
@@ -181,7 +239,11 @@ describe('monitor steps', () => {
     // Both pages have a #search box; only the account page turns blue when something is typed into it.
     // /start moves on to /login by script while loading: the steps wait for that page. The form is sent by Enter.
     const monitor = await createMonitor(`${fx.url}/start`, {
-      steps: [...loginSteps(PASSWORD).slice(0, 2), { action: 'press', value: 'Enter' }, { action: 'fill', selector: '#search', value: 'shoes' }],
+      steps: [
+        ...loginSteps(PASSWORD).slice(0, 2),
+        { action: 'press', value: 'Enter' },
+        { action: 'fill', selector: '#search', value: 'shoes' },
+      ],
     });
     const shot = await capture(monitor.id);
     expect(shot.status, JSON.stringify(shot)).toBe('succeeded');
@@ -197,8 +259,12 @@ describe('monitor steps', () => {
     const shown = await json<MonitorView>(await call('GET', `/api/monitors/${login.id}`), 200);
     expect(shown.capture.steps[1]).toEqual({ action: 'fill', selector: '#password', value: MASK, secret: true });
     expect(shown.capture.steps[0]).toEqual({ action: 'fill', selector: '#user', value: USER }); // not secret: shown
-    const answers = [JSON.stringify(login), JSON.stringify(shown), await (await call('GET', '/api/monitors')).text(),
-      await (await call('GET', `/api/monitors/${login.id}/captures`)).text()];
+    const answers = [
+      JSON.stringify(login),
+      JSON.stringify(shown),
+      await (await call('GET', '/api/monitors')).text(),
+      await (await call('GET', `/api/monitors/${login.id}/captures`)).text(),
+    ];
     for (const answer of answers) {
       expect(answer).not.toContain(PASSWORD);
       expect(answer).not.toContain('enc:v1:');
@@ -215,7 +281,8 @@ describe('monitor steps', () => {
     expect(stored[1]!.value).toMatch(/^enc:v1:/);
 
     // The whole monitor as shown, masks included, sent back: the password still logs in, no new baseline.
-    const { id, createdAt, updatedAt, nextRunAt, lastRunAt, lastStatus, lastChangeAt, skippedRuns, ...settings } = shown as MonitorView & Record<string, unknown>;
+    const { id, createdAt, updatedAt, nextRunAt, lastRunAt, lastStatus, lastChangeAt, skippedRuns, ...settings } =
+      shown as MonitorView & Record<string, unknown>;
     await json(await call('PATCH', `/api/monitors/${login.id}`, settings), 200);
     const again = await capture(login.id);
     expect(again.status, JSON.stringify(again)).toBe('succeeded');
@@ -224,14 +291,25 @@ describe('monitor steps', () => {
   });
 
   it('hide a secret the page shows back: not in the stored text, the conditions, the captures or their webhooks', async () => {
-    const monitor = await json<MonitorView>(await call('POST', '/api/monitors', {
-      url: `${fx.url}/echo`, schedule: '0 0 1 1 *', paused: true,
-      capture: { viewport: { width: 400, height: 300 }, steps: [
-        { action: 'fill', selector: '#note', value: PASSWORD, secret: true },
-        { action: 'fill', selector: '#field', value: PASSWORD, secret: true },
-      ] },
-      notifyWhen: [{ selector: '#echo', textContains: 'typed' }, { selector: '#note', textContains: 'x' }],
-    }), 201);
+    const monitor = await json<MonitorView>(
+      await call('POST', '/api/monitors', {
+        url: `${fx.url}/echo`,
+        schedule: '0 0 1 1 *',
+        paused: true,
+        capture: {
+          viewport: { width: 400, height: 300 },
+          steps: [
+            { action: 'fill', selector: '#note', value: PASSWORD, secret: true },
+            { action: 'fill', selector: '#field', value: PASSWORD, secret: true },
+          ],
+        },
+        notifyWhen: [
+          { selector: '#echo', textContains: 'typed' },
+          { selector: '#note', textContains: 'x' },
+        ],
+      }),
+      201,
+    );
     const shot = await capture(monitor.id);
     expect(shot.status, JSON.stringify(shot)).toBe('succeeded');
     // The page did show it (the rules read those elements), and what was read is masked.
@@ -251,29 +329,48 @@ describe('monitor steps', () => {
     expect(refused.status).toBe(400);
     const error = await errorOf(refused);
     expect(error.code).toBe('invalid_request');
-    expect(error.details).toEqual([{ path: 'capture.steps.1.value', message: expect.stringContaining('send the real value') }]);
+    expect(error.details).toEqual([
+      { path: 'capture.steps.1.value', message: expect.stringContaining('send the real value') },
+    ]);
   });
 
   it('a failing step fails the capture with render_failed naming its index and what happened, never the secret', async () => {
     const monitor = await createMonitor(`${fx.url}/login`, {
-      timeout: 8000, steps: [...loginSteps(PASSWORD).slice(0, 2), { action: 'click', selector: '#login' }],
+      timeout: 8000,
+      steps: [...loginSteps(PASSWORD).slice(0, 2), { action: 'click', selector: '#login' }],
     });
     const shot = await capture(monitor.id);
     expect(shot.status).toBe('failed');
-    expect(shot.error).toEqual({ code: 'render_failed', message: 'step 2 (click "#login"): no element matches "#login" within the time left' });
+    expect(shot.error).toEqual({
+      code: 'render_failed',
+      message: 'step 2 (click "#login"): no element matches "#login" within the time left',
+    });
   });
 
   it('a step on an element that is there but cannot take the action says why (and never shows a secret)', async () => {
-    const monitor = await createMonitor(`${fx.url}/controls`, { timeout: 8000, steps: [{ action: 'select', selector: '#color', value: 'purple' }] });
+    const monitor = await createMonitor(`${fx.url}/controls`, {
+      timeout: 8000,
+      steps: [{ action: 'select', selector: '#color', value: 'purple' }],
+    });
     const shot = await capture(monitor.id);
     expect(shot.status).toBe('failed');
-    expect(shot.error).toEqual({ code: 'render_failed', message: 'step 0 (select "#color"): "#color" could not be used within the time left (did not find some options)' });
+    expect(shot.error).toEqual({
+      code: 'render_failed',
+      message: 'step 0 (select "#color"): "#color" could not be used within the time left (did not find some options)',
+    });
     // Playwright's own log of a fill names the value it types: a secret one is not in the error.
     const locked = await createMonitor(`${fx.url}/controls`, {
-      timeout: 8000, steps: [{ action: 'click', selector: '#q' }, { action: 'fill', selector: '#locked', value: PASSWORD, secret: true }],
+      timeout: 8000,
+      steps: [
+        { action: 'click', selector: '#q' },
+        { action: 'fill', selector: '#locked', value: PASSWORD, secret: true },
+      ],
     });
     const lockedShot = await capture(locked.id);
-    expect(lockedShot.error).toEqual({ code: 'render_failed', message: 'step 1 (fill "#locked"): "#locked" could not be used within the time left (element is not enabled)' });
+    expect(lockedShot.error).toEqual({
+      code: 'render_failed',
+      message: 'step 1 (fill "#locked"): "#locked" could not be used within the time left (element is not enabled)',
+    });
   });
 
   it('press (on an element and on the focused one) and select act on the page', async () => {
@@ -297,12 +394,18 @@ describe('monitor steps', () => {
   });
 
   it('a goto to an address the egress policy refuses fails with url_blocked, and nothing reaches it', async () => {
-    const monitor = await createMonitor(`${fx.url}/login`, { timeout: 5000, steps: [{ action: 'goto', value: `${outside.url}/secret-admin` }] });
+    const monitor = await createMonitor(`${fx.url}/login`, {
+      timeout: 5000,
+      steps: [{ action: 'goto', value: `${outside.url}/secret-admin` }],
+    });
     const shot = await capture(monitor.id);
     expect(shot.status).toBe('failed');
     expect(shot.error).toEqual({ code: 'url_blocked', message: 'The URL is not allowed by the egress policy' });
     // A goto to an allowed page that redirects there: refused by the egress proxy, just the same.
-    const redirected = await createMonitor(`${fx.url}/login`, { timeout: 5000, steps: [{ action: 'goto', value: `${fx.url}/to-outside` }] });
+    const redirected = await createMonitor(`${fx.url}/login`, {
+      timeout: 5000,
+      steps: [{ action: 'goto', value: `${fx.url}/to-outside` }],
+    });
     const hop = await capture(redirected.id);
     expect(hop.status).toBe('failed');
     expect(hop.error?.code).toBe('url_blocked');
@@ -311,7 +414,9 @@ describe('monitor steps', () => {
   });
 
   it('a goto to an allowed page goes there', async () => {
-    const monitor = await createMonitor(`${fx.url}/login`, { steps: [...loginSteps(PASSWORD), { action: 'goto', value: `${fx.url}/account` }] });
+    const monitor = await createMonitor(`${fx.url}/login`, {
+      steps: [...loginSteps(PASSWORD), { action: 'goto', value: `${fx.url}/account` }],
+    });
     const shot = await capture(monitor.id);
     expect(shot.status, JSON.stringify(shot)).toBe('succeeded');
     expect((await imageOf(shot.id)).pixel(200, 150)).toEqual(GREEN);
@@ -320,22 +425,36 @@ describe('monitor steps', () => {
   it('a fixed wait longer than what is left of the timeout fails its step at once (not a timeout of the render)', async () => {
     // The first step takes ~1 s (the element comes after 1000 ms), so 2500 ms no longer fit in the 3000 ms timeout.
     const monitor = await createMonitor(`${fx.url}/late-element?ms=1000`, {
-      timeout: 3000, steps: [{ action: 'waitForSelector', selector: '#late' }, { action: 'waitForTimeout', value: '2500' }],
+      timeout: 3000,
+      steps: [
+        { action: 'waitForSelector', selector: '#late' },
+        { action: 'waitForTimeout', value: '2500' },
+      ],
     });
     const shot = await capture(monitor.id);
     expect(shot.status).toBe('failed');
     expect(shot.error?.code).toBe('render_failed');
-    expect(shot.error?.message).toMatch(/^step 1 \(waitForTimeout 2500 ms\): waits 2500 ms, more than the \d+ ms left of the render's timeout of 3000 ms$/);
+    expect(shot.error?.message).toMatch(
+      /^step 1 \(waitForTimeout 2500 ms\): waits 2500 ms, more than the \d+ ms left of the render's timeout of 3000 ms$/,
+    );
   });
 
   it('takes 20 steps and refuses 21; a step without what its action needs is 400 naming the field', async () => {
     const click = { action: 'click', selector: '#submit' };
     const twenty = await createMonitor(`${fx.url}/login`, { steps: Array(20).fill(click) });
     expect(twenty.capture.steps).toHaveLength(20);
-    const over = await call('POST', '/api/monitors', { url: `${fx.url}/login`, schedule: '0 0 1 1 *', capture: { steps: Array(21).fill(click) } });
+    const over = await call('POST', '/api/monitors', {
+      url: `${fx.url}/login`,
+      schedule: '0 0 1 1 *',
+      capture: { steps: Array(21).fill(click) },
+    });
     expect(over.status).toBe(400);
     expect((await errorOf(over)).details).toEqual([{ path: 'capture.steps', message: expect.stringContaining('20') }]);
-    const noValue = await call('POST', '/api/monitors', { url: `${fx.url}/login`, schedule: '0 0 1 1 *', capture: { steps: [click, { action: 'fill', selector: '#user' }] } });
+    const noValue = await call('POST', '/api/monitors', {
+      url: `${fx.url}/login`,
+      schedule: '0 0 1 1 *',
+      capture: { steps: [click, { action: 'fill', selector: '#user' }] },
+    });
     expect(noValue.status).toBe(400);
     const error = await errorOf(noValue);
     expect(error.code).toBe('invalid_request');

@@ -11,17 +11,39 @@ import { errorOf, startTestService, type TestService } from '../helpers/service.
 import { until } from '../helpers/until.js';
 import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-interface RegionElement { selector: string; tag: string; before: string | null; after: string | null }
-interface Region extends Box { pixels?: number; elements?: RegionElement[] }
+interface RegionElement {
+  selector: string;
+  tag: string;
+  before: string | null;
+  after: string | null;
+}
+interface Region extends Box {
+  pixels?: number;
+  elements?: RegionElement[];
+}
 interface TextChange {
-  kind: 'added' | 'removed' | 'changed'; before: string | null; after: string | null; box: Box | null; selector: string | null;
+  kind: 'added' | 'removed' | 'changed';
+  before: string | null;
+  after: string | null;
+  box: Box | null;
+  selector: string | null;
   words?: { value: string; added?: true; removed?: true }[];
 }
 interface Capture {
-  id: string; status: 'succeeded' | 'failed'; changed: boolean; baselineId: string | null; regions: Region[];
-  textChanges?: TextChange[]; textChangesTotal?: number; summary?: string | null; error?: { code: string; message: string };
+  id: string;
+  status: 'succeeded' | 'failed';
+  changed: boolean;
+  baselineId: string | null;
+  regions: Region[];
+  textChanges?: TextChange[];
+  textChangesTotal?: number;
+  summary?: string | null;
+  error?: { code: string; message: string };
 }
-interface Monitor { id: string; name: string }
+interface Monitor {
+  id: string;
+  name: string;
+}
 
 let svc: TestService;
 let fx: FixtureServer;
@@ -40,7 +62,9 @@ beforeAll(async () => {
   ]);
   owner = svc.createKey('monitors-text');
 });
-afterAll(async () => { await Promise.all([svc?.close(), fx?.close(), hooks?.close()]); });
+afterAll(async () => {
+  await Promise.all([svc?.close(), fx?.close(), hooks?.close()]);
+});
 
 async function json<T>(res: Response, status: number): Promise<T> {
   const text = await res.text();
@@ -49,20 +73,33 @@ async function json<T>(res: Response, status: number): Promise<T> {
 }
 
 const createMonitor = async (name: string, url: string, options: Record<string, unknown> = {}): Promise<Monitor> =>
-  json<Monitor>(await svc.call('POST', '/api/monitors', owner.key, { name, url, schedule: '0 0 1 1 *', paused: true, ...options }), 201);
+  json<Monitor>(
+    await svc.call('POST', '/api/monitors', owner.key, { name, url, schedule: '0 0 1 1 *', paused: true, ...options }),
+    201,
+  );
 
 async function latestCapture(monitorId: string): Promise<Capture | undefined> {
-  return (await json<{ items: Capture[] }>(await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=1`, owner.key), 200)).items[0];
+  return (
+    await json<{ items: Capture[] }>(
+      await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=1`, owner.key),
+      200,
+    )
+  ).items[0];
 }
 
 /** Capture now and wait for the new capture to be listed. */
 async function captureAny(monitor: Monitor): Promise<Capture> {
   const before = await latestCapture(monitor.id);
   await json(await svc.call('POST', `/api/monitors/${monitor.id}/run`, owner.key), 202);
-  return until(`a new capture of ${monitor.name}`, async () => {
-    const latest = await latestCapture(monitor.id);
-    return latest && latest.id !== before?.id ? latest : undefined;
-  }, 45_000, 100);
+  return until(
+    `a new capture of ${monitor.name}`,
+    async () => {
+      const latest = await latestCapture(monitor.id);
+      return latest && latest.id !== before?.id ? latest : undefined;
+    },
+    45_000,
+    100,
+  );
 }
 async function capture(monitor: Monitor): Promise<Capture> {
   const made = await captureAny(monitor);
@@ -71,17 +108,21 @@ async function capture(monitor: Monitor): Promise<Capture> {
 }
 
 /** The monitor.changed events of one monitor received so far, verified. */
-const changedEvents = (monitorId: string) => hooks.hits.map((hit) => verifyHit(owner.webhookSecret, hit))
-  .filter((e) => e.type === 'monitor.changed' && e.data.monitorId === monitorId);
+const changedEvents = (monitorId: string) =>
+  hooks.hits
+    .map((hit) => verifyHit(owner.webhookSecret, hit))
+    .filter((e) => e.type === 'monitor.changed' && e.data.monitorId === monitorId);
 
 // ---------------------------------------------------------------------------------------------------------
 
 describe('a shop page whose price changes (default settings)', () => {
   const PRICE: Box = { x: 100, y: 300, width: 300, height: 30 };
-  const shop = (price: string) => doc(
-    `<h1 style="${at({ x: 100, y: 100, width: 700, height: 60 }, 'font:40px sans-serif')}">Blue kettle</h1>`
-    + `<p class="price" style="${at(PRICE, 'font:16px/30px sans-serif')}">Price: <strong>${price}</strong></p>`
-    + `<p id="stock" style="${at({ x: 100, y: 400, width: 300, height: 30 }, 'font:16px/30px sans-serif')}">In stock</p>`);
+  const shop = (price: string) =>
+    doc(
+      `<h1 style="${at({ x: 100, y: 100, width: 700, height: 60 }, 'font:40px sans-serif')}">Blue kettle</h1>` +
+        `<p class="price" style="${at(PRICE, 'font:16px/30px sans-serif')}">Price: <strong>${price}</strong></p>` +
+        `<p id="stock" style="${at({ x: 100, y: 400, width: 300, height: 30 }, 'font:16px/30px sans-serif')}">In stock</p>`,
+    );
 
   it('gives a "changed" text change with words, box and selector, names the element behind the region, and the webhook says it in one line', async () => {
     const page = switchablePage(fx, '/shop', shop('$24.99'));
@@ -94,21 +135,43 @@ describe('a shop page whose price changes (default settings)', () => {
     expect(c.changed).toBe(true);
     expect(c.summary).toBe('Price: $24.99 → $19.99');
     expect(c.textChangesTotal).toBe(1);
-    expect(c.textChanges).toEqual([{
-      kind: 'changed', before: 'Price: $24.99', after: 'Price: $19.99', box: PRICE, selector: 'p.price',
-      words: [{ value: 'Price: $' }, { value: '24', removed: true }, { value: '19', added: true }, { value: '.99' }],
-    }]);
+    expect(c.textChanges).toEqual([
+      {
+        kind: 'changed',
+        before: 'Price: $24.99',
+        after: 'Price: $19.99',
+        box: PRICE,
+        selector: 'p.price',
+        words: [{ value: 'Price: $' }, { value: '24', removed: true }, { value: '19', added: true }, { value: '.99' }],
+      },
+    ]);
 
     // Every changed region lies over the price, and names it first, with its text on both sides.
     expect(c.regions.length).toBeGreaterThan(0);
     for (const region of c.regions) {
       expect(within(region, PRICE, 2), JSON.stringify(region)).toBe(true);
-      expect(region.elements?.[0]).toEqual({ selector: 'p.price', tag: 'p', before: 'Price: $24.99', after: 'Price: $19.99' });
+      expect(region.elements?.[0]).toEqual({
+        selector: 'p.price',
+        tag: 'p',
+        before: 'Price: $24.99',
+        after: 'Price: $19.99',
+      });
     }
 
-    const [event] = await until('monitor.changed for the shop', async () => { const e = changedEvents(monitor.id); return e.length ? e : undefined; }, 30_000, 100);
+    const [event] = await until(
+      'monitor.changed for the shop',
+      async () => {
+        const e = changedEvents(monitor.id);
+        return e.length ? e : undefined;
+      },
+      30_000,
+      100,
+    );
     expect(event!.data).toMatchObject({
-      captureId: c.id, summary: 'Price: $24.99 → $19.99', textChanges: c.textChanges, textChangesTotal: 1,
+      captureId: c.id,
+      summary: 'Price: $24.99 → $19.99',
+      textChanges: c.textChanges,
+      textChangesTotal: 1,
     });
     expect((event!.data.regions as Region[])[0]!.elements?.[0]?.selector).toBe('p.price');
   });
@@ -131,17 +194,36 @@ describe('blocks added and removed', () => {
   });
 
   it('60 changed blocks: the capture keeps 50 with a total of 60, the webhook carries 10 and says "(+59 more)"', async () => {
-    const rows = (v: string) => doc(`<ul style="font:10px/12px sans-serif;margin:0">${Array.from({ length: 60 }, (_, i) => `<li>Row ${i} ${v}</li>`).join('')}</ul>`);
+    const rows = (v: string) =>
+      doc(
+        `<ul style="font:10px/12px sans-serif;margin:0">${Array.from({ length: 60 }, (_, i) => `<li>Row ${i} ${v}</li>`).join('')}</ul>`,
+      );
     const page = switchablePage(fx, '/rows', rows('before'));
-    const monitor = await createMonitor('rows', page.url, { diff: { mode: 'text', confirm: false }, webhookUrl: hooks.url });
+    const monitor = await createMonitor('rows', page.url, {
+      diff: { mode: 'text', confirm: false },
+      webhookUrl: hooks.url,
+    });
     await capture(monitor);
     page.set(rows('after'));
     const c = await capture(monitor);
     expect(c).toMatchObject({ changed: true, textChangesTotal: 60 });
     expect(c.textChanges).toHaveLength(50);
-    expect(c.textChanges![0]).toMatchObject({ kind: 'changed', before: 'Row 0 before', after: 'Row 0 after', selector: 'body > ul > li:nth-of-type(1)' });
+    expect(c.textChanges![0]).toMatchObject({
+      kind: 'changed',
+      before: 'Row 0 before',
+      after: 'Row 0 after',
+      selector: 'body > ul > li:nth-of-type(1)',
+    });
     expect(c.textChanges![49]).toMatchObject({ before: 'Row 49 before', after: 'Row 49 after' });
-    const [event] = await until('monitor.changed for rows', async () => { const e = changedEvents(monitor.id); return e.length ? e : undefined; }, 30_000, 100);
+    const [event] = await until(
+      'monitor.changed for rows',
+      async () => {
+        const e = changedEvents(monitor.id);
+        return e.length ? e : undefined;
+      },
+      30_000,
+      100,
+    );
     expect(event!.data.textChangesTotal).toBe(60);
     expect(event!.data.textChanges).toEqual(c.textChanges!.slice(0, 10));
     expect(event!.data.summary).toBe('Row 0 before → after (+59 more)');
@@ -149,8 +231,15 @@ describe('blocks added and removed', () => {
 });
 
 describe('a block that only moved', () => {
-  const board = (order: string[], left: number) => doc(order.map((t, i) =>
-    `<p id="${t.toLowerCase()}" style="${at({ x: left, y: 100 + i * 60, width: 400, height: 40 }, 'font:20px sans-serif')}">${t} item</p>`).join(''));
+  const board = (order: string[], left: number) =>
+    doc(
+      order
+        .map(
+          (t, i) =>
+            `<p id="${t.toLowerCase()}" style="${at({ x: left, y: 100 + i * 60, width: 400, height: 40 }, 'font:20px sans-serif')}">${t} item</p>`,
+        )
+        .join(''),
+    );
 
   it('is not a text change: mode "text" reports nothing, while the pixels moved', async () => {
     const page = switchablePage(fx, '/moved', board(['Alpha', 'Beta', 'Gamma'], 100));
@@ -168,7 +257,9 @@ describe('ignoreText', () => {
 
   it('blanks a date, so in mode "text" a new date is no change (and without it, the same page is one)', async () => {
     const page = switchablePage(fx, '/dated', dated('2026-11-23'));
-    const ignoring = await createMonitor('dated, ignoring', page.url, { diff: { mode: 'text', confirm: false, ignoreText: ['\\d{4}-\\d{2}-\\d{2}'] } });
+    const ignoring = await createMonitor('dated, ignoring', page.url, {
+      diff: { mode: 'text', confirm: false, ignoreText: ['\\d{4}-\\d{2}-\\d{2}'] },
+    });
     const plain = await createMonitor('dated, plain', page.url, { diff: { mode: 'text', confirm: false } });
     await Promise.all([capture(ignoring), capture(plain)]);
     page.set(dated('2026-11-24'));
@@ -179,8 +270,14 @@ describe('ignoreText', () => {
     expect(loud.textChanges![0]).toMatchObject({ before: 'Updated 2026-11-23', after: 'Updated 2026-11-24' });
   });
 
-  it('refuses bad patterns with 400 invalid_request and the pattern\'s path; takes 20 patterns of 500 characters', async () => {
-    const create = (ignoreText: unknown) => svc.call('POST', '/api/monitors', owner.key, { url: `${fx.url}/x`, schedule: '0 0 1 1 *', paused: true, diff: { ignoreText } });
+  it("refuses bad patterns with 400 invalid_request and the pattern's path; takes 20 patterns of 500 characters", async () => {
+    const create = (ignoreText: unknown) =>
+      svc.call('POST', '/api/monitors', owner.key, {
+        url: `${fx.url}/x`,
+        schedule: '0 0 1 1 *',
+        paused: true,
+        diff: { ignoreText },
+      });
     const refused = async (ignoreText: unknown, path: string, message: RegExp) => {
       const res = await create(ignoreText);
       expect(res.status).toBe(400);
@@ -193,7 +290,11 @@ describe('ignoreText', () => {
     const longest = `a{1}${'b'.repeat(496)}`; // 500 characters, a valid and safe pattern
     expect(longest).toHaveLength(500);
     expect((await create(Array.from({ length: 20 }, () => longest))).status).toBe(201);
-    await refused(Array.from({ length: 21 }, () => 'x'), 'diff.ignoreText', /20/);
+    await refused(
+      Array.from({ length: 21 }, () => 'x'),
+      'diff.ignoreText',
+      /20/,
+    );
     await refused(['ok', `${longest}c`], 'diff.ignoreText.1', /500/);
     await refused(['ok', '(a+)+$'], 'diff.ignoreText.1', /exponential/);
     await refused(['[unclosed'], 'diff.ignoreText.0', /not a valid regular expression/);
@@ -201,7 +302,9 @@ describe('ignoreText', () => {
     await refused([''], 'diff.ignoreText.0', /.+/);
     // A PATCH goes through the same rules.
     const monitor = await createMonitor('patched', `${fx.url}/x`);
-    const res = await svc.call('PATCH', `/api/monitors/${monitor.id}`, owner.key, { diff: { ignoreText: ['(\\w+\\s?)*$'] } });
+    const res = await svc.call('PATCH', `/api/monitors/${monitor.id}`, owner.key, {
+      diff: { ignoreText: ['(\\w+\\s?)*$'] },
+    });
     expect(res.status).toBe(400);
     expect((await errorOf(res)).details?.map((d) => d.path)).toContain('diff.ignoreText.0');
   });
@@ -210,13 +313,21 @@ describe('ignoreText', () => {
 describe('ignoreSelectors', () => {
   // A clock inside ignoreSelectors, even inline in a paragraph that is read, is left out of the text
   // as it is left out of the pixels: in every mode it is no change, and it takes no place in the summary.
-  const clocked = (time: string, price: string) => doc(`<h1>Status</h1><p>Updated at <span class="clock">${time}</span> today</p>`
-    + `<p class="price">Price: ${price}</p>`);
+  const clocked = (time: string, price: string) =>
+    doc(
+      `<h1>Status</h1><p>Updated at <span class="clock">${time}</span> today</p>` +
+        `<p class="price">Price: ${price}</p>`,
+    );
 
   it('leave their text out: a ticking clock is no text change in mode "text" and not the summary in "visual"', async () => {
     const page = switchablePage(fx, '/clocked', clocked('10:01', '$24.99'));
-    const text = await createMonitor('clock, text mode', page.url, { diff: { mode: 'text', confirm: false, ignoreSelectors: ['.clock'] } });
-    const visual = await createMonitor('clock, visual mode', page.url, { webhookUrl: hooks.url, diff: { confirm: false, ignoreSelectors: ['.clock'] } });
+    const text = await createMonitor('clock, text mode', page.url, {
+      diff: { mode: 'text', confirm: false, ignoreSelectors: ['.clock'] },
+    });
+    const visual = await createMonitor('clock, visual mode', page.url, {
+      webhookUrl: hooks.url,
+      diff: { confirm: false, ignoreSelectors: ['.clock'] },
+    });
     await Promise.all([capture(text), capture(visual)]);
     page.set(clocked('10:02', '$24.99'));
     expect(await capture(text)).toMatchObject({ changed: false, textChanges: [], textChangesTotal: 0 });
@@ -224,27 +335,39 @@ describe('ignoreSelectors', () => {
     const priced = await capture(visual);
     expect(priced).toMatchObject({ changed: true, textChangesTotal: 1 });
     expect(priced.textChanges![0]).toMatchObject({ kind: 'changed', before: 'Price: $24.99', after: 'Price: $19.99' });
-    const event = await until('the monitor.changed webhook', () => changedEvents(visual.id).find((e) => e.data.captureId === priced.id));
+    const event = await until('the monitor.changed webhook', () =>
+      changedEvents(visual.id).find((e) => e.data.captureId === priced.id),
+    );
     expect(event.data.summary).toBe('Price: $24.99 → $19.99');
   });
 });
 
 describe('textSelector', () => {
-  const layout = (main: string, side: string) => doc(`<main id="content"><h1>Offer</h1><p>${main}</p></main><aside><p>${side}</p></aside>`);
+  const layout = (main: string, side: string) =>
+    doc(`<main id="content"><h1>Offer</h1><p>${main}</p></main><aside><p>${side}</p></aside>`);
 
   it('compares only the text inside its element', async () => {
     const page = switchablePage(fx, '/sections', layout('Ten percent off', 'Visitors: 100'));
-    const scoped = await createMonitor('scoped', page.url, { diff: { mode: 'text', confirm: false, textSelector: '#content' } });
+    const scoped = await createMonitor('scoped', page.url, {
+      diff: { mode: 'text', confirm: false, textSelector: '#content' },
+    });
     const whole = await createMonitor('whole page', page.url, { diff: { mode: 'text', confirm: false } });
     await Promise.all([capture(scoped), capture(whole)]);
 
     page.set(layout('Ten percent off', 'Visitors: 101'));
     expect(await capture(scoped)).toMatchObject({ changed: false, textChanges: [] });
-    expect(await capture(whole)).toMatchObject({ changed: true, textChanges: [{ before: 'Visitors: 100', after: 'Visitors: 101' }] });
+    expect(await capture(whole)).toMatchObject({
+      changed: true,
+      textChanges: [{ before: 'Visitors: 100', after: 'Visitors: 101' }],
+    });
 
     page.set(layout('Twenty percent off', 'Visitors: 101'));
     const c = await capture(scoped);
-    expect(c).toMatchObject({ changed: true, textChangesTotal: 1, textChanges: [{ kind: 'changed', before: 'Ten percent off', after: 'Twenty percent off' }] });
+    expect(c).toMatchObject({
+      changed: true,
+      textChangesTotal: 1,
+      textChanges: [{ kind: 'changed', before: 'Ten percent off', after: 'Twenty percent off' }],
+    });
   });
 
   it('an invalid textSelector fails the capture and says why', async () => {
@@ -259,10 +382,12 @@ describe('textSelector', () => {
 describe('diff.mode', () => {
   const SWATCH: Box = { x: 300, y: 300, width: 200, height: 100 };
   // The text is white on white: it changes the text, not one pixel.
-  const page = (colour: string, hidden: string) => doc(
-    `<p style="${at({ x: 100, y: 100, width: 400, height: 40 }, 'font:20px sans-serif')}">Same words every time</p>`
-    + `<div id="swatch" style="${at(SWATCH, `background:${colour}`)}"></div>`
-    + `<p style="${at({ x: 100, y: 600, width: 400, height: 40 }, 'font:20px sans-serif;color:#fff')}">${hidden}</p>`);
+  const page = (colour: string, hidden: string) =>
+    doc(
+      `<p style="${at({ x: 100, y: 100, width: 400, height: 40 }, 'font:20px sans-serif')}">Same words every time</p>` +
+        `<div id="swatch" style="${at(SWATCH, `background:${colour}`)}"></div>` +
+        `<p style="${at({ x: 100, y: 600, width: 400, height: 40 }, 'font:20px sans-serif;color:#fff')}">${hidden}</p>`,
+    );
 
   it('"text" ignores a colour change, "visual" reports it, "both" reports it and a text change the pixels do not show', async () => {
     const fixture = switchablePage(fx, '/modes', page('#0a0', 'hidden one'));
@@ -274,7 +399,11 @@ describe('diff.mode', () => {
     for (const m of Object.values(monitors)) await capture(m);
 
     fixture.set(page('#a00', 'hidden one')); // pixels only
-    const colour = { text: await capture(monitors.text), visual: await capture(monitors.visual), both: await capture(monitors.both) };
+    const colour = {
+      text: await capture(monitors.text),
+      visual: await capture(monitors.visual),
+      both: await capture(monitors.both),
+    };
     expect(colour.text).toMatchObject({ changed: false, textChanges: [] });
     expect(colour.text.regions.some((r) => overlaps(r, SWATCH))).toBe(true); // the change was seen, and did not count
     expect(colour.visual.changed).toBe(true);
@@ -283,7 +412,11 @@ describe('diff.mode', () => {
 
     // New baselines are the red captures; now only the (invisible) text changes.
     fixture.set(page('#a00', 'hidden two'));
-    const text = { text: await capture(monitors.text), visual: await capture(monitors.visual), both: await capture(monitors.both) };
+    const text = {
+      text: await capture(monitors.text),
+      visual: await capture(monitors.visual),
+      both: await capture(monitors.both),
+    };
     expect(text.visual).toMatchObject({ changed: false, regions: [] });
     expect(text.visual.textChanges).toMatchObject([{ before: 'hidden one', after: 'hidden two' }]); // text explains, but does not decide
     expect(text.text.changed).toBe(true);
@@ -303,12 +436,17 @@ describe('a baseline whose text is unknown', () => {
     const second = await capture(monitor);
     expect(second).toMatchObject({ changed: false, baselineId: first.id, textChanges: [], textChangesTotal: 0 });
     // A text file that is not JSON (damaged): the same, rather than a capture that fails for good.
-    const { text_key: textKey } = svc.db.prepare('SELECT text_key FROM captures WHERE id = ?').get(second.id) as { text_key: string };
+    const { text_key: textKey } = svc.db.prepare('SELECT text_key FROM captures WHERE id = ?').get(second.id) as {
+      text_key: string;
+    };
     writeFileSync(join(svc.dataDir, 'captures', textKey), '{not json');
     const third = await capture(monitor);
     expect(third).toMatchObject({ changed: false, baselineId: second.id, textChanges: [], textChangesTotal: 0 });
     // And the next one, against a baseline with text, compares again.
     fixture.set(doc('<h1>Stable heading</h1><p>Paragraph two</p>'));
-    expect(await capture(monitor)).toMatchObject({ changed: true, textChanges: [{ kind: 'changed', before: 'Paragraph one', after: 'Paragraph two' }] });
+    expect(await capture(monitor)).toMatchObject({
+      changed: true,
+      textChanges: [{ kind: 'changed', before: 'Paragraph one', after: 'Paragraph two' }],
+    });
   });
 });

@@ -12,19 +12,50 @@ import { startFixtureServer, type FixtureServer } from '../helpers/fixture-serve
 import { decodePng, type Rgba } from '../helpers/png.js';
 import { bytesOf, startTestService, type TestService } from '../helpers/service.js';
 import { sleep, until } from '../helpers/until.js';
-import { startWebhookReceiver, verifyHit, type Answer, type Hit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import {
+  startWebhookReceiver,
+  verifyHit,
+  type Answer,
+  type Hit,
+  type WebhookReceiver,
+} from '../helpers/webhook-receiver.js';
 
 interface CaptureJson {
-  id: string; monitorId: string; status: 'succeeded' | 'failed'; reason: string; takenAt: string; changed: boolean; confirmed: boolean;
-  diffPixels: number; diffRatio: number; regions: { x: number; y: number; width: number; height: number }[];
-  baselineId: string | null; imageUrl?: string; diffUrl?: string; error?: { code: string; message: string };
+  id: string;
+  monitorId: string;
+  status: 'succeeded' | 'failed';
+  reason: string;
+  takenAt: string;
+  changed: boolean;
+  confirmed: boolean;
+  diffPixels: number;
+  diffRatio: number;
+  regions: { x: number; y: number; width: number; height: number }[];
+  baselineId: string | null;
+  imageUrl?: string;
+  diffUrl?: string;
+  error?: { code: string; message: string };
 }
-interface MonitorJson { id: string; notify: string[]; webhookUrl?: string }
+interface MonitorJson {
+  id: string;
+  notify: string[];
+  webhookUrl?: string;
+}
 interface Delivery {
-  id: string; eventType: string; url: string; status: 'pending' | 'succeeded' | 'failed'; attempts: number;
-  lastResponseStatus: number | null; webhookId: string; monitorId?: string;
+  id: string;
+  eventType: string;
+  url: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  lastResponseStatus: number | null;
+  webhookId: string;
+  monitorId?: string;
 }
-interface Key { id: string; key: string; webhookSecret: string }
+interface Key {
+  id: string;
+  key: string;
+  webhookSecret: string;
+}
 type Event = ReturnType<typeof verifyHit>;
 
 const YEARLY = '0 0 1 1 *';
@@ -43,7 +74,10 @@ const PROBE = { x: 60, y: 60 };
 
 /** Variant A: a white page with a line of text. B: the same with a 120×80 red block at (20, 20). */
 function pageHtml(variant: 'A' | 'B'): string {
-  const block = variant === 'B' ? '<div style="position:absolute;left:20px;top:20px;width:120px;height:80px;background:#f00"></div>' : '';
+  const block =
+    variant === 'B'
+      ? '<div style="position:absolute;left:20px;top:20px;width:120px;height:80px;background:#f00"></div>'
+      : '';
   return `<!doctype html><html><body style="margin:0;background:#fff">
     <p style="position:absolute;left:20px;top:140px;margin:0;font:16px sans-serif;color:#333">WATCHED PAGE</p>${block}</body></html>`;
 }
@@ -57,7 +91,9 @@ beforeAll(async () => {
   [svc, fx] = await Promise.all([startTestService(SETTINGS), startFixtureServer()]);
   owner = svc.createKey('monitor-webhooks');
 });
-afterAll(async () => { await Promise.all([svc?.close(), fx?.close(), ...receivers.map((r) => r.close())]); });
+afterAll(async () => {
+  await Promise.all([svc?.close(), fx?.close(), ...receivers.map((r) => r.close())]);
+});
 
 async function receiver(answer?: Answer): Promise<WebhookReceiver> {
   const r = await startWebhookReceiver(answer);
@@ -68,21 +104,27 @@ async function receiver(answer?: Answer): Promise<WebhookReceiver> {
 /** A fixture page the test changes: which variant it shows and with what HTTP status. */
 function watchedPage(path: string): { url: string; state: { variant: 'A' | 'B'; status: number } } {
   const state = { variant: 'A' as 'A' | 'B', status: 200 };
-  fx.route(path, (_req, res) => { res.writeHead(state.status, { 'content-type': 'text/html' }).end(pageHtml(state.variant)); });
+  fx.route(path, (_req, res) => {
+    res.writeHead(state.status, { 'content-type': 'text/html' }).end(pageHtml(state.variant));
+  });
   return { url: `${fx.url}${path}`, state };
 }
 
 async function createMonitor(body: Record<string, unknown>): Promise<MonitorJson> {
-  const res = await svc.call('POST', '/api/monitors', owner.key, { schedule: YEARLY, capture: { viewport: { width: WIDTH, height: HEIGHT } }, ...body });
+  const res = await svc.call('POST', '/api/monitors', owner.key, {
+    schedule: YEARLY,
+    capture: { viewport: { width: WIDTH, height: HEIGHT } },
+    ...body,
+  });
   if (res.status !== 201) throw new Error(`POST /api/monitors → ${res.status}: ${await res.text()}`);
-  return await res.json() as MonitorJson;
+  return (await res.json()) as MonitorJson;
 }
 
 /** Every capture of the monitor, newest first. */
 async function capturesOf(monitorId: string): Promise<CaptureJson[]> {
   const res = await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=100`, owner.key);
   if (res.status !== 200) throw new Error(`GET captures → ${res.status}: ${await res.text()}`);
-  return (await res.json() as { items: CaptureJson[] }).items;
+  return ((await res.json()) as { items: CaptureJson[] }).items;
 }
 
 /** Capture now and wait for the capture to be recorded; returns it. */
@@ -90,14 +132,19 @@ async function captureNow(monitorId: string): Promise<CaptureJson> {
   const known = new Set((await capturesOf(monitorId)).map((c) => c.id));
   const res = await svc.call('POST', `/api/monitors/${monitorId}/run`, owner.key);
   if (res.status !== 202) throw new Error(`POST run → ${res.status}: ${await res.text()}`);
-  expect((await res.json() as { alreadyPending: boolean }).alreadyPending).toBe(false);
-  return until(`a new capture of ${monitorId}`, async () => (await capturesOf(monitorId)).find((c) => !known.has(c.id)), 30_000, 100);
+  expect(((await res.json()) as { alreadyPending: boolean }).alreadyPending).toBe(false);
+  return until(
+    `a new capture of ${monitorId}`,
+    async () => (await capturesOf(monitorId)).find((c) => !known.has(c.id)),
+    30_000,
+    100,
+  );
 }
 
 async function deliveriesOf(monitorId: string): Promise<Delivery[]> {
   const res = await svc.call('GET', `/api/webhook-deliveries?monitorId=${monitorId}`, owner.key);
   if (res.status !== 200) throw new Error(`GET deliveries → ${res.status}: ${await res.text()}`);
-  return (await res.json() as { items: Delivery[] }).items;
+  return ((await res.json()) as { items: Delivery[] }).items;
 }
 
 /** GET an image URL from a webhook with the key: a PNG of the capture's size. */
@@ -139,7 +186,13 @@ describe('notify ["change", "failure", "capture"]: a baseline, then a change', (
   it('the captures are what the events report: a baseline, then a confirmed change', () => {
     expect(monitor.notify).toEqual(['change', 'failure', 'capture']);
     expect(baseline).toMatchObject({ status: 'succeeded', reason: 'manual', changed: false, baselineId: null });
-    expect(changed).toMatchObject({ status: 'succeeded', reason: 'manual', changed: true, confirmed: true, baselineId: baseline.id });
+    expect(changed).toMatchObject({
+      status: 'succeeded',
+      reason: 'manual',
+      changed: true,
+      confirmed: true,
+      baselineId: baseline.id,
+    });
     expect(changed.diffPixels).toBeGreaterThan(0);
     expect(changed.regions.length).toBeGreaterThan(0);
   });
@@ -154,7 +207,15 @@ describe('notify ["change", "failure", "capture"]: a baseline, then a change', (
     // The baseline's event came first: the change had not been captured yet when it arrived.
     expect(events[0]!.event).toMatchObject({
       type: 'capture.completed',
-      data: { monitorId: monitor.id, captureId: baseline.id, url: page.url, status: 'succeeded', reason: 'manual', changed: false, baselineId: null },
+      data: {
+        monitorId: monitor.id,
+        captureId: baseline.id,
+        url: page.url,
+        status: 'succeeded',
+        reason: 'manual',
+        changed: false,
+        baselineId: null,
+      },
     });
     expect(events[0]!.event.data.baselineImageUrl).toBeUndefined();
     expect(events[0]!.event.data.diffUrl).toBeUndefined();
@@ -164,8 +225,16 @@ describe('notify ["change", "failure", "capture"]: a baseline, then a change', (
     expect(later.map((e) => e.type).sort()).toEqual(['capture.completed', 'monitor.changed']);
     for (const e of later) {
       expect(e.data).toMatchObject({
-        monitorId: monitor.id, captureId: changed.id, url: page.url, status: 'succeeded', reason: 'manual', changed: true, baselineId: baseline.id,
-        diffPixels: changed.diffPixels, diffRatio: changed.diffRatio, regions: changed.regions,
+        monitorId: monitor.id,
+        captureId: changed.id,
+        url: page.url,
+        status: 'succeeded',
+        reason: 'manual',
+        changed: true,
+        baselineId: baseline.id,
+        diffPixels: changed.diffPixels,
+        diffRatio: changed.diffRatio,
+        regions: changed.regions,
       });
     }
   });
@@ -177,13 +246,17 @@ describe('notify ["change", "failure", "capture"]: a baseline, then a change', (
     const regions = data.regions as CaptureJson['regions'];
     expect(regions.length).toBeGreaterThan(0);
     // The red block (20,20 120×80) lies within the reported regions.
-    expect(regions.some((r) => r.x <= PROBE.x && PROBE.x < r.x + r.width && r.y <= PROBE.y && PROBE.y < r.y + r.height)).toBe(true);
+    expect(
+      regions.some((r) => r.x <= PROBE.x && PROBE.x < r.x + r.width && r.y <= PROBE.y && PROBE.y < r.y + r.height),
+    ).toBe(true);
 
     expectAbsolute(data.imageUrl, `/api/captures/${changed.id}/image`);
     expectAbsolute(data.diffUrl, `/api/captures/${changed.id}/diff`);
     expectAbsolute(data.baselineImageUrl, `/api/captures/${baseline.id}/image`);
     const [image, diff, baselineImage] = await Promise.all([
-      fetchPng(data.imageUrl as string), fetchPng(data.diffUrl as string), fetchPng(data.baselineImageUrl as string),
+      fetchPng(data.imageUrl as string),
+      fetchPng(data.diffUrl as string),
+      fetchPng(data.baselineImageUrl as string),
     ]);
     for (const png of [image, diff, baselineImage]) expect([png.width, png.height]).toEqual([WIDTH, HEIGHT]);
     expect(image.pixel(PROBE.x, PROBE.y)).toEqual(RED);
@@ -194,12 +267,24 @@ describe('notify ["change", "failure", "capture"]: a baseline, then a change', (
   });
 
   it('the deliveries are listed by monitorId with their event type, succeeded, under the same webhook-ids', async () => {
-    const list = await until('every delivery to have succeeded', async () => {
-      const items = await deliveriesOf(monitor.id);
-      return items.length === 3 && items.every((d) => d.status === 'succeeded') && items;
-    }, 10_000, 100);
+    const list = await until(
+      'every delivery to have succeeded',
+      async () => {
+        const items = await deliveriesOf(monitor.id);
+        return items.length === 3 && items.every((d) => d.status === 'succeeded') && items;
+      },
+      10_000,
+      100,
+    );
     expect(list.map((d) => d.eventType).sort()).toEqual(['capture.completed', 'capture.completed', 'monitor.changed']);
-    for (const d of list) expect(d).toMatchObject({ monitorId: monitor.id, url: hooks.url, status: 'succeeded', attempts: 1, lastResponseStatus: 204 });
+    for (const d of list)
+      expect(d).toMatchObject({
+        monitorId: monitor.id,
+        url: hooks.url,
+        status: 'succeeded',
+        attempts: 1,
+        lastResponseStatus: 204,
+      });
     expect(list.map((d) => d.webhookId).sort()).toEqual(events.map(({ hit }) => hit.headers['webhook-id']).sort());
   });
 });
@@ -226,21 +311,36 @@ it('default notify (change, failure): an unchanged capture sends nothing; a fail
   const event = verifyHit(owner.webhookSecret, hit!);
   expect(event.type).toBe('capture.failed');
   expect(event.data).toMatchObject({
-    monitorId: monitor.id, captureId: failed.id, url: page.url, status: 'failed', reason: 'manual',
+    monitorId: monitor.id,
+    captureId: failed.id,
+    url: page.url,
+    status: 'failed',
+    reason: 'manual',
     error: { code: 'render_failed', message: expect.any(String) },
   });
   expect(event.data.imageUrl).toBeUndefined();
   await sleep(500);
   expect(hooks.hits).toHaveLength(1);
-  const [delivery] = await until('the capture.failed delivery to succeed', async () => {
-    const items = await deliveriesOf(monitor.id);
-    return items.length === 1 && items[0]!.status === 'succeeded' && items;
-  }, 10_000, 100);
-  expect(delivery).toMatchObject({ eventType: 'capture.failed', monitorId: monitor.id, webhookId: hit!.headers['webhook-id'] });
+  const [delivery] = await until(
+    'the capture.failed delivery to succeed',
+    async () => {
+      const items = await deliveriesOf(monitor.id);
+      return items.length === 1 && items[0]!.status === 'succeeded' && items;
+    },
+    10_000,
+    100,
+  );
+  expect(delivery).toMatchObject({
+    eventType: 'capture.failed',
+    monitorId: monitor.id,
+    webhookId: hit!.headers['webhook-id'],
+  });
 });
 
 it('a receiver that answers 500 first gets the event again with the same webhook-id, and the delivery succeeds', async () => {
-  const hooks = await receiver((res, _hit, i) => { res.writeHead(i === 0 ? 500 : 204).end(); });
+  const hooks = await receiver((res, _hit, i) => {
+    res.writeHead(i === 0 ? 500 : 204).end();
+  });
   const page = watchedPage('/notify-retry');
   const monitor = await createMonitor({ url: page.url, webhookUrl: hooks.url, notify: ['capture'] });
   const capture = await captureNow(monitor.id);
@@ -248,14 +348,25 @@ it('a receiver that answers 500 first gets the event again with the same webhook
   const [first, second] = await hooks.waitForHits(2);
   const events = [first!, second!].map((hit) => verifyHit(owner.webhookSecret, hit));
   expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
-  for (const e of events) expect(e).toMatchObject({ type: 'capture.completed', data: { monitorId: monitor.id, captureId: capture.id } });
+  for (const e of events)
+    expect(e).toMatchObject({ type: 'capture.completed', data: { monitorId: monitor.id, captureId: capture.id } });
   expect(second!.body).toBe(first!.body);
 
-  const [delivery] = await until('the retried delivery to succeed', async () => {
-    const items = await deliveriesOf(monitor.id);
-    return items.length === 1 && items[0]!.status === 'succeeded' && items;
-  }, 10_000, 100);
-  expect(delivery).toMatchObject({ eventType: 'capture.completed', attempts: 2, lastResponseStatus: 204, webhookId: first!.headers['webhook-id'] });
+  const [delivery] = await until(
+    'the retried delivery to succeed',
+    async () => {
+      const items = await deliveriesOf(monitor.id);
+      return items.length === 1 && items[0]!.status === 'succeeded' && items;
+    },
+    10_000,
+    100,
+  );
+  expect(delivery).toMatchObject({
+    eventType: 'capture.completed',
+    attempts: 2,
+    lastResponseStatus: 204,
+    webhookId: first!.headers['webhook-id'],
+  });
   await sleep(600); // beyond the retry schedule: nothing more comes
   expect(hooks.hits).toHaveLength(2);
 });
@@ -271,16 +382,19 @@ it('without a webhookUrl no delivery is recorded for the monitor, whatever notif
   expect(await captureNow(monitor.id)).toMatchObject({ status: 'failed' });
 
   expect(await deliveriesOf(monitor.id)).toEqual([]);
-  expect(svc.db.prepare('SELECT COUNT(*) n FROM webhook_deliveries WHERE monitor_id = ?').get(monitor.id)).toEqual({ n: 0 });
+  expect(svc.db.prepare('SELECT COUNT(*) n FROM webhook_deliveries WHERE monitor_id = ?').get(monitor.id)).toEqual({
+    n: 0,
+  });
 });
 
 it('retention keep 2: only the newest captures (plus the current baseline) are kept, rows and files; pruned ids answer 404', async () => {
   const page = watchedPage('/retention');
   const monitor = await createMonitor({ url: page.url, retention: { keep: 2 }, diff: { confirm: false } });
   const folder = join(svc.dataDir, 'captures', monitor.id);
-  const filesOf = (captures: CaptureJson[]) => captures.flatMap((c) => [
-    ...(c.imageUrl ? [c.id, `${c.id}-text`] : []), ...(c.diffUrl ? [`${c.id}-diff`] : []),
-  ]).sort();
+  const filesOf = (captures: CaptureJson[]) =>
+    captures
+      .flatMap((c) => [...(c.imageUrl ? [c.id, `${c.id}-text`] : []), ...(c.diffUrl ? [`${c.id}-diff`] : [])])
+      .sort();
 
   const taken: CaptureJson[] = [];
   for (let i = 0; i < 5; i++) {
@@ -296,10 +410,19 @@ it('retention keep 2: only the newest captures (plus the current baseline) are k
   for (const c of kept) expect(c.diffUrl).toEqual(expect.any(String));
   const expectedFiles = filesOf(kept);
   expect(expectedFiles).toHaveLength(6); // image, diff and text blocks of each
-  await until('the pruned captures\' files to be removed', () => {
-    const files = readdirSync(folder).sort();
-    return JSON.stringify(files) === JSON.stringify(expectedFiles) || undefined;
-  }, 10_000, 100).catch(() => { throw new Error(`capture folder holds ${JSON.stringify(readdirSync(folder).sort())}, expected ${JSON.stringify(expectedFiles)}`); });
+  await until(
+    "the pruned captures' files to be removed",
+    () => {
+      const files = readdirSync(folder).sort();
+      return JSON.stringify(files) === JSON.stringify(expectedFiles) || undefined;
+    },
+    10_000,
+    100,
+  ).catch(() => {
+    throw new Error(
+      `capture folder holds ${JSON.stringify(readdirSync(folder).sort())}, expected ${JSON.stringify(expectedFiles)}`,
+    );
+  });
   for (const pruned of taken.slice(0, 3)) {
     expect((await svc.call('GET', `/api/captures/${pruned.id}`, owner.key)).status).toBe(404);
     expect((await svc.call('GET', `/api/captures/${pruned.id}/image`, owner.key)).status).toBe(404);

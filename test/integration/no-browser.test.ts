@@ -5,8 +5,12 @@ import { errorOf, startTestService, type TestService } from '../helpers/service.
 
 describe('no usable browser', () => {
   let service: TestService;
-  beforeAll(async () => { service = await startTestService({ chromiumPath: '/nonexistent/chromium' }); });
-  afterAll(async () => { await service?.close(); });
+  beforeAll(async () => {
+    service = await startTestService({ chromiumPath: '/nonexistent/chromium' });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
 
   it('health is 200, ready is 503 naming the browser, and renders are 503 unavailable', async () => {
     expect((await fetch(`${service.url}/health`)).status).toBe(200);

@@ -27,34 +27,64 @@ beforeAll(async () => {
   const res = await fetch(`${svc.url}/openapi.json`);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  doc = await res.json() as Json;
+  doc = (await res.json()) as Json;
 });
-afterAll(async () => { await svc?.close(); });
+afterAll(async () => {
+  await svc?.close();
+});
 
 /** Every (method, path) the app serves, read from the Koa routers createApp wires (HEAD comes with GET). */
 function servedRoutes(): string[] {
   const config = loadConfig({ env: {}, overrides: OVERRIDES });
   const dummy = {} as never;
   const app = createApp({
-    log: dummy, renderer: dummy, jobs: dummy, monitors: dummy, deliveries: dummy, wakeDispatcher: () => {}, publicUrl: '',
-    readiness: dummy, keys: dummy, limits: { ...config.limits, maxRetention: config.monitors.maxRetention, minIntervalSeconds: config.monitors.minIntervalSeconds }, auth: config.auth,
-    rateLimit: config.rateLimit, trustProxy: 0, status: dummy, metrics: dummy, config, isShuttingDown: () => false,
+    log: dummy,
+    renderer: dummy,
+    jobs: dummy,
+    monitors: dummy,
+    deliveries: dummy,
+    wakeDispatcher: () => {},
+    publicUrl: '',
+    readiness: dummy,
+    keys: dummy,
+    limits: {
+      ...config.limits,
+      maxRetention: config.monitors.maxRetention,
+      minIntervalSeconds: config.monitors.minIntervalSeconds,
+    },
+    auth: config.auth,
+    rateLimit: config.rateLimit,
+    trustProxy: 0,
+    status: dummy,
+    metrics: dummy,
+    config,
+    isShuttingDown: () => false,
   } satisfies AppDeps);
-  const routers = app.middleware.map((m) => (m as { router?: Router }).router).filter((r): r is Router => r !== undefined);
+  const routers = app.middleware
+    .map((m) => (m as { router?: Router }).router)
+    .filter((r): r is Router => r !== undefined);
   expect(routers.length).toBeGreaterThanOrEqual(8);
-  return routers.flatMap((r) => r.stack.flatMap((layer) => layer.methods
-    .filter((m) => m !== 'HEAD' || !layer.methods.includes('GET'))
-    .map((m) => `${m} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`)));
+  return routers.flatMap((r) =>
+    r.stack.flatMap((layer) =>
+      layer.methods
+        .filter((m) => m !== 'HEAD' || !layer.methods.includes('GET'))
+        .map((m) => `${m} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`),
+    ),
+  );
 }
 
 function documentedRoutes(): string[] {
   return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
-    METHODS.filter((m) => (item as Json)[m]).map((m) => `${m.toUpperCase()} ${path}`));
+    METHODS.filter((m) => (item as Json)[m]).map((m) => `${m.toUpperCase()} ${path}`),
+  );
 }
 
 function operations(): [string, Json][] {
   return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
-    METHODS.filter((m) => (item as Json)[m]).map((m) => [`${m.toUpperCase()} ${path}`, (item as Json)[m] as Json] as [string, Json]));
+    METHODS.filter((m) => (item as Json)[m]).map(
+      (m) => [`${m.toUpperCase()} ${path}`, (item as Json)[m] as Json] as [string, Json],
+    ),
+  );
 }
 
 const schemaAt = (ref: string): Json => {
@@ -90,10 +120,19 @@ describe('/openapi.json', () => {
     expect(doc.servers).toEqual([{ url: '/' }]);
 
     const refs = new Set<string>();
-    JSON.stringify(doc, (k, v: unknown) => { if (k === '$ref') refs.add(v as string); return v; });
+    JSON.stringify(doc, (k, v: unknown) => {
+      if (k === '$ref') refs.add(v as string);
+      return v;
+    });
     expect(refs.size).toBeGreaterThan(5);
     for (const ref of refs) {
-      const target = ref.slice(2).split('/').reduce<unknown>((node, part) => (node as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+      const target = ref
+        .slice(2)
+        .split('/')
+        .reduce<unknown>(
+          (node, part) => (node as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')],
+          doc,
+        );
       expect(target, `${ref} resolves`).toBeDefined();
     }
   });
@@ -108,7 +147,12 @@ describe('/openapi.json', () => {
 
   it('states the configured limits, generated from the request schemas', () => {
     const s = doc.components.schemas as Json;
-    expect(s.ImageRequest.properties.timeout).toMatchObject({ type: 'integer', minimum: 1000, maximum: 90_000, default: 30_000 });
+    expect(s.ImageRequest.properties.timeout).toMatchObject({
+      type: 'integer',
+      minimum: 1000,
+      maximum: 90_000,
+      default: 30_000,
+    });
     expect(s.PdfRequest.properties.timeout.maximum).toBe(90_000);
     expect(s.MonitorCreate.properties.capture.properties.timeout.maximum).toBe(90_000);
     expect(s.MonitorCreate.properties.retention.properties.keep).toMatchObject({ maximum: 55, default: 100 });
@@ -132,11 +176,18 @@ describe('/openapi.json', () => {
       expect(ids.has(op.operationId as string), `${route}: unique operationId`).toBe(false);
       ids.add(op.operationId as string);
       const statuses = Object.keys(op.responses as Json);
-      expect(statuses.some((s) => /^2\d\d$/.test(s)), `${route} has a success response`).toBe(true);
+      expect(
+        statuses.some((s) => /^2\d\d$/.test(s)),
+        `${route} has a success response`,
+      ).toBe(true);
       for (const status of statuses.filter((s) => /^[45]/.test(s))) {
         const r = op.responses[status] as Json;
-        expect(r.content['application/json'].schema.allOf[0], `${route} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
-        expect(r.content['application/json'].schema.allOf[1].properties.error.properties.code.enum.length).toBeGreaterThan(0);
+        expect(r.content['application/json'].schema.allOf[0], `${route} ${status}`).toEqual({
+          $ref: '#/components/schemas/Error',
+        });
+        expect(
+          r.content['application/json'].schema.allOf[1].properties.error.properties.code.enum.length,
+        ).toBeGreaterThan(0);
       }
       if (route.includes(' /api/')) expect(statuses, `${route} names 401`).toContain('401');
       if (/\{id\}/.test(route)) expect(statuses, `${route} names 404`).toContain('404');
@@ -155,13 +206,34 @@ describe('/openapi.json', () => {
     expect(doc.paths['/health'].get.security).toEqual([]);
     const render = doc.paths['/api/image'].post as Json;
     expect(Object.keys(render.requestBody.content)).toEqual(['application/json', 'text/html']);
-    expect(Object.keys(render.responses)).toEqual(expect.arrayContaining(['200', '202', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503', '504']));
-    expect(render.responses['429'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum).toEqual(['rate_limited', 'queue_full']);
+    expect(Object.keys(render.responses)).toEqual(
+      expect.arrayContaining([
+        '200',
+        '202',
+        '400',
+        '401',
+        '403',
+        '409',
+        '413',
+        '415',
+        '422',
+        '429',
+        '500',
+        '503',
+        '504',
+      ]),
+    );
+    expect(
+      render.responses['429'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum,
+    ).toEqual(['rate_limited', 'queue_full']);
     expect(render.responses['200'].content['image/webp'].schema).toEqual({ type: 'string', format: 'binary' });
-    expect(doc.paths['/api/pdf'].post.responses['200'].content['application/pdf'].schema).toEqual({ type: 'string', format: 'binary' });
+    expect(doc.paths['/api/pdf'].post.responses['200'].content['application/pdf'].schema).toEqual({
+      type: 'string',
+      format: 'binary',
+    });
   });
 
-  it('a render request built from each endpoint\'s schema and defaults succeeds', async () => {
+  it("a render request built from each endpoint's schema and defaults succeeds", async () => {
     const expected: Record<string, string> = { '/api/pdf': 'application/pdf', '/api/image': 'image/png' };
     for (const [path, contentType] of Object.entries(expected)) {
       const op = doc.paths[path].post as Json;
@@ -182,7 +254,11 @@ describe('/openapi.json', () => {
         expect(decodePng(bytes)).toMatchObject({ width: 1280, height: 800 });
       }
       // The raw-HTML shortcut the document lists beside JSON.
-      const raw = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'text/html' }, body: '<p>raw</p>' });
+      const raw = await fetch(`${svc.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/html' },
+        body: '<p>raw</p>',
+      });
       expect(raw.status).toBe(200);
       expect(raw.headers.get('content-type')).toBe(contentType);
     }
@@ -191,18 +267,18 @@ describe('/openapi.json', () => {
   it('an async job answers the documented Job shape', async () => {
     const res = await svc.call('POST', '/api/image', key, { html: '<p>job</p>', async: true });
     expect(res.status).toBe(202);
-    const job = await res.json() as Json;
+    const job = (await res.json()) as Json;
     const jobSchema = doc.components.schemas.Job as Json;
     expectShape(job, jobSchema);
     const done = await until('the job to succeed', async () => {
-      const j = await (await svc.call('GET', `/api/jobs/${job.id}`, key)).json() as Json;
+      const j = (await (await svc.call('GET', `/api/jobs/${job.id}`, key)).json()) as Json;
       return j.status === 'succeeded' && j;
     });
     expectShape(done, jobSchema);
     expectShape(done.result as Json, jobSchema.properties.result as Json);
   });
 
-  it('a monitor built from the create schema\'s required fields is created (201)', async () => {
+  it("a monitor built from the create schema's required fields is created (201)", async () => {
     const op = doc.paths['/api/monitors'].post as Json;
     const schema = schemaAt(op.requestBody.content['application/json'].schema.$ref as string);
     const body: Json = {};
@@ -215,7 +291,7 @@ describe('/openapi.json', () => {
     const res = await svc.call('POST', '/api/monitors', key, body);
     if (res.status !== 201) throw new Error(`${res.status} ${await res.text()}`);
     expect(op.responses['201']).toBeDefined();
-    const monitor = await res.json() as Json;
+    const monitor = (await res.json()) as Json;
     expect(monitor.id).toMatch(/^mon_/);
     expect(res.headers.get('location')).toBe(`/api/monitors/${monitor.id}`);
     expect(monitor.schedule).toBe(body.schedule);

@@ -7,8 +7,12 @@ import { startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService({ jobs: { pollIntervalMs: 100 } }); });
-afterAll(async () => { await svc?.close(); });
+beforeAll(async () => {
+  svc = await startTestService({ jobs: { pollIntervalMs: 100 } });
+});
+afterAll(async () => {
+  await svc?.close();
+});
 
 const metrics = async () => {
   const res = await fetch(`${svc.url}/metrics`);
@@ -31,7 +35,8 @@ describe('/api/status', () => {
   it('is public and has the figures of the status page', async () => {
     const s = await status();
     expect(s).toMatchObject({
-      status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      status: 'ok',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       browser: { up: true, version: expect.stringMatching(/^\d+\./) },
       render: { active: 0, queued: 0, concurrency: expect.any(Number), queueSize: 100 },
       jobs: { queued: 0, running: 0, succeeded: 0, failed: 0, canceled: 0 },
@@ -47,10 +52,20 @@ describe('/api/status', () => {
     const key = svc.createKey();
     const job = await svc.call('POST', '/api/image', key.key, { html: '<p>job</p>', async: true });
     expect(job.status).toBe(202);
-    const monitor = await svc.call('POST', '/api/monitors', key.key, { url: 'http://127.0.0.1:9/', schedule: '0 0 1 1 *' });
+    const monitor = await svc.call('POST', '/api/monitors', key.key, {
+      url: 'http://127.0.0.1:9/',
+      schedule: '0 0 1 1 *',
+    });
     expect(monitor.status).toBe(201);
-    await svc.call('POST', '/api/monitors', key.key, { url: 'http://127.0.0.1:9/', schedule: '0 0 1 1 *', paused: true });
-    const after = await until('the job to succeed', async () => { const s = await status(); return s.jobs.succeeded === 1 && s; });
+    await svc.call('POST', '/api/monitors', key.key, {
+      url: 'http://127.0.0.1:9/',
+      schedule: '0 0 1 1 *',
+      paused: true,
+    });
+    const after = await until('the job to succeed', async () => {
+      const s = await status();
+      return s.jobs.succeeded === 1 && s;
+    });
     expect(after.browser.renders).toBeGreaterThanOrEqual(before.browser.renders + 2);
     expect(after.monitors).toMatchObject({ active: 1, paused: 1 });
     expect(after.monitors.nextRuns).toHaveLength(1);
@@ -67,11 +82,16 @@ describe('/metrics', () => {
   it('parses as Prometheus text with the metrics the contract lists', async () => {
     const m = await metrics();
     for (const [name, type] of <[string, string][]>[
-      ['pagewatch_renders_total', 'counter'], ['pagewatch_render_duration_seconds', 'histogram'],
-      ['pagewatch_render_queue_depth', 'gauge'], ['pagewatch_renders_active', 'gauge'],
-      ['pagewatch_browser_restarts_total', 'counter'], ['pagewatch_jobs', 'gauge'],
-      ['pagewatch_webhook_deliveries', 'gauge'], ['pagewatch_monitors', 'gauge'],
-    ]) expect(m.types.get(name), name).toBe(type);
+      ['pagewatch_renders_total', 'counter'],
+      ['pagewatch_render_duration_seconds', 'histogram'],
+      ['pagewatch_render_queue_depth', 'gauge'],
+      ['pagewatch_renders_active', 'gauge'],
+      ['pagewatch_browser_restarts_total', 'counter'],
+      ['pagewatch_jobs', 'gauge'],
+      ['pagewatch_webhook_deliveries', 'gauge'],
+      ['pagewatch_monitors', 'gauge'],
+    ])
+      expect(m.types.get(name), name).toBe(type);
     expect(sampleValue(m, 'pagewatch_browser_up')).toBe(1);
     expect(sampleValue(m, 'pagewatch_jobs', { status: 'queued' })).toBe(0);
   });
@@ -88,8 +108,12 @@ describe('/metrics', () => {
     const after = await metrics();
     expect(sampleValue(after, 'pagewatch_renders_total', { kind: 'image', outcome: 'ok' })).toBe(okBefore + 2);
     expect(sampleValue(after, 'pagewatch_render_duration_seconds_count', { kind: 'image' })).toBe(countBefore + 2);
-    expect(sampleValue(after, 'pagewatch_render_duration_seconds_bucket', { kind: 'image', le: '+Inf' })).toBe(countBefore + 2);
-    expect(sampleValue(after, 'pagewatch_renders_total', { kind: 'pdf', outcome: 'url_blocked' })).toBe(failedBefore + 1);
+    expect(sampleValue(after, 'pagewatch_render_duration_seconds_bucket', { kind: 'image', le: '+Inf' })).toBe(
+      countBefore + 2,
+    );
+    expect(sampleValue(after, 'pagewatch_renders_total', { kind: 'pdf', outcome: 'url_blocked' })).toBe(
+      failedBefore + 1,
+    );
   });
 
   it('the reader refuses what is not the text format (so the tests above can fail)', () => {
@@ -102,8 +126,12 @@ describe('/metrics', () => {
 
 describe('auth.publicOperations: false (the figures for key holders only)', () => {
   let closed: TestService;
-  beforeAll(async () => { closed = await startTestService({ auth: { publicOperations: false } }); });
-  afterAll(async () => { await closed?.close(); });
+  beforeAll(async () => {
+    closed = await startTestService({ auth: { publicOperations: false } });
+  });
+  afterAll(async () => {
+    await closed?.close();
+  });
   const get = (method: string, path: string, key?: string) =>
     fetch(`${closed.url}${path}`, { method, headers: key ? { authorization: `Bearer ${key}` } : {} });
 
@@ -127,9 +155,13 @@ describe('auth.publicOperations: false (the figures for key holders only)', () =
   });
 
   it('the OpenAPI document says these two need a key here', async () => {
-    const doc = await (await get('GET', '/openapi.json')).json() as { paths: Record<string, { get: { security?: unknown[] } }> };
+    const doc = (await (await get('GET', '/openapi.json')).json()) as {
+      paths: Record<string, { get: { security?: unknown[] } }>;
+    };
     for (const path of ['/metrics', '/api/status']) expect(doc.paths[path]!.get.security, path).toBeUndefined(); // the document's default: a key
-    const open = await (await fetch(`${svc.url}/openapi.json`)).json() as { paths: Record<string, { get: { security?: unknown[] } }> };
+    const open = (await (await fetch(`${svc.url}/openapi.json`)).json()) as {
+      paths: Record<string, { get: { security?: unknown[] } }>;
+    };
     for (const path of ['/metrics', '/api/status']) expect(open.paths[path]!.get.security, path).toContainEqual({});
   });
 });
@@ -151,12 +183,20 @@ describe('web pages and assets', () => {
    * GET with If-None-Match as a browser revalidates. (Not fetch(): it adds Cache-Control: no-cache to a
    * conditional request, which asks for the full answer.)
    */
-  const revalidate = (url: string, etag: string) => new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
-    http.get(url, { headers: { 'if-none-match': etag } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
-    }).on('error', reject);
-  });
+  const revalidate = (url: string, etag: string) =>
+    new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+      http
+        .get(url, { headers: { 'if-none-match': etag } }, (res) => {
+          let body = '';
+          res
+            .setEncoding('utf8')
+            .on('data', (chunk: string) => {
+              body += chunk;
+            })
+            .on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
+        })
+        .on('error', reject);
+    });
 
   it('pages and assets carry an ETag: a browser revalidating with it gets 304 and no body', async () => {
     for (const path of ['/', '/monitors', '/status', '/assets/base.css', '/assets/converter.js', '/assets/icon.svg']) {
@@ -177,10 +217,15 @@ describe('web pages and assets', () => {
     }
   });
 
-  it.each(['/assets/..%2Fweb%2Froutes.ts', '/assets/%2e%2e%2f%2e%2e%2fpackage.json', '/assets/routes.ts', '/assets/nope.css', '/assets/.hidden.js'])(
-    '%s is 404, never a file outside the static folder', async (path) => {
-      const res = await fetch(`${svc.url}${path}`);
-      expect(res.status).toBe(404);
-      expect(await res.text()).not.toContain('import');
-    });
+  it.each([
+    '/assets/..%2Fweb%2Froutes.ts',
+    '/assets/%2e%2e%2f%2e%2e%2fpackage.json',
+    '/assets/routes.ts',
+    '/assets/nope.css',
+    '/assets/.hidden.js',
+  ])('%s is 404, never a file outside the static folder', async (path) => {
+    const res = await fetch(`${svc.url}${path}`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain('import');
+  });
 });

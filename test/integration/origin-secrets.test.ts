@@ -4,7 +4,12 @@
 // third party records every request it gets, so "never sent" is read from what actually arrived.
 import type http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BASIC_AUTH_PASSWORD, BASIC_AUTH_USER, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import {
+  BASIC_AUTH_PASSWORD,
+  BASIC_AUTH_USER,
+  startFixtureServer,
+  type FixtureServer,
+} from '../helpers/fixture-server.js';
 import { decodePng } from '../helpers/png.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
@@ -49,9 +54,18 @@ beforeAll(async () => {
   target.route('/page', html(pageBody()));
   target.route('/media', html('<style>body { background: #fff } @media print { body { background: #f00 } }</style>'));
   target.route('/auth-page', basicAuth(pageBody()));
-  target.route('/bounce-img', redirect(() => `${third.url}/img/dot.png?via=bounce`));
-  target.route('/to-third', redirect(() => `${third.url}/landed`));
-  target.route('/to-challenge', redirect(() => `${third.url}/challenge`));
+  target.route(
+    '/bounce-img',
+    redirect(() => `${third.url}/img/dot.png?via=bounce`),
+  );
+  target.route(
+    '/to-third',
+    redirect(() => `${third.url}/landed`),
+  );
+  target.route(
+    '/to-challenge',
+    redirect(() => `${third.url}/challenge`),
+  );
   third.route('/landed', html('<p>LANDED</p>'));
   third.route('/challenge', basicAuth('<p>THIRD PARTY GOT THE CREDENTIALS</p>'));
   svc = await startTestService({
@@ -76,16 +90,23 @@ async function render(body: Record<string, unknown>): Promise<void> {
 
 const pathsOf = (server: FixtureServer) => server.requests.map((r) => r.path);
 /** Requests to `server` that carried the header `name` (any value). */
-const carrying = (server: FixtureServer, name: string) => server.requests.filter((r) => r.headers[name] !== undefined).map((r) => r.path);
+const carrying = (server: FixtureServer, name: string) =>
+  server.requests.filter((r) => r.headers[name] !== undefined).map((r) => r.path);
 
 /** The third party was really asked for what the page loads from it (so "no header" means something). */
 function expectThirdPartyLoaded(): void {
-  expect(pathsOf(third)).toEqual(expect.arrayContaining(['/img/dot.png', '/lib.js', '/api', '/img/dot.png?via=bounce', '/challenge']));
+  expect(pathsOf(third)).toEqual(
+    expect.arrayContaining(['/img/dot.png', '/lib.js', '/api', '/img/dot.png?via=bounce', '/challenge']),
+  );
 }
 
 describe('headers (headersScope "origin", the default)', () => {
   it('reach the target document and its same-origin sub-resources, and no third-party request', async () => {
-    await render({ url: `${target.url}/page`, headers: { 'X-Secret': 'alpha', Authorization: 'Bearer alpha' }, waitForSelector: '#done' });
+    await render({
+      url: `${target.url}/page`,
+      headers: { 'X-Secret': 'alpha', Authorization: 'Bearer alpha' },
+      waitForSelector: '#done',
+    });
     // Positive control: the target got them on the document, an image and a fetch.
     for (const path of ['/page', '/img/dot.png', '/api', '/bounce-img']) {
       expect(target.requests.find((r) => r.path === path)?.headers['x-secret'], path).toBe('alpha');
@@ -104,8 +125,13 @@ describe('headers (headersScope "origin", the default)', () => {
     expect(carrying(third, 'x-secret')).toEqual([]);
   });
 
-  it('with html and baseUrl go to baseUrl\'s origin only', async () => {
-    await render({ html: pageBody(), baseUrl: `${target.url}/`, headers: { 'X-Secret': 'gamma' }, waitForSelector: '#done' });
+  it("with html and baseUrl go to baseUrl's origin only", async () => {
+    await render({
+      html: pageBody(),
+      baseUrl: `${target.url}/`,
+      headers: { 'X-Secret': 'gamma' },
+      waitForSelector: '#done',
+    });
     expect(target.requests.find((r) => r.path === '/img/dot.png')?.headers['x-secret']).toBe('gamma');
     expectThirdPartyLoaded();
     expect(carrying(third, 'x-secret')).toEqual([]);
@@ -117,14 +143,21 @@ describe('headers (headersScope "origin", the default)', () => {
     const err = await errorOf(res);
     expect(err.code).toBe('invalid_request');
     expect(err.details).toEqual([{ path: 'headers', message: expect.stringMatching(/baseUrl.*headersScope "all"/) }]);
-    await render({ html: `<img src="${third.url}/img/dot.png">`, headers: { 'X-Secret': 'delta' }, headersScope: 'all' });
+    await render({
+      html: `<img src="${third.url}/img/dot.png">`,
+      headers: { 'X-Secret': 'delta' },
+      headersScope: 'all',
+    });
     expect(third.requests.find((r) => r.path === '/img/dot.png')?.headers['x-secret']).toBe('delta');
   });
 
   it('go along with cookies and blockResources (both also intercept requests)', async () => {
     await render({
-      url: `${target.url}/page`, headers: { 'X-Secret': 'kappa' }, cookies: [{ name: 'session', value: 'kappa', url: target.url }],
-      blockResources: ['image'], waitForSelector: '#done',
+      url: `${target.url}/page`,
+      headers: { 'X-Secret': 'kappa' },
+      cookies: [{ name: 'session', value: 'kappa', url: target.url }],
+      blockResources: ['image'],
+      waitForSelector: '#done',
     });
     const doc = target.requests.find((r) => r.path === '/page');
     expect(doc?.headers['x-secret']).toBe('kappa');
@@ -136,7 +169,11 @@ describe('headers (headersScope "origin", the default)', () => {
   });
 
   it('one Chromium will not send (Host) fails the render (422) instead of holding it until its timeout', async () => {
-    const res = await svc.post('/api/image', { url: `${target.url}/page`, headers: { Host: 'elsewhere.example' }, timeout: 60_000 });
+    const res = await svc.post('/api/image', {
+      url: `${target.url}/page`,
+      headers: { Host: 'elsewhere.example' },
+      timeout: 60_000,
+    });
     expect(res.status).toBe(422);
     const err = await errorOf(res);
     expect(err.code).toBe('render_failed');
@@ -151,10 +188,14 @@ describe('headers (headersScope "origin", the default)', () => {
     expect(carrying(target, 'x-secret')).toEqual([]);
   });
 
-  it('keep the render\'s media type, and the next render on the page gets its own', async () => {
+  it("keep the render's media type, and the next render on the page gets its own", async () => {
     // The interception holds a CDP session of its own, which makes Chromium drop the emulated media type.
     const background = async (body: Record<string, unknown>) => {
-      const res = await svc.post('/api/image', { url: `${target.url}/media`, viewport: { width: 50, height: 50 }, ...body });
+      const res = await svc.post('/api/image', {
+        url: `${target.url}/media`,
+        viewport: { width: 50, height: 50 },
+        ...body,
+      });
       expect(res.status).toBe(200);
       return decodePng(await bytesOf(res)).pixel(10, 10);
     };
@@ -170,7 +211,12 @@ describe('headers (headersScope "origin", the default)', () => {
 
 describe('headersScope "all"', () => {
   it('sends the headers to every host, third party and redirect targets included', async () => {
-    await render({ url: `${target.url}/page`, headers: { 'X-Secret': 'zeta' }, headersScope: 'all', waitForSelector: '#done' });
+    await render({
+      url: `${target.url}/page`,
+      headers: { 'X-Secret': 'zeta' },
+      headersScope: 'all',
+      waitForSelector: '#done',
+    });
     expectThirdPartyLoaded();
     expect(third.requests.find((r) => r.path === '/img/dot.png')?.headers['x-secret']).toBe('zeta');
     expect(third.requests.find((r) => r.path === '/img/dot.png?via=bounce')?.headers['x-secret']).toBe('zeta');
@@ -179,8 +225,12 @@ describe('headersScope "all"', () => {
 });
 
 describe('httpCredentials', () => {
-  it('answer the target\'s challenge and no third party\'s (frame, image)', async () => {
-    await render({ url: `${target.url}/auth-page`, httpCredentials: { username: BASIC_AUTH_USER, password: BASIC_AUTH_PASSWORD }, waitForSelector: '#done' });
+  it("answer the target's challenge and no third party's (frame, image)", async () => {
+    await render({
+      url: `${target.url}/auth-page`,
+      httpCredentials: { username: BASIC_AUTH_USER, password: BASIC_AUTH_PASSWORD },
+      waitForSelector: '#done',
+    });
     expect(target.requests.some((r) => r.path === '/auth-page' && r.headers.authorization === BASIC)).toBe(true);
     expect(pathsOf(third)).toContain('/challenge');
     expect(carrying(third, 'authorization')).toEqual([]);
@@ -188,7 +238,8 @@ describe('httpCredentials', () => {
 
   it('are not given to another origin a redirect leads to, even when it asks (401): the render fails', async () => {
     const res = await svc.post('/api/image', {
-      url: `${target.url}/to-challenge`, failOnHttpError: false,
+      url: `${target.url}/to-challenge`,
+      failOnHttpError: false,
       httpCredentials: { username: BASIC_AUTH_USER, password: BASIC_AUTH_PASSWORD },
     });
     // The challenge is refused (Chromium: ERR_INVALID_AUTH_CREDENTIALS), so the document never loads.
@@ -201,33 +252,48 @@ describe('httpCredentials', () => {
   it('with html and no baseUrl are refused (400 naming httpCredentials)', async () => {
     const res = await svc.post('/api/image', { html: '<p>x</p>', httpCredentials: { username: 'u', password: 'p' } });
     expect(res.status).toBe(400);
-    expect((await errorOf(res)).details).toEqual([{ path: 'httpCredentials', message: expect.stringContaining('baseUrl') }]);
+    expect((await errorOf(res)).details).toEqual([
+      { path: 'httpCredentials', message: expect.stringContaining('baseUrl') },
+    ]);
   });
 });
 
 describe('cookies', () => {
   it('given for the target reach it and no third-party host', async () => {
-    await render({ url: `${target.url}/page`, cookies: [{ name: 'session', value: 'eta', url: target.url }], waitForSelector: '#done' });
+    await render({
+      url: `${target.url}/page`,
+      cookies: [{ name: 'session', value: 'eta', url: target.url }],
+      waitForSelector: '#done',
+    });
     expect(target.requests.find((r) => r.path === '/page')?.headers.cookie).toBe('session=eta');
     expectThirdPartyLoaded();
     expect(carrying(third, 'cookie')).toEqual([]);
   });
 });
 
-describe('a monitor\'s capture.headers', () => {
+describe("a monitor's capture.headers", () => {
   it('reach the monitored origin only', async () => {
     const { key } = svc.createKey('origin-secrets');
     const created = await svc.call('POST', '/api/monitors', key, {
-      url: `${target.url}/page`, schedule: '0 0 1 1 *', paused: true,
+      url: `${target.url}/page`,
+      schedule: '0 0 1 1 *',
+      paused: true,
       capture: { headers: { 'X-Secret': 'theta' }, waitForSelector: '#done', viewport: { width: 400, height: 300 } },
     });
     expect(created.status).toBe(201);
-    const { id } = await created.json() as { id: string };
+    const { id } = (await created.json()) as { id: string };
     expect((await svc.call('POST', `/api/monitors/${id}/run`, key)).status).toBe(202);
-    const capture = await until('the monitor\'s capture', async () => {
-      const list = await (await svc.call('GET', `/api/monitors/${id}/captures?limit=1`, key)).json() as { items: { status: string; error?: unknown }[] };
-      return list.items[0];
-    }, 60_000, 100);
+    const capture = await until(
+      "the monitor's capture",
+      async () => {
+        const list = (await (await svc.call('GET', `/api/monitors/${id}/captures?limit=1`, key)).json()) as {
+          items: { status: string; error?: unknown }[];
+        };
+        return list.items[0];
+      },
+      60_000,
+      100,
+    );
     expect(capture).toMatchObject({ status: 'succeeded' });
     expect(target.requests.find((r) => r.path === '/page')?.headers['x-secret']).toBe('theta');
     expectThirdPartyLoaded();

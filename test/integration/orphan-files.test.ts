@@ -21,7 +21,9 @@ const services: DurableService[] = [];
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-orphans-'));
   fixture = await startFixtureServer();
-  fixture.route('/watched', (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>WATCHED</h1>'); });
+  fixture.route('/watched', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>WATCHED</h1>');
+  });
 });
 afterAll(async () => {
   for (const s of services) await s.stop().catch(() => undefined);
@@ -62,31 +64,63 @@ it('after a restart, old files no row refers to are removed; referenced, recent 
   // A first life: one async job's result and one monitor capture, both really referenced by rows.
   const first = await start();
   const key = first.createKey('orphans');
-  const job = await json<{ id: string }>(await first.call('POST', '/api/image', key.key, { html: '<p>KEPT</p>', viewport: { width: 40, height: 30 }, async: true }), 202);
-  await until('the job to succeed', async () => (await json<{ status: string }>(await first.call('GET', `/api/jobs/${job.id}`, key.key), 200)).status === 'succeeded');
-  const monitor = await json<{ id: string }>(await first.call('POST', '/api/monitors', key.key, { url: `${fixture.url}/watched`, schedule: '0 0 1 1 *' }), 201);
+  const job = await json<{ id: string }>(
+    await first.call('POST', '/api/image', key.key, {
+      html: '<p>KEPT</p>',
+      viewport: { width: 40, height: 30 },
+      async: true,
+    }),
+    202,
+  );
+  await until(
+    'the job to succeed',
+    async () =>
+      (await json<{ status: string }>(await first.call('GET', `/api/jobs/${job.id}`, key.key), 200)).status ===
+      'succeeded',
+  );
+  const monitor = await json<{ id: string }>(
+    await first.call('POST', '/api/monitors', key.key, { url: `${fixture.url}/watched`, schedule: '0 0 1 1 *' }),
+    201,
+  );
   await json(await first.call('POST', `/api/monitors/${monitor.id}/run`, key.key), 202);
   const capture = await until('the capture', async () => {
-    const { items } = await json<{ items: { id: string; status: string }[] }>(await first.call('GET', `/api/monitors/${monitor.id}/captures`, key.key), 200);
+    const { items } = await json<{ items: { id: string; status: string }[] }>(
+      await first.call('GET', `/api/monitors/${monitor.id}/captures`, key.key),
+      200,
+    );
     return items[0]?.status === 'succeeded' && items[0];
   });
   await first.stop();
 
-  const referenced = [...filesUnder('results').map((f) => `results/${f}`), ...filesUnder('captures').map((f) => `captures/${f}`)];
-  expect(referenced).toEqual([`results/${job.id}-1`, `captures/${monitor.id}/${capture.id}`, `captures/${monitor.id}/${capture.id}-text`]);
+  const referenced = [
+    ...filesUnder('results').map((f) => `results/${f}`),
+    ...filesUnder('captures').map((f) => `captures/${f}`),
+  ];
+  expect(referenced).toEqual([
+    `results/${job.id}-1`,
+    `captures/${monitor.id}/${capture.id}`,
+    `captures/${monitor.id}/${capture.id}-text`,
+  ]);
   // Referenced files as old as the orphans: only the rows can save them.
   for (const f of referenced) utimesSync(join(dataDir, f), TWO_HOURS_AGO, TWO_HOURS_AGO);
 
   // What crashes leave: a result of an earlier try, a result of a job whose row never committed, a half
   // write, a capture whose row was pruned or never written (image, diff and text blocks), a deleted monitor's folder.
   const orphans = [
-    `results/${job.id}-2`, 'results/job_neverrecorded-1', 'results/job_halfwritten-1.partial',
-    `captures/${monitor.id}/cap_pruned`, `captures/${monitor.id}/cap_pruned-diff`, `captures/${monitor.id}/cap_pruned-text`, 'captures/mon_deleted/cap_gone',
+    `results/${job.id}-2`,
+    'results/job_neverrecorded-1',
+    'results/job_halfwritten-1.partial',
+    `captures/${monitor.id}/cap_pruned`,
+    `captures/${monitor.id}/cap_pruned-diff`,
+    `captures/${monitor.id}/cap_pruned-text`,
+    'captures/mon_deleted/cap_gone',
   ].map((f) => plant(f, TWO_HOURS_AGO));
   // Too recent to judge (its row may be about to commit), and files the store never writes.
   const spared = [
-    plant('results/job_rendering-1', new Date()), plant(`captures/${monitor.id}/cap_recording`, new Date()),
-    plant('captures/notes.txt', TWO_HOURS_AGO), plant('results/README.md', TWO_HOURS_AGO),
+    plant('results/job_rendering-1', new Date()),
+    plant(`captures/${monitor.id}/cap_recording`, new Date()),
+    plant('captures/notes.txt', TWO_HOURS_AGO),
+    plant('results/README.md', TWO_HOURS_AGO),
   ];
 
   const second = await start();

@@ -2,7 +2,12 @@
 // decoded pixels) or by what the fixture server received from the browser.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
-import { BASIC_AUTH_PASSWORD, BASIC_AUTH_USER, startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import {
+  BASIC_AUTH_PASSWORD,
+  BASIC_AUTH_USER,
+  startFixtureServer,
+  type FixtureServer,
+} from '../helpers/fixture-server.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { decodePng } from '../helpers/png.js';
 
@@ -20,7 +25,9 @@ const doc = (body: string, head = '') =>
 
 /** A page whose script appends `<p>text</p>` after `ms` milliseconds (and sets window.__ready). */
 const writesLater = (text: string, ms: number) =>
-  doc(`<p>STATIC</p><script>setTimeout(() => { document.body.insertAdjacentHTML('beforeend', '<p>${text}</p>'); window.__ready = true; }, ${ms});</script>`);
+  doc(
+    `<p>STATIC</p><script>setTimeout(() => { document.body.insertAdjacentHTML('beforeend', '<p>${text}</p>'); window.__ready = true; }, ${ms});</script>`,
+  );
 
 async function pdfOf(body: Record<string, unknown>): Promise<{ res: Response; text: string }> {
   const res = await svc.post('/api/pdf', body);
@@ -54,7 +61,10 @@ describe('sources', () => {
 
   it('baseUrl resolves relative links in html and serves it at that address', async () => {
     fixture.requests.length = 0;
-    const html = doc('<img src="/img/dot.png" width="10" height="10" style="display:block">', '<style>html,body{margin:0}</style>');
+    const html = doc(
+      '<img src="/img/dot.png" width="10" height="10" style="display:block">',
+      '<style>html,body{margin:0}</style>',
+    );
     const res = await svc.post('/api/image', { html, baseUrl: `${fixture.url}/` });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-final-url')).toBeNull(); // html sources have no final url
@@ -70,9 +80,10 @@ describe('sources', () => {
         const q = new URL(req.url ?? '/', 'http://x').searchParams;
         const n = Number(q.get('n'));
         const next = n > 0 ? `/hop?n=${n - 1}&via=${q.get('via')}` : '/invoice';
-        const move = q.get('via') === 'script'
-          ? `<script>addEventListener('load', () => { location = ${JSON.stringify(next)}; });</script>`
-          : `<meta http-equiv="refresh" content="0;url=${next}">`;
+        const move =
+          q.get('via') === 'script'
+            ? `<script>addEventListener('load', () => { location = ${JSON.stringify(next)}; });</script>`
+            : `<meta http-equiv="refresh" content="0;url=${next}">`;
         res.writeHead(200, { 'content-type': 'text/html' }).end(doc(`<p>HOP-${n}</p>${move}`));
       });
     });
@@ -114,19 +125,28 @@ describe('requests the page makes', () => {
   });
 
   it('cookies given with url reach the page', async () => {
-    const { text } = await pdfOf({ url: `${fixture.url}/cookies`, cookies: [{ name: 'flavour', value: 'oat', url: fixture.url }] });
+    const { text } = await pdfOf({
+      url: `${fixture.url}/cookies`,
+      cookies: [{ name: 'flavour', value: 'oat', url: fixture.url }],
+    });
     expect(text).toContain('flavour=oat');
   });
 
   it('cookies given with domain and path reach the page', async () => {
     fixture.requests.length = 0;
-    const { text } = await pdfOf({ url: `${fixture.url}/cookies`, cookies: [{ name: 'flavour', value: 'rye', domain: '127.0.0.1', path: '/' }] });
+    const { text } = await pdfOf({
+      url: `${fixture.url}/cookies`,
+      cookies: [{ name: 'flavour', value: 'rye', domain: '127.0.0.1', path: '/' }],
+    });
     expect(text).toContain('flavour=rye');
     expect(fixture.requests.find((r) => r.path === '/cookies')?.headers.cookie).toBe('flavour=rye');
   });
 
   it('httpCredentials answer basic auth; without them the 401 fails the render', async () => {
-    const { text } = await pdfOf({ url: `${fixture.url}/basic-auth`, httpCredentials: { username: BASIC_AUTH_USER, password: BASIC_AUTH_PASSWORD } });
+    const { text } = await pdfOf({
+      url: `${fixture.url}/basic-auth`,
+      httpCredentials: { username: BASIC_AUTH_USER, password: BASIC_AUTH_PASSWORD },
+    });
     expect(text).toContain('AUTH-OK');
     await expectError({ url: `${fixture.url}/basic-auth` }, 422, 'render_failed');
   });
@@ -150,7 +170,9 @@ describe('requests the page makes', () => {
     expect(hits('/img/lazy.png')).toBe(1);
     // Scrolled back to the top before the capture: the red image at the bottom-left is not in the shot.
     const png = decodePng(await bytesOf(scrolled));
-    const red = Array.from({ length: png.height }, (_, y) => png.pixel(5, y)).filter((p) => p.r > 200 && p.g < 60 && p.b < 60);
+    const red = Array.from({ length: png.height }, (_, y) => png.pixel(5, y)).filter(
+      (p) => p.r > 200 && p.g < 60 && p.b < 60,
+    );
     expect(red).toHaveLength(0);
   });
 });
@@ -194,8 +216,10 @@ describe('readiness', () => {
 });
 
 describe('emulation', () => {
-  const probe = doc('<p>STATIC-TEXT</p><p id="out"></p><script>document.getElementById("out").textContent = '
-    + '"LANG=" + navigator.language + " TZ=" + Intl.DateTimeFormat().resolvedOptions().timeZone + " UA=" + navigator.userAgent;</script>');
+  const probe = doc(
+    '<p>STATIC-TEXT</p><p id="out"></p><script>document.getElementById("out").textContent = ' +
+      '"LANG=" + navigator.language + " TZ=" + Intl.DateTimeFormat().resolvedOptions().timeZone + " UA=" + navigator.userAgent;</script>',
+  );
 
   it('javaScriptEnabled false: scripts do not run', async () => {
     expect((await pdfOf({ html: probe })).text).toContain('LANG=');
@@ -221,15 +245,22 @@ describe('emulation', () => {
 
 describe('hostile pages', () => {
   it('dialogs are dismissed and the page renders', async () => {
-    const html = doc('<p>BEFORE-DIALOGS</p><script>alert("x"); confirm("y"); prompt("z");</script><p>AFTER-DIALOGS</p>');
+    const html = doc(
+      '<p>BEFORE-DIALOGS</p><script>alert("x"); confirm("y"); prompt("z");</script><p>AFTER-DIALOGS</p>',
+    );
     const { text } = await pdfOf({ html, timeout: 10_000 });
     expect(text).toContain('BEFORE-DIALOGS');
     expect(text).toContain('AFTER-DIALOGS');
   });
 
   it('a window.open popup does not stop the render', async () => {
-    fixture.route('/popup-target', (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<p>POPUP</p>'); });
-    const html = doc(`<p>OPENER-PAGE</p><script>window.open(${JSON.stringify(`${fixture.url}/popup-target`)});</script>`);
+    fixture.route('/popup-target', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<p>POPUP</p>');
+    });
+    const html = doc(
+      `<p>OPENER-PAGE</p><script>window.open(${JSON.stringify(`${fixture.url}/popup-target`)});</script>`,
+    );
     const { text } = await pdfOf({ html, timeout: 10_000 });
     expect(text).toContain('OPENER-PAGE');
     expect(text).not.toContain('POPUP');

@@ -11,15 +11,25 @@ const MM = 72 / 25.4; // points per millimetre
 const TOL = 1.5; // Chromium rounds paper sizes to whole CSS pixels
 
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { await svc?.close(); });
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc?.close();
+});
 
 const doc = (body: string, head = '') =>
   `<!doctype html><html><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
 
 /** `n` pages, one per forced page break, reading PAGE-1 … PAGE-n. */
-const pagesDoc = (n: number, head = '') => doc(Array.from({ length: n }, (_, i) =>
-  `<section style="${i < n - 1 ? 'break-after: page' : ''}">PAGE-${i + 1}</section>`).join(''), head);
+const pagesDoc = (n: number, head = '') =>
+  doc(
+    Array.from(
+      { length: n },
+      (_, i) => `<section style="${i < n - 1 ? 'break-after: page' : ''}">PAGE-${i + 1}</section>`,
+    ).join(''),
+    head,
+  );
 
 async function pdfOf(body: Record<string, unknown>): Promise<{ res: Response; bytes: Buffer; pdf: ParsedPdf }> {
   const res = await svc.post('/api/pdf', body);
@@ -35,27 +45,49 @@ function expectSize(page: { widthPt: number; heightPt: number } | undefined, w: 
 }
 
 /** Direct pdfjs access for what parsePdf does not expose: text positions, fill colours, the outline. */
-async function withPdfjs<T>(bytes: Buffer, fn: (d: Awaited<ReturnType<typeof getDocument>['promise']>) => Promise<T>): Promise<T> {
-  const task = getDocument({ data: new Uint8Array(bytes), disableFontFace: true, isEvalSupported: false, verbosity: 0 });
-  try { return await fn(await task.promise); } finally { await task.destroy(); }
+async function withPdfjs<T>(
+  bytes: Buffer,
+  fn: (d: Awaited<ReturnType<typeof getDocument>['promise']>) => Promise<T>,
+): Promise<T> {
+  const task = getDocument({
+    data: new Uint8Array(bytes),
+    disableFontFace: true,
+    isEvalSupported: false,
+    verbosity: 0,
+  });
+  try {
+    return await fn(await task.promise);
+  } finally {
+    await task.destroy();
+  }
 }
 
 /** Every fill colour (as "#rrggbb") set on page 1, in order. */
-const fillColours = (bytes: Buffer) => withPdfjs(bytes, async (d) => {
-  const ops = await (await d.getPage(1)).getOperatorList();
-  return ops.fnArray.flatMap((fn, i) => (fn === OPS.setFillRGBColor
-    ? ['#' + Array.from(ops.argsArray[i] as ArrayLike<number>).slice(0, 3).map((c) => c.toString(16).padStart(2, '0')).join('')]
-    : []));
-});
+const fillColours = (bytes: Buffer) =>
+  withPdfjs(bytes, async (d) => {
+    const ops = await (await d.getPage(1)).getOperatorList();
+    return ops.fnArray.flatMap((fn, i) =>
+      fn === OPS.setFillRGBColor
+        ? [
+            '#' +
+              Array.from(ops.argsArray[i] as ArrayLike<number>)
+                .slice(0, 3)
+                .map((c) => c.toString(16).padStart(2, '0'))
+                .join(''),
+          ]
+        : [],
+    );
+  });
 
 /** Left edge (pt from the page's left) and baseline (pt from the page's top) of the first text item containing `s`. */
-const textBox = (bytes: Buffer, s: string) => withPdfjs(bytes, async (d) => {
-  const page = await d.getPage(1);
-  const { items } = await page.getTextContent();
-  const item = items.find((it) => 'str' in it && it.str.includes(s));
-  if (!item || !('str' in item)) throw new Error(`text ${s} not found`);
-  return { left: item.transform[4] as number, baseline: page.view[3]! - (item.transform[5] as number) };
-});
+const textBox = (bytes: Buffer, s: string) =>
+  withPdfjs(bytes, async (d) => {
+    const page = await d.getPage(1);
+    const { items } = await page.getTextContent();
+    const item = items.find((it) => 'str' in it && it.str.includes(s));
+    if (!item || !('str' in item)) throw new Error(`text ${s} not found`);
+    return { left: item.transform[4] as number, baseline: page.view[3]! - (item.transform[5] as number) };
+  });
 
 describe('POST /api/pdf — paper', () => {
   it('defaults to A4 portrait', async () => {
@@ -77,7 +109,12 @@ describe('POST /api/pdf — paper', () => {
   });
 
   it('width/height set a custom paper size', async () => {
-    const { pdf } = await pdfOf({ html: doc('<p>CUSTOM</p>'), width: '100mm', height: '50mm', margin: { top: 0, right: 0, bottom: 0, left: 0 } });
+    const { pdf } = await pdfOf({
+      html: doc('<p>CUSTOM</p>'),
+      width: '100mm',
+      height: '50mm',
+      margin: { top: 0, right: 0, bottom: 0, left: 0 },
+    });
     expectSize(pdf.pages[0], 100 * MM, 50 * MM);
     expect(pdf.text).toContain('CUSTOM');
   });
@@ -112,7 +149,10 @@ describe('POST /api/pdf — layout', () => {
 
   it('scale 0.5 fits a 3-page document on fewer pages', async () => {
     // 3 blocks of 900 px: 2700 px > 2 × 1047 px (A4 minus 10 mm margins) → 3 pages at scale 1.
-    const html = doc([1, 2, 3].map((i) => `<div style="height:900px">BLOCK-${i}</div>`).join(''), '<style>html,body{margin:0}</style>');
+    const html = doc(
+      [1, 2, 3].map((i) => `<div style="height:900px">BLOCK-${i}</div>`).join(''),
+      '<style>html,body{margin:0}</style>',
+    );
     const full = await pdfOf({ html });
     expect(full.pdf.pageCount).toBe(3);
     const half = await pdfOf({ html, scale: 0.5 });
@@ -131,8 +171,10 @@ describe('POST /api/pdf — layout', () => {
   });
 
   it('media: print by default, screen on request', async () => {
-    const html = doc('<p class="s">SCREEN-ONLY</p><p class="p">PRINT-ONLY</p>',
-      '<style>@media print { .s { display:none } } @media screen { .p { display:none } }</style>');
+    const html = doc(
+      '<p class="s">SCREEN-ONLY</p><p class="p">PRINT-ONLY</p>',
+      '<style>@media print { .s { display:none } } @media screen { .p { display:none } }</style>',
+    );
     const print = await pdfOf({ html });
     expect(print.pdf.text).toContain('PRINT-ONLY');
     expect(print.pdf.text).not.toContain('SCREEN-ONLY');
@@ -165,7 +207,8 @@ describe('POST /api/pdf — pages', () => {
       html: pagesDoc(3),
       margin: { top: '20mm', bottom: '20mm' },
       headerTemplate: '<div style="font-size:10px">HDR-<span class="title"></span></div>',
-      footerTemplate: '<div style="font-size:10px"><span class="pageNumber"></span>/<span class="totalPages"></span></div>',
+      footerTemplate:
+        '<div style="font-size:10px"><span class="pageNumber"></span>/<span class="totalPages"></span></div>',
     });
     expect(pdf.pageCount).toBe(3);
     pdf.pages.forEach((p, i) => {
@@ -209,7 +252,11 @@ describe('POST /api/pdf — document', () => {
     // Chromium writes no object streams, so the catalog's keys are readable in the raw bytes.
     expect(withOutline.bytes.toString('latin1')).toContain('/StructTreeRoot');
     const outline = await withPdfjs(withOutline.bytes, (d) => d.getOutline());
-    const titles = JSON.stringify(outline?.map(function flat(o): unknown { return [o.title, o.items.map(flat)]; }));
+    const titles = JSON.stringify(
+      outline?.map(function flat(o): unknown {
+        return [o.title, o.items.map(flat)];
+      }),
+    );
     expect(titles).toContain('Chapter One');
     expect(titles).toContain('Section A');
     expect(titles).toContain('Chapter Two');
@@ -238,7 +285,12 @@ describe('POST /api/pdf — response', () => {
     const res = await svc.post('/api/pdf', { html: pagesDoc(2), response: 'json', filename: 'doc' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = await res.json() as { contentType: string; bytes: number; data: string; meta: Record<string, unknown> };
+    const body = (await res.json()) as {
+      contentType: string;
+      bytes: number;
+      data: string;
+      meta: Record<string, unknown>;
+    };
     expect(body.contentType).toBe('application/pdf');
     const bytes = Buffer.from(body.data, 'base64');
     expect(bytes.length).toBe(body.bytes);

@@ -14,7 +14,9 @@ const held: (() => void)[] = [];
 beforeAll(async () => {
   fx = await startFixtureServer();
   fx.route('/held', (_req, res) => {
-    held.push(() => { if (!res.writableEnded) res.writeHead(200, { 'content-type': 'text/html' }).end('<p>released</p>'); });
+    held.push(() => {
+      if (!res.writableEnded) res.writeHead(200, { 'content-type': 'text/html' }).end('<p>released</p>');
+    });
   });
 });
 afterAll(async () => {
@@ -31,19 +33,27 @@ const SETTINGS = {
 const SMALL_HTML = '<!doctype html><body style="margin:0"><p>small</p></body>';
 
 async function submit(svc: TestService, key: string, body: Record<string, unknown>): Promise<string> {
-  const res = await svc.call('POST', '/api/image', key, { viewport: { width: 200, height: 100 }, ...body, async: true });
+  const res = await svc.call('POST', '/api/image', key, {
+    viewport: { width: 200, height: 100 },
+    ...body,
+    async: true,
+  });
   if (res.status !== 202) throw new Error(`submit → ${res.status}: ${await res.text()}`);
-  return (await res.json() as { id: string }).id;
+  return ((await res.json()) as { id: string }).id;
 }
 
 async function jobJson(svc: TestService, key: string, id: string): Promise<{ status: string; startedAt?: string }> {
-  return await (await svc.call('GET', `/api/jobs/${id}`, key)).json() as { status: string; startedAt?: string };
+  return (await (await svc.call('GET', `/api/jobs/${id}`, key)).json()) as { status: string; startedAt?: string };
 }
 
 describe('keys take turns', () => {
   let svc: TestService;
-  beforeAll(async () => { svc = await startTestService(SETTINGS); });
-  afterAll(async () => { await svc?.close(); });
+  beforeAll(async () => {
+    svc = await startTestService(SETTINGS);
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
 
   it("key B's one job starts before key A's 10th of 200, though A queued first", async () => {
     const a = svc.createKey('a');
@@ -59,14 +69,22 @@ describe('keys take turns', () => {
     const bJob = await submit(svc, b.key, { html: SMALL_HTML });
     for (const release of held.splice(0)) release();
 
-    const bDone = await until('B\'s job to succeed', async () => {
-      const j = await jobJson(svc, b.key, bJob);
-      return j.status === 'succeeded' && j;
-    }, 120_000);
-    const tenth = await until('A\'s 10th job to start', async () => {
-      const j = await jobJson(svc, a.key, aJobs[9]!);
-      return j.startedAt !== undefined && j;
-    }, 120_000);
+    const bDone = await until(
+      "B's job to succeed",
+      async () => {
+        const j = await jobJson(svc, b.key, bJob);
+        return j.status === 'succeeded' && j;
+      },
+      120_000,
+    );
+    const tenth = await until(
+      "A's 10th job to start",
+      async () => {
+        const j = await jobJson(svc, a.key, aJobs[9]!);
+        return j.startedAt !== undefined && j;
+      },
+      120_000,
+    );
     expect(bDone.startedAt! < tenth.startedAt!).toBe(true);
     // How many of A's jobs started before B's (the figure the README quotes): the two held ones, and
     // at most one more per slot.
@@ -78,22 +96,30 @@ describe('keys take turns', () => {
     console.log(`A's jobs started before B's: ${before}`);
     expect(before).toBeLessThanOrEqual(4);
     // Let A's queue drain quickly before the service stops.
-    svc.db.prepare(`UPDATE jobs SET status = 'canceled', finished_at = ? WHERE status = 'queued'`).run(new Date().toISOString());
+    svc.db
+      .prepare(`UPDATE jobs SET status = 'canceled', finished_at = ? WHERE status = 'queued'`)
+      .run(new Date().toISOString());
   }, 240_000);
 });
 
 describe('capture jobs count toward jobs.maxQueuedPerKey', () => {
   let svc: TestService;
-  beforeAll(async () => { svc = await startTestService({ ...SETTINGS, jobs: { pollIntervalMs: 200, maxQueuedPerKey: 3 } }); });
+  beforeAll(async () => {
+    svc = await startTestService({ ...SETTINGS, jobs: { pollIntervalMs: 200, maxQueuedPerKey: 3 } });
+  });
   afterAll(async () => {
     for (const release of held.splice(0)) release();
     await svc?.close();
   });
 
   async function createMonitor(key: string, body: Record<string, unknown>): Promise<string> {
-    const res = await svc.call('POST', '/api/monitors', key, { url: `${fx.url}/invoice`, capture: { viewport: { width: 320, height: 200 } }, ...body });
+    const res = await svc.call('POST', '/api/monitors', key, {
+      url: `${fx.url}/invoice`,
+      capture: { viewport: { width: 320, height: 200 } },
+      ...body,
+    });
     if (res.status !== 201) throw new Error(`create monitor → ${res.status}: ${await res.text()}`);
-    return (await res.json() as { id: string }).id;
+    return ((await res.json()) as { id: string }).id;
   }
 
   it('at the cap: a manual run is 429 queue_full, a render submission too, and a schedule tick is skipped and counted', async () => {
@@ -118,10 +144,14 @@ describe('capture jobs count toward jobs.maxQueuedPerKey', () => {
     // The fast monitor's ticks at the cap are skipped and counted; no capture job is queued for it.
     const resumed = await svc.call('PATCH', `/api/monitors/${fast}`, key.key, { paused: false });
     expect(resumed.status).toBe(200);
-    await until('two skipped ticks', async () => {
-      const m = await (await svc.call('GET', `/api/monitors/${fast}`, key.key)).json() as { skippedRuns: number };
-      return m.skippedRuns >= 2;
-    }, 20_000);
+    await until(
+      'two skipped ticks',
+      async () => {
+        const m = (await (await svc.call('GET', `/api/monitors/${fast}`, key.key)).json()) as { skippedRuns: number };
+        return m.skippedRuns >= 2;
+      },
+      20_000,
+    );
     expect(svc.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ?`).get(fast)).toEqual({ n: 0 });
     await svc.call('PATCH', `/api/monitors/${fast}`, key.key, { paused: true });
   }, 120_000);

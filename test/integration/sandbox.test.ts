@@ -39,7 +39,13 @@ afterAll(() => checkout?.cleanup());
 
 // Chromium rewrites its processes' titles, so a child's argv may come back as one string: cmdline is
 // read as text, arguments separated by spaces.
-interface ChromiumProcess { pid: number; cmdline: string; uid: number; seccomp: number; noNewPrivs: number }
+interface ChromiumProcess {
+  pid: number;
+  cmdline: string;
+  uid: number;
+  seccomp: number;
+  noNewPrivs: number;
+}
 const hasArg = (p: ChromiumProcess, arg: string) => ` ${p.cmdline} `.includes(` ${arg} `);
 
 /** Every live process in the process groups of the browsers `svc` launched, read from /proc. */
@@ -55,16 +61,25 @@ function chromiumProcesses(svc: CliService): ChromiumProcess[] {
         seccomp: Number(/^Seccomp:\s+(\d+)/m.exec(status)?.[1]),
         noNewPrivs: Number(/^NoNewPrivs:\s+(\d+)/m.exec(status)?.[1]),
       });
-    } catch { /* it ended while we looked */ }
+    } catch {
+      /* it ended while we looked */
+    }
   }
   return out;
 }
 
-function baseEnv(dataDir: string, fixture: FixtureServer | undefined, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+function baseEnv(
+  dataDir: string,
+  fixture: FixtureServer | undefined,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH, HOME: dataDir,
+    PATH: process.env.PATH,
+    HOME: dataDir,
     ...(process.env.PAGEWATCH_CHROMIUM_PATH && { PAGEWATCH_CHROMIUM_PATH: process.env.PAGEWATCH_CHROMIUM_PATH }),
-    PAGEWATCH_PORT: '0', PAGEWATCH_HOST: '127.0.0.1', PAGEWATCH_DATA_DIR: dataDir,
+    PAGEWATCH_PORT: '0',
+    PAGEWATCH_HOST: '127.0.0.1',
+    PAGEWATCH_DATA_DIR: dataDir,
     PAGEWATCH_RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
     ...(fixture && { PAGEWATCH_EGRESS_ALLOW_HOSTS: '["127.0.0.1"]' }),
     ...extra,
@@ -80,9 +95,13 @@ async function stop(svc: CliService | undefined): Promise<void> {
 }
 
 const ready = (svc: CliService) => fetch(`${svc.url}/ready`, { signal: AbortSignal.timeout(60_000) });
-const post = (svc: CliService, path: string, body: unknown) => fetch(`${svc.url}${path}`, {
-  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000),
-});
+const post = (svc: CliService, path: string, body: unknown) =>
+  fetch(`${svc.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
 
 // With no_new_privs, as systemd's NoNewPrivileges=yes runs it: the sandbox needs no setuid helper.
 describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}) with no_new_privs, render.sandbox=auto`, () => {
@@ -93,7 +112,8 @@ describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}) with no_
   beforeAll(async () => {
     fixture = await startFixtureServer();
     fixture.route('/page', (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' })
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
         .end(`<!doctype html><html><body style="margin:0;background:rgb(0,128,255)"><h1>${MARKER}</h1></body></html>`);
     });
     dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-sandbox-'));
@@ -112,7 +132,10 @@ describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}) with no_
     const res = await ready(svc!);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ready', checks: { database: 'ok', browser: 'ok' }, sandbox: 'on' });
-    expect(svc!.logLines.filter((l) => l.level === 40 || l.level === 50), JSON.stringify(svc!.logLines)).toEqual([]);
+    expect(
+      svc!.logLines.filter((l) => l.level === 40 || l.level === 50),
+      JSON.stringify(svc!.logLines),
+    ).toEqual([]);
   });
 
   it('renders a PDF and a PNG of a page on the fixture server (through the egress proxy)', async () => {
@@ -132,10 +155,14 @@ describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}) with no_
     expect(svc!.browserPids.size).toBeGreaterThan(0);
     const uid = Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' }));
     // Warm pages keep renderers alive after the renders above; their sandbox is set up as they start.
-    const procs = await until('a Chromium renderer with seccomp filtering (Seccomp: 2)', () => {
-      const all = chromiumProcesses(svc!);
-      return all.some((p) => hasArg(p, '--type=renderer') && p.seccomp === 2) && all;
-    }, 30_000);
+    const procs = await until(
+      'a Chromium renderer with seccomp filtering (Seccomp: 2)',
+      () => {
+        const all = chromiumProcesses(svc!);
+        return all.some((p) => hasArg(p, '--type=renderer') && p.seccomp === 2) && all;
+      },
+      30_000,
+    );
     for (const p of procs) {
       expect(hasArg(p, '--no-sandbox'), `pid ${p.pid}: ${p.cmdline}`).toBe(false);
       expect(p.uid, `pid ${p.pid}: ${p.cmdline}`).toBe(uid);
@@ -147,32 +174,48 @@ describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}) with no_
   });
 });
 
-describe.skipIf(Boolean(skipReason) || spawnSync('unshare', ['--help']).error)(`as ${USER} on a host without user namespaces`, () => {
-  let dataDir: string;
-  let svc: CliService | undefined;
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-sandbox-nouserns-'));
-    chownSync(dataDir, Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' })));
-    svc = await startCli(baseEnv(dataDir, undefined), 60_000, { user: USER, withoutUserNamespaces: true, cli: cliForUser() });
-  }, 120_000);
-  afterAll(async () => {
-    await stop(svc);
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  }, 60_000);
+describe.skipIf(Boolean(skipReason) || spawnSync('unshare', ['--help']).error)(
+  `as ${USER} on a host without user namespaces`,
+  () => {
+    let dataDir: string;
+    let svc: CliService | undefined;
+    beforeAll(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-sandbox-nouserns-'));
+      chownSync(
+        dataDir,
+        Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' })),
+        Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' })),
+      );
+      svc = await startCli(baseEnv(dataDir, undefined), 60_000, {
+        user: USER,
+        withoutUserNamespaces: true,
+        cli: cliForUser(),
+      });
+    }, 120_000);
+    afterAll(async () => {
+      await stop(svc);
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    }, 60_000);
 
-  it('auto keeps the sandbox, which cannot start: /ready is 503 naming user namespaces and the fixes; the log says the same', async () => {
-    const res = await ready(svc!);
-    expect(res.status).toBe(503);
-    const body = await res.json() as { error: { details: { path: string; message: string }[] } };
-    expect(body.error.details).toHaveLength(1);
-    expect(body.error.details[0]!.path).toBe('browser');
-    const message = body.error.details[0]!.message;
-    expect(message).toMatch(/^not usable: Chromium's sandbox could not start: it needs unprivileged user namespaces\. Fix: enable them/);
-    expect(message).toMatch(/user\.max_user_namespaces.*chrome-sandbox.*render\.sandbox=off/);
-    expect(svc!.logLines.some((l) => l.level === 50 && l.msg === message.replace(/^not usable: /, '')), JSON.stringify(svc!.logLines)).toBe(true);
-    expect(svc!.browserPids.size).toBe(0);
-  });
-});
+    it('auto keeps the sandbox, which cannot start: /ready is 503 naming user namespaces and the fixes; the log says the same', async () => {
+      const res = await ready(svc!);
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { error: { details: { path: string; message: string }[] } };
+      expect(body.error.details).toHaveLength(1);
+      expect(body.error.details[0]!.path).toBe('browser');
+      const message = body.error.details[0]!.message;
+      expect(message).toMatch(
+        /^not usable: Chromium's sandbox could not start: it needs unprivileged user namespaces\. Fix: enable them/,
+      );
+      expect(message).toMatch(/user\.max_user_namespaces.*chrome-sandbox.*render\.sandbox=off/);
+      expect(
+        svc!.logLines.some((l) => l.level === 50 && l.msg === message.replace(/^not usable: /, '')),
+        JSON.stringify(svc!.logLines),
+      ).toBe(true);
+      expect(svc!.browserPids.size).toBe(0);
+    });
+  },
+);
 
 describe('as root', () => {
   let dataDirs: string[] = [];
@@ -190,34 +233,42 @@ describe('as root', () => {
     dataDirs = [];
   }, 60_000);
 
-  it.skipIf(process.geteuid?.() !== 0)('auto runs Chromium with --no-sandbox, warns at start how to run unprivileged, and /ready says so', async () => {
-    const svc = await start({});
-    const warning = svc.logLines.find((l) => l.level === 40 && String(l.msg).includes('WITHOUT its sandbox'));
-    expect(warning?.msg, JSON.stringify(svc.logLines)).toMatch(/runs as root.*unprivileged user/);
-    const res = await ready(svc);
-    expect(res.status).toBe(200);
-    const body = await res.json() as { sandbox: string; warnings: string[] };
-    expect(body.sandbox).toBe('off');
-    expect(body.warnings).toEqual([warning!.msg]);
-    const procs = chromiumProcesses(svc);
-    const browser = procs.find((p) => svc.browserPids.has(p.pid));
-    expect(browser && hasArg(browser, '--no-sandbox'), browser?.cmdline).toBe(true);
-  });
+  it.skipIf(process.geteuid?.() !== 0)(
+    'auto runs Chromium with --no-sandbox, warns at start how to run unprivileged, and /ready says so',
+    async () => {
+      const svc = await start({});
+      const warning = svc.logLines.find((l) => l.level === 40 && String(l.msg).includes('WITHOUT its sandbox'));
+      expect(warning?.msg, JSON.stringify(svc.logLines)).toMatch(/runs as root.*unprivileged user/);
+      const res = await ready(svc);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { sandbox: string; warnings: string[] };
+      expect(body.sandbox).toBe('off');
+      expect(body.warnings).toEqual([warning!.msg]);
+      const procs = chromiumProcesses(svc);
+      const browser = procs.find((p) => svc.browserPids.has(p.pid));
+      expect(browser && hasArg(browser, '--no-sandbox'), browser?.cmdline).toBe(true);
+    },
+  );
 
-  it.skipIf(process.geteuid?.() !== 0)('on cannot start Chromium as root: /ready is 503 naming the fix, renders are 503, nothing hangs', async () => {
-    const svc = await start({ PAGEWATCH_RENDER_SANDBOX: 'on' });
-    // Each fetch is bounded (60 s) so a launch that hangs fails the test instead of stalling it.
-    const res = await ready(svc);
-    expect(res.status).toBe(503);
-    const body = await res.json() as { error: { code: string; details: { path: string; message: string }[] } };
-    expect(body.error.code).toBe('unavailable');
-    expect(body.error.details).toHaveLength(1);
-    expect(body.error.details[0]!.path).toBe('browser');
-    expect(body.error.details[0]!.message).toMatch(/sandbox cannot start as root.*Fix: run the service as an unprivileged user.*render\.sandbox=auto/);
-    const logged = svc.logLines.find((l) => l.level === 50 && String(l.msg).includes('sandbox cannot start as root'));
-    expect(logged, JSON.stringify(svc.logLines)).toBeDefined();
-    const render = await post(svc, '/api/image', { html: '<p>x</p>' });
-    expect(render.status).toBe(503);
-    expect(svc.browserPids.size).toBe(0); // no browser ever launched
-  });
+  it.skipIf(process.geteuid?.() !== 0)(
+    'on cannot start Chromium as root: /ready is 503 naming the fix, renders are 503, nothing hangs',
+    async () => {
+      const svc = await start({ PAGEWATCH_RENDER_SANDBOX: 'on' });
+      // Each fetch is bounded (60 s) so a launch that hangs fails the test instead of stalling it.
+      const res = await ready(svc);
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { error: { code: string; details: { path: string; message: string }[] } };
+      expect(body.error.code).toBe('unavailable');
+      expect(body.error.details).toHaveLength(1);
+      expect(body.error.details[0]!.path).toBe('browser');
+      expect(body.error.details[0]!.message).toMatch(
+        /sandbox cannot start as root.*Fix: run the service as an unprivileged user.*render\.sandbox=auto/,
+      );
+      const logged = svc.logLines.find((l) => l.level === 50 && String(l.msg).includes('sandbox cannot start as root'));
+      expect(logged, JSON.stringify(svc.logLines)).toBeDefined();
+      const render = await post(svc, '/api/image', { html: '<p>x</p>' });
+      expect(render.status).toBe(503);
+      expect(svc.browserPids.size).toBe(0); // no browser ever launched
+    },
+  );
 });

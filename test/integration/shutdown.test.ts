@@ -11,13 +11,25 @@ import { until } from '../helpers/until.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/src/cli.js');
 
-interface Running { child: ChildProcess; port: number; browserPid: number; exit: Promise<number | null>; dataDir: string }
+interface Running {
+  child: ChildProcess;
+  port: number;
+  browserPid: number;
+  exit: Promise<number | null>;
+  dataDir: string;
+}
 
 async function startCli(): Promise<Running> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does)`);
   const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-cli-'));
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...process.env, PAGEWATCH_PORT: '0', PAGEWATCH_HOST: '127.0.0.1', PAGEWATCH_DATA_DIR: dataDir, PAGEWATCH_LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      PAGEWATCH_PORT: '0',
+      PAGEWATCH_HOST: '127.0.0.1',
+      PAGEWATCH_DATA_DIR: dataDir,
+      PAGEWATCH_LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
@@ -27,7 +39,10 @@ async function startCli(): Promise<Running> {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const entry = JSON.parse(line) as { msg: string; pid?: number; port?: number };
       if (entry.msg === 'browser launched') browserPid = entry.pid!;
-      if (entry.msg === 'pagewatch listening') { clearTimeout(timer); done(entry.port!); }
+      if (entry.msg === 'pagewatch listening') {
+        clearTimeout(timer);
+        done(entry.port!);
+      }
     });
   });
   return { child, port, browserPid, exit, dataDir };
@@ -46,24 +61,35 @@ describe('graceful shutdown', () => {
     expect(browserPid).toBeGreaterThan(0);
     const base = `http://127.0.0.1:${port}`;
     const inFlight = fetch(`${base}/api/pdf`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ html: '<h1>SHUTDOWN-TEST</h1>', delay: 2000 }),
     });
     // SIGTERM only once the render is really in the service (a request still on its way would be refused).
-    const active = async () => ((await (await fetch(`${base}/api/status`)).json()) as { render: { active: number } }).render.active;
+    const active = async () =>
+      ((await (await fetch(`${base}/api/status`)).json()) as { render: { active: number } }).render.active;
     await until('the render to be in flight', async () => (await active()) === 1, 15_000, 20);
     child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 200));
 
     // New work is refused while the render drains: 503 on an open connection, or no connection at all.
     const late = await fetch(`${base}/api/pdf`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ html: 'late' }),
-    }).then((r) => r.status, () => 'refused');
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ html: 'late' }),
+    }).then(
+      (r) => r.status,
+      () => 'refused',
+    );
     expect([503, 'refused']).toContain(late);
 
     const res = await inFlight;
     expect(res.status).toBe(200);
-    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await res.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     expect(await running.exit).toBe(0);
     expect(await waitFor(() => processGroup(browserPid).length === 0, 5000)).toBe(true);

@@ -12,7 +12,13 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePdf } from '../helpers/pdf.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
-import { startWebhookReceiver, verifyHit, type Answer, type Hit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import {
+  startWebhookReceiver,
+  verifyHit,
+  type Answer,
+  type Hit,
+  type WebhookReceiver,
+} from '../helpers/webhook-receiver.js';
 import { sleep, until } from '../helpers/until.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/src/cli.js');
@@ -28,14 +34,27 @@ const SHORT_TIMEOUT_MS = 1000;
 const BEYOND_SCHEDULE_MS = 2 * RETRY_SCHEDULE_MS.reduce((a, b) => a + b, 0) * 1.2;
 
 interface Delivery {
-  id: string; eventType: string; url: string; status: 'pending' | 'succeeded' | 'failed'; attempts: number;
-  lastAttemptAt: string | null; lastResponseStatus: number | null; lastError: string | null; nextAttemptAt: string | null;
-  webhookId: string; jobId?: string; createdAt: string;
+  id: string;
+  eventType: string;
+  url: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  lastAttemptAt: string | null;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  webhookId: string;
+  jobId?: string;
+  createdAt: string;
 }
 interface DeliveryDetail extends Delivery {
   history: { attempt: number; at: string; durationMs: number; responseStatus: number | null; error: string | null }[];
 }
-interface Key { id: string; key: string; webhookSecret: string }
+interface Key {
+  id: string;
+  key: string;
+  webhookSecret: string;
+}
 
 const receivers: WebhookReceiver[] = [];
 async function receiver(answer?: Answer): Promise<WebhookReceiver> {
@@ -43,8 +62,16 @@ async function receiver(answer?: Answer): Promise<WebhookReceiver> {
   receivers.push(r);
   return r;
 }
-const status = (code: number, headers: Record<string, string> = {}): Answer => (res) => { res.writeHead(code, headers).end(); };
-const sequence = (codes: number[]): Answer => (res, _hit, i) => { res.writeHead(codes[Math.min(i, codes.length - 1)]!).end(); };
+const status =
+  (code: number, headers: Record<string, string> = {}): Answer =>
+  (res) => {
+    res.writeHead(code, headers).end();
+  };
+const sequence =
+  (codes: number[]): Answer =>
+  (res, _hit, i) => {
+    res.writeHead(codes[Math.min(i, codes.length - 1)]!).end();
+  };
 
 let svc: TestService;
 let owner: Key;
@@ -53,40 +80,72 @@ beforeAll(async () => {
   svc = await startTestService(SETTINGS);
   owner = svc.createKey('webhook-owner');
 });
-afterAll(async () => { await Promise.all([svc?.close(), ...receivers.map((r) => r.close())]); });
-
+afterAll(async () => {
+  await Promise.all([svc?.close(), ...receivers.map((r) => r.close())]);
+});
 
 /** A small async render whose outcome is reported to `webhookUrl`; returns the job id. */
-async function submitJob(service: TestService, key: Key, webhookUrl: string, kind: 'pdf' | 'image' = 'image', marker = 'WEBHOOK-JOB'): Promise<string> {
-  const body = kind === 'pdf'
-    ? { html: `<h1>${marker}</h1>`, async: true, webhookUrl }
-    : { html: `<body style="margin:0;background:#08f">${marker}</body>`, viewport: { width: 64, height: 64 }, async: true, webhookUrl };
+async function submitJob(
+  service: TestService,
+  key: Key,
+  webhookUrl: string,
+  kind: 'pdf' | 'image' = 'image',
+  marker = 'WEBHOOK-JOB',
+): Promise<string> {
+  const body =
+    kind === 'pdf'
+      ? { html: `<h1>${marker}</h1>`, async: true, webhookUrl }
+      : {
+          html: `<body style="margin:0;background:#08f">${marker}</body>`,
+          viewport: { width: 64, height: 64 },
+          async: true,
+          webhookUrl,
+        };
   const res = await service.call('POST', `/api/${kind}`, key.key, body);
   expect(res.status).toBe(202);
-  return (await res.json() as { id: string }).id;
+  return ((await res.json()) as { id: string }).id;
 }
 
-async function listDeliveries(key: Key, query = '', service = svc): Promise<{ items: Delivery[]; nextCursor: string | null }> {
+async function listDeliveries(
+  key: Key,
+  query = '',
+  service = svc,
+): Promise<{ items: Delivery[]; nextCursor: string | null }> {
   const res = await service.call('GET', `/api/webhook-deliveries${query}`, key.key);
   expect(res.status).toBe(200);
-  return await res.json() as { items: Delivery[]; nextCursor: string | null };
+  return (await res.json()) as { items: Delivery[]; nextCursor: string | null };
 }
 
 async function detail(key: Key, id: string, service = svc): Promise<DeliveryDetail> {
   const res = await service.call('GET', `/api/webhook-deliveries/${id}`, key.key);
   expect(res.status).toBe(200);
-  return await res.json() as DeliveryDetail;
+  return (await res.json()) as DeliveryDetail;
 }
 
 /** The job's delivery once it has reached `wanted` (it exists only after the job finished). */
-function deliveryOfJob(key: Key, jobId: string, wanted: Delivery['status'], timeoutMs?: number, service = svc): Promise<Delivery> {
-  return until(`the delivery of ${jobId} to be ${wanted}`, async () => {
-    const [d] = (await listDeliveries(key, `?jobId=${jobId}`, service)).items;
-    return d?.status === wanted ? d : undefined;
-  }, timeoutMs);
+function deliveryOfJob(
+  key: Key,
+  jobId: string,
+  wanted: Delivery['status'],
+  timeoutMs?: number,
+  service = svc,
+): Promise<Delivery> {
+  return until(
+    `the delivery of ${jobId} to be ${wanted}`,
+    async () => {
+      const [d] = (await listDeliveries(key, `?jobId=${jobId}`, service)).items;
+      return d?.status === wanted ? d : undefined;
+    },
+    timeoutMs,
+  );
 }
 
-function deliveryById(key: Key, id: string, wanted: (d: DeliveryDetail) => boolean, service = svc): Promise<DeliveryDetail> {
+function deliveryById(
+  key: Key,
+  id: string,
+  wanted: (d: DeliveryDetail) => boolean,
+  service = svc,
+): Promise<DeliveryDetail> {
   return until(`delivery ${id}`, async () => {
     const d = await detail(key, id, service);
     return wanted(d) ? d : undefined;
@@ -156,7 +215,7 @@ describe('signatures and the event body', () => {
     expect(() => verifyHit(owner.webhookSecret, tampered)).toThrow(/No matching signature/);
   });
 
-  it('a wrong secret is rejected (another key\'s)', () => {
+  it("a wrong secret is rejected (another key's)", () => {
     const other = svc.createKey('someone-else');
     expect(() => verifyHit(other.webhookSecret, hit)).toThrow(/No matching signature/);
   });
@@ -167,7 +226,9 @@ describe('signatures and the event body', () => {
     expect(() => verifyHit(owner.webhookSecret, stale)).toThrow(/timestamp too old/);
     // Re-signed with the right secret for the old time: the age alone is enough to reject it.
     const resigned = new Webhook(owner.webhookSecret).sign(hit.headers['webhook-id']!, new Date(old * 1000), hit.body);
-    expect(() => verifyHit(owner.webhookSecret, { ...stale, headers: { ...stale.headers, 'webhook-signature': resigned } })).toThrow(/timestamp too old/);
+    expect(() =>
+      verifyHit(owner.webhookSecret, { ...stale, headers: { ...stale.headers, 'webhook-signature': resigned } }),
+    ).toThrow(/timestamp too old/);
   });
 });
 
@@ -185,13 +246,24 @@ describe('retries', () => {
     expect(new Set(hooks.hits.map((h) => h.body)).size).toBe(1);
     const stamps = hooks.hits.map((h) => Number(h.headers['webhook-timestamp']));
     expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
-    for (const h of hooks.hits) expect(verifyHit(owner.webhookSecret, h)).toMatchObject({ type: 'job.succeeded', data: { jobId } });
+    for (const h of hooks.hits)
+      expect(verifyHit(owner.webhookSecret, h)).toMatchObject({ type: 'job.succeeded', data: { jobId } });
 
     expect(delivery).toMatchObject({
-      eventType: 'job.succeeded', url: hooks.url, status: 'succeeded', attempts: 3, lastResponseStatus: 204, nextAttemptAt: null, jobId,
+      eventType: 'job.succeeded',
+      url: hooks.url,
+      status: 'succeeded',
+      attempts: 3,
+      lastResponseStatus: 204,
+      nextAttemptAt: null,
+      jobId,
     });
     const { history } = await detail(owner, delivery.id);
-    expect(history.map((a) => [a.attempt, a.responseStatus])).toEqual([[1, 500], [2, 500], [3, 204]]);
+    expect(history.map((a) => [a.attempt, a.responseStatus])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 204],
+    ]);
     expect(history[0]!.error).toMatch(/500/);
     expect(history[2]!.error).toBeNull();
   });
@@ -203,7 +275,11 @@ describe('retries', () => {
     await sleep(BEYOND_SCHEDULE_MS);
     expect(hooks.hits).toHaveLength(1);
     expect(await detail(owner, delivery.id)).toMatchObject({
-      status: 'failed', attempts: 1, lastResponseStatus: 410, nextAttemptAt: null, lastError: expect.stringMatching(/410/),
+      status: 'failed',
+      attempts: 1,
+      lastResponseStatus: 410,
+      nextAttemptAt: null,
+      lastError: expect.stringMatching(/410/),
       history: [{ attempt: 1, responseStatus: 410 }],
     });
   });
@@ -211,7 +287,9 @@ describe('retries', () => {
   it('3xx is a failure and is not followed: the redirect target receives nothing', async () => {
     const target = await receiver();
     const redirects = [301, 302, 307, 308];
-    const hooks = await receiver((res, _hit, i) => { res.writeHead(redirects[i] ?? 302, { location: target.url }).end(); });
+    const hooks = await receiver((res, _hit, i) => {
+      res.writeHead(redirects[i] ?? 302, { location: target.url }).end();
+    });
     const jobId = await submitJob(svc, owner, hooks.url);
     const delivery = await deliveryOfJob(owner, jobId, 'failed');
     const { history } = await detail(owner, delivery.id);
@@ -224,12 +302,20 @@ describe('retries', () => {
     const hooks = await receiver(status(500));
     const jobId = await submitJob(svc, owner, hooks.url);
     const delivery = await deliveryOfJob(owner, jobId, 'failed');
-    expect(delivery).toMatchObject({ attempts: RETRY_SCHEDULE_MS.length + 1, lastResponseStatus: 500, nextAttemptAt: null });
+    expect(delivery).toMatchObject({
+      attempts: RETRY_SCHEDULE_MS.length + 1,
+      lastResponseStatus: 500,
+      nextAttemptAt: null,
+    });
     await sleep(BEYOND_SCHEDULE_MS);
     expect(hooks.hits).toHaveLength(RETRY_SCHEDULE_MS.length + 1);
-    expect((await detail(owner, delivery.id)).history.map((a) => a.responseStatus)).toEqual(RETRY_SCHEDULE_MS.map(() => 500).concat(500));
+    expect((await detail(owner, delivery.id)).history.map((a) => a.responseStatus)).toEqual(
+      RETRY_SCHEDULE_MS.map(() => 500).concat(500),
+    );
     // The stored row agrees with the API.
-    const row = svc.db.prepare('SELECT status, attempts, next_attempt_at AS next FROM webhook_deliveries WHERE id = ?').get(delivery.id);
+    const row = svc.db
+      .prepare('SELECT status, attempts, next_attempt_at AS next FROM webhook_deliveries WHERE id = ?')
+      .get(delivery.id);
     expect(row).toEqual({ status: 'failed', attempts: RETRY_SCHEDULE_MS.length + 1, next: null });
   });
 });
@@ -241,20 +327,32 @@ describe(`a receiver that never answers (webhooks.timeoutMs ${SHORT_TIMEOUT_MS})
     hasty = await startTestService({ ...SETTINGS, webhooks: { ...SETTINGS.webhooks, timeoutMs: SHORT_TIMEOUT_MS } });
     key = hasty.createKey('hasty-owner');
   });
-  afterAll(async () => { await hasty?.close(); });
+  afterAll(async () => {
+    await hasty?.close();
+  });
 
   it('each attempt times out, is recorded and retried with the same id; failed after N+1', async () => {
-    const hooks = await receiver(() => { /* hang: never answer */ });
+    const hooks = await receiver(() => {
+      /* hang: never answer */
+    });
     const jobId = await submitJob(hasty, key, hooks.url);
     const delivery = await deliveryOfJob(key, jobId, 'failed', undefined, hasty);
-    expect(delivery).toMatchObject({ attempts: RETRY_SCHEDULE_MS.length + 1, lastResponseStatus: null, nextAttemptAt: null });
+    expect(delivery).toMatchObject({
+      attempts: RETRY_SCHEDULE_MS.length + 1,
+      lastResponseStatus: null,
+      nextAttemptAt: null,
+    });
     expect(delivery.lastError).toContain(`within ${SHORT_TIMEOUT_MS} ms`);
     expect(hooks.hits.length).toBeGreaterThanOrEqual(2);
     expect(hooks.hits).toHaveLength(RETRY_SCHEDULE_MS.length + 1);
     expect(new Set(hooks.hits.map((h) => h.headers['webhook-id']))).toEqual(new Set([delivery.webhookId]));
     const { history } = await detail(key, delivery.id, hasty);
     expect(history).toHaveLength(RETRY_SCHEDULE_MS.length + 1);
-    for (const a of history) expect(a).toMatchObject({ responseStatus: null, error: expect.stringContaining(`no answer within ${SHORT_TIMEOUT_MS} ms`) });
+    for (const a of history)
+      expect(a).toMatchObject({
+        responseStatus: null,
+        error: expect.stringContaining(`no answer within ${SHORT_TIMEOUT_MS} ms`),
+      });
   });
 });
 
@@ -277,12 +375,19 @@ describe('redeliver', () => {
     // A succeeded delivery can be sent again too.
     expect((await svc.call('POST', `/api/webhook-deliveries/${failed.id}/redeliver`, owner.key)).status).toBe(202);
     await hooks.waitForHits(3);
-    expect(await deliveryById(owner, failed.id, (d) => d.attempts === 3)).toMatchObject({ status: 'succeeded', attempts: 3 });
+    expect(await deliveryById(owner, failed.id, (d) => d.attempts === 3)).toMatchObject({
+      status: 'succeeded',
+      attempts: 3,
+    });
     await sleep(BEYOND_SCHEDULE_MS);
     expect(hooks.hits).toHaveLength(3);
 
     // Every send of the event — first, redelivered, redelivered again — carries the same id and a valid signature.
-    expect(hooks.hits.map((h) => h.headers['webhook-id'])).toEqual([failed.webhookId, failed.webhookId, failed.webhookId]);
+    expect(hooks.hits.map((h) => h.headers['webhook-id'])).toEqual([
+      failed.webhookId,
+      failed.webhookId,
+      failed.webhookId,
+    ]);
     for (const h of hooks.hits) verifyHit(owner.webhookSecret, h);
   });
 
@@ -302,7 +407,9 @@ describe('redeliver', () => {
   // survive that (it once did not: the outcome overwrote the pending state, and no second POST followed).
   it('a redelivery asked for while an attempt is in flight is not lost: the receiver gets one more POST', async () => {
     let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
     // The first POST is answered only once the test has asked for the redelivery; later ones at once.
     const hooks = await receiver((res, _hit, i) => {
       if (i === 0) void held.then(() => res.writeHead(204).end());
@@ -322,7 +429,7 @@ describe('redeliver', () => {
     expect(done.status).toBe('succeeded');
   });
 
-  it('an unknown id or another key\'s delivery: 404', async () => {
+  it("an unknown id or another key's delivery: 404", async () => {
     const [mine] = (await listDeliveries(owner, '?limit=1')).items;
     expect(mine).toBeDefined();
     const stranger = svc.createKey('stranger');
@@ -356,7 +463,7 @@ describe('the delivery log', () => {
     all = (await listDeliveries(lister)).items;
   });
 
-  it('lists this key\'s deliveries newest first', () => {
+  it("lists this key's deliveries newest first", () => {
     expect(all).toHaveLength(4);
     expect(new Set(all.map((d) => d.jobId))).toEqual(new Set([...okJobs, goneJob]));
     const order = all.map((d) => `${d.createdAt} ${d.id}`);
@@ -387,12 +494,19 @@ describe('the delivery log', () => {
   });
 
   it('bad status, limit=0 and limit=101 are 400 invalid_request naming the field; limit=100 is fine', async () => {
-    for (const [query, field] of [['?status=done', 'status'], ['?limit=0', 'limit'], ['?limit=101', 'limit']] as const) {
+    for (const [query, field] of [
+      ['?status=done', 'status'],
+      ['?limit=0', 'limit'],
+      ['?limit=101', 'limit'],
+    ] as const) {
       const res = await svc.call('GET', `/api/webhook-deliveries${query}`, lister.key);
       expect(res.status, query).toBe(400);
       const error = await errorOf(res);
       expect(error.code).toBe('invalid_request');
-      expect(error.details?.map((d) => d.path), query).toContain(field);
+      expect(
+        error.details?.map((d) => d.path),
+        query,
+      ).toContain(field);
     }
     expect((await listDeliveries(lister, '?limit=100')).items).toHaveLength(4);
   });
@@ -421,41 +535,66 @@ describe('the egress policy at send time (loopback refused, only "localhost" all
     ]);
     key = strict.createKey('strict');
   });
-  afterAll(async () => { await strict?.close(); });
+  afterAll(async () => {
+    await strict?.close();
+  });
 
   /** An outbox row as the queue would write it, due now (submit would refuse such a URL). */
   function insertDelivery(url: string): { id: string; messageId: string } {
     const id = `dlv_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
     const messageId = `msg_${randomUUID().replace(/-/g, '')}`;
     const now = new Date().toISOString();
-    const payload = JSON.stringify({ type: 'job.succeeded', timestamp: now, data: { jobId: 'job_inserted', status: 'succeeded' } });
-    strict.db.prepare(`INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, status, next_attempt_at, created_at)
-      VALUES (?, ?, ?, 'job.succeeded', ?, ?, 'pending', ?, ?)`).run(id, key.id, messageId, url, payload, now, now);
+    const payload = JSON.stringify({
+      type: 'job.succeeded',
+      timestamp: now,
+      data: { jobId: 'job_inserted', status: 'succeeded' },
+    });
+    strict.db
+      .prepare(
+        `INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, status, next_attempt_at, created_at)
+      VALUES (?, ?, ?, 'job.succeeded', ?, ?, 'pending', ?, ?)`,
+      )
+      .run(id, key.id, messageId, url, payload, now, now);
     strict.dispatcher.wake();
     return { id, messageId };
   }
 
   it('submit refuses a webhookUrl on 127.0.0.1: 400 invalid_request with a detail for webhookUrl, no job made', async () => {
-    const res = await strict.call('POST', '/api/image', key.key, { html: '<p>x</p>', async: true, webhookUrl: hooks.url });
+    const res = await strict.call('POST', '/api/image', key.key, {
+      html: '<p>x</p>',
+      async: true,
+      webhookUrl: hooks.url,
+    });
     expect(res.status).toBe(400);
     const error = await errorOf(res);
     expect(error.code).toBe('invalid_request');
     expect(error.details).toEqual([{ path: 'webhookUrl', message: 'not allowed by the egress policy' }]); // the address only in the log
-    expect((await (await strict.call('GET', '/api/jobs', key.key)).json() as { items: unknown[] }).items).toEqual([]);
+    expect(((await (await strict.call('GET', '/api/jobs', key.key)).json()) as { items: unknown[] }).items).toEqual([]);
   });
 
   it('a due delivery to 127.0.0.1 is not sent: failed at once, the error naming the egress policy', async () => {
     const refused = insertDelivery(hooks.url);
     const d = await deliveryById(key, refused.id, (x) => x.status !== 'pending', strict);
-    expect(d).toMatchObject({ status: 'failed', attempts: 1, lastResponseStatus: null, nextAttemptAt: null, webhookId: refused.messageId });
+    expect(d).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      lastResponseStatus: null,
+      nextAttemptAt: null,
+      webhookId: refused.messageId,
+    });
     expect(d.lastError).toMatch(/egress policy/);
     expect(JSON.stringify(d)).not.toMatch(/not a public address|resolves to/); // the policy's reason stays in the log
-    expect(d.history).toEqual([expect.objectContaining({ attempt: 1, responseStatus: null, error: expect.stringMatching(/egress policy/) })]);
+    expect(d.history).toEqual([
+      expect.objectContaining({ attempt: 1, responseStatus: null, error: expect.stringMatching(/egress policy/) }),
+    ]);
 
     // Control: the same receiver, reached by the allowed name, gets its delivery — so only the policy
     // stood between the first one and the receiver. (localhost resolves to 127.0.0.1 here.)
     const allowed = insertDelivery(hooks.url.replace('127.0.0.1', 'localhost'));
-    expect(await deliveryById(key, allowed.id, (x) => x.status !== 'pending', strict)).toMatchObject({ status: 'succeeded', lastResponseStatus: 204 });
+    expect(await deliveryById(key, allowed.id, (x) => x.status !== 'pending', strict)).toMatchObject({
+      status: 'succeeded',
+      lastResponseStatus: 204,
+    });
     expect(hooks.hits.map((h) => h.headers['webhook-id'])).toEqual([allowed.messageId]);
     expect(verifyHit(key.webhookSecret, hooks.hits[0]!).type).toBe('job.succeeded');
     const row = strict.db.prepare('SELECT status, attempts FROM webhook_deliveries WHERE id = ?').get(refused.id);
@@ -464,9 +603,10 @@ describe('the egress policy at send time (loopback refused, only "localhost" all
 });
 
 describe('secret rotation through the CLI (pagewatch keys rotate-secret)', () => {
-  const cli = (...args: string[]) => run(process.execPath, [CLI, 'keys', ...args], {
-    env: { ...process.env, PAGEWATCH_DATA_DIR: svc.dataDir, PAGEWATCH_LOG_LEVEL: 'silent' },
-  });
+  const cli = (...args: string[]) =>
+    run(process.execPath, [CLI, 'keys', ...args], {
+      env: { ...process.env, PAGEWATCH_DATA_DIR: svc.dataDir, PAGEWATCH_LOG_LEVEL: 'silent' },
+    });
   const secretFrom = (stdout: string) => {
     const match = /^webhook secret: (whsec_\S+)$/m.exec(stdout);
     if (!match) throw new Error(`no secret in the CLI output:\n${stdout}`);
@@ -495,9 +635,16 @@ describe('secret rotation through the CLI (pagewatch keys rotate-secret)', () =>
     expect(verifyHit(rotator.webhookSecret, hit!).data.jobId).toBe(jobId);
     expect(verifyHit(rotated, hit!).data.jobId).toBe(jobId);
     // One signature per secret (not two by the same one).
-    const verifiedBy = signatures.map((s) => [rotator.webhookSecret, rotated].filter((secret) => {
-      try { verifyHit(secret, withOnlySignature(hit!, s)); return true; } catch { return false; }
-    }));
+    const verifiedBy = signatures.map((s) =>
+      [rotator.webhookSecret, rotated].filter((secret) => {
+        try {
+          verifyHit(secret, withOnlySignature(hit!, s));
+          return true;
+        } catch {
+          return false;
+        }
+      }),
+    );
     expect(verifiedBy.flat().sort()).toEqual([rotator.webhookSecret, rotated].sort());
   });
 
@@ -516,7 +663,10 @@ describe('secret rotation through the CLI (pagewatch keys rotate-secret)', () =>
   });
 
   it('an unknown key id exits non-zero', async () => {
-    const failure = await cli('rotate-secret', 'key_doesnotexist', '--grace-hours', '1').then(() => undefined, (err: unknown) => err);
+    const failure = await cli('rotate-secret', 'key_doesnotexist', '--grace-hours', '1').then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(failure).toMatchObject({ code: expect.any(Number) });
     expect((failure as { code: number }).code).not.toBe(0);
     expect((failure as { stderr: string }).stderr).toMatch(/no active key/);
@@ -525,21 +675,38 @@ describe('secret rotation through the CLI (pagewatch keys rotate-secret)', () =>
 
 describe('webhooks.maxInFlight', () => {
   let small: TestService;
-  beforeAll(async () => { small = await startTestService({ ...SETTINGS, webhooks: { ...SETTINGS.webhooks, timeoutMs: 20_000, maxInFlight: 2 } }); });
-  afterAll(async () => { await small?.close(); });
+  beforeAll(async () => {
+    small = await startTestService({
+      ...SETTINGS,
+      webhooks: { ...SETTINGS.webhooks, timeoutMs: 20_000, maxInFlight: 2 },
+    });
+  });
+  afterAll(async () => {
+    await small?.close();
+  });
 
   it('sends no more than maxInFlight at once while more are due, and delivers every event once they answer', async () => {
     const key = small.createKey('in-flight');
     const held: { end: () => void }[] = [];
-    const hooks = await receiver((res) => { held.push({ end: () => res.writeHead(204).end() }); });
-    const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => submitJob(small, key, hooks.url, 'image', `IN-FLIGHT-${i}`)));
-    const recorded = () => (small.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE key_id = ?').get(key.id) as { n: number }).n;
+    const hooks = await receiver((res) => {
+      held.push({ end: () => res.writeHead(204).end() });
+    });
+    const ids = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => submitJob(small, key, hooks.url, 'image', `IN-FLIGHT-${i}`)),
+    );
+    const recorded = () =>
+      (small.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE key_id = ?').get(key.id) as { n: number })
+        .n;
     // All six events are due (every job has finished); two POSTs are open and held.
-    await until('six events due and two POSTs open', async () => (recorded() === 6 && hooks.hits.length >= 2 ? true : undefined));
+    await until('six events due and two POSTs open', async () =>
+      recorded() === 6 && hooks.hits.length >= 2 ? true : undefined,
+    );
     await sleep(1000); // ten polls of the dispatcher: it would have sent more by now if the cap allowed
     expect(hooks.hits).toHaveLength(2);
 
-    hooks.answer = (res) => { res.writeHead(204).end(); };
+    hooks.answer = (res) => {
+      res.writeHead(204).end();
+    };
     for (const h of held.splice(0)) h.end();
     const hits = await hooks.waitForHits(6, 30_000);
     const delivered = new Set(hits.map((h) => (verifyHit(key.webhookSecret, h).data as { jobId: string }).jobId));

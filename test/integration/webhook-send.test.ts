@@ -11,7 +11,12 @@ import { EgressPolicy } from '../../src/egress/policy.js';
 import { sendWebhook } from '../../src/webhooks/send.js';
 import { newMessageId, signedHeaders } from '../../src/webhooks/sign.js';
 
-interface Receiver { url: string; port: number; hits: { headers: http.IncomingHttpHeaders; body: string }[]; close(): Promise<void> }
+interface Receiver {
+  url: string;
+  port: number;
+  hits: { headers: http.IncomingHttpHeaders; body: string }[];
+  close(): Promise<void>;
+}
 
 const open: Receiver[] = [];
 
@@ -19,18 +24,34 @@ async function receiver(answer: (res: http.ServerResponse) => void): Promise<Rec
   const hits: Receiver['hits'] = [];
   const server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString(); });
-    req.on('end', () => { hits.push({ headers: req.headers, body }); answer(res); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
+    req.on('end', () => {
+      hits.push({ headers: req.headers, body });
+      answer(res);
+    });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  const r = { url: `http://127.0.0.1:${port}/hook`, port, hits, close: () => new Promise<void>((d) => { server.closeAllConnections(); server.close(() => d()); }) };
+  const r = {
+    url: `http://127.0.0.1:${port}/hook`,
+    port,
+    hits,
+    close: () =>
+      new Promise<void>((d) => {
+        server.closeAllConnections();
+        server.close(() => d());
+      }),
+  };
   open.push(r);
   return r;
 }
 
-afterEach(async () => { await Promise.all(open.splice(0).map((r) => r.close())); });
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((r) => r.close()));
+});
 
 const allowLoopback = new EgressPolicy({ allowPrivate: false, allowHosts: ['127.0.0.1'], denyHosts: [] });
 const secret = newWebhookSecret();
@@ -72,7 +93,12 @@ describe('sendWebhook', () => {
   it('refuses a private target under the default policy, sending nothing', async () => {
     const r = await receiver((res) => res.writeHead(200).end());
     const strict = new EgressPolicy({ allowPrivate: false, allowHosts: [], denyHosts: [] });
-    for (const url of [r.url, `http://localhost:${r.port}/hook`, `http://[::ffff:127.0.0.1]:${r.port}/hook`, 'http://169.254.169.254/latest']) {
+    for (const url of [
+      r.url,
+      `http://localhost:${r.port}/hook`,
+      `http://[::ffff:127.0.0.1]:${r.port}/hook`,
+      'http://169.254.169.254/latest',
+    ]) {
       expect(await send(strict, url)).toMatchObject({ ok: false, blocked: true });
     }
     expect(r.hits).toHaveLength(0);
@@ -82,8 +108,10 @@ describe('sendWebhook', () => {
     const r = await receiver((res) => res.writeHead(200).end());
     let lookups = 0;
     // First answer: the allowed receiver; any later answer would be the metadata address.
-    const rebinding = new EgressPolicy({ allowPrivate: false, allowHosts: ['127.0.0.1/32'], denyHosts: [] },
-      async () => [{ address: lookups++ === 0 ? '127.0.0.1' : '169.254.169.254', family: 4 }]);
+    const rebinding = new EgressPolicy(
+      { allowPrivate: false, allowHosts: ['127.0.0.1/32'], denyHosts: [] },
+      async () => [{ address: lookups++ === 0 ? '127.0.0.1' : '169.254.169.254', family: 4 }],
+    );
     const result = await send(rebinding, `http://hooks.test:${r.port}/hook`);
     expect(result).toMatchObject({ ok: true, status: 200 });
     expect(lookups).toBe(1);

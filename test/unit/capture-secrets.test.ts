@@ -3,7 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import {
-  hasPlaintextSecrets, MASK, maskSecrets, openSecrets, sealPlaintextSecrets, sealSecrets,
+  hasPlaintextSecrets,
+  MASK,
+  maskSecrets,
+  openSecrets,
+  sealPlaintextSecrets,
+  sealSecrets,
 } from '../../src/monitors/capture-secrets.js';
 import { SecretBox } from '../../src/secrets/secret-box.js';
 
@@ -35,7 +40,10 @@ describe('capture secrets', () => {
     expect(maskSecrets(stored)).toEqual({
       fullPage: true,
       headers: { 'X-Token': MASK },
-      cookies: [{ name: 'sid', value: MASK, domain: 'example.com', path: '/' }, { name: 'sid', value: MASK, url: 'https://other.example/' }],
+      cookies: [
+        { name: 'sid', value: MASK, domain: 'example.com', path: '/' },
+        { name: 'sid', value: MASK, url: 'https://other.example/' },
+      ],
       httpCredentials: { username: 'u', password: MASK },
     });
   });
@@ -47,11 +55,19 @@ describe('capture secrets', () => {
   });
 
   it('"••••" keeps the stored value: a header by name in any case, a cookie by name + domain + path + url, the password whatever the username', () => {
-    const again = sealSecrets({
-      headers: { 'x-token': MASK },
-      cookies: [{ name: 'sid', value: MASK, url: 'https://other.example/' }, { name: 'sid', value: MASK, domain: 'example.com', path: '/' }],
-      httpCredentials: { username: 'renamed', password: MASK },
-    }, stored, box, ID);
+    const again = sealSecrets(
+      {
+        headers: { 'x-token': MASK },
+        cookies: [
+          { name: 'sid', value: MASK, url: 'https://other.example/' },
+          { name: 'sid', value: MASK, domain: 'example.com', path: '/' },
+        ],
+        httpCredentials: { username: 'renamed', password: MASK },
+      },
+      stored,
+      box,
+      ID,
+    );
     expect(again.headers['x-token']).toBe(stored.headers['X-Token']);
     expect(again.cookies.map((c) => c.value)).toEqual([stored.cookies[1]!.value, stored.cookies[0]!.value]);
     expect(again.httpCredentials.password).toBe(stored.httpCredentials.password);
@@ -59,12 +75,25 @@ describe('capture secrets', () => {
   });
 
   it('"••••" with nothing to keep is one 400 detail per field', () => {
-    expect(refusal(() => sealSecrets({
-      headers: { 'X-Other': MASK },
-      cookies: [{ name: 'sid', value: MASK, domain: 'example.com', path: '/app' }, { name: 'sid', value: 'new' }],
-    }, stored, box, ID)).map((d) => d.path)).toEqual(['capture.headers.X-Other', 'capture.cookies.0.value']);
-    expect(refusal(() => sealSecrets({ httpCredentials: { username: 'u', password: MASK } }, undefined, box, ID)))
-      .toEqual([{ path: 'capture.httpCredentials.password', message: expect.stringMatching(/send the real value/) }]);
+    expect(
+      refusal(() =>
+        sealSecrets(
+          {
+            headers: { 'X-Other': MASK },
+            cookies: [
+              { name: 'sid', value: MASK, domain: 'example.com', path: '/app' },
+              { name: 'sid', value: 'new' },
+            ],
+          },
+          stored,
+          box,
+          ID,
+        ),
+      ).map((d) => d.path),
+    ).toEqual(['capture.headers.X-Other', 'capture.cookies.0.value']);
+    expect(
+      refusal(() => sealSecrets({ httpCredentials: { username: 'u', password: MASK } }, undefined, box, ID)),
+    ).toEqual([{ path: 'capture.httpCredentials.password', message: expect.stringMatching(/send the real value/) }]);
   });
 
   it('the start-up pass seals plaintext only, so a second pass changes nothing', () => {
@@ -78,7 +107,10 @@ describe('capture secrets', () => {
   });
 
   it('that do not open (another key, another monitor) fail the capture for good with render_failed', () => {
-    for (const [otherBox, id] of [[new SecretBox(randomBytes(32)), ID], [box, 'mon_other']] as const) {
+    for (const [otherBox, id] of [
+      [new SecretBox(randomBytes(32)), ID],
+      [box, 'mon_other'],
+    ] as const) {
       try {
         openSecrets(stored, otherBox, id);
         throw new Error('expected a failure');

@@ -33,7 +33,10 @@ describe('notifyWhen rule schema: limits at and just over their edge', () => {
   it('exactly one test: each extra one is named', () => {
     expect(paths({ selector: 'p' })).toEqual(['']);
     // The first in the schema's order (textContains, ..., appears, disappears) is kept; the others are named.
-    expect(paths({ selector: 'p', appears: true, disappears: true, textContains: 'x' })).toEqual(['appears', 'disappears']);
+    expect(paths({ selector: 'p', appears: true, disappears: true, textContains: 'x' })).toEqual([
+      'appears',
+      'disappears',
+    ]);
   });
 
   it('at most 20 rules; none by default', () => {

@@ -21,14 +21,18 @@ const DOCUMENTED_DEFAULTS = {
 function expectDefaults(cfg: unknown): void {
   expect(cfg).toMatchObject(DOCUMENTED_DEFAULTS);
   // Same settings as the schema declares: nothing missing, nothing extra.
-  expect(leafPaths(cfg as Record<string, unknown>).sort())
-    .toEqual(leafPaths(configSchema.parse({}) as unknown as Record<string, unknown>).sort());
+  expect(leafPaths(cfg as Record<string, unknown>).sort()).toEqual(
+    leafPaths(configSchema.parse({}) as unknown as Record<string, unknown>).sort(),
+  );
 }
 
 /** Every leaf path of a plain JSON object, e.g. "limits.maxBodyBytes". */
 function leafPaths(obj: Record<string, unknown>, prefix = ''): string[] {
-  return Object.entries(obj).flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? leafPaths(v as Record<string, unknown>, `${prefix}${k}.`) : [`${prefix}${k}`]));
+  return Object.entries(obj).flatMap(([k, v]) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? leafPaths(v as Record<string, unknown>, `${prefix}${k}.`)
+      : [`${prefix}${k}`],
+  );
 }
 
 function expectConfigError(fn: () => unknown): ConfigError {
@@ -85,7 +89,11 @@ describe('loadConfig', () => {
   });
 
   it('PAGEWATCH_ENV=prod loads prod.json over default.json, and env vars over both', () => {
-    writeJson('default.json', { port: 1111, host: '127.0.0.1', limits: { maxTimeoutMs: 5000, maxFullPageHeight: 200 } });
+    writeJson('default.json', {
+      port: 1111,
+      host: '127.0.0.1',
+      limits: { maxTimeoutMs: 5000, maxFullPageHeight: 200 },
+    });
     writeJson('prod.json', { port: 2222, limits: { maxTimeoutMs: 60_000 } });
     const cfg = loadConfig({ configDir: dir, env: { PAGEWATCH_ENV: 'prod' } });
     expect(cfg.port).toBe(2222);
@@ -102,7 +110,11 @@ describe('loadConfig', () => {
 
   it('overrides win over files and env', () => {
     writeJson('default.json', { port: 1111 });
-    const cfg = loadConfig({ configDir: dir, env: { PAGEWATCH_PORT: '2222' }, overrides: { port: 3333, render: { queueSize: 7 } } });
+    const cfg = loadConfig({
+      configDir: dir,
+      env: { PAGEWATCH_PORT: '2222' },
+      overrides: { port: 3333, render: { queueSize: 7 } },
+    });
     expect(cfg.port).toBe(3333);
     expect(cfg.render.queueSize).toBe(7);
     expect(cfg.render.restartAfter).toBe(500);
@@ -120,7 +132,9 @@ describe('loadConfig', () => {
     expect(err.message).toContain('limits.maxBodyBytes');
     expect(err.message).toContain('PAGEWATCH_LIMITS_MAX_BODY_BYTES');
 
-    const port = expectConfigError(() => loadConfig({ configDir: dir, env: {}, overrides: { limits: {}, port: 70000 } }));
+    const port = expectConfigError(() =>
+      loadConfig({ configDir: dir, env: {}, overrides: { limits: {}, port: 70000 } }),
+    );
     expect(port.message).toContain('PAGEWATCH_PORT');
   });
 
@@ -162,8 +176,12 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(cfg)).toBe(true);
     expect(Object.isFrozen(cfg.limits)).toBe(true);
     expect(Object.isFrozen(cfg.render)).toBe(true);
-    expect(() => { (cfg as { port: number }).port = 1; }).toThrow(TypeError);
-    expect(() => { (cfg.render as { queueSize: number }).queueSize = 1; }).toThrow(TypeError);
+    expect(() => {
+      (cfg as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (cfg.render as { queueSize: number }).queueSize = 1;
+    }).toThrow(TypeError);
     expect(cfg.port).toBe(3000);
     expect(cfg.render.queueSize).toBe(100);
   });
@@ -200,7 +218,10 @@ describe('describeSettings', () => {
 
   it('includes the nested settings by their dotted path', () => {
     const byPath = new Map(settings.map((s) => [s.path, s]));
-    expect(byPath.get('limits.maxBodyBytes')).toMatchObject({ env: 'PAGEWATCH_LIMITS_MAX_BODY_BYTES', default: 8 * 1024 * 1024 });
+    expect(byPath.get('limits.maxBodyBytes')).toMatchObject({
+      env: 'PAGEWATCH_LIMITS_MAX_BODY_BYTES',
+      default: 8 * 1024 * 1024,
+    });
     expect(byPath.get('render.concurrency')).toMatchObject({ env: 'PAGEWATCH_RENDER_CONCURRENCY', default: 0 });
     expect(byPath.has('limits')).toBe(false);
   });
@@ -213,7 +234,10 @@ describe('describeSettings', () => {
       for (const s of settings) {
         if (typeof s.default !== 'number') continue;
         const value = s.default + 1;
-        const cfg = loadConfig({ configDir: dir, env: { [s.env]: String(value) } }) as unknown as Record<string, unknown>;
+        const cfg = loadConfig({ configDir: dir, env: { [s.env]: String(value) } }) as unknown as Record<
+          string,
+          unknown
+        >;
         const got = s.path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], cfg);
         expect(got, s.env).toBe(value);
       }

@@ -10,7 +10,8 @@ describe('list cursors', () => {
   });
 
   it.each(['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('{}').toString('base64url'), ''])(
-    'a cursor this service did not give out (%j) is 400 naming cursor', (bad) => {
+    'a cursor this service did not give out (%j) is 400 naming cursor',
+    (bad) => {
       try {
         decodeCursor(bad);
         expect.unreachable();
@@ -18,7 +19,8 @@ describe('list cursors', () => {
         expect(err).toBeInstanceOf(AppError);
         expect((err as AppError).extra.details).toEqual([expect.objectContaining({ path: 'cursor' })]);
       }
-    });
+    },
+  );
 
   it('page: a next cursor only when a row beyond the limit exists, pointing at the last shown', () => {
     const rows = [3, 2, 1].map((n) => ({ createdAt: `2026-11-22T10:00:0${n}.000Z`, id: `j${n}` }));

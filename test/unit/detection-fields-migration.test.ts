@@ -27,11 +27,27 @@ afterEach(() => {
 
 /** What the service stored for a monitor before 0009: the old schema's defaults, filled. */
 const OLD_CAPTURE = {
-  colorScheme: 'light', reducedMotion: 'reduce', javaScriptEnabled: true, headersScope: 'origin', waitUntil: 'load', delay: 0,
-  timeout: 30_000, scrollPage: false, fullPage: true, omitBackground: false, animations: 'disabled', caret: 'hide',
+  colorScheme: 'light',
+  reducedMotion: 'reduce',
+  javaScriptEnabled: true,
+  headersScope: 'origin',
+  waitUntil: 'load',
+  delay: 0,
+  timeout: 30_000,
+  scrollPage: false,
+  fullPage: true,
+  omitBackground: false,
+  animations: 'disabled',
+  caret: 'hide',
 };
-const oldDiff = (minChangeRatio: number) =>
-  ({ threshold: 0.1, includeAA: false, minChangeRatio, ignoreRegions: [], ignoreSelectors: ['#clock'], confirm: true });
+const oldDiff = (minChangeRatio: number) => ({
+  threshold: 0.1,
+  includeAA: false,
+  minChangeRatio,
+  ignoreRegions: [],
+  ignoreSelectors: ['#clock'],
+  confirm: true,
+});
 
 it('old monitors get every new default and still pass the schema; only the old default ratio changes', () => {
   const all = readMigrations(resolve(projectRoot(), 'migrations'));
@@ -39,20 +55,27 @@ it('old monitors get every new default and still pass the schema; only the old d
   expect(at).toBeGreaterThan(0);
   migrate(db, all.slice(0, at));
   const keyId = new ApiKeyStore(db).create('owner').id;
-  const insert = db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
+  const insert =
+    db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
     created_at, updated_at) VALUES (?, ?, 'm', 'https://shop.example/', '*/5 * * * *', 'UTC', ?, ?, '["change","failure"]', '{"keep":100}',
     'http://localhost:8080', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`);
   insert.run('mon_default', keyId, JSON.stringify(OLD_CAPTURE), JSON.stringify(oldDiff(0.001)));
   insert.run('mon_chosen', keyId, JSON.stringify(OLD_CAPTURE), JSON.stringify(oldDiff(0.01)));
-  db.prepare(`INSERT INTO captures (id, monitor_id, status, reason, spec_version, taken_at, duration_ms, width, height, sha256,
+  db.prepare(
+    `INSERT INTO captures (id, monitor_id, status, reason, spec_version, taken_at, duration_ms, width, height, sha256,
     image_key, regions) VALUES ('cap_old', 'mon_default', 'succeeded', 'schedule', 1, '2026-01-01T00:05:00.000Z', 900, 1280, 800, 'ab',
-    'mon_default/cap_old', '[{"x":1,"y":2,"width":3,"height":4}]')`).run();
+    'mon_default/cap_old', '[{"x":1,"y":2,"width":3,"height":4}]')`,
+  ).run();
 
   migrate(db, all);
 
   const monitors = new MonitorStore(db);
   const schema = monitorSchema({
-    maxFullPageHeight: 16_384, maxImagePixels: 50_000_000, maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds: 60,
+    maxFullPageHeight: 16_384,
+    maxImagePixels: 50_000_000,
+    maxTimeoutMs: 120_000,
+    maxRetention: 1000,
+    minIntervalSeconds: 60,
   });
   for (const id of ['mon_default', 'mon_chosen']) {
     const { name: _name, ...settings } = monitors.get(id)!.settings;
@@ -68,7 +91,13 @@ it('old monitors get every new default and still pass the schema; only the old d
 
   const old = new CaptureStore(db).baseline('mon_default', 1)!;
   expect(old).toMatchObject({
-    id: 'cap_old', regions: [{ x: 1, y: 2, width: 3, height: 4 }], textKey: null, textChanges: [], textChangesTotal: 0,
-    conditions: [], conditionErrors: [], conditionsMet: null,
+    id: 'cap_old',
+    regions: [{ x: 1, y: 2, width: 3, height: 4 }],
+    textKey: null,
+    textChanges: [],
+    textChangesTotal: 0,
+    conditions: [],
+    conditionErrors: [],
+    conditionsMet: null,
   });
 });

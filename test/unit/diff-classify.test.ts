@@ -31,8 +31,14 @@ function draw(width: number, height: number, shapes: readonly Shape[]): PNG {
 }
 const encode = (png: PNG): Buffer => PNG.sync.write(png);
 
-const bar = (x0: number, y0: number, x1: number, y1: number): Shape => (x, y) => x >= x0 && x < x1 && y >= y0 && y < y1;
-const disc = (cx: number, cy: number, r: number): Shape => (x, y) => (x - cx) ** 2 + (y - cy) ** 2 <= r * r;
+const bar =
+  (x0: number, y0: number, x1: number, y1: number): Shape =>
+  (x, y) =>
+    x >= x0 && x < x1 && y >= y0 && y < y1;
+const disc =
+  (cx: number, cy: number, r: number): Shape =>
+  (x, y) =>
+    (x - cx) ** 2 + (y - cy) ** 2 <= r * r;
 
 /**
  * A 12 px-tall digit at (x, y) with 1.3 px strokes at a fractional offset, like small rendered text: "3" is the
@@ -40,7 +46,12 @@ const disc = (cx: number, cy: number, r: number): Shape => (x, y) => (x - cx) **
  */
 function digit(kind: '3' | '8', x: number, y: number): Shape[] {
   const w = 1.3;
-  const three = [bar(x, y, x + 7, y + w), bar(x + 1, y + 5.5, x + 7, y + 5.5 + w), bar(x, y + 11 - w, x + 7, y + 11), bar(x + 7 - w, y, x + 7, y + 11)];
+  const three = [
+    bar(x, y, x + 7, y + w),
+    bar(x + 1, y + 5.5, x + 7, y + 5.5 + w),
+    bar(x, y + 11 - w, x + 7, y + 11),
+    bar(x + 7 - w, y, x + 7, y + 11),
+  ];
   return kind === '3' ? three : [...three, bar(x, y, x + w, y + 5.5), bar(x, y + 5.5, x + w, y + 11)];
 }
 
@@ -120,9 +131,15 @@ describe('the region decision', () => {
 
   it('lone changed pixels are specks: 8 black dots 3 px apart (close enough to group) are no region; 2×3 pixels are one', () => {
     const base = draw(60, 60, []);
-    const dots = draw(60, 60, Array.from({ length: 8 }, (_, i) => bar(10 + i * 3, 30, 11 + i * 3, 31)));
+    const dots = draw(
+      60,
+      60,
+      Array.from({ length: 8 }, (_, i) => bar(10 + i * 3, 30, 11 + i * 3, 31)),
+    );
     expect(comparePngs(encode(base), encode(dots), OPTS).regions).toEqual([]);
     const block = draw(60, 60, [bar(30, 30, 32, 33)]);
-    expect(comparePngs(encode(base), encode(block), OPTS).regions).toEqual([{ x: 30, y: 30, width: 2, height: 3, pixels: 6 }]);
+    expect(comparePngs(encode(base), encode(block), OPTS).regions).toEqual([
+      { x: 30, y: 30, width: 2, height: 3, pixels: 6 },
+    ]);
   });
 });

@@ -17,7 +17,8 @@ function canvas(width: number, height: number, bg: Rgb = WHITE): PNG {
 
 function rect(png: PNG, box: Box, rgb: Rgb): PNG {
   for (let y = box.y; y < Math.min(png.height, box.y + box.height); y++) {
-    for (let x = box.x; x < Math.min(png.width, box.x + box.width); x++) png.data.set([...rgb, 255], (y * png.width + x) * 4);
+    for (let x = box.x; x < Math.min(png.width, box.x + box.width); x++)
+      png.data.set([...rgb, 255], (y * png.width + x) * 4);
   }
   return png;
 }
@@ -50,7 +51,15 @@ function disc(cx: number, cy: number, r: number): Buffer {
 describe('comparePngs', () => {
   it('identical images: nothing changed, no diff image', () => {
     const r = comparePngs(encode(page()), encode(page()), OPTS);
-    expect(r).toEqual({ width: 400, height: 300, diffPixels: 0, comparedPixels: 120_000, diffRatio: 0, regions: [], diffPng: null });
+    expect(r).toEqual({
+      width: 400,
+      height: 300,
+      diffPixels: 0,
+      comparedPixels: 120_000,
+      diffRatio: 0,
+      regions: [],
+      diffPng: null,
+    });
   });
 
   it('a changed 100×40 rectangle counts its area and gives one region around it', () => {
@@ -66,7 +75,10 @@ describe('comparePngs', () => {
     const high = { x: 20, y: 40, width: 50, height: 10 };
     const r = comparePngs(encode(page()), encode(rect(rect(page(), low, BLACK), high, BLACK)), OPTS);
     expect(r.diffPixels).toBe(600 + 500);
-    expect(r.regions).toEqual([{ ...high, pixels: 500 }, { ...low, pixels: 600 }]);
+    expect(r.regions).toEqual([
+      { ...high, pixels: 500 },
+      { ...low, pixels: 600 },
+    ]);
   });
 
   it('a change inside an ignore box is not counted, and the box leaves the denominator', () => {
@@ -87,7 +99,12 @@ describe('comparePngs', () => {
     ];
     const r = comparePngs(encode(page()), encode(page()), { ...OPTS, ignore });
     expect(r.comparedPixels).toBe(120_000 - (2500 + 2500 - 625) - 100);
-    expect(coveredArea([{ x: 0, y: 0, width: 10, height: 10 }, { x: 0, y: 0, width: 10, height: 10 }])).toBe(100);
+    expect(
+      coveredArea([
+        { x: 0, y: 0, width: 10, height: 10 },
+        { x: 0, y: 0, width: 10, height: 10 },
+      ]),
+    ).toBe(100);
   });
 
   it('a partly ignored change counts only the part outside the box', () => {
@@ -163,7 +180,11 @@ describe('comparePngs', () => {
     expect(r.diffPixels).toBe(50 * 144);
     expect(r.regions.length).toBe(10);
     for (const s of squares) {
-      expect(r.regions.some((b) => b.x <= s.x && b.y <= s.y && b.x + b.width >= s.x + s.width && b.y + b.height >= s.y + s.height)).toBe(true);
+      expect(
+        r.regions.some(
+          (b) => b.x <= s.x && b.y <= s.y && b.x + b.width >= s.x + s.width && b.y + b.height >= s.y + s.height,
+        ),
+      ).toBe(true);
     }
     const ys = r.regions.map((b) => b.y);
     expect(ys).toEqual([...ys].sort((a, b) => a - b));
@@ -174,7 +195,7 @@ describe('comparePngs', () => {
     expect(() => comparePngs(encode(page()), Buffer.alloc(0), OPTS)).toThrow(/decode current PNG/);
   });
 
-  it('leaves the caller\'s buffers untouched', () => {
+  it("leaves the caller's buffers untouched", () => {
     const a = encode(page());
     const b = encode(rect(page(), { x: 0, y: 0, width: 50, height: 50 }, BLACK));
     const [a0, b0] = [Buffer.from(a), Buffer.from(b)];
@@ -188,8 +209,9 @@ describe('comparePngs: the pixel cap (maxPixels) is checked from the header, bef
     const huge = pngHeaderOnly(100_000, 100_000);
     expect(pngSize(huge)).toEqual({ width: 100_000, height: 100_000 });
     const options = { ...OPTS, maxPixels: 50_000_000 };
-    expect(() => comparePngs(huge, encode(page()), options))
-      .toThrow('the baseline image is 100000×100000 = 10000000000 pixels, over the limit of 50000000 (limits.maxImagePixels)');
+    expect(() => comparePngs(huge, encode(page()), options)).toThrow(
+      'the baseline image is 100000×100000 = 10000000000 pixels, over the limit of 50000000 (limits.maxImagePixels)',
+    );
     expect(() => comparePngs(encode(page()), huge, options)).toThrow(/the current image is 100000×100000/);
     // Without the cap the same bytes reach the decoder (which fails on them differently): the check above came first.
     expect(() => comparePngs(huge, encode(page()), OPTS)).toThrow(/decode baseline PNG/);
@@ -198,6 +220,8 @@ describe('comparePngs: the pixel cap (maxPixels) is checked from the header, bef
   it('accepts images at the cap and refuses one pixel over it', () => {
     const a = encode(page(400, 300));
     expect(comparePngs(a, encode(page(400, 300)), { ...OPTS, maxPixels: 120_000 }).diffPixels).toBe(0);
-    expect(() => comparePngs(a, encode(page(400, 300)), { ...OPTS, maxPixels: 119_999 })).toThrow(/400×300 = 120000 pixels, over the limit of 119999/);
+    expect(() => comparePngs(a, encode(page(400, 300)), { ...OPTS, maxPixels: 119_999 })).toThrow(
+      /400×300 = 120000 pixels, over the limit of 119999/,
+    );
   });
 });

@@ -50,7 +50,12 @@ describe('DiffPool', () => {
 
   it('runs 4 concurrent compares on 2 threads', async () => {
     const p = pool(2);
-    const pairs = [[baseline, current], [current, baseline], [baseline, baseline], [page(0, 0), page(5, 5)]] as const;
+    const pairs = [
+      [baseline, current],
+      [current, baseline],
+      [baseline, baseline],
+      [page(0, 0), page(5, 5)],
+    ] as const;
     const results = await Promise.all(pairs.map(([a, b]) => p.compare(a, b, OPTS)));
     results.forEach((r, i) => {
       const [a, b] = pairs[i] as readonly [Buffer, Buffer];
@@ -64,7 +69,7 @@ describe('DiffPool', () => {
     expect((await p.compare(baseline, current, OPTS)).diffPixels).toBeGreaterThan(0);
   });
 
-  it('does not detach or change the caller\'s buffers, even small pooled ones', async () => {
+  it("does not detach or change the caller's buffers, even small pooled ones", async () => {
     const small = Buffer.from(baseline); // Buffer.from copies into Node's shared pool when small
     const copy = Buffer.from(small);
     await pool(1).compare(small, current, OPTS);
@@ -100,7 +105,9 @@ describe('DiffPool', () => {
       dir = await mkdtemp(join(tmpdir(), 'pagewatch-diff-'));
       script = join(dir, 'fragile-thread.mjs');
       // Exits or throws on request (picked by the threshold), else answers like the real thread.
-      await writeFile(script, `
+      await writeFile(
+        script,
+        `
         import { parentPort } from 'node:worker_threads';
         parentPort.on('message', (req) => {
           if (req.options.threshold === 0.77) process.exit(3);
@@ -108,7 +115,8 @@ describe('DiffPool', () => {
           parentPort.postMessage({ id: req.id, ok: true, result: {
             width: 1, height: 1, diffPixels: 0, comparedPixels: 1, diffRatio: 0, regions: [], diffPng: null } });
         });
-      `);
+      `,
+      );
     });
     afterAll(async () => {
       await rm(dir, { recursive: true, force: true });
@@ -130,14 +138,17 @@ describe('DiffPool', () => {
     const dir = await mkdtemp(join(tmpdir(), 'pagewatch-diff-'));
     try {
       const script = join(dir, 'no-stop.mjs');
-      await writeFile(script, `
+      await writeFile(
+        script,
+        `
         import { DiffPool } from ${JSON.stringify(join(projectRoot(), 'dist/src/diff/pool.js'))};
         const a = Buffer.from(${JSON.stringify(baseline.toString('base64'))}, 'base64');
         const b = Buffer.from(${JSON.stringify(current.toString('base64'))}, 'base64');
         const r = await new DiffPool(1).compare(a, b, { threshold: 0.1, includeAA: false, ignore: [] });
         console.log('diffPixels', r.diffPixels);
         // no stop(): the process must still exit on its own
-      `);
+      `,
+      );
       const t0 = Date.now();
       const { stdout } = await promisify(execFile)(process.execPath, [script], { timeout: 20_000 });
       expect(stdout.trim()).toBe(`diffPixels ${comparePngs(baseline, current, OPTS).diffPixels}`);
@@ -155,8 +166,12 @@ describe('the pixel cap in the diff thread', () => {
   it('a PNG header over maxPixels fails that compare only: the thread answers and takes the next one', async () => {
     const p = pool(1);
     const huge = pngHeaderOnly(100_000, 100_000);
-    await expect(p.compare(huge, baseline, { ...OPTS, maxPixels: MAX_PIXELS })).rejects.toThrow(/100000×100000 = 10000000000 pixels, over the limit of 50000000/);
-    expect(await p.compare(baseline, current, { ...OPTS, maxPixels: MAX_PIXELS })).toEqual(comparePngs(baseline, current, OPTS));
+    await expect(p.compare(huge, baseline, { ...OPTS, maxPixels: MAX_PIXELS })).rejects.toThrow(
+      /100000×100000 = 10000000000 pixels, over the limit of 50000000/,
+    );
+    expect(await p.compare(baseline, current, { ...OPTS, maxPixels: MAX_PIXELS })).toEqual(
+      comparePngs(baseline, current, OPTS),
+    );
   });
 
   it('Differ refuses an oversized image itself (ImageTooLarge), before the pool and before the identical-bytes answer', async () => {
@@ -165,13 +180,22 @@ describe('the pixel cap in the diff thread', () => {
     const differ = new Differ(p, MAX_PIXELS);
     const huge = { bytes: pngHeaderOnly(100_000, 100_000), sha256: 'x' };
     await expect(differ.compare(huge, huge, OPTS)).rejects.toBeInstanceOf(ImageTooLarge);
-    await expect(differ.compare({ bytes: baseline, sha256: sha256(baseline) }, huge, OPTS)).rejects.toThrow(/the current image is 100000×100000/);
+    await expect(differ.compare({ bytes: baseline, sha256: sha256(baseline) }, huge, OPTS)).rejects.toThrow(
+      /the current image is 100000×100000/,
+    );
     expect(() => differ.check(huge, 'captured')).toThrow(/the captured image/);
     // At the cap: a 300×200 capture with a cap of exactly 60000 pixels is compared.
     const atCap = new Differ(pool(1), 300 * 200);
-    expect((await atCap.compare({ bytes: baseline, sha256: 'a' }, { bytes: page(50, 50), sha256: 'b' }, OPTS)).width).toBe(300);
-    await expect(new Differ(pool(1), 300 * 200 - 1).compare({ bytes: baseline, sha256: 'a' }, { bytes: page(50, 50), sha256: 'b' }, OPTS))
-      .rejects.toBeInstanceOf(ImageTooLarge);
+    expect(
+      (await atCap.compare({ bytes: baseline, sha256: 'a' }, { bytes: page(50, 50), sha256: 'b' }, OPTS)).width,
+    ).toBe(300);
+    await expect(
+      new Differ(pool(1), 300 * 200 - 1).compare(
+        { bytes: baseline, sha256: 'a' },
+        { bytes: page(50, 50), sha256: 'b' },
+        OPTS,
+      ),
+    ).rejects.toBeInstanceOf(ImageTooLarge);
   });
 });
 
@@ -182,10 +206,19 @@ describe('Differ', () => {
     const p = pool(1);
     await p.stop();
     const differ = new Differ(p, MAX_PIXELS);
-    const ignore = [{ x: 0, y: 0, width: 100, height: 10 }, { x: 250, y: 190, width: 100, height: 100 }];
+    const ignore = [
+      { x: 0, y: 0, width: 100, height: 10 },
+      { x: 250, y: 190, width: 100, height: 100 },
+    ];
     const r = await differ.compare(capture(baseline), capture(Buffer.from(baseline)), { ...OPTS, ignore });
     expect(r).toEqual({
-      width: 300, height: 200, diffPixels: 0, comparedPixels: 300 * 200 - 1000 - 50 * 10, diffRatio: 0, regions: [], diffPng: null,
+      width: 300,
+      height: 200,
+      diffPixels: 0,
+      comparedPixels: 300 * 200 - 1000 - 50 * 10,
+      diffRatio: 0,
+      regions: [],
+      diffPng: null,
     });
     // Different bytes do need the pool, which is stopped: proof the identical pair never reached it.
     await expect(differ.compare(capture(baseline), capture(current), OPTS)).rejects.toThrow(/stopped/);

@@ -17,8 +17,10 @@ const findRegions = (m: Uint8Array, width: number, height: number): Box[] =>
   find(m, width, height).regions.map(({ x, y, width: w, height: h }) => ({ x, y, width: w, height: h }));
 
 const contains = (outer: Box, inner: Box): boolean =>
-  outer.x <= inner.x && outer.y <= inner.y &&
-  outer.x + outer.width >= inner.x + inner.width && outer.y + outer.height >= inner.y + inner.height;
+  outer.x <= inner.x &&
+  outer.y <= inner.y &&
+  outer.x + outer.width >= inner.x + inner.width &&
+  outer.y + outer.height >= inner.y + inner.height;
 
 const overlap = (a: Box, b: Box): boolean =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
@@ -77,7 +79,10 @@ describe('findRegions', () => {
     const change = { x: 10, y: 10, width: 20, height: 10 };
     const m = mask(400, 400, [change]);
     for (let i = 0; i < 30; i++) m[(100 + i * 9) * 400 + 300] = PX.strong; // isolated dots, 9 px apart down a column
-    expect(find(m, 400, 400).regions).toEqual([{ ...change, pixels: 200 }, { x: 300, y: 100, width: 1, height: 262, pixels: 30 }]);
+    expect(find(m, 400, 400).regions).toEqual([
+      { ...change, pixels: 200 },
+      { x: 300, y: 100, width: 1, height: 262, pixels: 30 },
+    ]);
   });
 
   it('a block that straddles cell edges keeps its exact pixel bounds', () => {
@@ -90,7 +95,8 @@ describe('findRegions', () => {
     for (let line = 0; line < 5; line++) {
       let x = 20;
       for (let word = 0; word < 8; word++) {
-        for (let g = 0; g < 4; g++) glyphs.push({ x: x + g * 9, y: 100 + line * 22, width: 6, height: 12 + (g % 2) * 3 });
+        for (let g = 0; g < 4; g++)
+          glyphs.push({ x: x + g * 9, y: 100 + line * 22, width: 6, height: 12 + (g % 2) * 3 });
         x += 4 * 9 + 10; // a word space
       }
     }
@@ -137,7 +143,8 @@ describe('findRegions', () => {
     for (let i = 0; i < dots; i++) {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       const at = seed % (width * (height - size));
-      for (let dy = 0; dy < size; dy++) m.fill(PX.strong, at + dy * width, Math.min(at + dy * width + size, (Math.floor(at / width) + dy + 1) * width));
+      for (let dy = 0; dy < size; dy++)
+        m.fill(PX.strong, at + dy * width, Math.min(at + dy * width + size, (Math.floor(at / width) + dy + 1) * width));
     }
     return m;
   };
@@ -157,13 +164,19 @@ describe('findRegions', () => {
     expect(found.regions.length).toBeGreaterThan(0);
     expect(found.regions.length).toBeLessThanOrEqual(MAX_REGIONS);
     // Every pixel of a kept cluster is inside a box (a few dots with no neighbour are left out as specks).
-    const kept = m.map((v, i) => (v !== 0 && found.keptCells[Math.floor(Math.floor(i / 1280) / 16) * found.cols + Math.floor((i % 1280) / 16)] === 1 ? 1 : 0));
+    const kept = m.map((v, i) =>
+      v !== 0 && found.keptCells[Math.floor(Math.floor(i / 1280) / 16) * found.cols + Math.floor((i % 1280) / 16)] === 1
+        ? 1
+        : 0,
+    );
     expect(kept.reduce((a, b) => a + b, 0)).toBeGreaterThan(10_000);
     expect(covered(kept, 1280, found.regions)).toBe(true);
   });
 
   it('a fully changed mask is one box holding every pixel', () => {
-    expect(find(new Uint8Array(300 * 200).fill(PX.strong), 300, 200).regions).toEqual([{ x: 0, y: 0, width: 300, height: 200, pixels: 60_000 }]);
+    expect(find(new Uint8Array(300 * 200).fill(PX.strong), 300, 200).regions).toEqual([
+      { x: 0, y: 0, width: 300, height: 200, pixels: 60_000 },
+    ]);
   });
 
   it('rejects a mask of the wrong size', () => {

@@ -29,17 +29,34 @@ const policyWith = (config: Partial<EgressConfig>, answers: Parameters<typeof fa
 
 // Every one of these must be refused, as a literal and as the answer for a name.
 const NOT_PUBLIC: [string, string][] = [
-  ['loopback', '127.0.0.1'], ['loopback /8', '127.255.0.9'], ['private 10/8', '10.0.0.1'], ['private 172.16/12', '172.16.5.4'],
-  ['private 192.168/16', '192.168.1.1'], ['link-local / metadata', '169.254.169.254'], ['CGNAT', '100.64.0.1'],
-  ['benchmarking 198.18/15', '198.18.0.1'], ['unspecified', '0.0.0.0'], ['broadcast', '255.255.255.255'],
-  ['multicast', '224.0.0.1'], ['reserved 240/4', '240.0.0.1'], ['IPv6 loopback', '::1'], ['IPv6 unspecified', '::'],
-  ['IPv6 link-local', 'fe80::1'], ['IPv6 unique-local', 'fc00::1'], ['IPv6 multicast', 'ff02::1'],
-  ['IPv4-mapped loopback', '::ffff:127.0.0.1'], ['IPv4-mapped loopback (hex)', '::ffff:7f00:1'],
-  ['IPv4-mapped metadata', '::ffff:169.254.169.254'], ['IPv4-translated (RFC 6145)', '::ffff:0:7f00:1'],
+  ['loopback', '127.0.0.1'],
+  ['loopback /8', '127.255.0.9'],
+  ['private 10/8', '10.0.0.1'],
+  ['private 172.16/12', '172.16.5.4'],
+  ['private 192.168/16', '192.168.1.1'],
+  ['link-local / metadata', '169.254.169.254'],
+  ['CGNAT', '100.64.0.1'],
+  ['benchmarking 198.18/15', '198.18.0.1'],
+  ['unspecified', '0.0.0.0'],
+  ['broadcast', '255.255.255.255'],
+  ['multicast', '224.0.0.1'],
+  ['reserved 240/4', '240.0.0.1'],
+  ['IPv6 loopback', '::1'],
+  ['IPv6 unspecified', '::'],
+  ['IPv6 link-local', 'fe80::1'],
+  ['IPv6 unique-local', 'fc00::1'],
+  ['IPv6 multicast', 'ff02::1'],
+  ['IPv4-mapped loopback', '::ffff:127.0.0.1'],
+  ['IPv4-mapped loopback (hex)', '::ffff:7f00:1'],
+  ['IPv4-mapped metadata', '::ffff:169.254.169.254'],
+  ['IPv4-translated (RFC 6145)', '::ffff:0:7f00:1'],
   ['IPv4-compatible loopback (dotted)', '::127.0.0.1'],
   // The same address as the line above, as WHATWG URL and DNS answers spell it.
-  ['IPv4-compatible loopback (hex)', '::7f00:1'], ['IPv4-compatible metadata (hex)', '::a9fe:a9fe'],
-  ['NAT64 (RFC 6052)', '64:ff9b::7f00:1'], ['6to4', '2002:7f00:1::'], ['Teredo', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+  ['IPv4-compatible loopback (hex)', '::7f00:1'],
+  ['IPv4-compatible metadata (hex)', '::a9fe:a9fe'],
+  ['NAT64 (RFC 6052)', '64:ff9b::7f00:1'],
+  ['6to4', '2002:7f00:1::'],
+  ['Teredo', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
 ];
 
 describe('EgressPolicy.check', () => {
@@ -61,7 +78,10 @@ describe('EgressPolicy.check', () => {
   });
 
   it('refuses a name when any of its answers is not public (in either order)', async () => {
-    const policy = policyWith({}, { a: [PUBLIC, '10.0.0.5'], b: ['127.0.0.1', PUBLIC], c: ['192.168.0.1'], d: [PUBLIC6, '::1'] });
+    const policy = policyWith(
+      {},
+      { a: [PUBLIC, '10.0.0.5'], b: ['127.0.0.1', PUBLIC], c: ['192.168.0.1'], d: [PUBLIC6, '::1'] },
+    );
     for (const name of ['a', 'b', 'c', 'd']) expect(await policy.check(name), name).toMatchObject({ allowed: false });
     expect(await policy.check('a')).toMatchObject({ reason: expect.stringContaining('10.0.0.5') });
   });
@@ -84,7 +104,10 @@ describe('EgressPolicy.check', () => {
   });
 
   it('allowHosts by exact name (case and trailing dot ignored), not other names at the same address', async () => {
-    const policy = policyWith({ allowHosts: ['Intranet.test'] }, { 'intranet.test': ['10.1.2.3'], 'other.test': ['10.1.2.3'] });
+    const policy = policyWith(
+      { allowHosts: ['Intranet.test'] },
+      { 'intranet.test': ['10.1.2.3'], 'other.test': ['10.1.2.3'] },
+    );
     expect(await policy.check('intranet.test')).toEqual({ allowed: true, address: '10.1.2.3', family: 4 });
     expect(await policy.check('INTRANET.TEST.')).toMatchObject({ allowed: true });
     expect(await policy.check('other.test')).toMatchObject({ allowed: false });
@@ -92,7 +115,12 @@ describe('EgressPolicy.check', () => {
   });
 
   it('allowHosts *.suffix matches subdomains only', async () => {
-    const answers = { 'a.corp.test': ['10.0.0.2'], 'x.y.corp.test': ['10.0.0.3'], 'corp.test': ['10.0.0.4'], 'evilcorp.test': ['10.0.0.5'] };
+    const answers = {
+      'a.corp.test': ['10.0.0.2'],
+      'x.y.corp.test': ['10.0.0.3'],
+      'corp.test': ['10.0.0.4'],
+      'evilcorp.test': ['10.0.0.5'],
+    };
     const policy = policyWith({ allowHosts: ['*.corp.test'] }, answers);
     expect(await policy.check('a.corp.test')).toMatchObject({ allowed: true, address: '10.0.0.2' });
     expect(await policy.check('x.y.corp.test')).toMatchObject({ allowed: true });
@@ -101,7 +129,13 @@ describe('EgressPolicy.check', () => {
   });
 
   it('allowHosts by IP and CIDR: matches the literal and any name resolving into it', async () => {
-    const answers = { 'one.test': ['10.0.0.7'], 'in.test': ['10.8.3.4'], 'out.test': ['10.9.0.1'], 'v6.test': ['fd00::5'], localhost: ['127.0.0.1'] };
+    const answers = {
+      'one.test': ['10.0.0.7'],
+      'in.test': ['10.8.3.4'],
+      'out.test': ['10.9.0.1'],
+      'v6.test': ['fd00::5'],
+      localhost: ['127.0.0.1'],
+    };
     const policy = policyWith({ allowHosts: ['10.0.0.7', '10.8.0.0/16', 'fd00::/8', '127.0.0.1'] }, answers);
     expect(await policy.check('10.0.0.7')).toMatchObject({ allowed: true });
     expect(await policy.check('one.test')).toMatchObject({ allowed: true, address: '10.0.0.7' });
@@ -116,8 +150,20 @@ describe('EgressPolicy.check', () => {
   });
 
   it('denyHosts wins over allowHosts, allowPrivate and public addresses', async () => {
-    const answers = { 'public.test': [PUBLIC], 'x.bad.test': [PUBLIC], 'intranet.test': ['10.1.2.3'], 'other.test': ['8.8.8.8', '93.184.1.1'] };
-    const policy = policyWith({ allowPrivate: true, allowHosts: ['intranet.test', 'public.test'], denyHosts: ['intranet.test', 'public.test', '*.bad.test', '93.184.0.0/16'] }, answers);
+    const answers = {
+      'public.test': [PUBLIC],
+      'x.bad.test': [PUBLIC],
+      'intranet.test': ['10.1.2.3'],
+      'other.test': ['8.8.8.8', '93.184.1.1'],
+    };
+    const policy = policyWith(
+      {
+        allowPrivate: true,
+        allowHosts: ['intranet.test', 'public.test'],
+        denyHosts: ['intranet.test', 'public.test', '*.bad.test', '93.184.0.0/16'],
+      },
+      answers,
+    );
     for (const host of ['public.test', 'x.bad.test', 'intranet.test', PUBLIC, 'other.test']) {
       expect(await policy.check(host), host).toMatchObject({ allowed: false });
     }
@@ -134,19 +180,35 @@ describe('EgressPolicy.check', () => {
 describe('EgressPolicy.checkUrl', () => {
   const policy = policyWith({ allowPrivate: true }, { 'public.test': [PUBLIC] });
 
-  it.each(['file:///etc/passwd', 'FILE:///etc/passwd', 'ftp://public.test/', 'data:text/html,hi', 'javascript:alert(1)',
-    'view-source:http://public.test/', 'chrome://version', 'ws://public.test/', 'gopher://public.test/', 'not a url'])(
-    'refuses %s even with allowPrivate', async (url) => {
-      const verdict = await policy.checkUrl(url);
-      expect(verdict.allowed).toBe(false);
-      expect(verdict).not.toHaveProperty('unresolvable', true);
-    });
+  it.each([
+    'file:///etc/passwd',
+    'FILE:///etc/passwd',
+    'ftp://public.test/',
+    'data:text/html,hi',
+    'javascript:alert(1)',
+    'view-source:http://public.test/',
+    'chrome://version',
+    'ws://public.test/',
+    'gopher://public.test/',
+    'not a url',
+  ])('refuses %s even with allowPrivate', async (url) => {
+    const verdict = await policy.checkUrl(url);
+    expect(verdict.allowed).toBe(false);
+    expect(verdict).not.toHaveProperty('unresolvable', true);
+  });
 
   it('checks the host of http and https URLs, after URL normalisation', async () => {
     expect(await policy.checkUrl('https://public.test/x')).toMatchObject({ allowed: true, address: PUBLIC });
     const strict = policyWith({}, { 'public.test': [PUBLIC] });
     expect(await strict.checkUrl('http://public.test/')).toMatchObject({ allowed: true });
-    for (const url of ['http://2130706433/', 'http://0x7f000001/', 'http://127.1/', 'http://0/', 'https://[::1]/', 'http://user@127.0.0.1/']) {
+    for (const url of [
+      'http://2130706433/',
+      'http://0x7f000001/',
+      'http://127.1/',
+      'http://0/',
+      'https://[::1]/',
+      'http://user@127.0.0.1/',
+    ]) {
       expect(await strict.checkUrl(url), url).toMatchObject({ allowed: false });
     }
   });
@@ -160,7 +222,10 @@ let target: FixtureServer; // the positive controls' destination
 let proxy: EgressProxy | undefined;
 beforeAll(async () => {
   [canary, target] = await Promise.all([startFixtureServer(), startFixtureServer()]);
-  for (const f of [canary, target]) f.route('/secret', (_req, res) => { res.writeHead(200, { 'content-type': 'text/plain' }).end('CANARY-SECRET'); });
+  for (const f of [canary, target])
+    f.route('/secret', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('CANARY-SECRET');
+    });
 });
 afterEach(async () => {
   await proxy?.stop();
@@ -195,9 +260,11 @@ function raw(port: number, request: string, tunneled?: string): Promise<string> 
   });
 }
 
-const get = (host: string, path = '/secret') => `GET http://${host}${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`;
+const get = (host: string, path = '/secret') =>
+  `GET http://${host}${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`;
 /** An origin-form request, as sent inside a CONNECT tunnel. */
-const inTunnel = (host: string, path = '/secret') => `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`;
+const inTunnel = (host: string, path = '/secret') =>
+  `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`;
 const connect = (hostPort: string) => `CONNECT ${hostPort} HTTP/1.1\r\nHost: ${hostPort}\r\n\r\n`;
 const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
 const blockedHeader = new RegExp(`\\r\\n${BLOCKED_HEADER}: blocked\\r\\n`, 'i');
@@ -250,14 +317,25 @@ describe('EgressProxy', () => {
     let trap: net.Server;
     let trapConnections = 0;
     beforeAll(async () => {
-      trap = net.createServer((socket) => { trapConnections++; socket.destroy(); });
-      await new Promise<void>((done, fail) => { trap.once('error', fail); trap.listen(target.port, '127.0.0.2', done); });
+      trap = net.createServer((socket) => {
+        trapConnections++;
+        socket.destroy();
+      });
+      await new Promise<void>((done, fail) => {
+        trap.once('error', fail);
+        trap.listen(target.port, '127.0.0.2', done);
+      });
     });
-    afterAll(async () => { await new Promise((done) => trap.close(done)); });
+    afterAll(async () => {
+      await new Promise((done) => trap.close(done));
+    });
 
     it.each([
       ['GET', (p: number) => [get(`rebind.test:${p}`, '/secret?pinned')] as const],
-      ['CONNECT', (p: number) => [connect(`rebind.test:${p}`), inTunnel(`rebind.test:${p}`, '/secret?pinned')] as const],
+      [
+        'CONNECT',
+        (p: number) => [connect(`rebind.test:${p}`), inTunnel(`rebind.test:${p}`, '/secret?pinned')] as const,
+      ],
     ])('%s: one lookup, connection to the first answer, later answers refused', async (_what, requestFor) => {
       trapConnections = 0;
       target.requests.length = 0;
@@ -268,7 +346,9 @@ describe('EgressProxy', () => {
       const answer = await raw(port, request, tunneled);
       expect(answer).toContain('CANARY-SECRET');
       expect(dns.calls).toEqual(['rebind.test']);
-      expect(target.requests.map((r) => [r.path, r.headers.host])).toEqual([['/secret?pinned', `rebind.test:${target.port}`]]);
+      expect(target.requests.map((r) => [r.path, r.headers.host])).toEqual([
+        ['/secret?pinned', `rebind.test:${target.port}`],
+      ]);
       expect(trapConnections).toBe(0);
 
       const second = await raw(port, request, tunneled);

@@ -9,11 +9,24 @@ describe('connectTarget', () => {
     ['8.8.8.8:1', { host: '8.8.8.8', port: 1 }],
     ['8.8.8.8:65535', { host: '8.8.8.8', port: 65535 }],
     ['[::1]:8080', { host: '[::1]', port: 8080 }],
-  ])('%s → %o', (authority, target) => { expect(connectTarget(authority)).toEqual(target); });
+  ])('%s → %o', (authority, target) => {
+    expect(connectTarget(authority)).toEqual(target);
+  });
 
-  it.each(['8.8.8.8:0', '8.8.8.8:65536', '8.8.8.8:99999', '8.8.8.8:123456', '8.8.8.8', ':443', '8.8.8.8:-1', '::1:443', '', undefined])(
-    '%s → refused', (authority) => { expect(connectTarget(authority)).toBeUndefined(); },
-  );
+  it.each([
+    '8.8.8.8:0',
+    '8.8.8.8:65536',
+    '8.8.8.8:99999',
+    '8.8.8.8:123456',
+    '8.8.8.8',
+    ':443',
+    '8.8.8.8:-1',
+    '::1:443',
+    '',
+    undefined,
+  ])('%s → refused', (authority) => {
+    expect(connectTarget(authority)).toBeUndefined();
+  });
 });
 
 describe('forwardTarget', () => {
@@ -23,9 +36,18 @@ describe('forwardTarget', () => {
     expect(forwardTarget('http://a.example:65535/')).toEqual({ host: 'a.example', port: 65535, path: '/' });
   });
 
-  it.each(['http://a.example:0/', 'http://a.example:65536/', 'http://a.example:99999/', 'https://a.example/', 'ftp://a.example/', '/relative', 'garbage', undefined])(
-    '%s → refused', (target) => { expect(forwardTarget(target)).toBeUndefined(); },
-  );
+  it.each([
+    'http://a.example:0/',
+    'http://a.example:65536/',
+    'http://a.example:99999/',
+    'https://a.example/',
+    'ftp://a.example/',
+    '/relative',
+    'garbage',
+    undefined,
+  ])('%s → refused', (target) => {
+    expect(forwardTarget(target)).toBeUndefined();
+  });
 });
 
 describe('decodeProcAddress', () => {

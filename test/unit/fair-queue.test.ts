@@ -34,7 +34,11 @@ beforeEach(() => {
   migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
   jobs = new JobStore(db);
   keys = new ApiKeyStore(db);
-  queue = new JobQueue(db, jobs, new DeliveryStore(db), new IdempotencyKeyStore(db), { maxAttempts: 3, leaseMs: LEASE, maxQueuedPerKey: 300 });
+  queue = new JobQueue(db, jobs, new DeliveryStore(db), new IdempotencyKeyStore(db), {
+    maxAttempts: 3,
+    leaseMs: LEASE,
+    maxQueuedPerKey: 300,
+  });
 });
 afterEach(() => {
   db.close();
@@ -42,7 +46,10 @@ afterEach(() => {
 });
 
 const submission = (keyId: string): Submission => ({
-  keyId, kind: 'pdf', request: { html: '<p>x</p>', timeout: 30_000 }, baseUrl: 'http://pagewatch.test',
+  keyId,
+  kind: 'pdf',
+  request: { html: '<p>x</p>', timeout: 30_000 },
+  baseUrl: 'http://pagewatch.test',
 });
 
 describe('keys take turns', () => {
@@ -54,8 +61,18 @@ describe('keys take turns', () => {
     const running = queue.claim('w', 2, at(500)).claimed;
     expect(running.map((j) => j.id)).toEqual(aJobs.slice(0, 2));
     const bJob = queue.submit(submission(b), at(1000)).job.id;
-    queue.succeed(running[0]!, 'w', { key: 'r', contentType: 'application/pdf', bytes: 1, expiresAt: at(9e6).toISOString(),
-      meta: { renderMs: 1, truncated: false } }, at(1500));
+    queue.succeed(
+      running[0]!,
+      'w',
+      {
+        key: 'r',
+        contentType: 'application/pdf',
+        bytes: 1,
+        expiresAt: at(9e6).toISOString(),
+        meta: { renderMs: 1, truncated: false },
+      },
+      at(1500),
+    );
     // The freed slot goes to B's job, not to A's third; A's third comes next.
     expect(queue.claim('w', 1, at(2001)).claimed.map((j) => j.id)).toEqual([bJob]);
     expect(queue.claim('w', 1, at(2002)).claimed.map((j) => j.id)).toEqual([aJobs[2]]);
@@ -108,20 +125,29 @@ describe('revoked keys', () => {
     const running = queue.submit(submission(a), at(1)).job.id;
     const others = queue.submit(submission(b), at(2)).job.id;
     queue.claim('w', 1, at(3)); // `queued` is the oldest: claim it, so the names swap roles
-    db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
+    db.prepare(
+      `INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
       next_run_at, created_at, updated_at) VALUES ('mon_a', ?, 'm', 'http://x', '* * * * *', 'UTC', '{}', '{}', '[]', '{}', 'http://x',
-      '2026-11-22T10:01:00.000Z', 'now', 'now')`).run(a);
-    jobs.insert({ id: 'job_capture', keyId: a, kind: 'capture', request: '{}', baseUrl: 'http://x', monitorId: 'mon_a' }, at(4));
-    db.prepare(`INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, status, next_attempt_at, created_at)
-      VALUES ('whd_a', ?, 'msg_a', 'job.succeeded', 'http://r', '{}', 'pending', 'x', 'x')`).run(a);
+      '2026-11-22T10:01:00.000Z', 'now', 'now')`,
+    ).run(a);
+    jobs.insert(
+      { id: 'job_capture', keyId: a, kind: 'capture', request: '{}', baseUrl: 'http://x', monitorId: 'mon_a' },
+      at(4),
+    );
+    db.prepare(
+      `INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, status, next_attempt_at, created_at)
+      VALUES ('whd_a', ?, 'msg_a', 'job.succeeded', 'http://r', '{}', 'pending', 'x', 'x')`,
+    ).run(a);
     const revocation = new KeyRevocation(db, keys, new KeyDataStore(db)).revoke(a, at(5))!;
     expect(revocation).toMatchObject({ revokedNow: true, pausedMonitors: 1, failedDeliveries: 1 });
     expect(new Set(revocation.canceledJobs)).toEqual(new Set([queued, running, 'job_capture']));
     for (const id of [queued, running, 'job_capture']) expect(jobs.get(id)!.status).toBe('canceled');
     expect(jobs.get(others)!.status).toBe('queued');
     expect(db.prepare(`SELECT paused, next_run_at AS next FROM monitors`).get()).toEqual({ paused: 1, next: null });
-    expect(db.prepare(`SELECT status, last_error AS error FROM webhook_deliveries`).get())
-      .toEqual({ status: 'failed', error: 'not sent: the API key was revoked' });
+    expect(db.prepare(`SELECT status, last_error AS error FROM webhook_deliveries`).get()).toEqual({
+      status: 'failed',
+      error: 'not sent: the API key was revoked',
+    });
     expect(keys.get(a)!.revokedAt).toBe(at(5).toISOString());
   });
 });
@@ -129,9 +155,16 @@ describe('revoked keys', () => {
 describe('capture jobs and jobs.maxQueuedPerKey', () => {
   it('capture jobs count toward the cap: a render submission at the cap is queue_full', () => {
     const a = keys.create('a').id;
-    const small = new JobQueue(db, jobs, new DeliveryStore(db), new IdempotencyKeyStore(db), { maxAttempts: 3, leaseMs: LEASE, maxQueuedPerKey: 2 });
+    const small = new JobQueue(db, jobs, new DeliveryStore(db), new IdempotencyKeyStore(db), {
+      maxAttempts: 3,
+      leaseMs: LEASE,
+      maxQueuedPerKey: 2,
+    });
     small.submit(submission(a), at(0));
-    jobs.insert({ id: 'job_capture', keyId: a, kind: 'capture', request: '{}', baseUrl: 'http://x', monitorId: 'mon_x' }, at(1));
+    jobs.insert(
+      { id: 'job_capture', keyId: a, kind: 'capture', request: '{}', baseUrl: 'http://x', monitorId: 'mon_x' },
+      at(1),
+    );
     expect(jobs.countActive(a)).toBe(2);
     expect(() => small.submit(submission(a), at(2))).toThrow(AppError);
   });

@@ -9,7 +9,10 @@ import { removeOrphans } from '../../src/storage/orphans.js';
 
 let dir: string;
 let store: LocalFileStore;
-beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'pagewatch-store-')); store = new LocalFileStore(dir); });
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pagewatch-store-'));
+  store = new LocalFileStore(dir);
+});
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 async function keys(): Promise<string[]> {

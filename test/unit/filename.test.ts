@@ -47,7 +47,7 @@ describe('safeFilename', () => {
 
   it('removes double quotes (they would end the quoted header value)', () => {
     expect(safeFilename('a"b".pdf', 'render.pdf')).toBe('ab.pdf');
-    expect(safeFilename('x.pdf"; filename*=UTF-8\'\'evil.exe', 'render.pdf')).not.toContain('"');
+    expect(safeFilename("x.pdf\"; filename*=UTF-8''evil.exe", 'render.pdf')).not.toContain('"');
   });
 
   it('removes control characters, so no header injection (CR/LF) or NUL gets through', () => {

@@ -5,7 +5,8 @@ import { mergePatch } from '../../src/http/schemas/monitors.js';
 
 const stored = { url: 'https://example.com/', capture: { headers: { 'X-Token': '••••', Accept: '••••' } } };
 const apply = (headers: Record<string, unknown>) =>
-  (mergePatch(stored, foldHeaderNames({ capture: { headers } }, Object.keys(stored.capture.headers))) as typeof stored).capture.headers;
+  (mergePatch(stored, foldHeaderNames({ capture: { headers } }, Object.keys(stored.capture.headers))) as typeof stored)
+    .capture.headers;
 
 describe('header names in a PATCH', () => {
   it('another spelling replaces the stored header, and takes the spelling sent', () => {

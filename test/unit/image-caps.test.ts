@@ -18,7 +18,11 @@ describe('fitToCaps', () => {
   it('over the pixel cap keeps the width and reduces the height', () => {
     expect(fitToCaps(1500, 1500, 1, caps)).toEqual({ width: 1500, height: 1333, cut: { width: false, height: true } });
     expect(fitToCaps(500, 1001, 2, caps)).toEqual({ width: 500, height: 1000, cut: { width: false, height: true } });
-    expect(fitToCaps(30_000, 30_000, 1, caps)).toEqual({ width: 2000, height: 1000, cut: { width: true, height: true } });
+    expect(fitToCaps(30_000, 30_000, 1, caps)).toEqual({
+      width: 2000,
+      height: 1000,
+      cut: { width: true, height: true },
+    });
   });
 
   it('counts output pixels rounded up at a fractional scale, and never goes over', () => {
@@ -57,15 +61,17 @@ describe('truncationOf (the X-Truncated value)', () => {
   });
 });
 
-describe('viewportOverCaps (the renderer\'s own check, for stored requests)', () => {
+describe("viewportOverCaps (the renderer's own check, for stored requests)", () => {
   it('a viewport at the caps fits; one CSS px or one output row over does not, naming the setting', () => {
     expect(viewportOverCaps(2000, 1000, 1, caps)).toBeUndefined();
     expect(viewportOverCaps(500, 1000, 2, caps)).toBeUndefined();
     expect(viewportOverCaps(10, 2000, 1, caps)).toBeUndefined();
-    expect(viewportOverCaps(500, 1001, 2, caps))
-      .toBe('the viewport, 500×1001 CSS px at scale 2, is 2002000 output pixels, over the limit of 2000000 (limits.maxImagePixels)');
-    expect(viewportOverCaps(2001, 10, 1, caps))
-      .toBe('the viewport, 2001×10 CSS px, is over the limit of 2000 CSS px a side (limits.maxFullPageHeight)');
+    expect(viewportOverCaps(500, 1001, 2, caps)).toBe(
+      'the viewport, 500×1001 CSS px at scale 2, is 2002000 output pixels, over the limit of 2000000 (limits.maxImagePixels)',
+    );
+    expect(viewportOverCaps(2001, 10, 1, caps)).toBe(
+      'the viewport, 2001×10 CSS px, is over the limit of 2000 CSS px a side (limits.maxFullPageHeight)',
+    );
     expect(viewportOverCaps(10, 2001, 1, caps)).toMatch(/^the viewport, 10×2001 CSS px, is over/);
   });
 });

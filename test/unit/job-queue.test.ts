@@ -32,7 +32,11 @@ beforeEach(() => {
   migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
   jobs = new JobStore(db);
   deliveries = new DeliveryStore(db);
-  queue = new JobQueue(db, jobs, deliveries, new IdempotencyKeyStore(db), { maxAttempts: 3, leaseMs: LEASE, maxQueuedPerKey: 5 });
+  queue = new JobQueue(db, jobs, deliveries, new IdempotencyKeyStore(db), {
+    maxAttempts: 3,
+    leaseMs: LEASE,
+    maxQueuedPerKey: 5,
+  });
   keyId = new ApiKeyStore(db).create('queue-test').id;
 });
 afterEach(() => {
@@ -41,12 +45,21 @@ afterEach(() => {
 });
 
 const submission = (over: Partial<Submission> = {}): Submission => ({
-  keyId, kind: 'pdf', request: { html: '<p>x</p>', timeout: 30_000 }, baseUrl: 'http://pagewatch.test', ...over,
+  keyId,
+  kind: 'pdf',
+  request: { html: '<p>x</p>', timeout: 30_000 },
+  baseUrl: 'http://pagewatch.test',
+  ...over,
 });
 const result = (key: string): StoredResult => ({
-  key, contentType: 'application/pdf', bytes: 10, expiresAt: at(86_400_000).toISOString(), meta: { renderMs: 5, truncated: false },
+  key,
+  contentType: 'application/pdf',
+  bytes: 10,
+  expiresAt: at(86_400_000).toISOString(),
+  meta: { renderMs: 5, truncated: false },
 });
-const events = () => db.prepare('SELECT event_type AS type, job_id AS jobId, url FROM webhook_deliveries ORDER BY created_at').all();
+const events = () =>
+  db.prepare('SELECT event_type AS type, job_id AS jobId, url FROM webhook_deliveries ORDER BY created_at').all();
 
 describe('claiming', () => {
   it('gives each job to one worker, oldest first, and counts the try', () => {
@@ -98,13 +111,23 @@ describe('outcomes', () => {
     for (const job of claimed) expect(queue.succeed(job, 'w', result(job.id), at(3))).toBe(true);
     expect(events()).toEqual([{ type: 'job.succeeded', jobId: withHook.id, url: 'https://receiver.test/a' }]);
     expect(jobs.get(without.id)!.status).toBe('succeeded');
-    const payload = JSON.parse((db.prepare('SELECT payload FROM webhook_deliveries').get() as { payload: string }).payload);
-    expect(payload).toMatchObject({ type: 'job.succeeded', data: { jobId: withHook.id, result: { url: `http://pagewatch.test/api/jobs/${withHook.id}/result` } } });
+    const payload = JSON.parse(
+      (db.prepare('SELECT payload FROM webhook_deliveries').get() as { payload: string }).payload,
+    );
+    expect(payload).toMatchObject({
+      type: 'job.succeeded',
+      data: { jobId: withHook.id, result: { url: `http://pagewatch.test/api/jobs/${withHook.id}/result` } },
+    });
   });
 
   it('a finished job keeps only filename and format of its request, not the credentials it rendered with', () => {
-    const secretRequest = { url: 'https://example.com', filename: 'report.pdf', headers: { authorization: 'Bearer SECRET' },
-      cookies: [{ name: 'sid', value: 'SECRET' }], httpCredentials: { username: 'u', password: 'SECRET' } };
+    const secretRequest = {
+      url: 'https://example.com',
+      filename: 'report.pdf',
+      headers: { authorization: 'Bearer SECRET' },
+      cookies: [{ name: 'sid', value: 'SECRET' }],
+      httpCredentials: { username: 'u', password: 'SECRET' },
+    };
     const ids = [0, 1, 2].map((i) => queue.submit(submission({ request: secretRequest }), at(i)).job.id);
     const [a, b] = queue.claim('w', 2, at(3)).claimed;
     queue.succeed(a!, 'w', result('r'), at(4));
@@ -151,10 +174,12 @@ describe('submission', () => {
     // The same request with its keys in another order is the same request.
     const again = queue.submit(submission({ idempotencyKey: 'k1', request: { timeout: 1, html: 'a' } }), at(1000));
     expect(again).toMatchObject({ created: false, job: { id: first.job.id } });
-    expect(() => queue.submit(submission({ idempotencyKey: 'k1', request: { html: 'b', timeout: 1 } }), at(2000)))
-      .toThrow(expect.objectContaining({ status: 409, code: 'conflict' }) as AppError);
-    expect(() => queue.submit(submission({ idempotencyKey: 'k1', kind: 'image', request: { html: 'a', timeout: 1 } }), at(2000)))
-      .toThrow(AppError);
+    expect(() =>
+      queue.submit(submission({ idempotencyKey: 'k1', request: { html: 'b', timeout: 1 } }), at(2000)),
+    ).toThrow(expect.objectContaining({ status: 409, code: 'conflict' }) as AppError);
+    expect(() =>
+      queue.submit(submission({ idempotencyKey: 'k1', kind: 'image', request: { html: 'a', timeout: 1 } }), at(2000)),
+    ).toThrow(AppError);
   });
 
   it('an Idempotency-Key is honoured for 24 hours, then starts a new job', () => {
@@ -168,7 +193,9 @@ describe('submission', () => {
 
   it('maxQueuedPerKey: the 5th active job is accepted, the 6th is 429 queue_full, a finished one frees room', () => {
     for (let i = 0; i < 5; i++) queue.submit(submission(), at(i));
-    expect(() => queue.submit(submission(), at(6))).toThrow(expect.objectContaining({ status: 429, code: 'queue_full' }) as AppError);
+    expect(() => queue.submit(submission(), at(6))).toThrow(
+      expect.objectContaining({ status: 429, code: 'queue_full' }) as AppError,
+    );
     const [job] = queue.claim('w', 1, at(7)).claimed;
     queue.succeed(job!, 'w', result('r'), at(8));
     expect(queue.submit(submission(), at(9)).created).toBe(true);

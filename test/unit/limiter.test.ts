@@ -13,12 +13,19 @@ interface Gate<T = string> {
 function gate<T = string>(onStart?: () => void): Gate<T> {
   let resolve!: (v: T) => void;
   let reject!: (e: unknown) => void;
-  const done = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+  const done = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   const g: Gate<T> = {
     started: false,
     finish: (v) => resolve(v),
     fail: (e) => reject(e),
-    fn: () => { g.started = true; onStart?.(); return done; },
+    fn: () => {
+      g.started = true;
+      onStart?.();
+      return done;
+    },
   };
   return g;
 }
@@ -28,7 +35,10 @@ const tick = () => new Promise<void>((r) => setImmediate(r));
 const never = () => new AbortController().signal;
 
 async function queueFullError(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   return err as AppError;
 }
@@ -53,7 +63,9 @@ describe('RenderLimiter', () => {
       running--;
       return ms;
     };
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => limiter.run(never(), task(1 + (i % 5) * 3))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => limiter.run(never(), task(1 + (i % 5) * 3))),
+    );
     expect(results).toHaveLength(20);
     expect(peak).toBe(3);
     expect(limiter.activeCount).toBe(0);
@@ -87,7 +99,13 @@ describe('RenderLimiter', () => {
     const order: number[] = [];
     const first = gate();
     const p0 = limiter.run(never(), first.fn);
-    const rest = [1, 2, 3, 4, 5].map((i) => limiter.run(never(), async () => { order.push(i); await tick(); return i; }));
+    const rest = [1, 2, 3, 4, 5].map((i) =>
+      limiter.run(never(), async () => {
+        order.push(i);
+        await tick();
+        return i;
+      }),
+    );
     await tick();
     expect(order).toEqual([]);
     first.finish('x');
@@ -106,7 +124,11 @@ describe('RenderLimiter', () => {
     await expect(pa).rejects.toBe(boom);
     await expect(pb).resolves.toBe('b');
     // A synchronous throw inside fn behaves the same.
-    await expect(limiter.run(never(), () => { throw boom; })).rejects.toBe(boom);
+    await expect(
+      limiter.run(never(), () => {
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
     expect(limiter.activeCount).toBe(0);
     await expect(limiter.run(never(), async () => 'c')).resolves.toBe('c');
   });
@@ -119,7 +141,12 @@ describe('RenderLimiter', () => {
     const pc = limiter.run(never(), async () => 'c');
     await tick();
     let ran = false;
-    const err = await queueFullError(limiter.run(never(), async () => { ran = true; return 'd'; }));
+    const err = await queueFullError(
+      limiter.run(never(), async () => {
+        ran = true;
+        return 'd';
+      }),
+    );
     expect(err.status).toBe(429);
     expect(err.code).toBe('queue_full');
     expect(err.extra.retryAfterSeconds).toBeGreaterThanOrEqual(1);
@@ -154,7 +181,10 @@ describe('RenderLimiter', () => {
     let clock = 0;
     const spy = vi.spyOn(performance, 'now').mockImplementation(() => clock);
     try {
-      for (let i = 0; i < 30; i++) await slow.run(never(), async () => { clock += 4000; });
+      for (let i = 0; i < 30; i++)
+        await slow.run(never(), async () => {
+          clock += 4000;
+        });
     } finally {
       spy.mockRestore();
     }
@@ -176,8 +206,14 @@ describe('RenderLimiter', () => {
     const fast = new RenderLimiter(1, 0);
     const odd = new RenderLimiter(3, 1);
     try {
-      for (let i = 0; i < 30; i++) await fast.run(never(), async () => { clock += 10; });
-      for (let i = 0; i < 30; i++) await odd.run(never(), async () => { clock += 4000; });
+      for (let i = 0; i < 30; i++)
+        await fast.run(never(), async () => {
+          clock += 10;
+        });
+      for (let i = 0; i < 30; i++)
+        await odd.run(never(), async () => {
+          clock += 4000;
+        });
     } finally {
       spy.mockRestore();
     }
@@ -203,7 +239,10 @@ describe('RenderLimiter', () => {
     const pa = limiter.run(never(), a.fn);
     const controller = new AbortController();
     let bRan = false;
-    const pb = limiter.run(controller.signal, async () => { bRan = true; return 'b'; });
+    const pb = limiter.run(controller.signal, async () => {
+      bRan = true;
+      return 'b';
+    });
     await tick();
     expect(limiter.queuedCount).toBe(1);
     await queueFullError(limiter.run(never(), async () => 'refused'));
@@ -231,9 +270,15 @@ describe('RenderLimiter', () => {
     const pa = limiter.run(never(), a.fn);
     const order: string[] = [];
     const c2 = new AbortController();
-    const p1 = limiter.run(never(), async () => { order.push('1'); });
-    const p2 = limiter.run(c2.signal, async () => { order.push('2'); });
-    const p3 = limiter.run(never(), async () => { order.push('3'); });
+    const p1 = limiter.run(never(), async () => {
+      order.push('1');
+    });
+    const p2 = limiter.run(c2.signal, async () => {
+      order.push('2');
+    });
+    const p3 = limiter.run(never(), async () => {
+      order.push('3');
+    });
     c2.abort();
     await expect(p2).rejects.toBeDefined();
     a.finish('a');
@@ -247,7 +292,11 @@ describe('RenderLimiter', () => {
     const reason = new Error('gone');
     controller.abort(reason);
     let ran = false;
-    await expect(limiter.run(controller.signal, async () => { ran = true; })).rejects.toBe(reason);
+    await expect(
+      limiter.run(controller.signal, async () => {
+        ran = true;
+      }),
+    ).rejects.toBe(reason);
     expect(ran).toBe(false);
     expect(limiter.activeCount).toBe(0);
     await expect(limiter.run(never(), async () => 'ok')).resolves.toBe('ok');
@@ -268,7 +317,9 @@ describe('RenderLimiter', () => {
   it('idle() resolves at once when nothing runs', async () => {
     const limiter = new RenderLimiter(2, 2);
     let resolved = false;
-    void limiter.idle().then(() => { resolved = true; });
+    void limiter.idle().then(() => {
+      resolved = true;
+    });
     await tick();
     expect(resolved).toBe(true);
   });
@@ -280,7 +331,9 @@ describe('RenderLimiter', () => {
     const pa = limiter.run(never(), a.fn);
     const pb = limiter.run(never(), b.fn);
     let idle = false;
-    const idlePromise = limiter.idle().then(() => { idle = true; });
+    const idlePromise = limiter.idle().then(() => {
+      idle = true;
+    });
     a.finish('a');
     await pa;
     await tick();
@@ -298,7 +351,9 @@ describe('RenderLimiter', () => {
     const controller = new AbortController();
     const pb = limiter.run(controller.signal, async () => 'b').catch(() => 'aborted');
     let idle = false;
-    const idlePromise = limiter.idle().then(() => { idle = true; });
+    const idlePromise = limiter.idle().then(() => {
+      idle = true;
+    });
     controller.abort();
     expect(await pb).toBe('aborted');
     await tick();

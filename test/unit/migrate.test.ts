@@ -23,10 +23,16 @@ describe('migrations', () => {
   });
 
   const write = (name: string, sql: string) => writeFileSync(join(migrationsDir, name), sql);
-  const tables = () => (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[])
-    .map((r) => r.name);
-  const recorded = () => (db.prepare('SELECT name, checksum, applied_at FROM schema_migrations ORDER BY name').all() as
-    { name: string; checksum: string; applied_at: string }[]);
+  const tables = () =>
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
+      (r) => r.name,
+    );
+  const recorded = () =>
+    db.prepare('SELECT name, checksum, applied_at FROM schema_migrations ORDER BY name').all() as {
+      name: string;
+      checksum: string;
+      applied_at: string;
+    }[];
   const run = () => migrate(db, readMigrations(migrationsDir));
 
   it('readMigrations takes only NNNN_name.sql files, sorted by name, with a sha256 checksum', () => {
@@ -93,7 +99,10 @@ describe('migrations', () => {
   it('a failing migration rolls back entirely and is not recorded; earlier ones stay', () => {
     write('0001_a.sql', 'CREATE TABLE a (id INTEGER);');
     // The first statements succeed, then the last fails: nothing of this file may remain.
-    write('0002_bad.sql', 'CREATE TABLE partial (id INTEGER);\nINSERT INTO partial VALUES (1);\nINSERT INTO a VALUES (42);\nINSERT INTO no_such_table VALUES (1);');
+    write(
+      '0002_bad.sql',
+      'CREATE TABLE partial (id INTEGER);\nINSERT INTO partial VALUES (1);\nINSERT INTO a VALUES (42);\nINSERT INTO no_such_table VALUES (1);',
+    );
     write('0003_c.sql', 'CREATE TABLE c (id INTEGER);');
     expect(run).toThrow(/no_such_table/);
     expect(tables()).toEqual(['a', 'schema_migrations']);
@@ -150,7 +159,8 @@ describe('migrations', () => {
     expect(migrate(db, ms)).toEqual(ms.map((m) => m.name));
     expect(migrate(db, ms)).toEqual([]);
     expect(tables()).toContain('instance');
-    const created = db.prepare("SELECT value FROM instance WHERE key = 'created_at'").get() as { value: string } | undefined;
+    const created = db.prepare("SELECT value FROM instance WHERE key = 'created_at'").get() as
+      { value: string } | undefined;
     expect(created?.value).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(db.pragma('foreign_key_check')).toEqual([]);
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -159,8 +169,12 @@ describe('migrations', () => {
 
 describe('openDatabase', () => {
   let root: string;
-  beforeEach(() => { root = mkdtempSync(join(tmpdir(), 'pagewatch-open-')); });
-  afterEach(() => { rmSync(root, { recursive: true, force: true }); });
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'pagewatch-open-'));
+  });
+  afterEach(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
 
   it('creates missing parent directories and sets WAL, foreign keys and a busy timeout', () => {
     const db = openDatabase(join(root, 'a', 'b', 'c.db'));

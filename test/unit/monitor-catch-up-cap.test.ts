@@ -30,12 +30,15 @@ afterEach(() => {
 });
 
 function monitorMissedARun(keyId: string, id: string): void {
-  db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
+  db.prepare(
+    `INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
     next_run_at, created_at, updated_at) VALUES (?, ?, 'm', 'http://x', '0 0 1 1 *', 'UTC', '{}', '{}', '[]', '{"keep":5}', 'http://x',
-    '2026-01-01T00:00:00.000Z', 'x', 'x')`).run(id, keyId);
+    '2026-01-01T00:00:00.000Z', 'x', 'x')`,
+  ).run(id, keyId);
 }
 
-const captureJobs = (monitorId: string) => (db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ?').get(monitorId) as { n: number }).n;
+const captureJobs = (monitorId: string) =>
+  (db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ?').get(monitorId) as { n: number }).n;
 
 it.each([
   { queued: 1, caught: 1, what: 'one place left (the edge): the catch-up is queued' },
@@ -43,10 +46,15 @@ it.each([
 ])('cap 2, $queued render jobs queued — $what; the monitor is scheduled either way', ({ queued, caught }) => {
   const keyId = new ApiKeyStore(db).create('k').id;
   const jobs = new JobStore(db);
-  for (let i = 0; i < queued; i++) jobs.insert({ id: `job_${i}`, keyId, kind: 'pdf', request: '{}', baseUrl: 'http://x' }, new Date());
+  for (let i = 0; i < queued; i++)
+    jobs.insert({ id: `job_${i}`, keyId, kind: 'pdf', request: '{}', baseUrl: 'http://x' }, new Date());
   monitorMissedARun(keyId, 'mon_1');
   const monitors = new MonitorStore(db);
-  scheduler = new MonitorScheduler(monitors, new MonitorRuns(db, monitors, jobs, () => undefined, 2), createLogger('silent'));
+  scheduler = new MonitorScheduler(
+    monitors,
+    new MonitorRuns(db, monitors, jobs, () => undefined, 2),
+    createLogger('silent'),
+  );
   scheduler.start(new Date('2026-06-01T00:00:00.000Z'));
   expect(captureJobs('mon_1')).toBe(caught);
   expect(scheduler.scheduledCount).toBe(1);

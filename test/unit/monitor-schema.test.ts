@@ -23,7 +23,10 @@ function issues(body: unknown): { path: string; message: string }[] {
 
 function accepted(body: unknown) {
   const result = schema.safeParse(body);
-  expect(result.success, `expected ${JSON.stringify(body)} to be accepted: ${result.success ? '' : JSON.stringify(result.error.issues)}`).toBe(true);
+  expect(
+    result.success,
+    `expected ${JSON.stringify(body)} to be accepted: ${result.success ? '' : JSON.stringify(result.error.issues)}`,
+  ).toBe(true);
   return result.data!;
 }
 
@@ -78,8 +81,16 @@ describe('monitorSchema: schedule (cron)', () => {
   });
 
   it.each([
-    '*/15 * * * *', '0 0 1 1 *', '30 4 * * mon-fri', '0,30 8-18 * jan-jun 1', '0 0 * * 7', '0 0 * * sun',
-    '*/1 * * * * *', '0 */5 * * * *', '30 0 9 1 1 *', '0 0 0 * * 0-6',
+    '*/15 * * * *',
+    '0 0 1 1 *',
+    '30 4 * * mon-fri',
+    '0,30 8-18 * jan-jun 1',
+    '0 0 * * 7',
+    '0 0 * * sun',
+    '*/1 * * * * *',
+    '0 */5 * * * *',
+    '30 0 9 1 1 *',
+    '0 0 0 * * 0-6',
   ])('%j (5 or 6 fields) is accepted unchanged', (schedule) => {
     expect(accepted(withSchedule(schedule)).schedule).toBe(schedule);
   });
@@ -90,21 +101,35 @@ describe('monitorSchema: schedule (cron)', () => {
 });
 
 describe('monitorSchema: monitors.minIntervalSeconds', () => {
-  const atLeast = (minIntervalSeconds: number) => monitorSchema({ ...SIZE_LIMITS, maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds });
+  const atLeast = (minIntervalSeconds: number) =>
+    monitorSchema({ ...SIZE_LIMITS, maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds });
   const refusal = (min: number, schedule: string) => refusalDetails(atLeast(min), { ...BASE, schedule });
 
   it.each([
-    [60, '* * * * *'], [60, '0,1 * * * *'], [60, '0 * * * * *'], [30, '*/30 * * * * *'], [300, '*/5 * * * *'], [3600, '0 * * * *'],
+    [60, '* * * * *'],
+    [60, '0,1 * * * *'],
+    [60, '0 * * * * *'],
+    [30, '*/30 * * * * *'],
+    [300, '*/5 * * * *'],
+    [3600, '0 * * * *'],
   ])('at the edge: %i s accepts %j', (min, schedule) => {
     expect(atLeast(min).safeParse({ ...BASE, schedule }).success).toBe(true);
   });
 
   it.each([
-    [60, '*/30 * * * * *', 30], [60, '0,59 * * * * *', 1], [30, '0,29 * * * * *', 29], [300, '*/4 * * * *', 240],
-    [300, '0,4 * * * *', 240], [3600, '0,59 * * * *', 60], [60, '* * * * * *', 1],
+    [60, '*/30 * * * * *', 30],
+    [60, '0,59 * * * * *', 1],
+    [30, '0,29 * * * * *', 29],
+    [300, '*/4 * * * *', 240],
+    [300, '0,4 * * * *', 240],
+    [3600, '0,59 * * * *', 60],
+    [60, '* * * * * *', 1],
   ])('just under: %i s refuses %j on schedule, naming the gap and the minimum', (min, schedule, gap) => {
     expect(refusal(min, schedule)).toEqual([
-      { path: 'schedule', message: `runs as little as ${gap} s apart; the minimum is ${min} s between runs (monitors.minIntervalSeconds)` },
+      {
+        path: 'schedule',
+        message: `runs as little as ${gap} s apart; the minimum is ${min} s between runs (monitors.minIntervalSeconds)`,
+      },
     ]);
   });
 
@@ -131,15 +156,42 @@ describe('monitorSchema: timezone', () => {
 
 describe('monitorSchema: defaults', () => {
   const CAPTURE_DEFAULTS = {
-    colorScheme: 'light', reducedMotion: 'reduce', javaScriptEnabled: true, headersScope: 'origin', waitUntil: 'load', delay: 0, timeout: 30_000,
-    scrollPage: false, fullPage: false, omitBackground: false, animations: 'disabled', caret: 'hide', steps: [],
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+    javaScriptEnabled: true,
+    headersScope: 'origin',
+    waitUntil: 'load',
+    delay: 0,
+    timeout: 30_000,
+    scrollPage: false,
+    fullPage: false,
+    omitBackground: false,
+    animations: 'disabled',
+    caret: 'hide',
+    steps: [],
   };
-  const DIFF_DEFAULTS = { mode: 'visual', ignoreText: [], threshold: 0.1, includeAA: false, minChangeRatio: 0, ignoreRegions: [], ignoreSelectors: [], confirm: true };
+  const DIFF_DEFAULTS = {
+    mode: 'visual',
+    ignoreText: [],
+    threshold: 0.1,
+    includeAA: false,
+    minChangeRatio: 0,
+    ignoreRegions: [],
+    ignoreSelectors: [],
+    confirm: true,
+  };
 
   it('a bare {url, schedule} gets every documented default, and no name (the service names it by its url)', () => {
     expect(accepted(BASE)).toStrictEqual({
-      url: BASE.url, schedule: BASE.schedule, timezone: 'UTC', paused: false,
-      capture: CAPTURE_DEFAULTS, diff: DIFF_DEFAULTS, notifyWhen: [], notify: ['change', 'failure'], retention: { keep: 100 },
+      url: BASE.url,
+      schedule: BASE.schedule,
+      timezone: 'UTC',
+      paused: false,
+      capture: CAPTURE_DEFAULTS,
+      diff: DIFF_DEFAULTS,
+      notifyWhen: [],
+      notify: ['change', 'failure'],
+      retention: { keep: 100 },
     });
   });
 
@@ -156,14 +208,25 @@ describe('monitorSchema: defaults', () => {
   });
 
   it('reducedMotion can be turned back to "no-preference"', () => {
-    expect(accepted({ ...BASE, capture: { reducedMotion: 'no-preference' } }).capture.reducedMotion).toBe('no-preference');
+    expect(accepted({ ...BASE, capture: { reducedMotion: 'no-preference' } }).capture.reducedMotion).toBe(
+      'no-preference',
+    );
   });
 
   it('given values are kept: name trimmed, paused, notify, webhookUrl', () => {
     const parsed = accepted({
-      ...BASE, name: '  Pricing page  ', paused: true, notify: ['capture'], webhookUrl: 'https://hooks.example.com/x',
+      ...BASE,
+      name: '  Pricing page  ',
+      paused: true,
+      notify: ['capture'],
+      webhookUrl: 'https://hooks.example.com/x',
     });
-    expect(parsed).toMatchObject({ name: 'Pricing page', paused: true, notify: ['capture'], webhookUrl: 'https://hooks.example.com/x' });
+    expect(parsed).toMatchObject({
+      name: 'Pricing page',
+      paused: true,
+      notify: ['capture'],
+      webhookUrl: 'https://hooks.example.com/x',
+    });
   });
 
   it('an empty notify list is allowed (no events)', () => {
@@ -177,21 +240,53 @@ describe('monitorSchema: refusals and edges', () => {
     { what: 'ftp url', body: { ...BASE, url: 'ftp://example.com/' }, path: 'url' },
     { what: 'relative url', body: { ...BASE, url: '/page' }, path: 'url' },
     { what: 'unknown top-level field', body: { ...BASE, colour: 'red' }, path: 'colour' },
-    { what: 'capture.format (captures are PNG)', body: { ...BASE, capture: { format: 'jpeg' } }, path: 'capture.format' },
+    {
+      what: 'capture.format (captures are PNG)',
+      body: { ...BASE, capture: { format: 'jpeg' } },
+      path: 'capture.format',
+    },
     { what: 'capture.quality', body: { ...BASE, capture: { quality: 80 } }, path: 'capture.quality' },
     { what: 'capture.url', body: { ...BASE, capture: { url: 'https://example.com/' } }, path: 'capture.url' },
-    { what: 'capture.fullPage with capture.clip', body: { ...BASE, capture: { fullPage: true, clip: { x: 0, y: 0, width: 10, height: 10 } } }, path: 'capture.clip' },
-    { what: 'capture.selector with capture.clip', body: { ...BASE, capture: { selector: '#a', clip: { x: 0, y: 0, width: 10, height: 10 } } }, path: 'capture.clip' },
+    {
+      what: 'capture.fullPage with capture.clip',
+      body: { ...BASE, capture: { fullPage: true, clip: { x: 0, y: 0, width: 10, height: 10 } } },
+      path: 'capture.clip',
+    },
+    {
+      what: 'capture.selector with capture.clip',
+      body: { ...BASE, capture: { selector: '#a', clip: { x: 0, y: 0, width: 10, height: 10 } } },
+      path: 'capture.clip',
+    },
     { what: 'diff.threshold 1.5', body: { ...BASE, diff: { threshold: 1.5 } }, path: 'diff.threshold' },
-    { what: 'diff.minChangeRatio -0.1', body: { ...BASE, diff: { minChangeRatio: -0.1 } }, path: 'diff.minChangeRatio' },
+    {
+      what: 'diff.minChangeRatio -0.1',
+      body: { ...BASE, diff: { minChangeRatio: -0.1 } },
+      path: 'diff.minChangeRatio',
+    },
     { what: 'unknown diff field', body: { ...BASE, diff: { mode: 'strict' } }, path: 'diff.mode' },
-    { what: 'ignoreRegions width 0', body: { ...BASE, diff: { ignoreRegions: [{ x: 0, y: 0, width: 0, height: 5 }] } }, path: 'diff.ignoreRegions.0.width' },
-    { what: 'ignoreRegions negative x', body: { ...BASE, diff: { ignoreRegions: [{ x: -1, y: 0, width: 5, height: 5 }] } }, path: 'diff.ignoreRegions.0.x' },
-    { what: 'ignoreSelectors empty string', body: { ...BASE, diff: { ignoreSelectors: [''] } }, path: 'diff.ignoreSelectors.0' },
+    {
+      what: 'ignoreRegions width 0',
+      body: { ...BASE, diff: { ignoreRegions: [{ x: 0, y: 0, width: 0, height: 5 }] } },
+      path: 'diff.ignoreRegions.0.width',
+    },
+    {
+      what: 'ignoreRegions negative x',
+      body: { ...BASE, diff: { ignoreRegions: [{ x: -1, y: 0, width: 5, height: 5 }] } },
+      path: 'diff.ignoreRegions.0.x',
+    },
+    {
+      what: 'ignoreSelectors empty string',
+      body: { ...BASE, diff: { ignoreSelectors: [''] } },
+      path: 'diff.ignoreSelectors.0',
+    },
     { what: 'notify duplicates', body: { ...BASE, notify: ['change', 'change'] }, path: 'notify' },
     { what: 'notify unknown event', body: { ...BASE, notify: ['sms'] }, path: 'notify.0' },
     { what: 'retention.keep 0', body: { ...BASE, retention: { keep: 0 } }, path: 'retention.keep' },
-    { what: 'retention.keep 1001 (over maxRetention)', body: { ...BASE, retention: { keep: 1001 } }, path: 'retention.keep' },
+    {
+      what: 'retention.keep 1001 (over maxRetention)',
+      body: { ...BASE, retention: { keep: 1001 } },
+      path: 'retention.keep',
+    },
     { what: 'retention.keep 1.5', body: { ...BASE, retention: { keep: 1.5 } }, path: 'retention.keep' },
     { what: 'webhookUrl not http(s)', body: { ...BASE, webhookUrl: 'mailto:a@example.com' }, path: 'webhookUrl' },
     { what: 'empty name', body: { ...BASE, name: '   ' }, path: 'name' },
@@ -208,9 +303,17 @@ describe('monitorSchema: refusals and edges', () => {
   });
 
   it('capture options are held to the image size caps like a render request', () => {
-    const capped = monitorSchema({ maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds: 1, maxFullPageHeight: 2000, maxImagePixels: 2_000_000 });
+    const capped = monitorSchema({
+      maxTimeoutMs: 120_000,
+      maxRetention: 1000,
+      minIntervalSeconds: 1,
+      maxFullPageHeight: 2000,
+      maxImagePixels: 2_000_000,
+    });
     const paths = (capture: object) => refusalDetails(capped, { ...BASE, capture }).map((d) => d.path);
-    expect(capped.safeParse({ ...BASE, capture: { viewport: { width: 500, height: 1000 }, deviceScaleFactor: 2 } }).success).toBe(true);
+    expect(
+      capped.safeParse({ ...BASE, capture: { viewport: { width: 500, height: 1000 }, deviceScaleFactor: 2 } }).success,
+    ).toBe(true);
     expect(paths({ viewport: { width: 500, height: 1001 }, deviceScaleFactor: 2 })).toEqual(['capture.viewport']);
     expect(paths({ clip: { x: 0, y: 0, width: 2001, height: 10 } })).toEqual(['capture.clip.width']);
   });
@@ -222,7 +325,12 @@ describe('monitorSchema: refusals and edges', () => {
   });
 
   it('parseBody turns several problems into one 400 with a detail each (unknown fields as "unknown field")', () => {
-    const details = refusalDetails(schema, { url: 'ftp://x/', schedule: '61 * * * *', timezone: 'Mars/Base', extra: 1 });
+    const details = refusalDetails(schema, {
+      url: 'ftp://x/',
+      schedule: '61 * * * *',
+      timezone: 'Mars/Base',
+      extra: 1,
+    });
     expect(details.map((d) => d.path).sort()).toEqual(['extra', 'schedule', 'timezone', 'url']);
     expect(details.find((d) => d.path === 'extra')!.message).toBe('unknown field');
     expect(details.find((d) => d.path === 'schedule')!.message).toContain('minute');
@@ -240,7 +348,11 @@ describe('mergePatch (RFC 7396)', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -252,9 +364,13 @@ describe('mergePatch (RFC 7396)', () => {
   });
 
   it('merges nested objects key by key, at any depth', () => {
-    const target = { diff: { threshold: 0.1, confirm: true, ignoreRegions: [] }, capture: { viewport: { width: 800, height: 600 }, delay: 0 } };
+    const target = {
+      diff: { threshold: 0.1, confirm: true, ignoreRegions: [] },
+      capture: { viewport: { width: 800, height: 600 }, delay: 0 },
+    };
     expect(mergePatch(target, { diff: { threshold: 0.2 }, capture: { viewport: { height: 900 } } })).toStrictEqual({
-      diff: { threshold: 0.2, confirm: true, ignoreRegions: [] }, capture: { viewport: { width: 800, height: 900 }, delay: 0 },
+      diff: { threshold: 0.2, confirm: true, ignoreRegions: [] },
+      capture: { viewport: { width: 800, height: 900 }, delay: 0 },
     });
   });
 
@@ -264,13 +380,26 @@ describe('mergePatch (RFC 7396)', () => {
   });
 
   it('arrays are replaced whole, never merged by index', () => {
-    expect(mergePatch({ notify: ['change', 'failure'] }, { notify: ['capture'] })).toStrictEqual({ notify: ['capture'] });
-    expect(mergePatch({ diff: { ignoreSelectors: ['#a', '#b'] } }, { diff: { ignoreSelectors: [] } })).toStrictEqual({ diff: { ignoreSelectors: [] } });
+    expect(mergePatch({ notify: ['change', 'failure'] }, { notify: ['capture'] })).toStrictEqual({
+      notify: ['capture'],
+    });
+    expect(mergePatch({ diff: { ignoreSelectors: ['#a', '#b'] } }, { diff: { ignoreSelectors: [] } })).toStrictEqual({
+      diff: { ignoreSelectors: [] },
+    });
     // Arrays of objects too: the patch's element is not merged into the target's element at that index.
-    expect(mergePatch(
-      { diff: { ignoreRegions: [{ x: 0, y: 0, width: 10, height: 10 }, { x: 50, y: 50, width: 5, height: 5 }] } },
-      { diff: { ignoreRegions: [{ x: 5 }] } },
-    )).toStrictEqual({ diff: { ignoreRegions: [{ x: 5 }] } });
+    expect(
+      mergePatch(
+        {
+          diff: {
+            ignoreRegions: [
+              { x: 0, y: 0, width: 10, height: 10 },
+              { x: 50, y: 50, width: 5, height: 5 },
+            ],
+          },
+        },
+        { diff: { ignoreRegions: [{ x: 5 }] } },
+      ),
+    ).toStrictEqual({ diff: { ignoreRegions: [{ x: 5 }] } });
   });
 
   it('a non-object patch replaces the target whole; an object patch on a non-object target starts from {}', () => {
@@ -298,13 +427,20 @@ describe('mergePatch (RFC 7396)', () => {
 
   it('a "__proto__" member of a parsed JSON patch does not change the result\'s prototype', () => {
     // JSON.parse makes "__proto__" an ordinary own key; the merged object must not inherit from it.
-    const result = mergePatch({ url: 'u' }, JSON.parse('{"__proto__": {"webhookUrl": "http://169.254.169.254/"}}')) as Record<string, unknown>;
+    const result = mergePatch(
+      { url: 'u' },
+      JSON.parse('{"__proto__": {"webhookUrl": "http://169.254.169.254/"}}'),
+    ) as Record<string, unknown>;
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
     expect(result.webhookUrl).toBeUndefined();
   });
 
   it('merged then validated: a patch of one nested field yields a whole valid monitor', () => {
-    const stored = accepted({ ...BASE, diff: { minChangeRatio: 0.01, ignoreSelectors: ['#ad'] }, webhookUrl: 'https://h.example.com/' });
+    const stored = accepted({
+      ...BASE,
+      diff: { minChangeRatio: 0.01, ignoreSelectors: ['#ad'] },
+      webhookUrl: 'https://h.example.com/',
+    });
     const merged = accepted(mergePatch(stored, { diff: { threshold: 0.3 }, webhookUrl: null }));
     expect(merged.diff).toStrictEqual({ ...stored.diff, threshold: 0.3 });
     expect(merged).not.toHaveProperty('webhookUrl');

@@ -29,14 +29,17 @@ afterEach(() => {
 
 /** A monitor as an older version stored it: every second, which today's validation would refuse. */
 function everySecondMonitor(keyId: string, id: string): void {
-  db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
-    created_at, updated_at) VALUES (?, ?, 'm', 'http://x', '* * * * * *', 'UTC', '{}', '{}', '[]', '{"keep":5}', 'http://x', 'x', 'x')`)
-    .run(id, keyId);
+  db.prepare(
+    `INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
+    created_at, updated_at) VALUES (?, ?, 'm', 'http://x', '* * * * * *', 'UTC', '{}', '{}', '[]', '{"keep":5}', 'http://x', 'x', 'x')`,
+  ).run(id, keyId);
 }
 
-const captureJobs = (monitorId: string) => (db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ?').get(monitorId) as { n: number }).n;
+const captureJobs = (monitorId: string) =>
+  (db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE monitor_id = ?').get(monitorId) as { n: number }).n;
 /** Finish the monitor's capture jobs, so "one capture at a time" does not skip the next tick. */
-const finishCaptures = (monitorId: string) => db.prepare(`UPDATE jobs SET status = 'succeeded', finished_at = 'x' WHERE monitor_id = ?`).run(monitorId);
+const finishCaptures = (monitorId: string) =>
+  db.prepare(`UPDATE jobs SET status = 'succeeded', finished_at = 'x' WHERE monitor_id = ?`).run(monitorId);
 
 it('a stored every-second schedule is held to minIntervalSeconds: ticks closer than 60 s to the last one taken are passed over', () => {
   const keyId = new ApiKeyStore(db).create('k').id;
@@ -65,7 +68,7 @@ it('without a minimum (the limit set to 1 s) the same monitor takes every tick',
   }
 });
 
-it('a revoked key\'s monitor that was left unpaused queues nothing, and its next run is not kept (the scheduler drops it)', () => {
+it("a revoked key's monitor that was left unpaused queues nothing, and its next run is not kept (the scheduler drops it)", () => {
   const keys = new ApiKeyStore(db);
   const revoked = keys.create('revoked').id;
   const active = keys.create('active').id;

@@ -4,7 +4,7 @@ import { firstNumber, localeSeparators, MAX_NUMBER_CHARS } from '../../src/monit
 const NBSP = '\u00A0';
 const NNBSP = '\u202F';
 
-describe('firstNumber with the element\'s locale', () => {
+describe("firstNumber with the element's locale", () => {
   it.each([
     // [locale, text, number]
     ['en-US', '$1,299.00', 1299],
@@ -48,7 +48,7 @@ describe('firstNumber with the element\'s locale', () => {
     expect(firstNumber('₹1,29,999', 'en-US')).toBe(129999);
   });
 
-  it('takes the locale\'s reading when both readings take the whole number', () => {
+  it("takes the locale's reading when both readings take the whole number", () => {
     expect(firstNumber('1.299', 'en-US')).toBe(1.299);
     expect(firstNumber('1.299', 'de-DE')).toBe(1299);
     expect(firstNumber('1,299', 'de-DE')).toBe(1.299);
@@ -125,7 +125,7 @@ describe('firstNumber: signs, boundaries and junk', () => {
   it('gives null when there is no number', () => {
     expect(firstNumber('')).toBeNull();
     expect(firstNumber('Sold out')).toBeNull();
-    expect(firstNumber('€ ,. - \'')).toBeNull();
+    expect(firstNumber("€ ,. - '")).toBeNull();
     expect(firstNumber('∞', 'en-US')).toBeNull();
   });
 
@@ -136,8 +136,6 @@ describe('firstNumber: signs, boundaries and junk', () => {
     expect(firstNumber(`${'1,'.repeat(31)}5 items`, 'en-US')).toBe(1); // 63 characters: read, up to its first malformed group
     expect(firstNumber('x'.repeat(2000))).toBeNull();
   });
-
-
 
   it('reads digits of other scripts', () => {
     expect(firstNumber('१२३')).toBe(123); // Devanagari

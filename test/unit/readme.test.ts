@@ -27,7 +27,7 @@ describe('README', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pagewatch-readme-'));
     try {
       writeFileSync(join(dir, 'verify.mjs'), `${block}\nexport { verify };\n`);
-      const { verify } = await import(pathToFileURL(join(dir, 'verify.mjs')).href) as {
+      const { verify } = (await import(pathToFileURL(join(dir, 'verify.mjs')).href)) as {
         verify: (secret: string, headers: Record<string, string>, body: string) => boolean;
       };
       const secret = newWebhookSecret();

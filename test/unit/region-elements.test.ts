@@ -4,8 +4,15 @@ import type { Region } from '../../src/db/captures.js';
 import { MAX_REGION_ELEMENTS, withElements } from '../../src/monitors/region-elements.js';
 import type { PageBlock } from '../../src/render/page-facts.js';
 
-const b = (selector: string, tag: string, text: string, x: number, y: number, width: number, height: number): PageBlock =>
-  ({ selector, tag, text, box: { x, y, width, height } });
+const b = (
+  selector: string,
+  tag: string,
+  text: string,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+): PageBlock => ({ selector, tag, text, box: { x, y, width, height } });
 
 const body = b('body', 'body', 'Loose text', 0, 0, 1280, 2000);
 const main = b('main', 'main', 'Shop', 0, 0, 1280, 1800);
@@ -38,18 +45,26 @@ describe('withElements', () => {
 
   it('an element that moved out of the region on one side still shows its text there', () => {
     const moved = b('#badge', 'span', 'New', 600, 500, 50, 20);
-    const [out] = withElements([{ x: 600, y: 100, width: 50, height: 20 }], [{ ...moved, box: { x: 600, y: 100, width: 50, height: 20 } }], [moved]);
+    const [out] = withElements(
+      [{ x: 600, y: 100, width: 50, height: 20 }],
+      [{ ...moved, box: { x: 600, y: 100, width: 50, height: 20 } }],
+      [moved],
+    );
     expect(out!.elements).toEqual([{ selector: '#badge', tag: 'span', before: 'New', after: 'New' }]);
   });
 
   it(`lists at most ${MAX_REGION_ELEMENTS}, and cuts snippets at 120 characters`, () => {
-    const rows = Array.from({ length: 7 }, (_, i) => b(`li:nth-of-type(${i + 1})`, 'li', `Row ${i} ${'x'.repeat(200)}`, 0, i * 20, 300, 20));
+    const rows = Array.from({ length: 7 }, (_, i) =>
+      b(`li:nth-of-type(${i + 1})`, 'li', `Row ${i} ${'x'.repeat(200)}`, 0, i * 20, 300, 20),
+    );
     const [out] = withElements([{ x: 0, y: 0, width: 300, height: 140 }], rows, rows);
     expect(out!.elements).toHaveLength(5);
     expect(out!.elements![0]!.after).toHaveLength(120);
     expect(out!.elements![0]!.after!.endsWith('…')).toBe(true);
     const exact = b('#exact', 'p', 'y'.repeat(120), 0, 0, 300, 20);
-    expect(withElements([{ x: 0, y: 0, width: 10, height: 10 }], [exact], [exact])[0]!.elements![0]!.after).toBe('y'.repeat(120));
+    expect(withElements([{ x: 0, y: 0, width: 10, height: 10 }], [exact], [exact])[0]!.elements![0]!.after).toBe(
+      'y'.repeat(120),
+    );
     const [five] = withElements([{ x: 0, y: 0, width: 300, height: 100 }], rows, rows);
     expect(five!.elements).toHaveLength(5);
   });
@@ -57,7 +72,10 @@ describe('withElements', () => {
   it('a region over nothing lists nothing; no regions stay no regions; malformed blocks are skipped', () => {
     expect(withElements([{ x: 2000, y: 3000, width: 5, height: 5 }], [card], [card])[0]!.elements).toEqual([]);
     expect(withElements([], [card], [card])).toEqual([]);
-    const junk = [null, { selector: 'p', tag: 'p', text: 'x', box: { x: 'a', y: 0, width: 1, height: 1 } }] as unknown as PageBlock[];
+    const junk = [
+      null,
+      { selector: 'p', tag: 'p', text: 'x', box: { x: 'a', y: 0, width: 1, height: 1 } },
+    ] as unknown as PageBlock[];
     expect(withElements([region], junk, junk)[0]!.elements).toEqual([]);
   });
 });

@@ -19,7 +19,10 @@ function issuePaths(schema: Schema, body: unknown): string[] {
 
 function ok(schema: Schema, body: unknown): void {
   const result = schema.safeParse(body);
-  expect(result.success, `expected ${JSON.stringify(body)} to be accepted: ${result.success ? '' : JSON.stringify(result.error.issues)}`).toBe(true);
+  expect(
+    result.success,
+    `expected ${JSON.stringify(body)} to be accepted: ${result.success ? '' : JSON.stringify(result.error.issues)}`,
+  ).toBe(true);
 }
 
 /** The details parseBody (the HTTP layer) would send. */
@@ -49,14 +52,38 @@ describe('imageRequestSchema defaults', () => {
 
   it('leaves optional fields without a fixed default unset (resolved at render time)', () => {
     const req = image.parse({ url: 'https://example.com/' });
-    for (const key of ['viewport', 'deviceScaleFactor', 'media', 'quality', 'failOnHttpError', 'filename', 'selector', 'clip'] as const) {
+    for (const key of [
+      'viewport',
+      'deviceScaleFactor',
+      'media',
+      'quality',
+      'failOnHttpError',
+      'filename',
+      'selector',
+      'clip',
+    ] as const) {
       expect(req[key], key).toBeUndefined();
     }
   });
 
   it('keeps given values instead of defaults', () => {
-    const req = image.parse({ html: 'x', colorScheme: 'dark', timeout: 5000, format: 'webp', quality: 50, fullPage: true, delay: 250 });
-    expect(req).toMatchObject({ colorScheme: 'dark', timeout: 5000, format: 'webp', quality: 50, fullPage: true, delay: 250 });
+    const req = image.parse({
+      html: 'x',
+      colorScheme: 'dark',
+      timeout: 5000,
+      format: 'webp',
+      quality: 50,
+      fullPage: true,
+      delay: 250,
+    });
+    expect(req).toMatchObject({
+      colorScheme: 'dark',
+      timeout: 5000,
+      format: 'webp',
+      quality: 50,
+      fullPage: true,
+      delay: 250,
+    });
   });
 
   it('accepts "jpg" as a format', () => {
@@ -110,7 +137,10 @@ describe('pdfRequestSchema defaults', () => {
 });
 
 describe('source rules', () => {
-  for (const [name, schema] of [['image', image], ['pdf', pdf]] as const) {
+  for (const [name, schema] of [
+    ['image', image],
+    ['pdf', pdf],
+  ] as const) {
     it(`${name}: exactly one of url or html`, () => {
       ok(schema, { url: 'https://example.com' });
       ok(schema, { html: '' }); // an empty document is still a document
@@ -120,7 +150,14 @@ describe('source rules', () => {
 
     it(`${name}: url must be absolute http(s)`, () => {
       ok(schema, { url: 'http://example.com/a?b=c' });
-      for (const url of ['ftp://example.com/f', 'file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,x', '/relative', 'example.com']) {
+      for (const url of [
+        'ftp://example.com/f',
+        'file:///etc/passwd',
+        'javascript:alert(1)',
+        'data:text/html,x',
+        '/relative',
+        'example.com',
+      ]) {
         expect(issuePaths(schema, { url }), url).toEqual(['url']);
       }
     });
@@ -130,7 +167,9 @@ describe('source rules', () => {
       ok(schema, { html: 'x', async: true, webhookUrl: 'https://hooks.example.com/pagewatch' });
       expect(issuePaths(schema, { html: 'x', async: 'yes' })).toEqual(['async']);
       expect(issuePaths(schema, { html: 'x', webhookUrl: 'https://hooks.example.com/' })).toEqual(['webhookUrl']);
-      expect(issuePaths(schema, { html: 'x', async: false, webhookUrl: 'https://hooks.example.com/' })).toEqual(['webhookUrl']);
+      expect(issuePaths(schema, { html: 'x', async: false, webhookUrl: 'https://hooks.example.com/' })).toEqual([
+        'webhookUrl',
+      ]);
       for (const webhookUrl of ['ftp://hooks.example.com/', '/relative', ' https://hooks.example.com/']) {
         expect(issuePaths(schema, { html: 'x', async: true, webhookUrl }), webhookUrl).toEqual(['webhookUrl']);
       }
@@ -157,22 +196,51 @@ describe('source rules', () => {
 
     it(`${name}: header names are tokens and values hold no CR, LF or NUL (Chromium would refuse them mid-render)`, () => {
       ok(schema, { url: 'https://example.com', headers: { 'X-Api_Key.v2': 'é ok', 'x-empty': '' } });
-      expect(details(schema, { url: 'https://example.com', headers: { 'bad name': 'x' } }))
-        .toEqual([{ path: 'headers.bad name', message: expect.stringContaining('not a valid header name') }]);
-      expect(details(schema, { url: 'https://example.com', headers: { 'x-v': 'a\nb' } }))
-        .toEqual([{ path: 'headers.x-v', message: 'a header value cannot hold CR, LF or NUL' }]);
-      expect(issuePaths(schema, { url: 'https://example.com', headers: { '': 'x', 'x-n': 'a\u0000' } }).sort()).toEqual(['headers.', 'headers.x-n']);
+      expect(details(schema, { url: 'https://example.com', headers: { 'bad name': 'x' } })).toEqual([
+        { path: 'headers.bad name', message: expect.stringContaining('not a valid header name') },
+      ]);
+      expect(details(schema, { url: 'https://example.com', headers: { 'x-v': 'a\nb' } })).toEqual([
+        { path: 'headers.x-v', message: 'a header value cannot hold CR, LF or NUL' },
+      ]);
+      expect(issuePaths(schema, { url: 'https://example.com', headers: { '': 'x', 'x-n': 'a\u0000' } }).sort()).toEqual(
+        ['headers.', 'headers.x-n'],
+      );
     });
   }
 });
 
 describe('field ranges', () => {
   const edges: [string, Record<string, unknown>, Record<string, unknown>, string][] = [
-    ['viewport width', { viewport: { width: 3840, height: 1 } }, { viewport: { width: 3841, height: 1 } }, 'viewport.width'],
-    ['viewport width min', { viewport: { width: 1, height: 1 } }, { viewport: { width: 0, height: 1 } }, 'viewport.width'],
-    ['viewport height', { viewport: { width: 1, height: 2160 } }, { viewport: { width: 1, height: 2161 } }, 'viewport.height'],
-    ['viewport height min', { viewport: { width: 1, height: 1 } }, { viewport: { width: 1, height: 0 } }, 'viewport.height'],
-    ['viewport integers', { viewport: { width: 100, height: 100 } }, { viewport: { width: 100.5, height: 100 } }, 'viewport.width'],
+    [
+      'viewport width',
+      { viewport: { width: 3840, height: 1 } },
+      { viewport: { width: 3841, height: 1 } },
+      'viewport.width',
+    ],
+    [
+      'viewport width min',
+      { viewport: { width: 1, height: 1 } },
+      { viewport: { width: 0, height: 1 } },
+      'viewport.width',
+    ],
+    [
+      'viewport height',
+      { viewport: { width: 1, height: 2160 } },
+      { viewport: { width: 1, height: 2161 } },
+      'viewport.height',
+    ],
+    [
+      'viewport height min',
+      { viewport: { width: 1, height: 1 } },
+      { viewport: { width: 1, height: 0 } },
+      'viewport.height',
+    ],
+    [
+      'viewport integers',
+      { viewport: { width: 100, height: 100 } },
+      { viewport: { width: 100.5, height: 100 } },
+      'viewport.width',
+    ],
     ['deviceScaleFactor max', { deviceScaleFactor: 3 }, { deviceScaleFactor: 3.01 }, 'deviceScaleFactor'],
     ['deviceScaleFactor min', { deviceScaleFactor: 1 }, { deviceScaleFactor: 0.99 }, 'deviceScaleFactor'],
     ['delay max', { delay: 10_000 }, { delay: 10_001 }, 'delay'],
@@ -180,7 +248,12 @@ describe('field ranges', () => {
     ['timeout min', { timeout: 1000 }, { timeout: 999 }, 'timeout'],
     ['timeout max', { timeout: 120_000 }, { timeout: 120_001 }, 'timeout'],
     ['hideSelectors entries', { hideSelectors: ['.ad'] }, { hideSelectors: [''] }, 'hideSelectors.0'],
-    ['blockResources types', { blockResources: ['image', 'websocket'] }, { blockResources: ['images'] }, 'blockResources.0'],
+    [
+      'blockResources types',
+      { blockResources: ['image', 'websocket'] },
+      { blockResources: ['images'] },
+      'blockResources.0',
+    ],
     ['filename length', { filename: 'a'.repeat(200) }, { filename: 'a'.repeat(201) }, 'filename'],
     ['locale', { locale: 'de-CH' }, { locale: 'german' }, 'locale'],
     ['timezoneId', { timezoneId: 'Europe/Paris' }, { timezoneId: 'Mars/Olympus' }, 'timezoneId'],
@@ -216,7 +289,9 @@ describe('field ranges', () => {
     ok(strict, { html: 'x', timeout: 5000 });
     expect(issuePaths(strict, { html: 'x', timeout: 5001 })).toEqual(['timeout']);
     // The default (30 s) above a smaller limit is the operator's choice; the explicit value is what counts.
-    expect(issuePaths(imageRequestSchema({ ...SIZE_LIMITS, maxTimeoutMs: 200_000 }), { html: 'x', timeout: 200_001 })).toEqual(['timeout']);
+    expect(
+      issuePaths(imageRequestSchema({ ...SIZE_LIMITS, maxTimeoutMs: 200_000 }), { html: 'x', timeout: 200_001 }),
+    ).toEqual(['timeout']);
   });
 
   it('device must be a real Playwright device name, not an inherited object property', () => {
@@ -250,22 +325,34 @@ describe('image size caps known up front (maxFullPageHeight 2000, maxImagePixels
   it('a viewport side over maxFullPageHeight is refused naming that side', () => {
     const small = imageRequestSchema({ maxTimeoutMs: 120_000, maxFullPageHeight: 1000, maxImagePixels: 50_000_000 });
     ok(small, { html: 'x', viewport: { width: 1000, height: 800 } });
-    expect(details(small, { html: 'x', viewport: { width: 1001, height: 800 } }))
-      .toEqual([{ path: 'viewport.width', message: 'at most 1000 CSS px (limits.maxFullPageHeight)' }]);
+    expect(details(small, { html: 'x', viewport: { width: 1001, height: 800 } })).toEqual([
+      { path: 'viewport.width', message: 'at most 1000 CSS px (limits.maxFullPageHeight)' },
+    ]);
   });
 
   it('clip: each side at most maxFullPageHeight, its pixels (at the scale) at most maxImagePixels', () => {
     ok(capped, { html: 'x', clip: clip(2000, 1000) });
     expect(issuePaths(capped, { html: 'x', clip: clip(2001, 10) })).toEqual(['clip.width']);
     expect(issuePaths(capped, { html: 'x', clip: clip(10, 2001) })).toEqual(['clip.height']);
-    expect(details(capped, { html: 'x', clip: clip(2000, 1001) })).toEqual([{ path: 'clip', message: expect.stringContaining('2002000 output pixels') }]);
+    expect(details(capped, { html: 'x', clip: clip(2000, 1001) })).toEqual([
+      { path: 'clip', message: expect.stringContaining('2002000 output pixels') },
+    ]);
     ok(capped, { html: 'x', clip: clip(500, 1000), deviceScaleFactor: 2, viewport: { width: 500, height: 500 } });
-    expect(issuePaths(capped, { html: 'x', clip: clip(501, 1000), deviceScaleFactor: 2, viewport: { width: 500, height: 500 } })).toEqual(['clip']);
+    expect(
+      issuePaths(capped, {
+        html: 'x',
+        clip: clip(501, 1000),
+        deviceScaleFactor: 2,
+        viewport: { width: 500, height: 500 },
+      }),
+    ).toEqual(['clip']);
   });
 
   it('the defaults (16384 px, 50000000 pixels) refuse the largest viewport at scale 3', () => {
     ok(image, { html: 'x', viewport: { width: 3840, height: 2160 }, deviceScaleFactor: 2 });
-    expect(issuePaths(image, { html: 'x', viewport: { width: 3840, height: 2160 }, deviceScaleFactor: 3 })).toEqual(['viewport']);
+    expect(issuePaths(image, { html: 'x', viewport: { width: 3840, height: 2160 }, deviceScaleFactor: 3 })).toEqual([
+      'viewport',
+    ]);
   });
 });
 
@@ -278,8 +365,12 @@ describe('image cross-field rules', () => {
 
   it('fullPage, selector and clip exclude each other', () => {
     expect(issuePaths(image, { html: 'x', fullPage: true, selector: '#a' })).toEqual(['selector']);
-    expect(issuePaths(image, { html: 'x', fullPage: true, clip: { x: 0, y: 0, width: 10, height: 10 } })).toEqual(['clip']);
-    expect(issuePaths(image, { html: 'x', selector: '#a', clip: { x: 0, y: 0, width: 10, height: 10 } })).toEqual(['clip']);
+    expect(issuePaths(image, { html: 'x', fullPage: true, clip: { x: 0, y: 0, width: 10, height: 10 } })).toEqual([
+      'clip',
+    ]);
+    expect(issuePaths(image, { html: 'x', selector: '#a', clip: { x: 0, y: 0, width: 10, height: 10 } })).toEqual([
+      'clip',
+    ]);
     ok(image, { html: 'x', fullPage: false, selector: '#a' });
     ok(image, { html: 'x', clip: { x: 0, y: 0, width: 10, height: 10 } });
   });
@@ -291,13 +382,22 @@ describe('image cross-field rules', () => {
 
   it('a cookie needs url or domain when rendering html without baseUrl', () => {
     expect(issuePaths(image, { html: 'x', cookies: [{ name: 'a', value: '1' }] })).toEqual(['cookies.0.domain']);
-    expect(issuePaths(image, { html: 'x', cookies: [{ name: 'a', value: '1', domain: 'example.com' }, { name: 'b', value: '2' }] }))
-      .toEqual(['cookies.1.domain']);
+    expect(
+      issuePaths(image, {
+        html: 'x',
+        cookies: [
+          { name: 'a', value: '1', domain: 'example.com' },
+          { name: 'b', value: '2' },
+        ],
+      }),
+    ).toEqual(['cookies.1.domain']);
     ok(image, { html: 'x', cookies: [{ name: 'a', value: '1', domain: 'example.com' }] });
     ok(image, { html: 'x', cookies: [{ name: 'a', value: '1', url: 'https://example.com/' }] });
     ok(image, { html: 'x', baseUrl: 'https://example.com/', cookies: [{ name: 'a', value: '1' }] });
     ok(image, { url: 'https://example.com/', cookies: [{ name: 'a', value: '1' }] });
-    expect(issuePaths(image, { url: 'https://example.com/', cookies: [{ name: 'a', value: '1', url: 'ftp://x/' }] })).toEqual(['cookies.0.url']);
+    expect(
+      issuePaths(image, { url: 'https://example.com/', cookies: [{ name: 'a', value: '1', url: 'ftp://x/' }] }),
+    ).toEqual(['cookies.0.url']);
   });
 });
 
@@ -318,16 +418,25 @@ describe('pdf cross-field rules', () => {
   it('image-only fields are unknown to pdf and the reverse', () => {
     expect(issuePaths(pdf, { html: 'x', fullPage: true })).toEqual(['']);
     expect(issuePaths(image, { html: 'x', landscape: true })).toEqual(['']);
-    expect(details(pdf, { html: 'x', fullPage: true, quality: 5 }).map((d) => d.path).sort()).toEqual(['fullPage', 'quality']);
+    expect(
+      details(pdf, { html: 'x', fullPage: true, quality: 5 })
+        .map((d) => d.path)
+        .sort(),
+    ).toEqual(['fullPage', 'quality']);
   });
 });
 
 describe('parseBody details (what the 400 lists)', () => {
   it('names each unknown field, nested ones by their dotted path', () => {
     expect(details(image, { html: 'x', colour: 'red' })).toEqual([{ path: 'colour', message: 'unknown field' }]);
-    expect(details(image, { html: 'x', viewport: { width: 10, height: 10, depth: 3 } }))
-      .toEqual([{ path: 'viewport.depth', message: 'unknown field' }]);
-    expect(details(image, { html: 'x', a: 1, b: 2 }).map((d) => d.path).sort()).toEqual(['a', 'b']);
+    expect(details(image, { html: 'x', viewport: { width: 10, height: 10, depth: 3 } })).toEqual([
+      { path: 'viewport.depth', message: 'unknown field' },
+    ]);
+    expect(
+      details(image, { html: 'x', a: 1, b: 2 })
+        .map((d) => d.path)
+        .sort(),
+    ).toEqual(['a', 'b']);
   });
 
   it('names each wrongly typed field', () => {
@@ -346,7 +455,15 @@ describe('parseBody details (what the 400 lists)', () => {
     // Contract: `details` lists {path, message} per bad field. Zod skips superRefine once a field
     // has a type error, so the client only learns of the missing source / png+quality after fixing
     // `delay` — two round trips for one bad request.
-    expect(details(image, { delay: 'soon' }).map((d) => d.path).sort()).toEqual(['delay', 'url']);
-    expect(details(image, { html: 'x', delay: 'soon', quality: 80 }).map((d) => d.path).sort()).toEqual(['delay', 'quality']);
+    expect(
+      details(image, { delay: 'soon' })
+        .map((d) => d.path)
+        .sort(),
+    ).toEqual(['delay', 'url']);
+    expect(
+      details(image, { html: 'x', delay: 'soon', quality: 80 })
+        .map((d) => d.path)
+        .sort(),
+    ).toEqual(['delay', 'quality']);
   });
 });

@@ -33,25 +33,40 @@ it('stops the work of keys revoked before it, and only theirs', () => {
   keys.revoke(revoked);
   const job = db.prepare(`INSERT INTO jobs (id, key_id, kind, status, request, base_url, created_at)
     VALUES (?, ?, 'pdf', ?, ?, 'http://x', '2026-01-01T00:00:00.000Z')`);
-  const secret = JSON.stringify({ url: 'https://x.test', headers: { authorization: 'SECRET' }, filename: 'a.pdf', format: 'A4' });
+  const secret = JSON.stringify({
+    url: 'https://x.test',
+    headers: { authorization: 'SECRET' },
+    filename: 'a.pdf',
+    format: 'A4',
+  });
   job.run('job_r_queued', revoked, 'queued', secret);
   job.run('job_r_running', revoked, 'running', secret);
   job.run('job_r_done', revoked, 'succeeded', '{}');
   job.run('job_a_queued', active, 'queued', secret);
-  const monitor = db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
+  const monitor =
+    db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
     next_run_at, created_at, updated_at) VALUES (?, ?, 'm', 'http://x', '* * * * *', 'UTC', '{}', '{}', '[]', '{}', 'http://x',
     '2026-01-01T00:01:00.000Z', 'x', 'x')`);
   monitor.run('mon_r', revoked);
   monitor.run('mon_a', active);
-  const delivery = db.prepare(`INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, status, next_attempt_at, created_at)
+  const delivery =
+    db.prepare(`INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, status, next_attempt_at, created_at)
     VALUES (?, ?, ?, 'job.succeeded', 'http://r', '{}', 'pending', 'x', 'x')`);
   delivery.run('whd_r', revoked, 'msg_r');
   delivery.run('whd_a', active, 'msg_a');
 
   migrate(db, all);
 
-  const jobs = Object.fromEntries((db.prepare('SELECT id, status, request, finished_at AS finishedAt FROM jobs').all() as
-    { id: string; status: string; request: string; finishedAt: string | null }[]).map((j) => [j.id, j]));
+  const jobs = Object.fromEntries(
+    (
+      db.prepare('SELECT id, status, request, finished_at AS finishedAt FROM jobs').all() as {
+        id: string;
+        status: string;
+        request: string;
+        finishedAt: string | null;
+      }[]
+    ).map((j) => [j.id, j]),
+  );
   expect(jobs.job_r_queued).toMatchObject({ status: 'canceled', request: '{"filename":"a.pdf","format":"A4"}' });
   expect(jobs.job_r_running!.status).toBe('canceled');
   expect(jobs.job_r_queued!.finishedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/); // as toISOString writes it

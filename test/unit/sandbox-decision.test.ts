@@ -24,12 +24,18 @@ describe('decideSandbox', () => {
 
 describe('explainSandboxFailure', () => {
   it('as root: names running unprivileged and render.sandbox=auto', () => {
-    const why = explainSandboxFailure('Running as root without --no-sandbox is not supported. See https://crbug.com/638180.', 0);
+    const why = explainSandboxFailure(
+      'Running as root without --no-sandbox is not supported. See https://crbug.com/638180.',
+      0,
+    );
     expect(why).toMatch(/cannot start as root.*unprivileged user.*render\.sandbox=auto/);
   });
 
   it('without user namespaces (Chromium\'s "No usable sandbox!"): names the sysctls, the setuid helper and render.sandbox=off', () => {
-    const why = explainSandboxFailure('[err] No usable sandbox! If this is a Debian system, please install the chromium-sandbox package', 1000);
+    const why = explainSandboxFailure(
+      '[err] No usable sandbox! If this is a Debian system, please install the chromium-sandbox package',
+      1000,
+    );
     expect(why).toMatch(/user namespaces.*kernel\.unprivileged_userns_clone.*chrome-sandbox.*render\.sandbox=off/);
   });
 

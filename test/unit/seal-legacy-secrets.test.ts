@@ -33,7 +33,8 @@ beforeEach(() => {
   // What the code before encryption stored: the capture options with their secrets in the clear.
   secrets = newSecrets();
   const keyId = new ApiKeyStore(db).create('k').id;
-  const insert = db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
+  const insert =
+    db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
     next_run_at, created_at, updated_at) VALUES (?, ?, 'm', 'http://x', '0 0 1 1 *', 'UTC', ?, '{}', '[]', '{"keep":5}', 'http://x',
     NULL, 'x', 'x')`);
   insert.run('mon_1', keyId, JSON.stringify(secretCapture(secrets)));
@@ -69,7 +70,9 @@ it('with a reader holding the WAL: warns that the plaintext is still on disk, an
   db.pragma('busy_timeout = 50'); // each checkpoint try waits this long for the reader; it never lets go
 
   expect(sealLegacySecrets(db, new MonitorStore(db), box, log)).toEqual(['mon_1']);
-  expect(warnings).toEqual([{ fields: { monitors: 1 }, message: expect.stringMatching(/WAL could not be emptied.*plaintext stays/) }]);
+  expect(warnings).toEqual([
+    { fields: { monitors: 1 }, message: expect.stringMatching(/WAL could not be emptied.*plaintext stays/) },
+  ]);
   // Why the warning matters: the old pages are still in the main file.
   expect(holdsAny(readFileSync(file), secrets)).toEqual(Object.values(secrets));
   // What secure_delete gives: the rewrite zeroed the space the old row left in the pages it wrote.
@@ -90,7 +93,12 @@ it('when another process holds the write lock at the VACUUM: the secrets stay se
     return exec(sql);
   });
   expect(sealLegacySecrets(db, new MonitorStore(db), box, log)).toEqual(['mon_1']);
-  expect(warnings).toEqual([{ fields: { monitors: 1 }, message: expect.stringMatching(/could not be vacuumed.*run VACUUM on the database while the service is stopped/) }]);
+  expect(warnings).toEqual([
+    {
+      fields: { monitors: 1 },
+      message: expect.stringMatching(/could not be vacuumed.*run VACUUM on the database while the service is stopped/),
+    },
+  ]);
   expect(new MonitorStore(db).get('mon_1')!.settings.capture.headers!['X-Api-Token']).toMatch(/^enc:v1:/);
   vi.restoreAllMocks();
 });

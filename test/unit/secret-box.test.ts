@@ -51,7 +51,8 @@ describe('SecretBox', () => {
 
   it('detects a changed IV, ciphertext or tag (the auth tag is checked)', () => {
     const sealed = box.encrypt('Bearer s3cr3t-token', 'mon_1');
-    for (const part of [1, 2, 3]) expect(failure(() => box.decrypt(tamper(sealed, part), 'mon_1')).reason).toBe('tampered');
+    for (const part of [1, 2, 3])
+      expect(failure(() => box.decrypt(tamper(sealed, part), 'mon_1')).reason).toBe('tampered');
   });
 
   it('does not open a value moved to another record (the context is authenticated)', () => {
@@ -116,10 +117,14 @@ describe('loadSecretsKey', () => {
       while (Date.now() < ${startAt});
       const k = loadSecretsKey('', ${JSON.stringify(dir)});
       console.log(k.source + ' ' + k.key.toString('hex'));`;
-    const runs = await Promise.all(Array.from({ length: 6 }, () => promisify(execFile)(process.execPath, ['--input-type=module', '-e', script])));
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, () => promisify(execFile)(process.execPath, ['--input-type=module', '-e', script])),
+    );
     const outcomes = runs.map((r) => r.stdout.trim().split(' '));
     expect(outcomes.filter(([source]) => source === 'generated')).toHaveLength(1);
-    expect(new Set(outcomes.map(([, key]) => key))).toEqual(new Set([readFileSync(join(dir, 'secret.key'), 'utf8').trim()]));
+    expect(new Set(outcomes.map(([, key]) => key))).toEqual(
+      new Set([readFileSync(join(dir, 'secret.key'), 'utf8').trim()]),
+    );
     expect(readdirSync(dir)).toEqual(['secret.key']); // no temporary file left behind
   }, 30_000);
 

@@ -6,9 +6,17 @@ import { monitorSchema } from '../../src/http/schemas/monitors.js';
 import { MAX_STEPS } from '../../src/http/schemas/steps.js';
 import { refusalDetails } from '../helpers/refusal.js';
 
-const schema = monitorSchema({ maxFullPageHeight: 16_384, maxImagePixels: 50_000_000, maxTimeoutMs: 120_000, maxRetention: 1000, minIntervalSeconds: 1 });
+const schema = monitorSchema({
+  maxFullPageHeight: 16_384,
+  maxImagePixels: 50_000_000,
+  maxTimeoutMs: 120_000,
+  maxRetention: 1000,
+  minIntervalSeconds: 1,
+});
 const withSteps = (steps: unknown[], capture: Record<string, unknown> = {}) => ({
-  url: 'https://example.com/', schedule: '0 0 1 1 *', capture: { ...capture, steps },
+  url: 'https://example.com/',
+  schedule: '0 0 1 1 *',
+  capture: { ...capture, steps },
 });
 
 function refused(steps: unknown[], capture?: Record<string, unknown>): { path: string; message: string }[] {
@@ -51,17 +59,37 @@ describe('capture.steps schema', () => {
   it.each([
     { step: { action: 'fill', selector: '#user' }, path: 'capture.steps.0.value', says: 'fill needs a value' },
     { step: { action: 'click' }, path: 'capture.steps.0.selector', says: 'click needs a selector' },
-    { step: { action: 'click', selector: '#a', value: 'x' }, path: 'capture.steps.0.value', says: 'click takes no value' },
+    {
+      step: { action: 'click', selector: '#a', value: 'x' },
+      path: 'capture.steps.0.value',
+      says: 'click takes no value',
+    },
     { step: { action: 'select', selector: '#a' }, path: 'capture.steps.0.value', says: 'select needs a value' },
     { step: { action: 'press' }, path: 'capture.steps.0.value', says: 'press needs a value' },
     { step: { action: 'waitForSelector' }, path: 'capture.steps.0.selector', says: 'waitForSelector needs a selector' },
-    { step: { action: 'waitForTimeout', value: '100', selector: '#a' }, path: 'capture.steps.0.selector', says: 'takes no selector' },
+    {
+      step: { action: 'waitForTimeout', value: '100', selector: '#a' },
+      path: 'capture.steps.0.selector',
+      says: 'takes no selector',
+    },
     { step: { action: 'waitForTimeout', value: 'soon' }, path: 'capture.steps.0.value', says: 'milliseconds' },
     { step: { action: 'waitForTimeout', value: '-5' }, path: 'capture.steps.0.value', says: 'milliseconds' },
     { step: { action: 'goto', value: '/relative' }, path: 'capture.steps.0.value', says: 'absolute http or https URL' },
-    { step: { action: 'goto', value: 'file:///etc/passwd' }, path: 'capture.steps.0.value', says: 'absolute http or https URL' },
-    { step: { action: 'goto', selector: '#a', value: 'https://example.com/' }, path: 'capture.steps.0.selector', says: 'takes no selector' },
-    { step: { action: 'click', selector: '#a', secret: true }, path: 'capture.steps.0.secret', says: 'only a fill step can be secret' },
+    {
+      step: { action: 'goto', value: 'file:///etc/passwd' },
+      path: 'capture.steps.0.value',
+      says: 'absolute http or https URL',
+    },
+    {
+      step: { action: 'goto', selector: '#a', value: 'https://example.com/' },
+      path: 'capture.steps.0.selector',
+      says: 'takes no selector',
+    },
+    {
+      step: { action: 'click', selector: '#a', secret: true },
+      path: 'capture.steps.0.secret',
+      says: 'only a fill step can be secret',
+    },
     { step: { action: 'click', selector: '' }, path: 'capture.steps.0.selector', says: '' },
     { step: { action: 'hover', selector: '#a' }, path: 'capture.steps.0.action', says: '' },
     { step: { action: 'click', selector: '#a', wait: 1 }, path: 'capture.steps.0.wait', says: '' },

@@ -52,14 +52,29 @@ describe('secret steps', () => {
   });
 
   it.each([
-    { what: 'another selector', steps: (s: Step[]) => s.with(2, { action: 'fill', selector: '#comment', value: MASK, secret: true }) },
-    { what: 'another index (a step inserted before it)', steps: (s: Step[]) => [{ action: 'click', selector: '#cookie-ok' }, ...s] },
-    { what: 'a changed goto before it', steps: (s: Step[]) => s.with(0, { action: 'goto', value: 'https://shop.example.evil.example/login' }) },
-    { what: 'a changed value before it', steps: (s: Step[]) => s.with(1, { action: 'fill', selector: '#user', value: 'bob' }) },
+    {
+      what: 'another selector',
+      steps: (s: Step[]) => s.with(2, { action: 'fill', selector: '#comment', value: MASK, secret: true }),
+    },
+    {
+      what: 'another index (a step inserted before it)',
+      steps: (s: Step[]) => [{ action: 'click', selector: '#cookie-ok' }, ...s],
+    },
+    {
+      what: 'a changed goto before it',
+      steps: (s: Step[]) => s.with(0, { action: 'goto', value: 'https://shop.example.evil.example/login' }),
+    },
+    {
+      what: 'a changed value before it',
+      steps: (s: Step[]) => s.with(1, { action: 'fill', selector: '#user', value: 'bob' }),
+    },
     { what: 'a step removed before it', steps: (s: Step[]) => s.slice(1) },
     // A step after it can show the secret (a "show password" toggle before the capture) or send it on.
     { what: 'a step added after it', steps: (s: Step[]) => [...s, { action: 'click', selector: '.show-password' }] },
-    { what: 'a changed step after it', steps: (s: Step[]) => s.with(3, { action: 'click', selector: '.show-password' }) },
+    {
+      what: 'a changed step after it',
+      steps: (s: Step[]) => s.with(3, { action: 'click', selector: '.show-password' }),
+    },
   ])('"••••" with $what is 400 naming the step value', ({ steps }) => {
     const found = refusal(() => sealSecrets({ steps: steps(login(MASK).steps) }, stored, box, ID));
     expect(found).toHaveLength(1);
@@ -68,22 +83,35 @@ describe('secret steps', () => {
   });
 
   it('"••••" is 400 when the page moved to another origin or page code changed; a new value is taken', () => {
-    const origin = movedSecrets({ url: 'https://shop.example/', capture: {} }, { url: 'https://evil.example/', capture: {} });
-    expect(refusal(() => sealSecrets(login(MASK), stored, box, ID, origin)))
-      .toEqual([{ path: 'capture.steps.2.value', message: expect.stringMatching(/only typed into the page it was given for/) }]);
-    const code = movedSecrets({ url: 'https://shop.example/', capture: {} }, { url: 'https://shop.example/', capture: { js: 'fetch("//x/?" + 1)' } });
-    expect(refusal(() => sealSecrets(login(MASK), stored, box, ID, code)))
-      .toEqual([{ path: 'capture.steps.2.value', message: expect.stringMatching(/capture\.js changed, and code added to the page can read what a step types/) }]);
+    const origin = movedSecrets(
+      { url: 'https://shop.example/', capture: {} },
+      { url: 'https://evil.example/', capture: {} },
+    );
+    expect(refusal(() => sealSecrets(login(MASK), stored, box, ID, origin))).toEqual([
+      { path: 'capture.steps.2.value', message: expect.stringMatching(/only typed into the page it was given for/) },
+    ]);
+    const code = movedSecrets(
+      { url: 'https://shop.example/', capture: {} },
+      { url: 'https://shop.example/', capture: { js: 'fetch("//x/?" + 1)' } },
+    );
+    expect(refusal(() => sealSecrets(login(MASK), stored, box, ID, code))).toEqual([
+      {
+        path: 'capture.steps.2.value',
+        message: expect.stringMatching(/capture\.js changed, and code added to the page can read what a step types/),
+      },
+    ]);
     expect(openSecrets(sealSecrets(login('new-pw'), stored, box, ID, code), box, ID).steps[2]!.value).toBe('new-pw');
   });
 
   it('a goto step to a new origin moves headers of scope "all" (they would go along); one to a known origin, or scope "origin", does not', () => {
     const page = 'https://shop.example/';
     const at = (headersScope: 'origin' | 'all', gotos: string[]) => ({
-      url: page, capture: { headersScope, steps: gotos.map((value) => ({ action: 'goto', value })) },
+      url: page,
+      capture: { headersScope, steps: gotos.map((value) => ({ action: 'goto', value })) },
     });
-    expect(movedSecrets(at('all', []), at('all', ['https://evil.example/x'])).headers)
-      .toMatch(/a goto step now leads to https:\/\/evil\.example, and with headersScope "all"/);
+    expect(movedSecrets(at('all', []), at('all', ['https://evil.example/x'])).headers).toMatch(
+      /a goto step now leads to https:\/\/evil\.example, and with headersScope "all"/,
+    );
     expect(movedSecrets(at('all', []), at('all', ['https://shop.example/account']))).toEqual({});
     expect(movedSecrets(at('all', ['https://help.example/']), at('all', ['https://help.example/faq']))).toEqual({});
     expect(movedSecrets(at('origin', []), at('origin', ['https://evil.example/x']))).toEqual({});
@@ -91,8 +119,12 @@ describe('secret steps', () => {
 
   it('a "••••" in a fill that is not secret is 400 (it would be typed as is)', () => {
     const steps = login(MASK).steps.with(2, { action: 'fill', selector: '#password', value: MASK });
-    expect(refusal(() => sealSecrets({ steps }, stored, box, ID)))
-      .toEqual([{ path: 'capture.steps.2.value', message: expect.stringMatching(/only stands for a stored value in a step with secret: true/) }]);
+    expect(refusal(() => sealSecrets({ steps }, stored, box, ID))).toEqual([
+      {
+        path: 'capture.steps.2.value',
+        message: expect.stringMatching(/only stands for a stored value in a step with secret: true/),
+      },
+    ]);
   });
 
   it('changing a secret value or any step is a capture change (new baseline); sending the masks back is not', () => {
@@ -102,4 +134,3 @@ describe('secret steps', () => {
     expect(sameCapture(sealSecrets(login(PASSWORD, [click]), stored, box, ID), stored, box, ID)).toBe(false);
   });
 });
-

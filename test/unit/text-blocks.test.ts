@@ -5,45 +5,73 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/render/chromium-path.js';
 import type { Layout, Rect } from '../../src/render/page-geometry.js';
 import {
-  MAX_BLOCKS, MAX_BLOCK_CHARS, MAX_DEPTH, MAX_SELECTOR_CHARS, MAX_TOTAL_CHARS, MAX_WALKED_ELEMENTS, coerceBlock, readBlocks,
+  MAX_BLOCKS,
+  MAX_BLOCK_CHARS,
+  MAX_DEPTH,
+  MAX_SELECTOR_CHARS,
+  MAX_TOTAL_CHARS,
+  MAX_WALKED_ELEMENTS,
+  coerceBlock,
+  readBlocks,
 } from '../../src/render/text-blocks.js';
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: findChromium(process.env.PAGEWATCH_CHROMIUM_PATH ?? ''), chromiumSandbox: false });
+  browser = await chromium.launch({
+    executablePath: findChromium(process.env.PAGEWATCH_CHROMIUM_PATH ?? ''),
+    chromiumSandbox: false,
+  });
 });
-afterAll(async () => { await browser?.close(); });
+afterAll(async () => {
+  await browser?.close();
+});
 
 const VIEW: Rect = { x: 0, y: 0, width: 1280, height: 800 };
-const layoutAt = (x = 0, y = 0): Layout =>
-  ({ content: { width: 1280, height: 800 }, visible: { ...VIEW, x, y }, pinchZoom: 1, layoutScroll: { x, y } });
+const layoutAt = (x = 0, y = 0): Layout => ({
+  content: { width: 1280, height: 800 },
+  visible: { ...VIEW, x, y },
+  pinchZoom: 1,
+  layoutScroll: { x, y },
+});
 
 async function withPage<T>(html: string, run: (page: Page) => Promise<T>, scale = 1): Promise<T> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: scale });
   try {
     const page = await context.newPage();
-    await page.setContent(`<!doctype html><html><head><style>body{margin:0;font:16px sans-serif}</style></head><body>${html}</body></html>`);
+    await page.setContent(
+      `<!doctype html><html><head><style>body{margin:0;font:16px sans-serif}</style></head><body>${html}</body></html>`,
+    );
     return await run(page);
   } finally {
     await context.close();
   }
 }
-const blocksOf = (html: string, textSelector?: string, area = VIEW) => withPage(html, (page) => readBlocks(page, textSelector, area, layoutAt(), 1));
+const blocksOf = (html: string, textSelector?: string, area = VIEW) =>
+  withPage(html, (page) => readBlocks(page, textSelector, area, layoutAt(), 1));
 /** A full-page capture's area: the whole of a tall page. */
 const TALL: Rect = { x: 0, y: 0, width: 1280, height: 4000 };
 
 describe('readBlocks', () => {
-  it('gives blocks in reading order with their own inline text (not a child block\'s), collapsed', async () => {
+  it("gives blocks in reading order with their own inline text (not a child block's), collapsed", async () => {
     const blocks = await blocksOf(`<h1>Blue   kettle</h1><div id="card"><p>Only <b>today</b>,
       <a href="#">see more</a></p>Loose text<div class="price">$24.99</div></div><footer><span>(c) Shop</span></footer>`);
     expect(blocks.map(({ tag, text }) => [tag, text])).toEqual([
-      ['h1', 'Blue kettle'], ['div', 'Loose text'], ['p', 'Only today, see more'], ['div', '$24.99'], ['footer', '(c) Shop'],
+      ['h1', 'Blue kettle'],
+      ['div', 'Loose text'],
+      ['p', 'Only today, see more'],
+      ['div', '$24.99'],
+      ['footer', '(c) Shop'],
     ]);
   });
 
   it('an empty block with no block inside (a coloured box) is kept with no text, so a region can name it; an empty wrapper is not', async () => {
-    const blocks = await blocksOf(`<div id="wrap"><div id="swatch" style="width:50px;height:50px;background:red"></div><p>Text</p></div>`);
-    expect(blocks.map(({ selector, text }) => [selector, text])).toEqual([['#swatch', ''], ['#wrap > p', 'Text']]);
+    const blocks = await blocksOf(
+      `<div id="wrap"><div id="swatch" style="width:50px;height:50px;background:red"></div><p>Text</p></div>`,
+    );
+    expect(blocks.map(({ selector, text }) => [selector, text])).toEqual([
+      ['#swatch', ''],
+      ['#wrap > p', 'Text'],
+    ]);
   });
 
   it('selectors are short and unique: #id, then tag.class, then a tag:nth-of-type path from an id or body', async () => {
@@ -52,42 +80,64 @@ describe('readBlocks', () => {
     await withPage(html, async (page) => {
       const blocks = await readBlocks(page, undefined, VIEW, layoutAt(), 1);
       expect(blocks.map((b) => [b.selector, b.text])).toEqual([
-        ['#a > p:nth-of-type(1)', 'one'], ['#a > p:nth-of-type(2)', 'two'], ['p.note', 'three'],
-        ['body > p:nth-of-type(2)', 'four'], ['body > p:nth-of-type(3)', 'five'], ['body > section > div > span', 'six'],
-        ['body > p:nth-of-type(4)', 'seven'], ['body > p:nth-of-type(5)', 'eight'],
+        ['#a > p:nth-of-type(1)', 'one'],
+        ['#a > p:nth-of-type(2)', 'two'],
+        ['p.note', 'three'],
+        ['body > p:nth-of-type(2)', 'four'],
+        ['body > p:nth-of-type(3)', 'five'],
+        ['body > section > div > span', 'six'],
+        ['body > p:nth-of-type(4)', 'seven'],
+        ['body > p:nth-of-type(5)', 'eight'],
       ]);
       for (const b of blocks) {
-        const found = await page.evaluate((s) => Array.from(document.querySelectorAll(s), (e) => (e as HTMLElement).innerText.trim()), b.selector);
+        const found = await page.evaluate(
+          (s) => Array.from(document.querySelectorAll(s), (e) => (e as HTMLElement).innerText.trim()),
+          b.selector,
+        );
         expect(found).toEqual([b.text]);
       }
     });
   });
 
   it('replaced elements are blocks too, named by alt text, title or value; a password is never read', async () => {
-    const blocks = await blocksOf(`<img alt="Kettle photo" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="40" height="40">
+    const blocks =
+      await blocksOf(`<img alt="Kettle photo" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="40" height="40">
       <svg width="20" height="20"><title>Cart</title><rect width="20" height="20"/></svg><canvas width="30" height="30"></canvas>
       <input value="alice"><input type="password" value="hunter2"><input type="checkbox" checked>
       <select><option>Red</option><option selected>Blue</option></select><textarea>Hello</textarea>`);
     expect(blocks.map(({ tag, text }) => [tag, text])).toEqual([
-      ['img', 'Kettle photo'], ['svg', 'Cart'], ['canvas', ''], ['input', 'alice'], ['input', ''], ['input', 'checked'],
-      ['select', 'Blue'], ['textarea', 'Hello'],
+      ['img', 'Kettle photo'],
+      ['svg', 'Cart'],
+      ['canvas', ''],
+      ['input', 'alice'],
+      ['input', ''],
+      ['input', 'checked'],
+      ['select', 'Blue'],
+      ['textarea', 'Hello'],
     ]);
   });
 
   it('what was typed into an editable field (a capture step may fill in a secret) is not read; a read-only field reads as shown', async () => {
-    const blocks = await withPage(`<input id="token" value="page default"><input id="blank"><textarea id="note">authored</textarea>
-      <input id="total" readonly value="0"><textarea id="log" disabled></textarea>`, async (page) => {
-      await page.fill('#token', 'sk_live_typed_secret');
-      await page.fill('#blank', 'typed');
-      await page.fill('#note', 'typed note');
-      await page.evaluate(() => {
-        (document.getElementById('total') as HTMLInputElement).value = '42.00';
-        (document.getElementById('log') as HTMLTextAreaElement).value = 'computed';
-      });
-      return readBlocks(page, undefined, VIEW, layoutAt(), 1);
-    });
+    const blocks = await withPage(
+      `<input id="token" value="page default"><input id="blank"><textarea id="note">authored</textarea>
+      <input id="total" readonly value="0"><textarea id="log" disabled></textarea>`,
+      async (page) => {
+        await page.fill('#token', 'sk_live_typed_secret');
+        await page.fill('#blank', 'typed');
+        await page.fill('#note', 'typed note');
+        await page.evaluate(() => {
+          (document.getElementById('total') as HTMLInputElement).value = '42.00';
+          (document.getElementById('log') as HTMLTextAreaElement).value = 'computed';
+        });
+        return readBlocks(page, undefined, VIEW, layoutAt(), 1);
+      },
+    );
     expect(blocks.map(({ selector, text }) => [selector, text])).toEqual([
-      ['#token', 'page default'], ['#blank', ''], ['#note', 'authored'], ['#total', '42.00'], ['#log', 'computed'],
+      ['#token', 'page default'],
+      ['#blank', ''],
+      ['#note', 'authored'],
+      ['#total', '42.00'],
+      ['#log', 'computed'],
     ]);
     expect(JSON.stringify(blocks)).not.toContain('typed');
   });
@@ -120,20 +170,26 @@ describe('readBlocks', () => {
   });
 
   it(`keeps ${MAX_BLOCKS} blocks (at the edge all, one over: the last dropped) and ${MAX_BLOCK_CHARS} characters a block`, async () => {
-    const rows = (n: number) => Array.from({ length: n }, (_, i) => `<p style="margin:0;height:1px;font-size:1px">r${i}</p>`).join('');
+    const rows = (n: number) =>
+      Array.from({ length: n }, (_, i) => `<p style="margin:0;height:1px;font-size:1px">r${i}</p>`).join('');
     const at = await blocksOf(`<div>${rows(MAX_BLOCKS)}</div>`, undefined, TALL);
     expect(at).toHaveLength(MAX_BLOCKS);
     const over = await blocksOf(`<div>${rows(MAX_BLOCKS + 1)}</div>`, undefined, TALL);
     expect(over).toHaveLength(MAX_BLOCKS);
     expect(over.at(-1)!.text).toBe(`r${MAX_BLOCKS - 1}`);
-    const [exact, long] = await blocksOf(`<p>${'a'.repeat(MAX_BLOCK_CHARS)}</p><p>${'b'.repeat(MAX_BLOCK_CHARS + 1)}</p>`);
+    const [exact, long] = await blocksOf(
+      `<p>${'a'.repeat(MAX_BLOCK_CHARS)}</p><p>${'b'.repeat(MAX_BLOCK_CHARS + 1)}</p>`,
+    );
     expect(exact!.text).toBe('a'.repeat(MAX_BLOCK_CHARS));
     expect(long!.text).toBe('b'.repeat(MAX_BLOCK_CHARS));
   });
 
   it(`stops at ${MAX_TOTAL_CHARS} characters in all`, async () => {
     const n = MAX_TOTAL_CHARS / MAX_BLOCK_CHARS;
-    const paragraphs = Array.from({ length: n + 1 }, (_, i) => `<p style="margin:0;font-size:1px;word-break:break-all">${String(i % 10).repeat(MAX_BLOCK_CHARS)}</p>`).join('');
+    const paragraphs = Array.from(
+      { length: n + 1 },
+      (_, i) => `<p style="margin:0;font-size:1px;word-break:break-all">${String(i % 10).repeat(MAX_BLOCK_CHARS)}</p>`,
+    ).join('');
     const blocks = await blocksOf(paragraphs, undefined, TALL);
     expect(blocks).toHaveLength(n);
     expect(blocks.reduce((sum, b) => sum + b.text.length, 0)).toBe(MAX_TOTAL_CHARS);
@@ -145,7 +201,10 @@ describe('readBlocks', () => {
       const [block] = await readBlocks(page, undefined, VIEW, layoutAt(), 1);
       expect(block!.selector.length).toBeLessThanOrEqual(MAX_SELECTOR_CHARS);
       expect(block!.selector).toMatch(/^div > (div > )+p$/);
-      const texts = await page.evaluate((s) => Array.from(document.querySelectorAll(s), (e) => e.textContent), block!.selector);
+      const texts = await page.evaluate(
+        (s) => Array.from(document.querySelectorAll(s), (e) => e.textContent),
+        block!.selector,
+      );
       expect(texts).toContain('deep');
     });
     // 48 levels: "body > " + 48 × "div > " + "p" = 295 characters, the whole path.
@@ -155,7 +214,9 @@ describe('readBlocks', () => {
     const raw = { tag: 'p', text: 'x', x: 0, y: 0, width: 1, height: 1 };
     expect(coerceBlock({ ...raw, selector: `${'a > '.repeat(100)}p` })!.selector).toMatch(/^a > (a > )+p$/);
     expect(coerceBlock({ ...raw, selector: 'x'.repeat(MAX_SELECTOR_CHARS + 1) })).toBeNull();
-    expect(coerceBlock({ ...raw, selector: 'x'.repeat(MAX_SELECTOR_CHARS) })!.selector).toHaveLength(MAX_SELECTOR_CHARS);
+    expect(coerceBlock({ ...raw, selector: 'x'.repeat(MAX_SELECTOR_CHARS) })!.selector).toHaveLength(
+      MAX_SELECTOR_CHARS,
+    );
   });
 
   it(`walks at most ${MAX_WALKED_ELEMENTS} elements: a block that is the last of them is read, one after it is not`, async () => {
@@ -196,7 +257,9 @@ describe('readBlocks', () => {
           if (this.id === 'b') return { x: 1e308, y: 1e308, width: 1e308, height: 1e308 } as DOMRect;
           return real.call(this);
         };
-        document.querySelectorAll = () => { throw new Error('no'); };
+        document.querySelectorAll = () => {
+          throw new Error('no');
+        };
         const join = Array.prototype.join;
         Array.prototype.join = function (this: unknown[], sep?: string) {
           const out = join.call(this, sep);

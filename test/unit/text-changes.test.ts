@@ -6,20 +6,38 @@ import type { PageBlock } from '../../src/render/page-facts.js';
 import { MAX_BLOCK_EDITS, MAX_WORD_EDITS, diffBlocks, wordDiff } from '../../src/monitors/text-diff.js';
 import { compareTexts } from '../../src/monitors/text-changes.js';
 
-const block = (text: string, i: number, selector = `p:nth-of-type(${i + 1})`): PageBlock =>
-  ({ selector, tag: 'p', text, box: { x: 10, y: 20 + i * 30, width: 300, height: 24 } });
+const block = (text: string, i: number, selector = `p:nth-of-type(${i + 1})`): PageBlock => ({
+  selector,
+  tag: 'p',
+  text,
+  box: { x: 10, y: 20 + i * 30, width: 300, height: 24 },
+});
 const page = (...texts: string[]) => texts.map((t, i) => block(t, i));
 
 describe('diffBlocks', () => {
   it('a block whose text changed is one "changed" entry with the word diff, the new box and selector', () => {
-    const before = [block('Blue kettle', 0, 'h1'), block('Price: $24.99', 1, 'div.price'), block('In stock', 2, '#stock')];
-    const after = [block('Blue kettle', 0, 'h1'), { ...block('Price: $19.99', 1, 'div.price'), box: { x: 10, y: 55, width: 320, height: 24 } }, block('In stock', 2, '#stock')];
+    const before = [
+      block('Blue kettle', 0, 'h1'),
+      block('Price: $24.99', 1, 'div.price'),
+      block('In stock', 2, '#stock'),
+    ];
+    const after = [
+      block('Blue kettle', 0, 'h1'),
+      { ...block('Price: $19.99', 1, 'div.price'), box: { x: 10, y: 55, width: 320, height: 24 } },
+      block('In stock', 2, '#stock'),
+    ];
     const { changes, total } = diffBlocks(before, after, []);
     expect(total).toBe(1);
-    expect(changes).toEqual([{
-      kind: 'changed', before: 'Price: $24.99', after: 'Price: $19.99', box: { x: 10, y: 55, width: 320, height: 24 }, selector: 'div.price',
-      words: [{ value: 'Price: $' }, { value: '24', removed: true }, { value: '19', added: true }, { value: '.99' }],
-    }]);
+    expect(changes).toEqual([
+      {
+        kind: 'changed',
+        before: 'Price: $24.99',
+        after: 'Price: $19.99',
+        box: { x: 10, y: 55, width: 320, height: 24 },
+        selector: 'div.price',
+        words: [{ value: 'Price: $' }, { value: '24', removed: true }, { value: '19', added: true }, { value: '.99' }],
+      },
+    ]);
   });
 
   it('an added and a removed paragraph, in reading order; a removed one keeps its old box and selector', () => {
@@ -40,7 +58,10 @@ describe('diffBlocks', () => {
   });
 
   it('identical texts give nothing; blocks with no text (an image without alt) take no part', () => {
-    const before = [...page('Same', 'Text'), { selector: 'img', tag: 'img', text: '', box: { x: 0, y: 0, width: 5, height: 5 } }];
+    const before = [
+      ...page('Same', 'Text'),
+      { selector: 'img', tag: 'img', text: '', box: { x: 0, y: 0, width: 5, height: 5 } },
+    ];
     expect(diffBlocks(before, page('Same', 'Text'), [])).toEqual({ changes: [], total: 0 });
   });
 
@@ -65,7 +86,9 @@ describe('diffBlocks', () => {
     const { changes, total } = diffBlocks(before, after, ['\\d{4}-\\d{2}-\\d{2}', '\\d{2}:\\d{2}']);
     expect(total).toBe(1); // the date-only block is blank on both sides, so it takes no part
     expect(changes[0]).toMatchObject({ kind: 'changed', before: 'Price: $5', after: 'Price: $6' });
-    expect(diffBlocks(page('Today is 2026-11-23'), page('Today is 2026-11-24'), ['\\d{4}-\\d{2}-\\d{2}']).total).toBe(0);
+    expect(diffBlocks(page('Today is 2026-11-23'), page('Today is 2026-11-24'), ['\\d{4}-\\d{2}-\\d{2}']).total).toBe(
+      0,
+    );
   });
 
   it('past MAX_BLOCK_EDITS the block diff gives up, and still finds the blocks that stayed and pairs the rest', () => {
@@ -87,11 +110,20 @@ describe('diffBlocks', () => {
     // 51 replaced: 102 edits, over it.
     const before = `keep ${words('a', 51)} end`;
     const after = `keep ${words('b', 51)} end`;
-    expect(wordDiff(before, after)).toEqual([{ value: before, removed: true }, { value: after, added: true }]);
+    expect(wordDiff(before, after)).toEqual([
+      { value: before, removed: true },
+      { value: after, added: true },
+    ]);
   });
 
   it('malformed stored blocks (an old or damaged file) are skipped, not trusted', () => {
-    const junk = [null, 5, { text: 7 }, { text: 'ok', box: { x: 'a' } }, { text: 'Good', box: { x: 1, y: 2, width: 3, height: 4 }, selector: 'p' }] as unknown as PageBlock[];
+    const junk = [
+      null,
+      5,
+      { text: 7 },
+      { text: 'ok', box: { x: 'a' } },
+      { text: 'Good', box: { x: 1, y: 2, width: 3, height: 4 }, selector: 'p' },
+    ] as unknown as PageBlock[];
     const { changes } = diffBlocks(junk, [], []);
     expect(changes).toEqual([
       { kind: 'removed', before: 'ok', after: null, box: null, selector: null },
@@ -109,7 +141,10 @@ describe('compareTexts (its own thread)', () => {
   });
 
   it('the worst case the limits allow (2 × 2,000 unrelated blocks, 200,000 characters each side) finishes', async () => {
-    const words = (seed: number) => Array.from({ length: 16 }, (_, k) => `w${(seed * 7919 + k * 104729) % 100000}`).join(' ').slice(0, 100);
+    const words = (seed: number) =>
+      Array.from({ length: 16 }, (_, k) => `w${(seed * 7919 + k * 104729) % 100000}`)
+        .join(' ')
+        .slice(0, 100);
     const before = Array.from({ length: 2000 }, (_, i) => block(words(i), i));
     const after = Array.from({ length: 2000 }, (_, i) => block(words(i + 50_000), i));
     const result = await compareTexts(before, after, { ignoreText: ['\\d{4}-\\d{2}-\\d{2}'] });
@@ -120,7 +155,8 @@ describe('compareTexts (its own thread)', () => {
   it('a pattern that backtracks without end (safe-regex2 lets "(a|aa)*b" through) is stopped at the time limit', async () => {
     const before = page('a'.repeat(60));
     const after = page('a'.repeat(61));
-    await expect(compareTexts(before, after, { ignoreText: ['(a|aa)*b'], timeLimitMs: 1000 }))
-      .rejects.toThrow(/comparing the page's text took longer than 1 s and was stopped; a diff.ignoreText pattern may be too slow/);
+    await expect(compareTexts(before, after, { ignoreText: ['(a|aa)*b'], timeLimitMs: 1000 })).rejects.toThrow(
+      /comparing the page's text took longer than 1 s and was stopped; a diff.ignoreText pattern may be too slow/,
+    );
   });
 });

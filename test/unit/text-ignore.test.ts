@@ -4,7 +4,8 @@ import { blankIgnored, compileIgnoreText, ignoreTextProblem } from '../../src/mo
 
 describe('ignoreTextProblem', () => {
   it('accepts ordinary patterns', () => {
-    for (const p of ['\\d{4}-\\d{2}-\\d{2}', 'Updated .* ago', '[0-9]+ visitors', '(Mon|Tue|Wed)day']) expect(ignoreTextProblem(p), p).toBeNull();
+    for (const p of ['\\d{4}-\\d{2}-\\d{2}', 'Updated .* ago', '[0-9]+ visitors', '(Mon|Tue|Wed)day'])
+      expect(ignoreTextProblem(p), p).toBeNull();
   });
   it('refuses what does not compile, what matches the empty string, and nested quantifiers', () => {
     expect(ignoreTextProblem('(')).toMatch(/^not a valid regular expression: /);

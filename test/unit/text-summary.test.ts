@@ -4,8 +4,14 @@ import type { TextChange } from '../../src/db/captures.js';
 import { wordDiff } from '../../src/monitors/text-diff.js';
 import { summarize } from '../../src/monitors/text-summary.js';
 
-const changed = (before: string, after: string): TextChange =>
-  ({ kind: 'changed', before, after, box: null, selector: null, words: wordDiff(before, after) });
+const changed = (before: string, after: string): TextChange => ({
+  kind: 'changed',
+  before,
+  after,
+  box: null,
+  selector: null,
+  words: wordDiff(before, after),
+});
 
 describe('summarize', () => {
   it('a price change keeps the label and whole prices', () => {
@@ -24,7 +30,9 @@ describe('summarize', () => {
   });
 
   it('added and removed blocks are quoted, long ones cut at 80 characters', () => {
-    expect(summarize([{ kind: 'added', before: null, after: 'New paragraph', box: null, selector: null }], 1)).toBe('Added: New paragraph');
+    expect(summarize([{ kind: 'added', before: null, after: 'New paragraph', box: null, selector: null }], 1)).toBe(
+      'Added: New paragraph',
+    );
     const long = 'x'.repeat(200);
     const line = summarize([{ kind: 'removed', before: long, after: null, box: null, selector: null }], 1)!;
     expect(line).toBe(`Removed: ${'x'.repeat(79)}…`);
@@ -42,7 +50,9 @@ describe('summarize', () => {
   });
 
   it('works without a stored word diff, and says nothing when there is no change', () => {
-    expect(summarize([{ kind: 'changed', before: 'Price: $5', after: 'Price: $6', box: null, selector: null }], 1)).toBe('Price: $5 → $6');
+    expect(
+      summarize([{ kind: 'changed', before: 'Price: $5', after: 'Price: $6', box: null, selector: null }], 1),
+    ).toBe('Price: $5 → $6');
     expect(summarize([], 0)).toBeNull();
   });
 });

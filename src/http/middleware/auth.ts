@@ -22,7 +22,10 @@ export function presentedKey(ctx: Context): string | undefined {
   return ctx.get('X-API-Key').trim() || undefined;
 }
 
-export function authenticate(keys: ApiKeyStore, options: { anonymous: boolean; publicOperations: boolean }): Middleware {
+export function authenticate(
+  keys: ApiKeyStore,
+  options: { anonymous: boolean; publicOperations: boolean },
+): Middleware {
   const lastTouched = new Map<string, number>();
   return async (ctx, next) => {
     // HEAD is answered by the GET route: it must be guarded like it.

@@ -9,14 +9,16 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
  */
 export async function readRenderBody(ctx: Context, maxBytes: number): Promise<unknown> {
   const type = mediaType(ctx);
-  if (type !== 'application/json' && type !== 'text/html') throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
+  if (type !== 'application/json' && type !== 'text/html')
+    throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
   const text = await readText(ctx, maxBytes);
   return type === 'text/html' ? { html: text } : parseJson(text);
 }
 
 /** Reads a JSON body (every route but the render shortcut), with the same limit rules. */
 export async function readJsonBody(ctx: Context, maxBytes: number): Promise<unknown> {
-  if (mediaType(ctx) !== 'application/json') throw unsupportedMediaType(ctx.get('Content-Type') || undefined, 'application/json');
+  if (mediaType(ctx) !== 'application/json')
+    throw unsupportedMediaType(ctx.get('Content-Type') || undefined, 'application/json');
   return parseJson(await readText(ctx, maxBytes));
 }
 
@@ -25,7 +27,11 @@ const mediaType = (ctx: Context) => ctx.request.type.trim().toLowerCase();
 
 async function readText(ctx: Context, maxBytes: number): Promise<string> {
   try {
-    return await getRawBody(ctx.req, { limit: maxBytes, length: ctx.get('Content-Length') || undefined, encoding: 'utf-8' });
+    return await getRawBody(ctx.req, {
+      limit: maxBytes,
+      length: ctx.get('Content-Length') || undefined,
+      encoding: 'utf-8',
+    });
   } catch (err) {
     if ((err as { type?: string }).type === 'entity.too.large') throw payloadTooLarge(maxBytes);
     throw invalidRequest(`could not read the request body: ${(err as Error).message}`);

@@ -15,18 +15,27 @@ export function errorResponses(log: Logger): Middleware {
         ctx.status = 499; // nginx's "client closed request": only for the log, nobody reads it
         return;
       }
-      const appError = err instanceof AppError ? err
-        : new AppError('internal', 'Internal error; the request id identifies it in the service log');
+      const appError =
+        err instanceof AppError
+          ? err
+          : new AppError('internal', 'Internal error; the request id identifies it in the service log');
       if (!(err instanceof AppError)) log.error({ err, requestId }, 'unhandled error');
-      else if (appError.status >= 500) log.warn({ requestId, code: appError.code, err: appError.cause }, appError.message);
+      else if (appError.status >= 500)
+        log.warn({ requestId, code: appError.code, err: appError.cause }, appError.message);
       else if (appError.cause) log.debug({ requestId, code: appError.code, err: appError.cause }, appError.message);
-      if (appError.extra.logDetail !== undefined) log.info({ requestId, code: appError.code, reason: appError.extra.logDetail }, appError.message);
+      if (appError.extra.logDetail !== undefined)
+        log.info({ requestId, code: appError.code, reason: appError.extra.logDetail }, appError.message);
 
       ctx.status = appError.status;
-      if (appError.extra.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(appError.extra.retryAfterSeconds));
+      if (appError.extra.retryAfterSeconds !== undefined)
+        ctx.set('Retry-After', String(appError.extra.retryAfterSeconds));
       ctx.remove('Content-Disposition');
       ctx.body = {
-        error: { code: appError.code, message: appError.message, ...(appError.extra.details && { details: appError.extra.details }) },
+        error: {
+          code: appError.code,
+          message: appError.message,
+          ...(appError.extra.details && { details: appError.extra.details }),
+        },
         requestId,
       };
     }

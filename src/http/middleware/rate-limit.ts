@@ -5,7 +5,11 @@ import { rateLimited } from '../../errors.js';
 import { clientAddressKey } from '../client-address.js';
 import type { Principal } from './auth.js';
 
-interface Bucket { tokens: number; updated: number; perMinute: number }
+interface Bucket {
+  tokens: number;
+  updated: number;
+  perMinute: number;
+}
 
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
@@ -13,7 +17,10 @@ export class TokenBuckets {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** Take one token. Returns what the RateLimit-* headers need, and whether the request may go on. */
-  take(id: string, perMinute: number): { allowed: boolean; remaining: number; resetSeconds: number; retryAfterSeconds: number } {
+  take(
+    id: string,
+    perMinute: number,
+  ): { allowed: boolean; remaining: number; resetSeconds: number; retryAfterSeconds: number } {
     const rate = perMinute / 60_000; // tokens per ms
     const now = this.now();
     const bucket = this.buckets.get(id) ?? { tokens: perMinute, updated: now, perMinute };
@@ -40,13 +47,17 @@ export class TokenBuckets {
   }
 }
 
-export function rateLimit(limits: { perKeyPerMinute: number; anonymousPerMinute: number }, buckets = new TokenBuckets()): Middleware {
+export function rateLimit(
+  limits: { perKeyPerMinute: number; anonymousPerMinute: number },
+  buckets = new TokenBuckets(),
+): Middleware {
   return async (ctx, next) => {
     const principal = ctx.state.principal as Principal | undefined;
     if (!principal) return next();
-    const [id, perMinute] = principal.kind === 'key'
-      ? [`key:${principal.keyId}`, limits.perKeyPerMinute]
-      : [`ip:${clientAddressKey(principal.ip)}`, limits.anonymousPerMinute]; // an IPv6 /64 is one client
+    const [id, perMinute] =
+      principal.kind === 'key'
+        ? [`key:${principal.keyId}`, limits.perKeyPerMinute]
+        : [`ip:${clientAddressKey(principal.ip)}`, limits.anonymousPerMinute]; // an IPv6 /64 is one client
     const result = buckets.take(id, perMinute);
     ctx.set('RateLimit-Limit', String(perMinute));
     ctx.set('RateLimit-Remaining', String(result.remaining));

@@ -19,10 +19,15 @@ export function requestLog(log: Logger): Middleware {
       await next();
     } finally {
       const line = {
-        requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs: Math.round(performance.now() - started),
+        requestId,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        durationMs: Math.round(performance.now() - started),
         ...(ctx.state.blockedRequests && { blockedRequests: ctx.state.blockedRequests as number }),
       };
-      if (ctx.status >= 500) log.warn(line, 'request'); else log.info(line, 'request');
+      if (ctx.status >= 500) log.warn(line, 'request');
+      else log.info(line, 'request');
     }
   };
 }

@@ -12,7 +12,9 @@ export interface Readiness {
 
 export function healthRoutes(readiness: Readiness): Router {
   const router = exactRouter();
-  router.get('/health', (ctx) => { ctx.body = { status: 'ok' }; });
+  router.get('/health', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
   router.get('/ready', async (ctx) => {
     const browser = await readiness.browser();
     const checks = [
@@ -21,12 +23,17 @@ export function healthRoutes(readiness: Readiness): Router {
     ];
     const failing = checks.filter((c) => !c.usable);
     if (failing.length) {
-      const details = failing.map(({ path, reason }) => ({ path, message: reason ? `not usable: ${reason}` : 'not usable' }));
+      const details = failing.map(({ path, reason }) => ({
+        path,
+        message: reason ? `not usable: ${reason}` : 'not usable',
+      }));
       throw new AppError('unavailable', 'not ready', { details });
     }
     const { enabled, warning } = readiness.sandbox;
     ctx.body = {
-      status: 'ready', checks: { database: 'ok', browser: 'ok' }, sandbox: enabled ? 'on' : 'off',
+      status: 'ready',
+      checks: { database: 'ok', browser: 'ok' },
+      sandbox: enabled ? 'on' : 'off',
       ...(warning && { warnings: [warning] }),
     };
   });

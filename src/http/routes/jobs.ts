@@ -15,7 +15,11 @@ export function jobRoutes(jobs: JobService): Router {
 
   router.get('/api/jobs', (ctx) => {
     const q = parseBody(jobListQuery, { ...ctx.query });
-    const rows = jobs.list(keyIdOf(ctx), { status: q.status as JobStatus | undefined, limit: q.limit + 1, before: decodeCursor(q.cursor) });
+    const rows = jobs.list(keyIdOf(ctx), {
+      status: q.status as JobStatus | undefined,
+      limit: q.limit + 1,
+      before: decodeCursor(q.cursor),
+    });
     ctx.body = page(rows, q.limit, (job) => jobView(job));
   });
 
@@ -26,7 +30,8 @@ export function jobRoutes(jobs: JobService): Router {
   router.get('/api/jobs/:id/result', async (ctx) => {
     const { job, bytes } = await jobs.result(keyIdOf(ctx), ctx.params.id!);
     const request = JSON.parse(job.request) as { filename?: string; format?: string };
-    const fallback = job.kind === 'pdf' ? 'render.pdf' : `screenshot.${request.format === 'jpeg' ? 'jpg' : request.format ?? 'png'}`;
+    const fallback =
+      job.kind === 'pdf' ? 'render.pdf' : `screenshot.${request.format === 'jpeg' ? 'jpg' : (request.format ?? 'png')}`;
     ctx.set('Content-Disposition', contentDisposition(safeFilename(request.filename, fallback)));
     ctx.type = job.result!.contentType;
     ctx.body = bytes;

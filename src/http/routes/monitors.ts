@@ -46,7 +46,9 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
   router.patch('/api/monitors/:id', async (ctx) => {
     const keyId = keyIdOf(ctx);
     const patch = await body(ctx);
-    ctx.body = monitorView(await monitors.update(keyId, ctx.params.id!, patch, (merged) => parseBody(schema, merged), base(ctx)));
+    ctx.body = monitorView(
+      await monitors.update(keyId, ctx.params.id!, patch, (merged) => parseBody(schema, merged), base(ctx)),
+    );
   });
 
   router.delete('/api/monitors/:id', async (ctx) => {
@@ -59,12 +61,21 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
     ctx.status = 202;
     ctx.set('Location', `/api/monitors/${ctx.params.id}/captures`);
     const { reason } = JSON.parse(job.request) as { reason: string };
-    ctx.body = { monitorId: ctx.params.id, status: job.status, reason, queuedAt: job.createdAt, alreadyPending: !created };
+    ctx.body = {
+      monitorId: ctx.params.id,
+      status: job.status,
+      reason,
+      queuedAt: job.createdAt,
+      alreadyPending: !created,
+    };
   });
 
   router.get('/api/monitors/:id/captures', (ctx) => {
     const q = parseBody(pagingQuery, { ...ctx.query });
-    const rows = monitors.listCaptures(keyIdOf(ctx), ctx.params.id!, { limit: q.limit + 1, before: decodeCursor(q.cursor) });
+    const rows = monitors.listCaptures(keyIdOf(ctx), ctx.params.id!, {
+      limit: q.limit + 1,
+      before: decodeCursor(q.cursor),
+    });
     const baseUrl = base(ctx);
     ctx.body = page(rows, q.limit, (c) => captureView(c, baseUrl));
   });

@@ -30,14 +30,18 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
   const anonymousTier = new AnonymousTier(limits);
 
   // Anonymous callers (the public converter tier) get the smaller body limit.
-  const bodyLimit = (ctx: Context) => ((ctx.state.principal as Principal | undefined)?.kind === 'key'
-    ? limits.maxBodyBytes : anonymousBodyLimit(limits));
+  const bodyLimit = (ctx: Context) =>
+    (ctx.state.principal as Principal | undefined)?.kind === 'key' ? limits.maxBodyBytes : anonymousBodyLimit(limits);
 
   /** `"async": true`: 202 with a new job (200 with the earlier one for a repeated Idempotency-Key). */
   async function submit(ctx: Context, kind: RenderJobKind, req: PageRequest): Promise<void> {
     const keyId = keyIdOf(ctx, 'async jobs need an API key');
     const { job, created } = await jobs.submit({
-      keyId, kind, request: req, idempotencyKey: idempotencyKeyOf(ctx), baseUrl: baseUrlOf(ctx, publicUrl),
+      keyId,
+      kind,
+      request: req,
+      idempotencyKey: idempotencyKeyOf(ctx),
+      baseUrl: baseUrlOf(ctx, publicUrl),
     });
     ctx.status = created ? 202 : 200;
     ctx.set('Location', `/api/jobs/${job.id}`);
@@ -51,7 +55,9 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
     const ip = anonymousIp(ctx);
     if (ip === undefined) return send(ctx, req, await renderer.renderPdf(req, clientGone(ctx)), 'render.pdf');
     const limited = anonymousTier.limitTimeout(raw, req);
-    const out = await anonymousTier.inSlot(ip, () => renderer.renderPdf(anonymousTier.boundedPdf(limited), clientGone(ctx)));
+    const out = await anonymousTier.inSlot(ip, () =>
+      renderer.renderPdf(anonymousTier.boundedPdf(limited), clientGone(ctx)),
+    );
     anonymousTier.checkPdf(out);
     send(ctx, limited, out, 'render.pdf');
   });
@@ -64,7 +70,12 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
     const ip = anonymousIp(ctx);
     if (ip === undefined) return send(ctx, req, await renderer.renderImage(req, clientGone(ctx)), `screenshot.${ext}`);
     const limited = anonymousTier.limitTimeout(raw, req);
-    send(ctx, limited, await anonymousTier.inSlot(ip, () => renderer.renderImage(limited, clientGone(ctx))), `screenshot.${ext}`);
+    send(
+      ctx,
+      limited,
+      await anonymousTier.inSlot(ip, () => renderer.renderImage(limited, clientGone(ctx))),
+      `screenshot.${ext}`,
+    );
   });
 
   return router;
@@ -84,8 +95,9 @@ function idempotencyKeyOf(ctx: Context): string | undefined {
   const value = ctx.get('Idempotency-Key');
   if (!value) return undefined;
   if (!/^[\x21-\x7e]{1,255}$/.test(value)) {
-    throw invalidRequest('Idempotency-Key must be 1 to 255 printable ASCII characters without spaces',
-      [{ path: 'Idempotency-Key', message: 'invalid header value' }]);
+    throw invalidRequest('Idempotency-Key must be 1 to 255 printable ASCII characters without spaces', [
+      { path: 'Idempotency-Key', message: 'invalid header value' },
+    ]);
   }
   return value;
 }
@@ -93,7 +105,9 @@ function idempotencyKeyOf(ctx: Context): string | undefined {
 /** Aborts when the client disconnects before the response is written: its render is cancelled. */
 function clientGone(ctx: Context): AbortSignal {
   const controller = new AbortController();
-  ctx.res.once('close', () => { if (!ctx.res.writableFinished) controller.abort(); });
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) controller.abort();
+  });
   return controller.signal;
 }
 
@@ -109,7 +123,13 @@ function send(ctx: Context, req: PageRequest, out: RenderOutput, defaultName: st
       contentType: out.contentType,
       bytes: out.bytes.length,
       data: out.bytes.toString('base64'),
-      meta: { filename, renderMs: out.renderMs, finalUrl: out.finalUrl, pageCount: out.pageCount, truncated: out.truncated },
+      meta: {
+        filename,
+        renderMs: out.renderMs,
+        finalUrl: out.finalUrl,
+        pageCount: out.pageCount,
+        truncated: out.truncated,
+      },
     };
     return;
   }

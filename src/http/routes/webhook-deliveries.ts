@@ -34,7 +34,11 @@ function deliveryView(d: DeliveryRecord) {
 }
 
 const attemptView = (a: AttemptRecord) => ({
-  attempt: a.attempt, at: a.startedAt, durationMs: a.durationMs, responseStatus: a.responseStatus, error: a.error,
+  attempt: a.attempt,
+  at: a.startedAt,
+  durationMs: a.durationMs,
+  responseStatus: a.responseStatus,
+  error: a.error,
 });
 
 export function deliveryRoutes({ deliveries, wake }: DeliveryRouteDeps): Router {
@@ -43,7 +47,11 @@ export function deliveryRoutes({ deliveries, wake }: DeliveryRouteDeps): Router 
   router.get('/api/webhook-deliveries', (ctx) => {
     const q = parseBody(deliveryListQuery, { ...ctx.query });
     const rows = deliveries.list(keyIdOf(ctx), {
-      jobId: q.jobId, monitorId: q.monitorId, status: q.status as DeliveryStatus | undefined, limit: q.limit + 1, before: decodeCursor(q.cursor),
+      jobId: q.jobId,
+      monitorId: q.monitorId,
+      status: q.status as DeliveryStatus | undefined,
+      limit: q.limit + 1,
+      before: decodeCursor(q.cursor),
     });
     ctx.body = page(rows, q.limit, deliveryView);
   });

@@ -14,10 +14,18 @@ export interface ImageSizeLimits {
 
 const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
 
-interface SizeFields { viewport?: unknown; deviceScaleFactor?: unknown; device?: unknown; clip?: unknown }
+interface SizeFields {
+  viewport?: unknown;
+  deviceScaleFactor?: unknown;
+  device?: unknown;
+  clip?: unknown;
+}
 
 const isSize = (v: unknown): v is { width: number; height: number } =>
-  v !== null && typeof v === 'object' && typeof (v as { width?: unknown }).width === 'number' && typeof (v as { height?: unknown }).height === 'number';
+  v !== null &&
+  typeof v === 'object' &&
+  typeof (v as { width?: unknown }).width === 'number' &&
+  typeof (v as { height?: unknown }).height === 'number';
 
 /** A refinement adding one issue per field over a cap, naming the field and the setting. */
 export function imageSizeRules(limits: ImageSizeLimits) {
@@ -27,8 +35,10 @@ export function imageSizeRules(limits: ImageSizeLimits) {
 
   return (value: SizeFields, ctx: z.RefinementCtx): void => {
     // Read defensively: these run even when a field failed its own check.
-    const device = typeof value.device === 'string' && Object.hasOwn(devices, value.device) ? devices[value.device] : undefined;
-    const scale = typeof value.deviceScaleFactor === 'number' ? value.deviceScaleFactor : (device?.deviceScaleFactor ?? 1);
+    const device =
+      typeof value.device === 'string' && Object.hasOwn(devices, value.device) ? devices[value.device] : undefined;
+    const scale =
+      typeof value.deviceScaleFactor === 'number' ? value.deviceScaleFactor : (device?.deviceScaleFactor ?? 1);
     const viewport = isSize(value.viewport) ? value.viewport : (device?.viewport ?? DEFAULT_VIEWPORT);
 
     let sidesFit = true;
@@ -40,9 +50,17 @@ export function imageSizeRules(limits: ImageSizeLimits) {
     }
     if (sidesFit && outputPixels(viewport.width, viewport.height, scale) > limits.maxImagePixels) {
       // Name what the caller set: the viewport, else the scale, else the device that brought both.
-      const field = isSize(value.viewport) || (value.deviceScaleFactor === undefined && !device) ? 'viewport'
-        : value.deviceScaleFactor !== undefined ? 'deviceScaleFactor' : 'device';
-      ctx.addIssue({ code: 'custom', path: [field], message: `the viewport, ${pixels(viewport.width, viewport.height, scale)}` });
+      const field =
+        isSize(value.viewport) || (value.deviceScaleFactor === undefined && !device)
+          ? 'viewport'
+          : value.deviceScaleFactor !== undefined
+            ? 'deviceScaleFactor'
+            : 'device';
+      ctx.addIssue({
+        code: 'custom',
+        path: [field],
+        message: `the viewport, ${pixels(viewport.width, viewport.height, scale)}`,
+      });
     }
 
     if (!isSize(value.clip)) return;

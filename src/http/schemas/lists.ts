@@ -10,14 +10,18 @@ const paging = {
 
 export const pagingQuery = z.object(paging).strict();
 
-export const jobListQuery = z.object({
-  status: z.enum(JOB_STATUSES as [string, ...string[]]).optional(),
-  ...paging,
-}).strict();
+export const jobListQuery = z
+  .object({
+    status: z.enum(JOB_STATUSES as [string, ...string[]]).optional(),
+    ...paging,
+  })
+  .strict();
 
-export const deliveryListQuery = z.object({
-  jobId: z.string().min(1).optional(),
-  monitorId: z.string().min(1).optional(),
-  status: z.enum(DELIVERY_STATUSES as [string, ...string[]]).optional(),
-  ...paging,
-}).strict();
+export const deliveryListQuery = z
+  .object({
+    jobId: z.string().min(1).optional(),
+    monitorId: z.string().min(1).optional(),
+    status: z.enum(DELIVERY_STATUSES as [string, ...string[]]).optional(),
+    ...paging,
+  })
+  .strict();

@@ -12,42 +12,66 @@ import { stepsFitTimeout, stepsSchema } from './steps.js';
 
 export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
 
-const box = z.object({
-  x: z.number().int().min(0), y: z.number().int().min(0), width: z.number().int().min(1), height: z.number().int().min(1),
-}).strict();
+const box = z
+  .object({
+    x: z.number().int().min(0),
+    y: z.number().int().min(0),
+    width: z.number().int().min(1),
+    height: z.number().int().min(1),
+  })
+  .strict();
 
 const CRON_FIELD_RANGES: Record<string, string> = {
-  second: '0-59', minute: '0-59', hour: '0-23', dayOfMonth: '1-31', month: '1-12 or jan-dec', dayOfWeek: '0-7 or sun-sat',
+  second: '0-59',
+  minute: '0-59',
+  hour: '0-23',
+  dayOfMonth: '1-31',
+  month: '1-12 or jan-dec',
+  dayOfWeek: '0-7 or sun-sat',
 };
 
 /**
  * A 5- or 6-field cron expression; each problem is reported with the field it is in. A valid one
  * must not run more often than every `minIntervalSeconds`: one key must not take the whole machine.
  */
-const cronExpression = (minIntervalSeconds: number) => z.string().superRefine((value, ctx) => {
-  const { errors } = cron.validateDetailed(value);
-  for (const e of errors) {
-    const range = CRON_FIELD_RANGES[e.field];
-    ctx.addIssue({
-      code: 'custom',
-      message: range ? `the ${e.field} field "${e.value}" is not valid (allowed: ${range}, *, lists, ranges and steps)` : `${e.message} (e.g. "*/15 * * * *")`,
-    });
-  }
-  if (errors.length > 0) return;
-  const gap = shortestGapSeconds(value, minIntervalSeconds);
-  if (gap < minIntervalSeconds) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `runs as little as ${gap} s apart; the minimum is ${minIntervalSeconds} s between runs (monitors.minIntervalSeconds)`,
-    });
-  }
-});
+const cronExpression = (minIntervalSeconds: number) =>
+  z.string().superRefine((value, ctx) => {
+    const { errors } = cron.validateDetailed(value);
+    for (const e of errors) {
+      const range = CRON_FIELD_RANGES[e.field];
+      ctx.addIssue({
+        code: 'custom',
+        message: range
+          ? `the ${e.field} field "${e.value}" is not valid (allowed: ${range}, *, lists, ranges and steps)`
+          : `${e.message} (e.g. "*/15 * * * *")`,
+      });
+    }
+    if (errors.length > 0) return;
+    const gap = shortestGapSeconds(value, minIntervalSeconds);
+    if (gap < minIntervalSeconds) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `runs as little as ${gap} s apart; the minimum is ${minIntervalSeconds} s between runs (monitors.minIntervalSeconds)`,
+      });
+    }
+  });
 
 /** The image options a capture takes: a render request without its source, output and async fields. */
 export function captureOptionsSchema(limits: SchemaLimits) {
   const sizeRules = imageSizeRules(limits);
-  return z.object({ ...pageOptions(limits), ...imageOptions() })
-    .omit({ url: true, html: true, baseUrl: true, filename: true, response: true, async: true, webhookUrl: true, format: true, quality: true })
+  return z
+    .object({ ...pageOptions(limits), ...imageOptions() })
+    .omit({
+      url: true,
+      html: true,
+      baseUrl: true,
+      filename: true,
+      response: true,
+      async: true,
+      webhookUrl: true,
+      format: true,
+      quality: true,
+    })
     .extend({
       // Motion that respects the preference stops, so a carousel does not read as a change.
       reducedMotion: z.enum(['reduce', 'no-preference']).default('reduce').describe('Default "reduce" for monitors'),
@@ -61,43 +85,87 @@ export function captureOptionsSchema(limits: SchemaLimits) {
     });
 }
 
-
 /** Patterns in diff.ignoreText: each must compile, match at least one character and pass safe-regex2. */
-export const ignoreTextSchema = z.array(z.string().min(1).max(500).superRefine((pattern, ctx) => {
-  const problem = ignoreTextProblem(pattern);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-})).max(20).default([])
-  .describe('Regular expressions (JavaScript syntax, case-sensitive) whose matches are blanked before texts are compared, e.g. dates');
+export const ignoreTextSchema = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(500)
+      .superRefine((pattern, ctx) => {
+        const problem = ignoreTextProblem(pattern);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+  )
+  .max(20)
+  .default([])
+  .describe(
+    'Regular expressions (JavaScript syntax, case-sensitive) whose matches are blanked before texts are compared, e.g. dates',
+  );
 
-export const diffOptionsSchema = z.object({
-  mode: z.enum(DIFF_MODES).default('visual')
-    .describe('What counts as a change: "visual" (changed regions; text explains), "text" (only a text change), "both" (either)'),
-  textSelector: z.string().min(1).max(1000).optional().describe('Compare only the text inside this element (its first match)'),
-  ignoreText: ignoreTextSchema,
-  threshold: z.number().min(0).max(1).default(0.1).describe('pixelmatch colour threshold, 0..1'),
-  includeAA: z.boolean().default(false).describe('Strict: every pixel over the threshold counts as a strong difference, none is put down to anti-aliasing or sub-pixel movement'),
-  minChangeRatio: z.number().min(0).max(1).default(0).describe('Also require diffRatio >= this (0, the default: off)'),
-  ignoreRegions: z.array(box).max(100).default([]).describe('Boxes in capture pixels left out of the count'),
-  ignoreSelectors: z.array(z.string().min(1)).max(100).default([]).describe('Elements whose boxes are left out of the count'),
-  confirm: z.boolean().default(true).describe('Capture again before reporting a change'),
-}).strict();
+export const diffOptionsSchema = z
+  .object({
+    mode: z
+      .enum(DIFF_MODES)
+      .default('visual')
+      .describe(
+        'What counts as a change: "visual" (changed regions; text explains), "text" (only a text change), "both" (either)',
+      ),
+    textSelector: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('Compare only the text inside this element (its first match)'),
+    ignoreText: ignoreTextSchema,
+    threshold: z.number().min(0).max(1).default(0.1).describe('pixelmatch colour threshold, 0..1'),
+    includeAA: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Strict: every pixel over the threshold counts as a strong difference, none is put down to anti-aliasing or sub-pixel movement',
+      ),
+    minChangeRatio: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe('Also require diffRatio >= this (0, the default: off)'),
+    ignoreRegions: z.array(box).max(100).default([]).describe('Boxes in capture pixels left out of the count'),
+    ignoreSelectors: z
+      .array(z.string().min(1))
+      .max(100)
+      .default([])
+      .describe('Elements whose boxes are left out of the count'),
+    confirm: z.boolean().default(true).describe('Capture again before reporting a change'),
+  })
+  .strict();
 
 export function monitorSchema(limits: SchemaLimits & { maxRetention: number; minIntervalSeconds: number }) {
-  return z.object({
-    name: z.string().trim().min(1).max(200).optional().describe('Default: the url'),
-    url: httpUrl('url'),
-    schedule: cronExpression(limits.minIntervalSeconds).describe('Cron expression, 5 fields (minute first) or 6 (second first)'),
-    timezone: z.string().refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"').default('UTC'),
-    paused: z.boolean().default(false),
-    capture: captureOptionsSchema(limits).prefault({}),
-    diff: diffOptionsSchema.prefault({}),
-    notifyWhen: notifyWhenSchema,
-    notify: z.array(z.enum(NOTIFY_EVENTS)).max(NOTIFY_EVENTS.length)
-      .refine((list) => new Set(list).size === list.length, 'each event at most once')
-      .default(['change', 'failure']),
-    webhookUrl: httpUrl('webhookUrl').optional().describe('Told of changes and captures, as notify says'),
-    retention: z.object({ keep: z.number().int().min(1).max(limits.maxRetention).default(100) }).strict().prefault({}),
-  }).strict();
+  return z
+    .object({
+      name: z.string().trim().min(1).max(200).optional().describe('Default: the url'),
+      url: httpUrl('url'),
+      schedule: cronExpression(limits.minIntervalSeconds).describe(
+        'Cron expression, 5 fields (minute first) or 6 (second first)',
+      ),
+      timezone: z.string().refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"').default('UTC'),
+      paused: z.boolean().default(false),
+      capture: captureOptionsSchema(limits).prefault({}),
+      diff: diffOptionsSchema.prefault({}),
+      notifyWhen: notifyWhenSchema,
+      notify: z
+        .array(z.enum(NOTIFY_EVENTS))
+        .max(NOTIFY_EVENTS.length)
+        .refine((list) => new Set(list).size === list.length, 'each event at most once')
+        .default(['change', 'failure']),
+      webhookUrl: httpUrl('webhookUrl').optional().describe('Told of changes and captures, as notify says'),
+      retention: z
+        .object({ keep: z.number().int().min(1).max(limits.maxRetention).default(100) })
+        .strict()
+        .prefault({}),
+    })
+    .strict();
 }
 
 export type MonitorSettings = z.infer<ReturnType<typeof monitorSchema>>;
@@ -108,7 +176,8 @@ export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 /** RFC 7396: objects merge key by key, `null` removes a key, anything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const result: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
+  const result: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) {
       delete result[key];

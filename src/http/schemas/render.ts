@@ -4,47 +4,65 @@ import { devices } from 'playwright';
 import { z } from 'zod';
 import { imageSizeRules, type ImageSizeLimits } from './image-size.js';
 
-export interface SchemaLimits extends ImageSizeLimits { maxTimeoutMs: number }
+export interface SchemaLimits extends ImageSizeLimits {
+  maxTimeoutMs: number;
+}
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
-const cssLength = z.union([z.string().regex(/^\s*\d+(\.\d+)?\s*(px|in|cm|mm)?\s*$/, 'a CSS length such as "10mm", "1in", "96px"'), z.number().min(0)]);
+const cssLength = z.union([
+  z.string().regex(/^\s*\d+(\.\d+)?\s*(px|in|cm|mm)?\s*$/, 'a CSS length such as "10mm", "1in", "96px"'),
+  z.number().min(0),
+]);
 
-export const httpUrl = (what: string) => z.string().refine((value) => {
-  // The URL parser quietly drops surrounding spaces and embedded tabs/newlines; an odd spelling is
-  // refused rather than normalised into something the caller did not write.
-  // eslint-disable-next-line no-control-regex
-  if (value !== value.trim() || /[\u0000-\u001f\u007f]/.test(value)) return false;
+export const httpUrl = (what: string) =>
+  z.string().refine((value) => {
+    // The URL parser quietly drops surrounding spaces and embedded tabs/newlines; an odd spelling is
+    // refused rather than normalised into something the caller did not write.
+    // eslint-disable-next-line no-control-regex
+    if (value !== value.trim() || /[\u0000-\u001f\u007f]/.test(value)) return false;
+    try {
+      const u = new URL(value);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, `${what} must be an absolute http or https URL`);
+
+export const validTimeZone = (tz: string) => {
   try {
-    const u = new URL(value);
-    return u.protocol === 'http:' || u.protocol === 'https:';
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
   } catch {
     return false;
   }
-}, `${what} must be an absolute http or https URL`);
-
-export const validTimeZone = (tz: string) => {
-  try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true; } catch { return false; }
 };
 
 export const RESOURCE_TYPES = ['image', 'media', 'font', 'stylesheet', 'script', 'xhr', 'fetch', 'websocket'] as const;
 
-const cookie = z.object({
-  name: z.string().min(1),
-  value: z.string(),
-  domain: z.string().optional(),
-  path: z.string().optional(),
-  url: httpUrl('cookie url').optional(),
-  httpOnly: z.boolean().optional(),
-  secure: z.boolean().optional(),
-  sameSite: z.enum(['Strict', 'Lax', 'None']).optional(),
-}).strict();
+const cookie = z
+  .object({
+    name: z.string().min(1),
+    value: z.string(),
+    domain: z.string().optional(),
+    path: z.string().optional(),
+    url: httpUrl('cookie url').optional(),
+    httpOnly: z.boolean().optional(),
+    secure: z.boolean().optional(),
+    sameSite: z.enum(['Strict', 'Lax', 'None']).optional(),
+  })
+  .strict();
 
 /** RFC 9110 token names and values without CR, LF or NUL: what Chromium will send at all. */
-const headerRecord = z.record(z.string(), z.string().regex(/^[^\r\n\0]*$/, 'a header value cannot hold CR, LF or NUL'))
+const headerRecord = z
+  .record(z.string(), z.string().regex(/^[^\r\n\0]*$/, 'a header value cannot hold CR, LF or NUL'))
   .superRefine((headers, ctx) => {
     for (const name of Object.keys(headers)) {
       if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
-        ctx.addIssue({ code: 'custom', path: [name], message: 'not a valid header name (a token: letters, digits and !#$%&\'*+-.^_`|~)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: "not a valid header name (a token: letters, digits and !#$%&'*+-.^_`|~)",
+        });
       }
     }
   });
@@ -54,13 +72,25 @@ export function pageOptions(limits: SchemaLimits) {
     url: httpUrl('url').optional().describe('Address of the page to render (http or https)'),
     html: z.string().optional().describe('HTML to render'),
     baseUrl: httpUrl('baseUrl').optional().describe('Resolves relative links in html'),
-    viewport: z.object({ width: int(1, 3840), height: int(1, 2160) }).strict().optional()
-      .describe('Viewport in CSS pixels; default 1280×800 (or the device\'s)'),
+    viewport: z
+      .object({ width: int(1, 3840), height: int(1, 2160) })
+      .strict()
+      .optional()
+      .describe("Viewport in CSS pixels; default 1280×800 (or the device's)"),
     deviceScaleFactor: z.number().min(1).max(3).optional().describe('Device pixel ratio, 1..3; default 1'),
-    device: z.string().refine((name) => Object.hasOwn(devices, name), 'unknown device; use a Playwright device name such as "iPhone 13"')
-      .optional().describe('Playwright device name: sets viewport, user agent, scale and touch'),
+    device: z
+      .string()
+      .refine(
+        (name) => Object.hasOwn(devices, name),
+        'unknown device; use a Playwright device name such as "iPhone 13"',
+      )
+      .optional()
+      .describe('Playwright device name: sets viewport, user agent, scale and touch'),
     userAgent: z.string().min(1).optional(),
-    locale: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a BCP 47 locale such as "en-US"').optional(),
+    locale: z
+      .string()
+      .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a BCP 47 locale such as "en-US"')
+      .optional(),
     timezoneId: z.string().refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"').optional(),
     colorScheme: z.enum(['light', 'dark']).default('light'),
     reducedMotion: z.enum(['reduce', 'no-preference']).optional(),
@@ -71,13 +101,23 @@ export function pageOptions(limits: SchemaLimits) {
     waitForFunction: z.string().min(1).optional().describe('JS expression waited until truthy'),
     delay: int(0, 10_000).default(0).describe('Extra wait after readiness, ms'),
     timeout: int(1000, limits.maxTimeoutMs).default(30_000).describe('Whole render budget, ms'),
-    headers: headerRecord.optional()
-      .describe('Extra HTTP headers, sent to the target\'s origin only (url, or baseUrl for html) unless headersScope is "all"'),
-    headersScope: z.enum(['origin', 'all']).default('origin')
-      .describe('Where headers go: "origin" (default) only to requests to the target\'s origin, never across a redirect to another; "all" to every request the page makes'),
+    headers: headerRecord
+      .optional()
+      .describe(
+        'Extra HTTP headers, sent to the target\'s origin only (url, or baseUrl for html) unless headersScope is "all"',
+      ),
+    headersScope: z
+      .enum(['origin', 'all'])
+      .default('origin')
+      .describe(
+        'Where headers go: "origin" (default) only to requests to the target\'s origin, never across a redirect to another; "all" to every request the page makes',
+      ),
     cookies: z.array(cookie).max(100).optional(),
-    httpCredentials: z.object({ username: z.string(), password: z.string() }).strict().optional()
-      .describe('Basic/Digest credentials, given only to the target\'s origin (url, or baseUrl for html)'),
+    httpCredentials: z
+      .object({ username: z.string(), password: z.string() })
+      .strict()
+      .optional()
+      .describe("Basic/Digest credentials, given only to the target's origin (url, or baseUrl for html)"),
     css: z.string().optional().describe('Style added after load, before capture'),
     js: z.string().optional().describe('Script added after load, before capture'),
     hideSelectors: z.array(z.string().min(1)).max(100).optional().describe('CSS selectors set to visibility:hidden'),
@@ -85,9 +125,17 @@ export function pageOptions(limits: SchemaLimits) {
     scrollPage: z.boolean().default(false).describe('Scroll to the bottom and back to trigger lazy loading'),
     failOnHttpError: z.boolean().optional().describe('Main document status >= 400 → 422; default true for url'),
     filename: z.string().min(1).max(200).optional().describe('Used in Content-Disposition'),
-    response: z.enum(['binary', 'json']).default('binary').describe('Synchronous answer: the bytes, or JSON with base64 data'),
-    async: z.boolean().default(false).describe('Answer 202 with a job at once; the result is fetched later (API key required)'),
-    webhookUrl: httpUrl('webhookUrl').optional().describe('Told of the async job\'s end (job.succeeded / job.failed); needs async'),
+    response: z
+      .enum(['binary', 'json'])
+      .default('binary')
+      .describe('Synchronous answer: the bytes, or JSON with base64 data'),
+    async: z
+      .boolean()
+      .default(false)
+      .describe('Answer 202 with a job at once; the result is fetched later (API key required)'),
+    webhookUrl: httpUrl('webhookUrl')
+      .optional()
+      .describe("Told of the async job's end (job.succeeded / job.failed); needs async"),
   };
 }
 
@@ -95,12 +143,26 @@ export function pageOptions(limits: SchemaLimits) {
  * Rules that span fields; each adds a detail naming the field to fix. They run even when some field
  * failed its own check (so one response lists every problem), hence the defensive reads.
  */
-function crossFieldRules(value: {
-  url?: unknown; html?: unknown; baseUrl?: unknown; cookies?: unknown; async?: unknown; webhookUrl?: unknown;
-  headers?: unknown; headersScope?: unknown; httpCredentials?: unknown;
-}, ctx: z.RefinementCtx) {
+function crossFieldRules(
+  value: {
+    url?: unknown;
+    html?: unknown;
+    baseUrl?: unknown;
+    cookies?: unknown;
+    async?: unknown;
+    webhookUrl?: unknown;
+    headers?: unknown;
+    headersScope?: unknown;
+    httpCredentials?: unknown;
+  },
+  ctx: z.RefinementCtx,
+) {
   if (value.webhookUrl !== undefined && value.async !== true) {
-    ctx.addIssue({ code: 'custom', path: ['webhookUrl'], message: 'webhookUrl applies only to async requests ("async": true)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['webhookUrl'],
+      message: 'webhookUrl applies only to async requests ("async": true)',
+    });
   }
   if ((value.url === undefined) === (value.html === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url or html' });
@@ -112,17 +174,30 @@ function crossFieldRules(value: {
   // Secrets are bound to the target's origin; html without baseUrl has none to bind them to.
   if (value.html !== undefined && value.url === undefined && value.baseUrl === undefined) {
     if (value.httpCredentials !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['httpCredentials'], message: 'httpCredentials go only to the target\'s origin: give baseUrl with html' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['httpCredentials'],
+        message: "httpCredentials go only to the target's origin: give baseUrl with html",
+      });
     }
-    const hasHeaders = value.headers !== null && typeof value.headers === 'object' && Object.keys(value.headers).length > 0;
+    const hasHeaders =
+      value.headers !== null && typeof value.headers === 'object' && Object.keys(value.headers).length > 0;
     if (hasHeaders && value.headersScope !== 'all') {
-      ctx.addIssue({ code: 'custom', path: ['headers'], message: 'headers go only to the target\'s origin: give baseUrl with html, or headersScope "all"' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['headers'],
+        message: 'headers go only to the target\'s origin: give baseUrl with html, or headersScope "all"',
+      });
     }
   }
   if (!Array.isArray(value.cookies)) return;
   value.cookies.forEach((c: { url?: unknown; domain?: unknown } | null, i) => {
     if (c && typeof c === 'object' && !c.url && !c.domain && !pageUrl) {
-      ctx.addIssue({ code: 'custom', path: ['cookies', i, 'domain'], message: 'a cookie needs url or domain when rendering html without baseUrl' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cookies', i, 'domain'],
+        message: 'a cookie needs url or domain when rendering html without baseUrl',
+      });
     }
   });
 }
@@ -133,8 +208,18 @@ export function imageOptions() {
     quality: int(1, 100).optional().describe('jpeg/webp quality; default 80'),
     fullPage: z.boolean().default(false).describe('The whole page; cut to the size caps (X-Truncated)'),
     selector: z.string().min(1).optional().describe('Capture one element; cut to the size caps (X-Truncated)'),
-    clip: z.object({ x: z.number().min(0), y: z.number().min(0), width: z.number().positive(), height: z.number().positive() })
-      .strict().optional().describe('Region in CSS px; each side at most limits.maxFullPageHeight, and width × height × scale² at most limits.maxImagePixels'),
+    clip: z
+      .object({
+        x: z.number().min(0),
+        y: z.number().min(0),
+        width: z.number().positive(),
+        height: z.number().positive(),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'Region in CSS px; each side at most limits.maxFullPageHeight, and width × height × scale² at most limits.maxImagePixels',
+      ),
     omitBackground: z.boolean().default(false).describe('Transparent background (png)'),
     animations: z.enum(['disabled', 'allow']).default('disabled'),
     caret: z.enum(['hide', 'initial']).default('hide'),
@@ -142,8 +227,15 @@ export function imageOptions() {
 }
 
 /** fullPage, selector and clip each choose what is captured: one at most. */
-export function oneCaptureMode(value: { fullPage?: unknown; selector?: unknown; clip?: unknown }, ctx: z.RefinementCtx): void {
-  const modes = [value.fullPage === true && 'fullPage', value.selector !== undefined && 'selector', value.clip !== undefined && 'clip'].filter(Boolean);
+export function oneCaptureMode(
+  value: { fullPage?: unknown; selector?: unknown; clip?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  const modes = [
+    value.fullPage === true && 'fullPage',
+    value.selector !== undefined && 'selector',
+    value.clip !== undefined && 'clip',
+  ].filter(Boolean);
   if (modes.length > 1) {
     ctx.addIssue({ code: 'custom', path: [String(modes[1])], message: `${modes.join(' and ')} cannot be combined` });
   }
@@ -151,49 +243,83 @@ export function oneCaptureMode(value: { fullPage?: unknown; selector?: unknown; 
 
 export function imageRequestSchema(limits: SchemaLimits) {
   const sizeRules = imageSizeRules(limits);
-  return z.object({
-    ...pageOptions(limits),
-    ...imageOptions(),
-  }).strict().superRefine((value, ctx) => {
-    crossFieldRules(value, ctx);
-    if (value.quality !== undefined && value.format === 'png') {
-      ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to jpeg and webp only' });
-    }
-    oneCaptureMode(value, ctx);
-    sizeRules(value, ctx);
-  }, { when: () => true });
+  return z
+    .object({
+      ...pageOptions(limits),
+      ...imageOptions(),
+    })
+    .strict()
+    .superRefine(
+      (value, ctx) => {
+        crossFieldRules(value, ctx);
+        if (value.quality !== undefined && value.format === 'png') {
+          ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to jpeg and webp only' });
+        }
+        oneCaptureMode(value, ctx);
+        sizeRules(value, ctx);
+      },
+      { when: () => true },
+    );
 }
 
 export const PAPER_FORMATS = ['A4', 'Letter', 'Legal', 'Tabloid', 'A3', 'A5'] as const;
 
 export function pdfRequestSchema(limits: SchemaLimits) {
-  return z.object({
-    ...pageOptions(limits),
-    format: z.enum(PAPER_FORMATS).optional().describe('Paper size; default A4 unless width/height are given'),
-    width: cssLength.optional().describe('Paper width, CSS units'),
-    height: cssLength.optional().describe('Paper height, CSS units'),
-    landscape: z.boolean().default(false),
-    margin: z.object({ top: cssLength.optional(), right: cssLength.optional(), bottom: cssLength.optional(), left: cssLength.optional() })
-      .strict().optional().describe('Default 10mm each'),
-    scale: z.number().min(0.1).max(2).default(1),
-    printBackground: z.boolean().default(true),
-    preferCSSPageSize: z.boolean().default(false),
-    pageRanges: z.string().regex(/^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/, 'page ranges such as "1-3,5"').optional(),
-    headerTemplate: z.string().optional(),
-    footerTemplate: z.string().optional(),
-    tagged: z.boolean().default(true),
-    outline: z.boolean().default(false),
-    metadata: z.object({ title: z.string().optional(), author: z.string().optional(), subject: z.string().optional(), keywords: z.string().optional() })
-      .strict().optional(),
-  }).strict().superRefine((value, ctx) => {
-    crossFieldRules(value, ctx);
-    if ((value.width === undefined) !== (value.height === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [value.width === undefined ? 'width' : 'height'], message: 'give both width and height' });
-    }
-    if (value.format !== undefined && value.width !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['format'], message: 'give format or width/height, not both' });
-    }
-  }, { when: () => true });
+  return z
+    .object({
+      ...pageOptions(limits),
+      format: z.enum(PAPER_FORMATS).optional().describe('Paper size; default A4 unless width/height are given'),
+      width: cssLength.optional().describe('Paper width, CSS units'),
+      height: cssLength.optional().describe('Paper height, CSS units'),
+      landscape: z.boolean().default(false),
+      margin: z
+        .object({
+          top: cssLength.optional(),
+          right: cssLength.optional(),
+          bottom: cssLength.optional(),
+          left: cssLength.optional(),
+        })
+        .strict()
+        .optional()
+        .describe('Default 10mm each'),
+      scale: z.number().min(0.1).max(2).default(1),
+      printBackground: z.boolean().default(true),
+      preferCSSPageSize: z.boolean().default(false),
+      pageRanges: z
+        .string()
+        .regex(/^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/, 'page ranges such as "1-3,5"')
+        .optional(),
+      headerTemplate: z.string().optional(),
+      footerTemplate: z.string().optional(),
+      tagged: z.boolean().default(true),
+      outline: z.boolean().default(false),
+      metadata: z
+        .object({
+          title: z.string().optional(),
+          author: z.string().optional(),
+          subject: z.string().optional(),
+          keywords: z.string().optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict()
+    .superRefine(
+      (value, ctx) => {
+        crossFieldRules(value, ctx);
+        if ((value.width === undefined) !== (value.height === undefined)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [value.width === undefined ? 'width' : 'height'],
+            message: 'give both width and height',
+          });
+        }
+        if (value.format !== undefined && value.width !== undefined) {
+          ctx.addIssue({ code: 'custom', path: ['format'], message: 'give format or width/height, not both' });
+        }
+      },
+      { when: () => true },
+    );
 }
 
 export type ImageRequest = z.infer<ReturnType<typeof imageRequestSchema>>;

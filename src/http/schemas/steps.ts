@@ -7,7 +7,10 @@ export const STEP_ACTIONS = ['click', 'fill', 'press', 'select', 'waitForSelecto
 export const MAX_STEPS = 20;
 
 /** Which of selector/value each action needs; anything else given is refused rather than ignored. */
-const NEEDS: Record<(typeof STEP_ACTIONS)[number], { selector: 'required' | 'optional' | 'no'; value: 'required' | 'no' }> = {
+const NEEDS: Record<
+  (typeof STEP_ACTIONS)[number],
+  { selector: 'required' | 'optional' | 'no'; value: 'required' | 'no' }
+> = {
   click: { selector: 'required', value: 'no' },
   fill: { selector: 'required', value: 'required' },
   press: { selector: 'optional', value: 'required' },
@@ -17,28 +20,53 @@ const NEEDS: Record<(typeof STEP_ACTIONS)[number], { selector: 'required' | 'opt
   goto: { selector: 'no', value: 'required' },
 };
 
-export const stepSchema = z.object({
-  action: z.enum(STEP_ACTIONS),
-  selector: z.string().min(1).max(1000).optional().describe('The element the step acts on or waits for (CSS or Playwright selector)'),
-  value: z.string().max(10_000).optional()
-    .describe('fill: the text; press: the key (e.g. "Enter"); select: the option value; waitForTimeout: milliseconds; goto: an http(s) URL'),
-  secret: z.boolean().optional().describe('fill only: the value is write-only, stored encrypted and shown as "••••"'),
-}).strict().superRefine((step, ctx) => {
-  const needs = NEEDS[step.action];
-  if (needs.selector === 'required' && step.selector === undefined) ctx.addIssue({ code: 'custom', path: ['selector'], message: `${step.action} needs a selector` });
-  if (needs.selector === 'no' && step.selector !== undefined) ctx.addIssue({ code: 'custom', path: ['selector'], message: `${step.action} takes no selector` });
-  if (needs.value === 'required' && step.value === undefined) ctx.addIssue({ code: 'custom', path: ['value'], message: `${step.action} needs a value` });
-  if (needs.value === 'no' && step.value !== undefined) ctx.addIssue({ code: 'custom', path: ['value'], message: `${step.action} takes no value` });
-  if (step.secret !== undefined && step.action !== 'fill') ctx.addIssue({ code: 'custom', path: ['secret'], message: 'only a fill step can be secret' });
-  if (step.action === 'waitForTimeout' && step.value !== undefined && !/^\d{1,6}$/.test(step.value)) {
-    ctx.addIssue({ code: 'custom', path: ['value'], message: 'milliseconds, a whole number from 0 to 999999 (the render timeout still bounds it)' });
-  }
-  if (step.action === 'goto' && step.value !== undefined && !httpUrl('goto value').safeParse(step.value).success) {
-    ctx.addIssue({ code: 'custom', path: ['value'], message: 'goto needs an absolute http or https URL' });
-  }
-});
+export const stepSchema = z
+  .object({
+    action: z.enum(STEP_ACTIONS),
+    selector: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('The element the step acts on or waits for (CSS or Playwright selector)'),
+    value: z
+      .string()
+      .max(10_000)
+      .optional()
+      .describe(
+        'fill: the text; press: the key (e.g. "Enter"); select: the option value; waitForTimeout: milliseconds; goto: an http(s) URL',
+      ),
+    secret: z.boolean().optional().describe('fill only: the value is write-only, stored encrypted and shown as "••••"'),
+  })
+  .strict()
+  .superRefine((step, ctx) => {
+    const needs = NEEDS[step.action];
+    if (needs.selector === 'required' && step.selector === undefined)
+      ctx.addIssue({ code: 'custom', path: ['selector'], message: `${step.action} needs a selector` });
+    if (needs.selector === 'no' && step.selector !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['selector'], message: `${step.action} takes no selector` });
+    if (needs.value === 'required' && step.value === undefined)
+      ctx.addIssue({ code: 'custom', path: ['value'], message: `${step.action} needs a value` });
+    if (needs.value === 'no' && step.value !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['value'], message: `${step.action} takes no value` });
+    if (step.secret !== undefined && step.action !== 'fill')
+      ctx.addIssue({ code: 'custom', path: ['secret'], message: 'only a fill step can be secret' });
+    if (step.action === 'waitForTimeout' && step.value !== undefined && !/^\d{1,6}$/.test(step.value)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: 'milliseconds, a whole number from 0 to 999999 (the render timeout still bounds it)',
+      });
+    }
+    if (step.action === 'goto' && step.value !== undefined && !httpUrl('goto value').safeParse(step.value).success) {
+      ctx.addIssue({ code: 'custom', path: ['value'], message: 'goto needs an absolute http or https URL' });
+    }
+  });
 
-export const stepsSchema = z.array(stepSchema).max(MAX_STEPS).default([])
+export const stepsSchema = z
+  .array(stepSchema)
+  .max(MAX_STEPS)
+  .default([])
   .describe(`Up to ${MAX_STEPS} steps run in order after the page loads and before the capture`);
 
 export type Step = z.infer<typeof stepSchema>;
@@ -54,7 +82,8 @@ export function stepsFitTimeout(value: { steps: Step[]; timeout: number }, ctx: 
     waited += Number(step.value);
     if (waited >= value.timeout) {
       ctx.addIssue({
-        code: 'custom', path: ['steps', i, 'value'],
+        code: 'custom',
+        path: ['steps', i, 'value'],
         message: `the steps would wait ${waited} ms in all, which leaves nothing of timeout (${value.timeout} ms) for the page and the capture`,
       });
       return;

@@ -4,14 +4,20 @@ const KEY_STORAGE = 'pagewatch.apiKey';
 
 /** The API key the user pasted (kept in this browser only), or '' for none. */
 export function storedKey() {
-  try { return localStorage.getItem(KEY_STORAGE) ?? ''; } catch { return ''; }
+  try {
+    return localStorage.getItem(KEY_STORAGE) ?? '';
+  } catch {
+    return '';
+  }
 }
 
 export function storeKey(key) {
   try {
     if (key) localStorage.setItem(KEY_STORAGE, key);
     else localStorage.removeItem(KEY_STORAGE);
-  } catch { /* storage refused (private mode): the key lives for this page only */ }
+  } catch {
+    /* storage refused (private mode): the key lives for this page only */
+  }
 }
 
 /**
@@ -35,7 +41,9 @@ export async function api(method, path, { key = '', body, accept, signal } = {})
   try {
     const parsed = await res.json();
     if (parsed && parsed.error) error = parsed.error;
-  } catch { /* not the contract's JSON: keep the generic words */ }
+  } catch {
+    /* not the contract's JSON: keep the generic words */
+  }
   const retryAfter = res.headers.get('retry-after');
   throw new ApiError(res.status, error.code, error.message, error.details ?? [], retryAfter);
 }

@@ -7,8 +7,16 @@ import { $, els, form, outputOf, sourceOf } from '/assets/converter-form.js';
 function fieldFor(path) {
   const head = path.split('.')[0];
   const map = {
-    url: els.url, html: els.html, device: els.device, fullPage: els.fullpage, quality: els.quality, colorScheme: els.dark,
-    landscape: els.landscape, margin: els.margin, waitUntil: els.wait, delay: els.delay,
+    url: els.url,
+    html: els.html,
+    device: els.device,
+    fullPage: els.fullpage,
+    quality: els.quality,
+    colorScheme: els.dark,
+    landscape: els.landscape,
+    margin: els.margin,
+    waitUntil: els.wait,
+    delay: els.delay,
     format: outputOf() === 'pdf' ? els.paper : $('out-pdf'),
   };
   if (path === 'viewport.height') return els.vh;
@@ -48,7 +56,10 @@ export function clearFieldError(input) {
 
 export function clearErrors() {
   for (const input of form.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
-  for (const p of form.querySelectorAll('.field-error')) { p.textContent = ''; p.hidden = true; }
+  for (const p of form.querySelectorAll('.field-error')) {
+    p.textContent = '';
+    p.hidden = true;
+  }
   els.error.replaceChildren();
 }
 
@@ -73,9 +84,18 @@ const TITLES = {
 };
 
 const FIELD_NAMES = {
-  url: 'Page address', html: 'HTML', 'viewport.width': 'Viewport width', 'viewport.height': 'Viewport height', device: 'Device',
-  fullPage: 'Full page', quality: 'JPG quality', colorScheme: 'Dark mode', format: 'Paper size', landscape: 'Landscape',
-  waitUntil: 'Wait until', delay: 'Extra delay',
+  url: 'Page address',
+  html: 'HTML',
+  'viewport.width': 'Viewport width',
+  'viewport.height': 'Viewport height',
+  device: 'Device',
+  fullPage: 'Full page',
+  quality: 'JPG quality',
+  colorScheme: 'Dark mode',
+  format: 'Paper size',
+  landscape: 'Landscape',
+  waitUntil: 'Wait until',
+  delay: 'Extra delay',
 };
 /** The explanation joins two sentences; the service's message starts in lower case and ends bare. */
 function sentence(text) {
@@ -106,9 +126,10 @@ export function showError(err) {
     }
     const details = err.details ?? [];
     // With field details the list says it all; otherwise the explanation and the body's message.
-    words.textContent = err.code === 'invalid_request' && details.length
-      ? 'Some fields are not valid; fix the highlighted ones:'
-      : sentence(err.explanation) + (err.retryAfter ? ` Try again in ${err.retryAfter} s.` : '');
+    words.textContent =
+      err.code === 'invalid_request' && details.length
+        ? 'Some fields are not valid; fix the highlighted ones:'
+        : sentence(err.explanation) + (err.retryAfter ? ` Try again in ${err.retryAfter} s.` : '');
     box.append(title, words);
     if (details.length) {
       const list = document.createElement('ul');

@@ -4,9 +4,25 @@
 export const $ = (id) => document.getElementById(id);
 export const form = $('convert-form');
 export const els = {
-  url: $('url'), html: $('html'), paper: $('paper'), margin: $('margin'), device: $('device'), vw: $('vw'), vh: $('vh'),
-  quality: $('quality'), wait: $('wait'), delay: $('delay'), fullpage: $('fullpage'), landscape: $('landscape'), dark: $('dark'),
-  key: $('key'), convert: $('convert'), cancel: $('cancel'), status: $('status'), error: $('error'), result: $('result'),
+  url: $('url'),
+  html: $('html'),
+  paper: $('paper'),
+  margin: $('margin'),
+  device: $('device'),
+  vw: $('vw'),
+  vh: $('vh'),
+  quality: $('quality'),
+  wait: $('wait'),
+  delay: $('delay'),
+  fullpage: $('fullpage'),
+  landscape: $('landscape'),
+  dark: $('dark'),
+  key: $('key'),
+  convert: $('convert'),
+  cancel: $('cancel'),
+  status: $('status'),
+  error: $('error'),
+  result: $('result'),
 };
 
 export const sourceOf = () => form.elements.source.value;

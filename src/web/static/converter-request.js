@@ -60,7 +60,10 @@ export function buildRequest() {
   if (delay !== 0) body.delay = delay;
   return {
     endpoint: output === 'pdf' ? '/api/pdf' : '/api/image',
-    body, output, filename: `result.${EXT[output]}`, problems,
+    body,
+    output,
+    filename: `result.${EXT[output]}`,
+    problems,
   };
 }
 

@@ -41,7 +41,8 @@ export function showResult(request, res, blob) {
   if (output === 'pdf') {
     const fallback = document.createElement('p');
     fallback.className = 'no-viewer';
-    fallback.textContent = 'This browser does not show PDFs inside a page (most phones don\'t): use Download to open it.';
+    fallback.textContent =
+      "This browser does not show PDFs inside a page (most phones don't): use Download to open it.";
     if (navigator.pdfViewerEnabled === false) {
       preview.replaceChildren(fallback);
     } else {
@@ -64,7 +65,13 @@ export function showResult(request, res, blob) {
     img.alt = `${TYPE_NAME[output]} rendering of ${describeSource(body)}`;
     const dims = metaItem('', 'Dimensions');
     meta.push(dims);
-    img.addEventListener('load', () => { dims.append(`${img.naturalWidth} × ${img.naturalHeight} px`); }, { once: true });
+    img.addEventListener(
+      'load',
+      () => {
+        dims.append(`${img.naturalWidth} × ${img.naturalHeight} px`);
+      },
+      { once: true },
+    );
     img.src = blobUrl;
     preview.replaceChildren(img);
     // A tall capture scrolls inside its box: make that box reachable by keyboard.

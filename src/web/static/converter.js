@@ -84,7 +84,8 @@ function syncForm() {
   for (const el of form.querySelectorAll('.viewport-opt')) el.hidden = els.device.value !== '';
 }
 
-for (const radio of form.querySelectorAll('input[name="source"], input[name="output"]')) radio.addEventListener('change', syncForm);
+for (const radio of form.querySelectorAll('input[name="source"], input[name="output"]'))
+  radio.addEventListener('change', syncForm);
 els.device.addEventListener('change', syncForm);
 
 if (!els.html.value.trim()) els.html.value = SAMPLE_HTML;
@@ -99,7 +100,10 @@ els.key.value = storedKey();
 function syncKey() {
   $('key-badge').hidden = !els.key.value.trim();
 }
-els.key.addEventListener('change', () => { storeKey(els.key.value.trim()); syncKey(); });
+els.key.addEventListener('change', () => {
+  storeKey(els.key.value.trim());
+  syncKey();
+});
 $('forget-key').addEventListener('click', () => {
   els.key.value = '';
   storeKey('');
@@ -126,7 +130,8 @@ function setBusy(on) {
   els.result.setAttribute('aria-busy', String(on));
   els.convert.setAttribute('aria-busy', String(on));
   // A disabled button loses the focus; give it back so the keyboard user stays where they were.
-  if (!on && (hadFocus || document.activeElement === document.body || document.activeElement === null)) els.convert.focus();
+  if (!on && (hadFocus || document.activeElement === document.body || document.activeElement === null))
+    els.convert.focus();
 }
 
 async function convert() {
@@ -142,14 +147,22 @@ async function convert() {
   setBusy(true);
   els.status.textContent = 'Rendering…';
   try {
-    const res = await api('POST', request.endpoint, { key: els.key.value.trim(), body: request.body, signal: inFlight.signal });
+    const res = await api('POST', request.endpoint, {
+      key: els.key.value.trim(),
+      body: request.body,
+      signal: inFlight.signal,
+    });
     const blob = await res.blob();
     showResult(request, res, blob);
     const ms = res.headers.get('x-render-ms');
     els.status.textContent = `Done: ${TYPE_NAME[request.output]}, ${formatBytes(blob.size)}${ms ? `, rendered in ${ms} ms` : ''}.`;
     // On a phone the result is below the form: bring it into view.
     const box = els.result.getBoundingClientRect();
-    if (box.top > innerHeight || box.bottom < 0) els.result.scrollIntoView({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+    if (box.top > innerHeight || box.bottom < 0)
+      els.result.scrollIntoView({
+        block: 'start',
+        behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth',
+      });
   } catch (err) {
     if (err.name === 'AbortError') {
       // Canceled by the user: the previous result, if any, is still the last one that finished.
@@ -160,7 +173,10 @@ async function convert() {
     els.status.textContent = '';
     clearResult();
     showError(err);
-    const invalid = err instanceof ApiError && err.code === 'invalid_request' && form.querySelector('[aria-invalid="true"]:not([hidden])');
+    const invalid =
+      err instanceof ApiError &&
+      err.code === 'invalid_request' &&
+      form.querySelector('[aria-invalid="true"]:not([hidden])');
     setBusy(false);
     if (invalid && invalid.offsetParent !== null) invalid.focus?.();
     return;

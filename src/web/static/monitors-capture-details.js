@@ -20,27 +20,46 @@ export function renderDetails(c, m) {
 /** A changed block's words: jsdiff parts, the removed ones in <del>, the added ones in <ins>. */
 function wordDiff(change) {
   if (Array.isArray(change.words) && change.words.length) {
-    return change.words.map((part) => (part.removed ? h('del', {}, part.value) : part.added ? h('ins', {}, part.value) : String(part.value ?? '')));
+    return change.words.map((part) =>
+      part.removed ? h('del', {}, part.value) : part.added ? h('ins', {}, part.value) : String(part.value ?? ''),
+    );
   }
   return [h('del', {}, change.before ?? ''), ' ', h('ins', {}, change.after ?? '')];
 }
 
 function renderTextChanges(c) {
-  const changes = c.status === 'succeeded' ? c.textChanges ?? [] : [];
+  const changes = c.status === 'succeeded' ? (c.textChanges ?? []) : [];
   const total = c.textChangesTotal ?? changes.length;
-  $('text-changes').replaceChildren(...changes.map((change, i) => h('li', { class: `tc ${change.kind}`, dataset: { index: i } },
-    h('span', { class: 'tc-head' },
-      h('span', { class: `tc-kind ${change.kind}` }, KIND_WORDS[change.kind] ?? change.kind),
-      change.selector ? h('code', { class: 'tc-selector' }, change.selector) : null),
-    h('span', { class: 'tc-text' },
-      change.kind === 'added' ? h('ins', {}, change.after ?? '')
-        : change.kind === 'removed' ? h('del', {}, change.before ?? '')
-          : wordDiff(change)))));
+  $('text-changes').replaceChildren(
+    ...changes.map((change, i) =>
+      h(
+        'li',
+        { class: `tc ${change.kind}`, dataset: { index: i } },
+        h(
+          'span',
+          { class: 'tc-head' },
+          h('span', { class: `tc-kind ${change.kind}` }, KIND_WORDS[change.kind] ?? change.kind),
+          change.selector ? h('code', { class: 'tc-selector' }, change.selector) : null,
+        ),
+        h(
+          'span',
+          { class: 'tc-text' },
+          change.kind === 'added'
+            ? h('ins', {}, change.after ?? '')
+            : change.kind === 'removed'
+              ? h('del', {}, change.before ?? '')
+              : wordDiff(change),
+        ),
+      ),
+    ),
+  );
   $('text-changes-none').hidden = changes.length > 0;
-  $('text-changes-none').textContent = c.status === 'failed' ? 'None: the capture failed.' : c.baselineId ? 'None.' : 'None: this capture is a baseline.';
+  $('text-changes-none').textContent =
+    c.status === 'failed' ? 'None: the capture failed.' : c.baselineId ? 'None.' : 'None: this capture is a baseline.';
   const more = total - changes.length;
   $('text-changes-more').hidden = more <= 0;
-  $('text-changes-more').textContent = more > 0 ? `…and ${more.toLocaleString()} more (a capture keeps the first ${changes.length}).` : '';
+  $('text-changes-more').textContent =
+    more > 0 ? `…and ${more.toLocaleString()} more (a capture keeps the first ${changes.length}).` : '';
 }
 
 $('text-changes').addEventListener('mouseover', (event) => {
@@ -56,7 +75,8 @@ $('text-changes').addEventListener('mouseleave', hideOutline);
 /** "below 20", "contains “in stock”": the rule's own value, read from the monitor when it still has that rule. */
 function ruleValue(result, m) {
   const rule = m?.notifyWhen?.[result.index];
-  if (!rule || rule.selector !== result.selector || rule[result.test] === undefined || rule[result.test] === true) return '';
+  if (!rule || rule.selector !== result.selector || rule[result.test] === undefined || rule[result.test] === true)
+    return '';
   return typeof rule[result.test] === 'number' ? ` ${rule[result.test]}` : ` “${rule[result.test]}”`;
 }
 
@@ -65,15 +85,56 @@ function renderConditions(c, m) {
   const errors = c.conditionErrors ?? [];
   const met = c.conditionsMet ?? null;
   $('conditions-section').hidden = results.length === 0 && errors.length === 0 && met === null;
-  $('conditions-met').replaceChildren(met === null ? ''
-    : h('span', { class: `badge ${met ? 'ok' : 'none'}`, dataset: { met: String(met) } }, met ? 'Rules met' : 'Rules not met'),
-  met === null ? '' : met ? ' Every rule is true and one became true: a change is notified.' : ' Not every rule is true, or none became true: a change is not notified.');
-  $('conditions').replaceChildren(...results.map((r) => h('li', { class: 'condition', dataset: { met: String(r.met) } },
-    h('span', { class: `badge ${r.met ? 'ok' : 'none'}` }, r.met ? 'true' : 'false'),
-    ' ', `Rule ${r.index + 1}: `, h('code', {}, r.selector), ` ${TEST_WORDS[r.test] ?? r.test}${ruleValue(r, m)}`,
-    h('span', { class: 'hint' }, r.value === null || r.value === undefined ? ' · nothing matched' : ` · read ${typeof r.value === 'number' ? r.value : `“${r.value}”`}`))));
-  $('condition-errors').replaceChildren(...(errors.length
-    ? [h('div', { class: 'alert warn' }, 'Some rules could not be read:', h('ul', {}, errors.map((e) => h('li', {}, e))))] : []));
+  $('conditions-met').replaceChildren(
+    met === null
+      ? ''
+      : h(
+          'span',
+          { class: `badge ${met ? 'ok' : 'none'}`, dataset: { met: String(met) } },
+          met ? 'Rules met' : 'Rules not met',
+        ),
+    met === null
+      ? ''
+      : met
+        ? ' Every rule is true and one became true: a change is notified.'
+        : ' Not every rule is true, or none became true: a change is not notified.',
+  );
+  $('conditions').replaceChildren(
+    ...results.map((r) =>
+      h(
+        'li',
+        { class: 'condition', dataset: { met: String(r.met) } },
+        h('span', { class: `badge ${r.met ? 'ok' : 'none'}` }, r.met ? 'true' : 'false'),
+        ' ',
+        `Rule ${r.index + 1}: `,
+        h('code', {}, r.selector),
+        ` ${TEST_WORDS[r.test] ?? r.test}${ruleValue(r, m)}`,
+        h(
+          'span',
+          { class: 'hint' },
+          r.value === null || r.value === undefined
+            ? ' · nothing matched'
+            : ` · read ${typeof r.value === 'number' ? r.value : `“${r.value}”`}`,
+        ),
+      ),
+    ),
+  );
+  $('condition-errors').replaceChildren(
+    ...(errors.length
+      ? [
+          h(
+            'div',
+            { class: 'alert warn' },
+            'Some rules could not be read:',
+            h(
+              'ul',
+              {},
+              errors.map((e) => h('li', {}, e)),
+            ),
+          ),
+        ]
+      : []),
+  );
 }
 
 // ------------------------------------------------------------------------------------ regions
@@ -81,23 +142,49 @@ function renderConditions(c, m) {
 const boxWords = (r) => `x ${r.x}, y ${r.y}, ${r.width} × ${r.height} px`;
 
 function elementItem(el) {
-  const text = (value) => (value === null || value === undefined ? h('span', { class: 'muted' }, 'not there') : value === '' ? h('span', { class: 'muted' }, 'no text') : value);
-  return h('li', { class: 'element' },
+  const text = (value) =>
+    value === null || value === undefined
+      ? h('span', { class: 'muted' }, 'not there')
+      : value === ''
+        ? h('span', { class: 'muted' }, 'no text')
+        : value;
+  return h(
+    'li',
+    { class: 'element' },
     h('span', { class: 'el-head' }, h('code', {}, el.selector), h('span', { class: 'hint' }, ` <${el.tag}>`)),
-    h('dl', { class: 'before-after' }, h('dt', {}, 'Before'), h('dd', {}, text(el.before)), h('dt', {}, 'After'), h('dd', {}, text(el.after))));
+    h(
+      'dl',
+      { class: 'before-after' },
+      h('dt', {}, 'Before'),
+      h('dd', {}, text(el.before)),
+      h('dt', {}, 'After'),
+      h('dd', {}, text(el.after)),
+    ),
+  );
 }
 
 function renderRegions(c) {
   const regions = c.regions ?? [];
-  $('regions').replaceChildren(...regions.map((r, i) => h('li', { class: 'region', dataset: { index: i } },
-    h('button', { type: 'button', class: 'region-show linkish' },
-      `Region ${i + 1}: ${boxWords(r)}${typeof r.pixels === 'number' ? `, ${r.pixels.toLocaleString()} changed pixels` : ''}`),
-    r.elements?.length
-      ? h('ul', { class: 'elements', 'aria-label': `Elements in region ${i + 1}` }, r.elements.map(elementItem))
-      : null)));
+  $('regions').replaceChildren(
+    ...regions.map((r, i) =>
+      h(
+        'li',
+        { class: 'region', dataset: { index: i } },
+        h(
+          'button',
+          { type: 'button', class: 'region-show linkish' },
+          `Region ${i + 1}: ${boxWords(r)}${typeof r.pixels === 'number' ? `, ${r.pixels.toLocaleString()} changed pixels` : ''}`,
+        ),
+        r.elements?.length
+          ? h('ul', { class: 'elements', 'aria-label': `Elements in region ${i + 1}` }, r.elements.map(elementItem))
+          : null,
+      ),
+    ),
+  );
   $('regions-none').hidden = regions.length > 0;
   $('regions-hint').hidden = regions.length === 0;
-  $('regions-none').textContent = c.status === 'failed' ? 'None: the capture failed.' : c.baselineId ? 'None.' : 'None: this capture is a baseline.';
+  $('regions-none').textContent =
+    c.status === 'failed' ? 'None: the capture failed.' : c.baselineId ? 'None.' : 'None: this capture is a baseline.';
 }
 
 const regionOf = (row) => selected()?.regions?.[Number(row.dataset.index)];
@@ -106,12 +193,16 @@ $('regions').addEventListener('mouseover', (event) => {
   const row = event.target.closest('li.region');
   if (row) showOutline(regionOf(row));
 });
-$('regions').addEventListener('mouseleave', () => { if (!$('regions').contains(document.activeElement)) hideOutline(); });
+$('regions').addEventListener('mouseleave', () => {
+  if (!$('regions').contains(document.activeElement)) hideOutline();
+});
 $('regions').addEventListener('focusin', (event) => {
   const row = event.target.closest('li.region');
   if (row) showOutline(regionOf(row));
 });
-$('regions').addEventListener('focusout', (event) => { if (!$('regions').contains(event.relatedTarget)) hideOutline(); });
+$('regions').addEventListener('focusout', (event) => {
+  if (!$('regions').contains(event.relatedTarget)) hideOutline();
+});
 // The region may be below the fold of a tall capture: its button brings it into view.
 $('regions').addEventListener('click', (event) => {
   const row = event.target.closest('button.region-show')?.closest('li.region');
@@ -139,8 +230,10 @@ export function showOutline(box) {
   if (outline.parentElement !== host) host.append(outline);
   const scale = img.clientWidth / img.naturalWidth;
   Object.assign(outline.style, {
-    left: `${img.offsetLeft + box.x * scale}px`, top: `${img.offsetTop + box.y * scale}px`,
-    width: `${Math.max(box.width * scale, 2)}px`, height: `${Math.max(box.height * scale, 2)}px`,
+    left: `${img.offsetLeft + box.x * scale}px`,
+    top: `${img.offsetTop + box.y * scale}px`,
+    width: `${Math.max(box.width * scale, 2)}px`,
+    height: `${Math.max(box.height * scale, 2)}px`,
   });
   outline.hidden = false;
 }

@@ -26,8 +26,13 @@ let serial = 0;
 
 /** A control with its label above and its error line below; the error line's id is `${control.id}-error`. */
 function cell(labelText, control, extraClass = '') {
-  return h('div', { class: `cell ${extraClass}`.trim() },
-    h('label', { for: control.id }, labelText), control, h('p', { class: 'field-error', id: `${control.id}-error`, hidden: true }));
+  return h(
+    'div',
+    { class: `cell ${extraClass}`.trim() },
+    h('label', { for: control.id }, labelText),
+    control,
+    h('p', { class: 'field-error', id: `${control.id}-error`, hidden: true }),
+  );
 }
 
 function removeButton(noun) {
@@ -81,14 +86,28 @@ function makeList({ listId, addId, noun, build, renumber }) {
 // -------------------------------------------------------------------------------- diff.ignoreText
 
 const patterns = makeList({
-  listId: 'f-ignoretext-list', addId: 'f-ignoretext-add', noun: 'pattern',
+  listId: 'f-ignoretext-list',
+  addId: 'f-ignoretext-add',
+  noun: 'pattern',
   build(pattern, n) {
-    const input = h('input', { type: 'text', id: `f-pattern-${n}`, class: 'mono pattern', spellcheck: 'false', autocomplete: 'off',
-      placeholder: '\\d{1,2}:\\d{2}' });
+    const input = h('input', {
+      type: 'text',
+      id: `f-pattern-${n}`,
+      class: 'mono pattern',
+      spellcheck: 'false',
+      autocomplete: 'off',
+      placeholder: '\\d{1,2}:\\d{2}',
+    });
     input.value = pattern ?? '';
-    return h('li', { class: 'list-row' }, h('div', { class: 'cells' }, cell('Pattern', input, 'grow'), removeButton('pattern')));
+    return h(
+      'li',
+      { class: 'list-row' },
+      h('div', { class: 'cells' }, cell('Pattern', input, 'grow'), removeButton('pattern')),
+    );
   },
-  renumber(row, i) { row.querySelector('label').textContent = `Pattern ${i}`; },
+  renumber(row, i) {
+    row.querySelector('label').textContent = `Pattern ${i}`;
+  },
 });
 
 // -------------------------------------------------------------------------------- notifyWhen
@@ -104,25 +123,62 @@ function syncRule(row) {
 }
 
 const rules = makeList({
-  listId: 'f-rules-list', addId: 'f-rules-add', noun: 'rule',
+  listId: 'f-rules-list',
+  addId: 'f-rules-add',
+  noun: 'rule',
   build(rule, n) {
-    const selector = h('input', { type: 'text', id: `f-rule-${n}-selector`, class: 'mono selector', maxlength: 1000, spellcheck: 'false',
-      autocomplete: 'off', placeholder: '.price' });
-    const test = h('select', { id: `f-rule-${n}-test`, class: 'test' }, TESTS.map(([t, words]) => h('option', { value: t }, words)));
-    const value = h('input', { type: 'text', id: `f-rule-${n}-value`, class: 'value', maxlength: 1000, spellcheck: 'false', autocomplete: 'off' });
+    const selector = h('input', {
+      type: 'text',
+      id: `f-rule-${n}-selector`,
+      class: 'mono selector',
+      maxlength: 1000,
+      spellcheck: 'false',
+      autocomplete: 'off',
+      placeholder: '.price',
+    });
+    const test = h(
+      'select',
+      { id: `f-rule-${n}-test`, class: 'test' },
+      TESTS.map(([t, words]) => h('option', { value: t }, words)),
+    );
+    const value = h('input', {
+      type: 'text',
+      id: `f-rule-${n}-value`,
+      class: 'value',
+      maxlength: 1000,
+      spellcheck: 'false',
+      autocomplete: 'off',
+    });
     const found = rule && TESTS.find(([t]) => rule[t] !== undefined);
     if (rule) selector.value = rule.selector ?? '';
     if (found) {
       test.value = found[0];
       if (found[2] !== null) value.value = String(rule[found[0]]);
     }
-    const row = h('li', { class: 'list-row' }, h('fieldset', {}, h('legend', {}, 'Rule'),
-      h('div', { class: 'cells' }, cell('Element (CSS selector)', selector, 'grow'), cell('Test', test), cell('Value', value), removeButton('rule'))));
+    const row = h(
+      'li',
+      { class: 'list-row' },
+      h(
+        'fieldset',
+        {},
+        h('legend', {}, 'Rule'),
+        h(
+          'div',
+          { class: 'cells' },
+          cell('Element (CSS selector)', selector, 'grow'),
+          cell('Test', test),
+          cell('Value', value),
+          removeButton('rule'),
+        ),
+      ),
+    );
     test.addEventListener('change', () => syncRule(row));
     syncRule(row);
     return row;
   },
-  renumber(row, i) { row.querySelector('legend').textContent = `Rule ${i}`; },
+  renumber(row, i) {
+    row.querySelector('legend').textContent = `Rule ${i}`;
+  },
 });
 
 // -------------------------------------------------------------------------------- capture.steps
@@ -133,7 +189,12 @@ function syncStep(row) {
   const value = row.querySelector('input.value');
   const secret = row.querySelector('input.secret');
   selector.disabled = needs.selector === false;
-  selector.placeholder = needs.selector === false ? 'no selector' : needs.selector === 'optional' ? 'optional, e.g. #search' : '#login button';
+  selector.placeholder =
+    needs.selector === false
+      ? 'no selector'
+      : needs.selector === 'optional'
+        ? 'optional, e.g. #search'
+        : '#login button';
   value.disabled = needs.value === null;
   value.placeholder = needs.value ?? 'no value';
   secret.disabled = row.querySelector('select.action').value !== 'fill';
@@ -146,11 +207,30 @@ function syncStep(row) {
 }
 
 const steps = makeList({
-  listId: 'f-steps-list', addId: 'f-steps-add', noun: 'step',
+  listId: 'f-steps-list',
+  addId: 'f-steps-add',
+  noun: 'step',
   build(step, n) {
-    const action = h('select', { id: `f-step-${n}-action`, class: 'action' }, Object.keys(ACTIONS).map((a) => h('option', { value: a }, a)));
-    const selector = h('input', { type: 'text', id: `f-step-${n}-selector`, class: 'mono selector', maxlength: 1000, spellcheck: 'false', autocomplete: 'off' });
-    const value = h('input', { type: 'text', id: `f-step-${n}-value`, class: 'value', spellcheck: 'false', autocomplete: 'off' });
+    const action = h(
+      'select',
+      { id: `f-step-${n}-action`, class: 'action' },
+      Object.keys(ACTIONS).map((a) => h('option', { value: a }, a)),
+    );
+    const selector = h('input', {
+      type: 'text',
+      id: `f-step-${n}-selector`,
+      class: 'mono selector',
+      maxlength: 1000,
+      spellcheck: 'false',
+      autocomplete: 'off',
+    });
+    const value = h('input', {
+      type: 'text',
+      id: `f-step-${n}-value`,
+      class: 'value',
+      spellcheck: 'false',
+      autocomplete: 'off',
+    });
     const secret = h('input', { type: 'checkbox', id: `f-step-${n}-secret`, class: 'secret' });
     if (step) {
       action.value = step.action;
@@ -158,15 +238,29 @@ const steps = makeList({
       value.value = step.value ?? '';
       secret.checked = step.secret === true;
     }
-    const row = h('li', { class: 'list-row' }, h('fieldset', {}, h('legend', {}, 'Step'),
-      h('div', { class: 'cells' },
-        cell('Action', action),
-        cell('Element (selector)', selector, 'grow'),
-        cell('Value', value, 'grow'),
-        h('div', { class: 'cell secret-cell' },
-          h('label', { class: 'check' }, secret, ' Secret'),
-          h('p', { class: 'field-error', id: `${secret.id}-error`, hidden: true })),
-        removeButton('step'))));
+    const row = h(
+      'li',
+      { class: 'list-row' },
+      h(
+        'fieldset',
+        {},
+        h('legend', {}, 'Step'),
+        h(
+          'div',
+          { class: 'cells' },
+          cell('Action', action),
+          cell('Element (selector)', selector, 'grow'),
+          cell('Value', value, 'grow'),
+          h(
+            'div',
+            { class: 'cell secret-cell' },
+            h('label', { class: 'check' }, secret, ' Secret'),
+            h('p', { class: 'field-error', id: `${secret.id}-error`, hidden: true }),
+          ),
+          removeButton('step'),
+        ),
+      ),
+    );
     action.addEventListener('change', () => syncStep(row));
     secret.addEventListener('change', () => {
       // A "••••" means "the stored secret": once the value is no longer secret it must be typed again.
@@ -176,7 +270,9 @@ const steps = makeList({
     syncStep(row);
     return row;
   },
-  renumber(row, i) { row.querySelector('legend').textContent = `Step ${i}`; },
+  renumber(row, i) {
+    row.querySelector('legend').textContent = `Step ${i}`;
+  },
 });
 
 // -------------------------------------------------------------------------------- form ↔ monitor
@@ -200,7 +296,10 @@ export function readLists() {
     const test = row.querySelector('select.test').value;
     const raw = row.querySelector('input.value').value;
     const kind = VALUE_KIND[test];
-    return { selector: row.querySelector('input.selector').value.trim(), [test]: kind === null ? true : kind === 'number' ? ruleNumber(raw) : raw };
+    return {
+      selector: row.querySelector('input.selector').value.trim(),
+      [test]: kind === null ? true : kind === 'number' ? ruleNumber(raw) : raw,
+    };
   });
   const captureSteps = steps.rows().map((row) => {
     const action = row.querySelector('select.action').value;
@@ -221,13 +320,17 @@ export function readLists() {
 export function listProblems() {
   const problems = [];
   patterns.rows().forEach((row, i) => {
-    if (!row.querySelector('input').value) problems.push({ path: `diff.ignoreText.${i}`, message: 'Enter a pattern, or remove it.' });
+    if (!row.querySelector('input').value)
+      problems.push({ path: `diff.ignoreText.${i}`, message: 'Enter a pattern, or remove it.' });
   });
   rules.rows().forEach((row, i) => {
     const test = row.querySelector('select.test').value;
     const kind = VALUE_KIND[test];
     if (kind !== null && !row.querySelector('input.value').value.trim()) {
-      problems.push({ path: `notifyWhen.${i}.${test}`, message: kind === 'number' ? 'Enter the number to compare with.' : 'Enter the text to look for.' });
+      problems.push({
+        path: `notifyWhen.${i}.${test}`,
+        message: kind === 'number' ? 'Enter the number to compare with.' : 'Enter the text to look for.',
+      });
     }
   });
   return problems;
@@ -250,14 +353,16 @@ export function listFieldOf(path) {
     const key = match[2];
     if (key === 'selector') return idsOf(row.querySelector('input.selector'));
     // A test's value is wrong (e.g. numberBelow not a number); any other problem of the rule is its test's.
-    if (key && VALUE_KIND[key] && row.querySelector('select.test').value === key) return idsOf(row.querySelector('input.value'));
+    if (key && VALUE_KIND[key] && row.querySelector('select.test').value === key)
+      return idsOf(row.querySelector('input.value'));
     return idsOf(row.querySelector('select.test'));
   }
   match = /^capture\.steps(?:\.(\d+)(?:\.([^.]+))?)?/.exec(path);
   if (match) {
     const row = match[1] !== undefined && steps.rows()[Number(match[1])];
     if (!row) return ['f-steps-add', 'f-steps-error'];
-    const control = { selector: 'input.selector', value: 'input.value', secret: 'input.secret' }[match[2]] ?? 'select.action';
+    const control =
+      { selector: 'input.selector', value: 'input.value', secret: 'input.secret' }[match[2]] ?? 'select.action';
     return idsOf(row.querySelector(control));
   }
   return null;

@@ -47,8 +47,10 @@ function fieldOf(path) {
 
 function describedBy(input, errorId, on) {
   const ids = new Set((input.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(Boolean));
-  if (on) ids.add(errorId); else ids.delete(errorId);
-  if (ids.size) input.setAttribute('aria-describedby', [...ids].join(' ')); else input.removeAttribute('aria-describedby');
+  if (on) ids.add(errorId);
+  else ids.delete(errorId);
+  if (ids.size) input.setAttribute('aria-describedby', [...ids].join(' '));
+  else input.removeAttribute('aria-describedby');
 }
 
 /** Inputs, selects and textareas can be invalid; a list's Add button only carries its list's error. */
@@ -59,7 +61,8 @@ function clearFieldErrors() {
   const form = $('monitor-form');
   for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
   for (const error of form.querySelectorAll('.field-error')) {
-    for (const el of form.querySelectorAll(`[aria-describedby~="${CSS.escape(error.id)}"]`)) describedBy(el, error.id, false);
+    for (const el of form.querySelectorAll(`[aria-describedby~="${CSS.escape(error.id)}"]`))
+      describedBy(el, error.id, false);
     error.textContent = '';
     error.hidden = true;
   }
@@ -82,22 +85,40 @@ function showFieldErrors(problems, summary) {
     error.textContent = error.textContent ? `${error.textContent} ${message}` : message;
     error.hidden = false;
     if (canBeInvalid(input)) input.setAttribute('aria-invalid', 'true');
-    if (inputId === 'f-notify-change') for (const box of document.querySelectorAll('#f-notify-group input[name="notify"]')) box.setAttribute('aria-invalid', 'true');
+    if (inputId === 'f-notify-change')
+      for (const box of document.querySelectorAll('#f-notify-group input[name="notify"]'))
+        box.setAttribute('aria-invalid', 'true');
     describedBy(input, errorId, true);
     invalid.add(input);
   }
   const count = problems.length;
-  setAlert($('form-error'), 'error', summary ?? `The monitor was not saved: ${count} field${count === 1 ? ' needs' : 's need'} fixing.`,
-    unplaced.length ? h('ul', {}, unplaced.map((text) => h('li', {}, text))) : null);
+  setAlert(
+    $('form-error'),
+    'error',
+    summary ?? `The monitor was not saved: ${count} field${count === 1 ? ' needs' : 's need'} fixing.`,
+    unplaced.length
+      ? h(
+          'ul',
+          {},
+          unplaced.map((text) => h('li', {}, text)),
+        )
+      : null,
+  );
   // The first problem in the form's order takes the focus.
-  const first = [...invalid].sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0];
+  const first = [...invalid].sort((a, b) =>
+    a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1,
+  )[0];
   if (first) first.focus();
   else $('form-error').scrollIntoView({ block: 'nearest' });
 }
 
 export function fillTimezones() {
   let zones = [];
-  try { zones = Intl.supportedValuesOf('timeZone'); } catch { zones = []; }
+  try {
+    zones = Intl.supportedValuesOf('timeZone');
+  } catch {
+    zones = [];
+  }
   $('timezones').replaceChildren(...['UTC', ...zones.filter((z) => z !== 'UTC')].map((z) => h('option', { value: z })));
 }
 
@@ -107,7 +128,11 @@ function openCreate() {
   form.reset();
   clearFieldErrors();
   let tz = 'UTC';
-  try { tz = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'; } catch { /* keep UTC */ }
+  try {
+    tz = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  } catch {
+    /* keep UTC */
+  }
   $('f-timezone').value = tz;
   setLists(null);
   $('form-title').textContent = 'New monitor';
@@ -120,7 +145,8 @@ export async function openEdit(id) {
   try {
     m = await json('GET', `/api/monitors/${encodeURIComponent(id)}`);
   } catch (err) {
-    if (!(err instanceof ApiError) || err.status === 401 || err.status === 404) return handleError(err, 'The monitor could not be opened');
+    if (!(err instanceof ApiError) || err.status === 401 || err.status === 404)
+      return handleError(err, 'The monitor could not be opened');
   }
   if (!m) return;
   state.editing = id;
@@ -139,7 +165,8 @@ export async function openEdit(id) {
   $('f-mode').value = m.diff?.mode ?? 'visual';
   $('f-textselector').value = m.diff?.textSelector ?? '';
   setLists(m);
-  for (const box of document.querySelectorAll('#f-notify-group input[name="notify"]')) box.checked = (m.notify ?? []).includes(box.value);
+  for (const box of document.querySelectorAll('#f-notify-group input[name="notify"]'))
+    box.checked = (m.notify ?? []).includes(box.value);
   $('f-webhook').value = m.webhookUrl ?? '';
   $('f-keep').value = m.retention?.keep ?? '';
   $('form-title').textContent = `Edit “${m.name}”`;
@@ -159,7 +186,8 @@ export function closeForm(refocus = true) {
   const editing = state.editing;
   state.editing = null;
   if (refocus) {
-    const back = editing && $('monitor-rows').querySelector(`button[data-action="edit"][data-id="${CSS.escape(editing)}"]`);
+    const back =
+      editing && $('monitor-rows').querySelector(`button[data-action="edit"][data-id="${CSS.escape(editing)}"]`);
     (back ?? $('new-monitor')).focus();
   }
 }
@@ -192,7 +220,10 @@ function formBody(editing) {
     timezone: text('f-timezone') || 'UTC',
     capture: { fullPage: $('f-fullpage').checked, steps: lists.steps },
     diff: {
-      ignoreSelectors: $('f-ignore').value.split('\n').map((line) => line.trim()).filter(Boolean),
+      ignoreSelectors: $('f-ignore')
+        .value.split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean),
       threshold: num('f-threshold'),
       minChangeRatio: num('f-minratio'),
       confirm: $('f-confirm').checked,
@@ -207,8 +238,11 @@ function formBody(editing) {
   };
   const vw = num('f-vw');
   const vh = num('f-vh');
-  if (vw !== undefined && vw !== null || vh !== undefined && vh !== null) {
-    body.capture.viewport = { ...(vw !== null && vw !== undefined && { width: vw }), ...(vh !== null && vh !== undefined && { height: vh }) };
+  if ((vw !== undefined && vw !== null) || (vh !== undefined && vh !== null)) {
+    body.capture.viewport = {
+      ...(vw !== null && vw !== undefined && { width: vw }),
+      ...(vh !== null && vh !== undefined && { height: vh }),
+    };
   } else if (editing) {
     body.capture.viewport = null;
   }
@@ -222,7 +256,8 @@ function prune(value) {
   for (const [k, v] of Object.entries(value)) {
     if (v === undefined) continue;
     const pruned = prune(v);
-    if (pruned !== null && typeof pruned === 'object' && !Array.isArray(pruned) && Object.keys(pruned).length === 0) continue;
+    if (pruned !== null && typeof pruned === 'object' && !Array.isArray(pruned) && Object.keys(pruned).length === 0)
+      continue;
     out[k] = pruned;
   }
   return out;
@@ -231,8 +266,10 @@ function prune(value) {
 /** What the browser can tell before asking: required fields. The service checks everything else. */
 function localProblems() {
   const problems = [];
-  if (!$('f-url').value.trim()) problems.push({ path: 'url', message: 'Enter the address of the page to watch (http or https).' });
-  if (!$('f-schedule').value.trim()) problems.push({ path: 'schedule', message: 'Enter a cron schedule, e.g. "*/15 * * * *".' });
+  if (!$('f-url').value.trim())
+    problems.push({ path: 'url', message: 'Enter the address of the page to watch (http or https).' });
+  if (!$('f-schedule').value.trim())
+    problems.push({ path: 'schedule', message: 'Enter a cron schedule, e.g. "*/15 * * * *".' });
   // Text in a number field that the browser could not read as a number reaches the script as "".
   for (const [path, [inputId]] of Object.entries(FIELDS)) {
     const input = $(inputId);
@@ -258,9 +295,15 @@ $('monitor-form').addEventListener('submit', async (event) => {
       : await json('POST', '/api/monitors', body);
     closeForm(false);
     await loadList();
-    if (!state.monitors.has(saved.id)) { state.monitors.set(saved.id, saved); renderList(); }
-    notice(editing ? `“${saved.name}” was saved.`
-      : `“${saved.name}” was created; ${saved.nextRunAt ? `first scheduled capture ${relativeTime(saved.nextRunAt)}` : 'it is paused'}. Use Run now to capture it at once.`);
+    if (!state.monitors.has(saved.id)) {
+      state.monitors.set(saved.id, saved);
+      renderList();
+    }
+    notice(
+      editing
+        ? `“${saved.name}” was saved.`
+        : `“${saved.name}” was created; ${saved.nextRunAt ? `first scheduled capture ${relativeTime(saved.nextRunAt)}` : 'it is paused'}. Use Run now to capture it at once.`,
+    );
     const row = $('monitor-rows').querySelector(`tr[data-id="${CSS.escape(saved.id)}"]`);
     row?.querySelector(editing ? 'button[data-action="edit"]' : 'a.name')?.focus();
     if (state.history?.monitorId === saved.id) {
@@ -271,12 +314,19 @@ $('monitor-form').addEventListener('submit', async (event) => {
     if (err instanceof ApiError && err.code === 'invalid_request' && err.details?.length) {
       showFieldErrors(err.details);
     } else if (err instanceof ApiError && err.code === 'url_blocked') {
-      showFieldErrors([{ path: 'url', message: err.explanation }], 'The monitor was not saved: the service may not fetch this URL.');
+      showFieldErrors(
+        [{ path: 'url', message: err.explanation }],
+        'The monitor was not saved: the service may not fetch this URL.',
+      );
     } else if (err instanceof ApiError && err.status === 401) {
       handleError(err);
     } else {
       clearFieldErrors();
-      setAlert($('form-error'), 'error', `The monitor was not saved. ${err instanceof ApiError ? err.explanation : String(err?.message ?? err)}`);
+      setAlert(
+        $('form-error'),
+        'error',
+        `The monitor was not saved. ${err instanceof ApiError ? err.explanation : String(err?.message ?? err)}`,
+      );
       $('form-error').scrollIntoView({ block: 'nearest' });
     }
   } finally {

@@ -4,7 +4,20 @@ import { ApiError } from '/assets/api.js';
 import { hideOutline, renderDetails } from '/assets/monitors-capture-details.js';
 import { handleError } from '/assets/monitors-key.js';
 import { runNow } from '/assets/monitors-list.js';
-import { $, absoluteTime, badge, call, captureResult, h, json, percent, relativeTime, setButtonText, state, timeEl } from '/assets/monitors-util.js';
+import {
+  $,
+  absoluteTime,
+  badge,
+  call,
+  captureResult,
+  h,
+  json,
+  percent,
+  relativeTime,
+  setButtonText,
+  state,
+  timeEl,
+} from '/assets/monitors-util.js';
 
 const CAPTURES_PAGE = 20;
 
@@ -13,14 +26,23 @@ export async function openHistory(id) {
   if (!m) return;
   if (state.history?.monitorId !== id) {
     clearImages();
-    state.history = { monitorId: id, captures: [], nextCursor: null, selectedId: null, view: 'current', lastRunAt: m.lastRunAt ?? null };
+    state.history = {
+      monitorId: id,
+      captures: [],
+      nextCursor: null,
+      selectedId: null,
+      view: 'current',
+      lastRunAt: m.lastRunAt ?? null,
+    };
     $('captures').replaceChildren();
     $('viewer-body').hidden = true;
     $('viewer-empty').hidden = false;
   }
   $('history-title').textContent = `History of “${m.name}”`;
-  $('history-url').replaceChildren(h('a', { href: m.url, target: '_blank', rel: 'noopener noreferrer' }, m.url),
-    ` · ${m.schedule} (${m.timezone})`);
+  $('history-url').replaceChildren(
+    h('a', { href: m.url, target: '_blank', rel: 'noopener noreferrer' }, m.url),
+    ` · ${m.schedule} (${m.timezone})`,
+  );
   $('history-section').hidden = false;
   renderHistoryRun();
   $('history-section').scrollIntoView({ block: 'start' });
@@ -33,7 +55,10 @@ export function closeHistory(refocus = true) {
   clearImages();
   state.history = null;
   $('history-section').hidden = true;
-  if (refocus && id) $('monitor-rows').querySelector(`button[data-action="history"][data-id="${CSS.escape(id)}"]`)?.focus();
+  if (refocus && id)
+    $('monitor-rows')
+      .querySelector(`button[data-action="history"][data-id="${CSS.escape(id)}"]`)
+      ?.focus();
 }
 
 $('history-close').addEventListener('click', () => closeHistory());
@@ -49,7 +74,14 @@ export function renderHistoryRun() {
   button.setAttribute('aria-busy', String(running));
   $('captures').querySelector('.pending')?.remove();
   if (running) {
-    $('captures').prepend(h('li', { class: 'pending' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), ' Capture queued or running…'));
+    $('captures').prepend(
+      h(
+        'li',
+        { class: 'pending' },
+        h('span', { class: 'spinner', 'aria-hidden': 'true' }),
+        ' Capture queued or running…',
+      ),
+    );
     $('captures-empty').hidden = true;
   } else if (state.history) {
     $('captures-empty').hidden = state.history.captures.length > 0;
@@ -74,14 +106,20 @@ export async function loadCaptures({ select = null, more = false } = {}) {
   const id = hist.monitorId;
   try {
     const cursor = more ? hist.nextCursor : null;
-    const page = await json('GET', `/api/monitors/${encodeURIComponent(id)}/captures?limit=${CAPTURES_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const page = await json(
+      'GET',
+      `/api/monitors/${encodeURIComponent(id)}/captures?limit=${CAPTURES_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     if (state.history !== hist) return;
     // A reload shows the first page again (newest first); older pages come back with Load more.
     hist.captures = more ? [...hist.captures, ...page.items] : page.items;
     hist.nextCursor = page.nextCursor;
     hist.lastRunAt = state.monitors.get(id)?.lastRunAt ?? hist.lastRunAt;
     renderCaptures();
-    const target = (select && hist.captures.find((c) => c.id === select)) ?? (hist.selectedId ? hist.captures.find((c) => c.id === hist.selectedId) : null) ?? hist.captures[0];
+    const target =
+      (select && hist.captures.find((c) => c.id === select)) ??
+      (hist.selectedId ? hist.captures.find((c) => c.id === hist.selectedId) : null) ??
+      hist.captures[0];
     if (target && target.id !== hist.selectedId) selectCapture(target.id);
     else if (target) markSelected();
   } catch (err) {
@@ -95,20 +133,53 @@ function renderCaptures() {
   const hist = state.history;
   const list = $('captures');
   const focusedId = list.contains(document.activeElement) ? document.activeElement.dataset.capture : null;
-  list.replaceChildren(...hist.captures.map((c) => {
-    const result = c.status === 'failed' ? badge('failed')
-      : !c.baselineId ? badge('baseline')
-        : c.changed ? badge('changed') : badge('unchanged');
-    return h('li', {},
-      h('button', { type: 'button', class: 'capture', dataset: { capture: c.id }, 'aria-pressed': 'false' },
-        h('span', { class: 'cap-time' }, timeEl(c.takenAt), h('span', { class: 'hint abs' }, absoluteTime(c.takenAt))),
-        h('span', { class: 'cap-facts' },
-          result,
-          c.status === 'failed' ? null : h('span', { class: 'ratio' }, c.baselineId ? `${percent(c.diffRatio)} of pixels differ` : 'nothing to compare with'),
-          c.textChangesTotal ? h('span', { class: 'ratio' }, `${c.textChangesTotal.toLocaleString()} text change${c.textChangesTotal === 1 ? '' : 's'}`) : null,
-          h('span', { class: 'hint' }, `${c.status}${c.reason && c.reason !== 'schedule' ? ` · ${c.reason}` : ''}`)),
-        c.error ? h('span', { class: 'cap-error' }, `${c.error.code}: ${c.error.message}`) : null));
-  }));
+  list.replaceChildren(
+    ...hist.captures.map((c) => {
+      const result =
+        c.status === 'failed'
+          ? badge('failed')
+          : !c.baselineId
+            ? badge('baseline')
+            : c.changed
+              ? badge('changed')
+              : badge('unchanged');
+      return h(
+        'li',
+        {},
+        h(
+          'button',
+          { type: 'button', class: 'capture', dataset: { capture: c.id }, 'aria-pressed': 'false' },
+          h(
+            'span',
+            { class: 'cap-time' },
+            timeEl(c.takenAt),
+            h('span', { class: 'hint abs' }, absoluteTime(c.takenAt)),
+          ),
+          h(
+            'span',
+            { class: 'cap-facts' },
+            result,
+            c.status === 'failed'
+              ? null
+              : h(
+                  'span',
+                  { class: 'ratio' },
+                  c.baselineId ? `${percent(c.diffRatio)} of pixels differ` : 'nothing to compare with',
+                ),
+            c.textChangesTotal
+              ? h(
+                  'span',
+                  { class: 'ratio' },
+                  `${c.textChangesTotal.toLocaleString()} text change${c.textChangesTotal === 1 ? '' : 's'}`,
+                )
+              : null,
+            h('span', { class: 'hint' }, `${c.status}${c.reason && c.reason !== 'schedule' ? ` · ${c.reason}` : ''}`),
+          ),
+          c.error ? h('span', { class: 'cap-error' }, `${c.error.code}: ${c.error.message}`) : null,
+        ),
+      );
+    }),
+  );
   $('captures-more').hidden = !hist.nextCursor;
   renderHistoryRun();
   markSelected();
@@ -134,7 +205,11 @@ let imageGeneration = 0;
 
 function clearImages() {
   imageGeneration++;
-  for (const entry of images.values()) entry.then((url) => url && URL.revokeObjectURL(url), () => {});
+  for (const entry of images.values())
+    entry.then(
+      (url) => url && URL.revokeObjectURL(url),
+      () => {},
+    );
   images = new Map();
   for (const id of ['single-img', 'compare-prev', 'compare-cur']) $(id).removeAttribute('src');
 }
@@ -143,10 +218,13 @@ function clearImages() {
 function imageUrl(captureId, which) {
   const cacheKey = `${captureId}/${which}`;
   if (!images.has(cacheKey)) {
-    images.set(cacheKey, (async () => {
-      const res = await call('GET', `/api/captures/${encodeURIComponent(captureId)}/${which}`);
-      return URL.createObjectURL(await res.blob());
-    })());
+    images.set(
+      cacheKey,
+      (async () => {
+        const res = await call('GET', `/api/captures/${encodeURIComponent(captureId)}/${which}`);
+        return URL.createObjectURL(await res.blob());
+      })(),
+    );
     images.get(cacheKey).catch(() => images.delete(cacheKey)); // a failed load may be tried again
   }
   return images.get(cacheKey);
@@ -173,7 +251,12 @@ function selectCapture(id) {
     ['Taken', `${relativeTime(c.takenAt)} (${c.reason ?? 'schedule'}), in ${(c.durationMs / 1000).toFixed(1)} s`],
     c.width ? ['Size', `${c.width} × ${c.height} px${c.truncated ? ' (cut at the size limit)' : ''}`] : null,
     c.summary ? ['Text changed', c.summary] : null,
-    c.baselineId && c.status !== 'failed' ? ['Pixels changed', `${c.diffPixels.toLocaleString()} (${percent(c.diffRatio)})${c.confirmed ? ', confirmed by a second capture' : ''}`] : null,
+    c.baselineId && c.status !== 'failed'
+      ? [
+          'Pixels changed',
+          `${c.diffPixels.toLocaleString()} (${percent(c.diffRatio)})${c.confirmed ? ', confirmed by a second capture' : ''}`,
+        ]
+      : null,
   ].filter(Boolean);
   $('viewer-meta').replaceChildren(...facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
   renderDetails(c, state.monitors.get(hist.monitorId));
@@ -183,7 +266,7 @@ function selectCapture(id) {
     button.disabled = !ok;
     button.title = ok ? '' : whyNot(c, button.dataset.view);
   }
-  if (!available.has(hist.view)) hist.view = available.has('current') ? 'current' : [...available][0] ?? 'current';
+  if (!available.has(hist.view)) hist.view = available.has('current') ? 'current' : ([...available][0] ?? 'current');
   showView(hist.view);
 }
 
@@ -191,14 +274,20 @@ function viewsOf(c) {
   const views = new Set();
   if (c.status === 'failed' || !c.imageUrl) return views;
   views.add('current');
-  if (c.baselineId) { views.add('previous'); views.add('slider'); }
+  if (c.baselineId) {
+    views.add('previous');
+    views.add('slider');
+  }
   if (c.diffUrl) views.add('diff');
   return views;
 }
 
 function whyNot(c, view) {
   if (c.status === 'failed') return 'The capture failed: there is no image.';
-  if (view === 'diff') return c.baselineId ? 'Nothing differed from the previous capture: there is no diff image.' : 'A baseline has nothing to compare with.';
+  if (view === 'diff')
+    return c.baselineId
+      ? 'Nothing differed from the previous capture: there is no diff image.'
+      : 'A baseline has nothing to compare with.';
   return 'A baseline has no previous capture.';
 }
 
@@ -227,31 +316,56 @@ async function showView(view) {
   $('compare').hidden = !slider;
   const status = $('stage-status');
   if (!available.size) {
-    status.replaceChildren(h('div', { class: 'alert error' }, `This capture failed, so it has no image. ${c.error ? `${c.error.code}: ${c.error.message}` : ''}`));
+    status.replaceChildren(
+      h(
+        'div',
+        { class: 'alert error' },
+        `This capture failed, so it has no image. ${c.error ? `${c.error.code}: ${c.error.message}` : ''}`,
+      ),
+    );
     return;
   }
   const generation = imageGeneration;
-  status.replaceChildren(h('span', { class: 'loading' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), ' Loading image…'));
+  status.replaceChildren(
+    h('span', { class: 'loading' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), ' Loading image…'),
+  );
   const when = absoluteTime(c.takenAt);
   try {
     if (slider) {
       const [prev, cur] = await Promise.all([imageUrl(c.baselineId, 'image'), imageUrl(c.id, 'image')]);
       if (generation !== imageGeneration || hist.view !== view) return;
-      await Promise.all([setImage($('compare-prev'), prev, 'The previous capture (baseline)'), setImage($('compare-cur'), cur, `The capture of ${when}`)]);
+      await Promise.all([
+        setImage($('compare-prev'), prev, 'The previous capture (baseline)'),
+        setImage($('compare-cur'), cur, `The capture of ${when}`),
+      ]);
       sizeCompare();
       applySlider();
     } else {
-      const src = view === 'previous' ? await imageUrl(c.baselineId, 'image') : await imageUrl(c.id, view === 'diff' ? 'diff' : 'image');
+      const src =
+        view === 'previous'
+          ? await imageUrl(c.baselineId, 'image')
+          : await imageUrl(c.id, view === 'diff' ? 'diff' : 'image');
       if (generation !== imageGeneration || hist.view !== view) return;
-      const label = { previous: 'The previous capture (baseline)', current: `The capture of ${when}`, diff: `Differences between the capture of ${when} and the previous one` }[view];
+      const label = {
+        previous: 'The previous capture (baseline)',
+        current: `The capture of ${when}`,
+        diff: `Differences between the capture of ${when} and the previous one`,
+      }[view];
       await setImage($('single-img'), src, label);
-      $('single-caption').textContent = `${{ previous: 'Previous', current: 'Current', diff: 'Diff' }[view]} · ${$('single-img').naturalWidth} × ${$('single-img').naturalHeight} px`;
+      $('single-caption').textContent =
+        `${{ previous: 'Previous', current: 'Current', diff: 'Diff' }[view]} · ${$('single-img').naturalWidth} × ${$('single-img').naturalHeight} px`;
     }
     status.replaceChildren();
   } catch (err) {
     if (generation !== imageGeneration) return;
     if (err instanceof ApiError && err.status === 401) return handleError(err);
-    status.replaceChildren(h('div', { class: 'alert error' }, `The image could not be loaded. ${err instanceof ApiError ? err.explanation : String(err?.message ?? err)}`));
+    status.replaceChildren(
+      h(
+        'div',
+        { class: 'alert error' },
+        `The image could not be loaded. ${err instanceof ApiError ? err.explanation : String(err?.message ?? err)}`,
+      ),
+    );
   }
 }
 

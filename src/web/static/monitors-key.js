@@ -9,10 +9,14 @@ import { $, call, h, notice, pageError, setAlert, state } from '/assets/monitors
 /** The key was refused: say so where the key is, and hide what needs it. */
 function unauthorized(err) {
   const sent = Boolean(state.key);
-  setAlert($('key-error'), 'error', sent
-    ? 'This API key was refused: the key is unknown or revoked. Paste a valid key, or forget this one.'
-    : 'An API key is needed to see monitors: paste one above.',
-  err?.message ? h('span', { class: 'sr-only' }, ` (${err.message})`) : null);
+  setAlert(
+    $('key-error'),
+    'error',
+    sent
+      ? 'This API key was refused: the key is unknown or revoked. Paste a valid key, or forget this one.'
+      : 'An API key is needed to see monitors: paste one above.',
+    err?.message ? h('span', { class: 'sr-only' }, ` (${err.message})`) : null,
+  );
   showSignedOut();
 }
 

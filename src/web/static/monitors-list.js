@@ -3,7 +3,21 @@
 import { closeForm, openEdit } from '/assets/monitors-form.js';
 import { closeHistory, followHistory, loadCaptures, openHistory, renderHistoryRun } from '/assets/monitors-history.js';
 import { handleError } from '/assets/monitors-key.js';
-import { $, badge, call, captureResult, h, json, notice, relativeTime, setAlert, setButtonText, state, statusOf, timeEl } from '/assets/monitors-util.js';
+import {
+  $,
+  badge,
+  call,
+  captureResult,
+  h,
+  json,
+  notice,
+  relativeTime,
+  setAlert,
+  setButtonText,
+  state,
+  statusOf,
+  timeEl,
+} from '/assets/monitors-util.js';
 
 const REFRESH_MS = 10_000;
 const RUN_POLL_MS = 1_000;
@@ -17,7 +31,10 @@ export function loadList() {
       const all = [];
       let cursor = null;
       do {
-        const page = await json('GET', `/api/monitors?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const page = await json(
+          'GET',
+          `/api/monitors?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
         all.push(...page.items);
         cursor = page.nextCursor;
       } while (cursor);
@@ -25,7 +42,8 @@ export function loadList() {
       state.loaded = true;
       setAlert($('key-error'), 'error', '');
       renderList();
-      $('list-updated').textContent = `Updated ${new Date().toLocaleTimeString()}; refreshed every 10 s while this page is visible.`;
+      $('list-updated').textContent =
+        `Updated ${new Date().toLocaleTimeString()}; refreshed every 10 s while this page is visible.`;
       await followHistory();
     } catch (err) {
       handleError(err, 'The monitors could not be loaded');
@@ -56,18 +74,44 @@ export function renderList() {
 }
 
 function createRow(m) {
-  const action = (name) => h('button', { type: 'button', class: `small${name === 'delete' ? ' danger' : ''}`, dataset: { action: name, id: m.id } });
-  return h('tr', { dataset: { id: m.id } },
-    h('td', { class: 'c-name', dataset: { label: 'Name' } },
-      h('a', { class: 'name', target: '_blank', rel: 'noopener noreferrer' }), h('div', { class: 'url muted' })),
+  const action = (name) =>
+    h('button', {
+      type: 'button',
+      class: `small${name === 'delete' ? ' danger' : ''}`,
+      dataset: { action: name, id: m.id },
+    });
+  return h(
+    'tr',
+    { dataset: { id: m.id } },
+    h(
+      'td',
+      { class: 'c-name', dataset: { label: 'Name' } },
+      h('a', { class: 'name', target: '_blank', rel: 'noopener noreferrer' }),
+      h('div', { class: 'url muted' }),
+    ),
     // Each labelled cell holds one .v: on a phone the cell is a "label value" line.
     h('td', { class: 'c-status', dataset: { label: 'Status' } }, h('div', { class: 'v' })),
-    h('td', { class: 'c-schedule', dataset: { label: 'Schedule' } }, h('div', { class: 'v' }, h('code'), h('span', { class: 'tz muted' }))),
+    h(
+      'td',
+      { class: 'c-schedule', dataset: { label: 'Schedule' } },
+      h('div', { class: 'v' }, h('code'), h('span', { class: 'tz muted' })),
+    ),
     h('td', { class: 'c-last', dataset: { label: 'Last run' } }, h('div', { class: 'v' })),
     h('td', { class: 'c-change', dataset: { label: 'Last change' } }, h('div', { class: 'v' })),
     h('td', { class: 'c-next', dataset: { label: 'Next run' } }, h('div', { class: 'v' })),
-    h('td', { class: 'c-actions' }, h('div', { class: 'actions' },
-      action('history'), action('run'), action('pause'), action('edit'), action('delete'))),
+    h(
+      'td',
+      { class: 'c-actions' },
+      h(
+        'div',
+        { class: 'actions' },
+        action('history'),
+        action('run'),
+        action('pause'),
+        action('edit'),
+        action('delete'),
+      ),
+    ),
   );
 }
 
@@ -78,14 +122,30 @@ function updateRow(row, m) {
   link.title = `Open ${m.url} in a new tab`;
   const url = row.querySelector('.url');
   url.textContent = m.name === m.url ? '' : m.url;
-  row.querySelector('.c-status .v').replaceChildren(badge(statusOf(m)),
-    ...(m.skippedRuns ? [h('span', { class: 'hint skipped', title: 'Ticks skipped because the previous capture was still running' }, `${m.skippedRuns} skipped`)] : []));
+  row
+    .querySelector('.c-status .v')
+    .replaceChildren(
+      badge(statusOf(m)),
+      ...(m.skippedRuns
+        ? [
+            h(
+              'span',
+              { class: 'hint skipped', title: 'Ticks skipped because the previous capture was still running' },
+              `${m.skippedRuns} skipped`,
+            ),
+          ]
+        : []),
+    );
   row.querySelector('.c-schedule code').textContent = m.schedule;
   row.querySelector('.c-schedule .tz').textContent = m.timezone;
   row.querySelector('.c-last .v').replaceChildren(timeEl(m.lastRunAt, 'never'));
   row.querySelector('.c-change .v').replaceChildren(timeEl(m.lastChangeAt, 'none'));
-  row.querySelector('.c-next .v').replaceChildren(m.paused ? h('span', { class: 'muted' }, 'paused') : timeEl(m.nextRunAt));
-  const buttons = Object.fromEntries([...row.querySelectorAll('button[data-action]')].map((b) => [b.dataset.action, b]));
+  row
+    .querySelector('.c-next .v')
+    .replaceChildren(m.paused ? h('span', { class: 'muted' }, 'paused') : timeEl(m.nextRunAt));
+  const buttons = Object.fromEntries(
+    [...row.querySelectorAll('button[data-action]')].map((b) => [b.dataset.action, b]),
+  );
   setButtonText(buttons.history, 'History', `of ${m.name}`);
   const running = state.running.has(m.id);
   setButtonText(buttons.run, running ? 'Capturing…' : 'Run now', `${running ? 'of' : 'for'} ${m.name}`);
@@ -123,8 +183,11 @@ async function togglePause(id) {
     const updated = await json('PATCH', `/api/monitors/${encodeURIComponent(id)}`, { paused: !m.paused });
     state.monitors.set(id, updated);
     renderList();
-    notice(updated.paused ? `“${updated.name}” is paused: no scheduled captures until it is resumed.`
-      : `“${updated.name}” is resumed; next run ${updated.nextRunAt ? relativeTime(updated.nextRunAt) : 'soon'}.`);
+    notice(
+      updated.paused
+        ? `“${updated.name}” is paused: no scheduled captures until it is resumed.`
+        : `“${updated.name}” is resumed; next run ${updated.nextRunAt ? relativeTime(updated.nextRunAt) : 'soon'}.`,
+    );
   } catch (err) {
     handleError(err, `“${m.name}” could not be ${m.paused ? 'resumed' : 'paused'}`);
   }
@@ -147,7 +210,12 @@ export async function runNow(id) {
   try {
     const before = (await newestCapture(id))?.id ?? null;
     const run = await json('POST', `/api/monitors/${encodeURIComponent(id)}/run`);
-    notice(run.alreadyPending ? `A capture of “${m.name}” was already queued; waiting for it…` : `Capture of “${m.name}” queued; waiting for it…`, 'warn');
+    notice(
+      run.alreadyPending
+        ? `A capture of “${m.name}” was already queued; waiting for it…`
+        : `Capture of “${m.name}” queued; waiting for it…`,
+      'warn',
+    );
     const deadline = Date.now() + RUN_POLL_LIMIT_MS;
     let capture = null;
     while (Date.now() < deadline) {
@@ -163,9 +231,12 @@ export async function runNow(id) {
       notice(`The capture of “${m.name}” is taking long; it will show up in the history when done.`, 'warn');
       return;
     }
-    notice(capture.status === 'failed'
-      ? `The capture of “${m.name}” failed: ${capture.error?.message ?? 'unknown error'}.`
-      : `New capture of “${m.name}”: ${captureResult(capture)}.`, capture.status === 'failed' ? 'error' : 'ok');
+    notice(
+      capture.status === 'failed'
+        ? `The capture of “${m.name}” failed: ${capture.error?.message ?? 'unknown error'}.`
+        : `New capture of “${m.name}”: ${captureResult(capture)}.`,
+      capture.status === 'failed' ? 'error' : 'ok',
+    );
     if (state.history?.monitorId === id) await loadCaptures({ select: capture.id });
   } catch (err) {
     handleError(err, `“${m.name}” could not be captured`);
@@ -182,7 +253,8 @@ function askDelete(id, opener) {
   if (!m) return;
   deleting = { id, opener };
   $('delete-title').textContent = `Delete “${m.name}”?`;
-  $('delete-text').textContent = 'The monitor stops, and all its captures and images are deleted. This cannot be undone.';
+  $('delete-text').textContent =
+    'The monitor stops, and all its captures and images are deleted. This cannot be undone.';
   $('delete-dialog').returnValue = '';
   $('delete-dialog').showModal();
 }

@@ -36,11 +36,22 @@ export function h(tag, attrs = {}, ...children) {
 
 /** A button's visible words plus words for screen readers only ("Edit" + " Pricing page"). */
 export function setButtonText(button, visible, hidden) {
-  button.replaceChildren(document.createTextNode(visible), ...(hidden ? [h('span', { class: 'sr-only' }, ` ${hidden}`)] : []));
+  button.replaceChildren(
+    document.createTextNode(visible),
+    ...(hidden ? [h('span', { class: 'sr-only' }, ` ${hidden}`)] : []),
+  );
 }
 
 const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-const UNITS = [['year', 31_536_000], ['month', 2_592_000], ['week', 604_800], ['day', 86_400], ['hour', 3_600], ['minute', 60], ['second', 1]];
+const UNITS = [
+  ['year', 31_536_000],
+  ['month', 2_592_000],
+  ['week', 604_800],
+  ['day', 86_400],
+  ['hour', 3_600],
+  ['minute', 60],
+  ['second', 1],
+];
 
 export function relativeTime(iso) {
   const seconds = (Date.parse(iso) - Date.now()) / 1000;
@@ -68,8 +79,12 @@ export const percent = (ratio) => {
 };
 
 const STATUS_BADGE = {
-  paused: ['paused', 'paused'], baseline: ['baseline', 'info'], unchanged: ['unchanged', 'ok'],
-  changed: ['changed', 'warn'], failed: ['failed', 'error'], none: ['not run yet', 'none'],
+  paused: ['paused', 'paused'],
+  baseline: ['baseline', 'info'],
+  unchanged: ['unchanged', 'ok'],
+  changed: ['changed', 'warn'],
+  failed: ['failed', 'error'],
+  none: ['not run yet', 'none'],
 };
 
 export function statusOf(m) {

@@ -9,7 +9,9 @@ const errorBox = document.getElementById('error');
 const updated = document.getElementById('updated');
 
 function duration(seconds) {
-  const d = Math.floor(seconds / 86400), h = Math.floor((seconds % 86400) / 3600), m = Math.floor((seconds % 3600) / 60);
+  const d = Math.floor(seconds / 86400),
+    h = Math.floor((seconds % 86400) / 3600),
+    m = Math.floor((seconds % 3600) / 60);
   if (d) return `${d} d ${h} h`;
   if (h) return `${h} h ${m} min`;
   if (m) return `${m} min ${seconds % 60} s`;
@@ -18,7 +20,12 @@ function duration(seconds) {
 
 function when(iso) {
   const ms = Date.parse(iso) - Date.now();
-  const words = ms < 60_000 ? `in ${Math.max(0, Math.round(ms / 1000))} s` : ms < 3_600_000 ? `in ${Math.round(ms / 60_000)} min` : new Date(iso).toLocaleString();
+  const words =
+    ms < 60_000
+      ? `in ${Math.max(0, Math.round(ms / 1000))} s`
+      : ms < 3_600_000
+        ? `in ${Math.round(ms / 60_000)} min`
+        : new Date(iso).toLocaleString();
   return words;
 }
 
@@ -90,8 +97,15 @@ async function refresh() {
     errorBox.hidden = true;
   } catch (err) {
     if (err.status === 401) {
-      const link = Object.assign(document.createElement('a'), { href: '/monitors', textContent: 'Save one on the Monitors page' });
-      errorBox.replaceChildren(`This service shows its status to API key holders only, and this browser has no valid key. `, link, ' (it is kept in this browser), then come back.');
+      const link = Object.assign(document.createElement('a'), {
+        href: '/monitors',
+        textContent: 'Save one on the Monitors page',
+      });
+      errorBox.replaceChildren(
+        `This service shows its status to API key holders only, and this browser has no valid key. `,
+        link,
+        ' (it is kept in this browser), then come back.',
+      );
       overall.textContent = 'Needs an API key';
     } else {
       errorBox.textContent = err.explanation ?? String(err);
@@ -105,7 +119,13 @@ async function refresh() {
 let timer;
 function schedule() {
   clearTimeout(timer);
-  if (document.visibilityState === 'visible') timer = setTimeout(async () => { await refresh(); schedule(); }, REFRESH_MS);
+  if (document.visibilityState === 'visible')
+    timer = setTimeout(async () => {
+      await refresh();
+      schedule();
+    }, REFRESH_MS);
 }
-document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') refresh().then(schedule); });
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') refresh().then(schedule);
+});
 refresh().then(schedule);
