@@ -17,6 +17,10 @@ export default tseslint.config(
       },
       globals: globals.node,
     },
+    rules: {
+      // A leading underscore marks a parameter an interface requires but this implementation ignores.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
   },
   {
     files: ['src/web/static/**/*.js'],

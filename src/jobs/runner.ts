@@ -1,0 +1,35 @@
+// What a job kind plugs into the queue (issue 12): the queue and the worker know no kinds; each kind
+// registers a runner. `run` works outside any transaction; the hooks run inside the queue's own
+// transaction that ends the job, so what a job's end records (a capture row, a webhook event) commits
+// or rolls back with the job's new status.
+import type { Tx } from '../stores/backend.js';
+import type { JobRecord, StoredResult } from '../stores/jobs.js';
+
+export interface RunContext {
+  /** The worker holding the job's lease. */
+  owner: string;
+  /** Aborted when the job is canceled, taken over, or the worker stops: then nothing is recorded. */
+  signal: AbortSignal;
+}
+
+export interface JobOutcome<D = unknown> {
+  /** A file kept on the job row for download (render jobs). */
+  result?: StoredResult;
+  /** What `onSucceeded` records elsewhere (a capture). */
+  detail?: D;
+}
+
+// INTERIM (issue 12 skeleton): `request` is still JSON text on JobRecord; the jobs store's owner makes it
+// an object and this interface generic in it (JobRunner<R>).
+export interface JobRunner<D = unknown> {
+  /** Do the job. Throw to fail the try (the worker retries or fails it). */
+  run(job: JobRecord, ctx: RunContext): Promise<JobOutcome<D>>;
+  /** In the transaction that marks the job succeeded, only if it was still this worker's. */
+  onSucceeded?(tx: Tx, job: JobRecord, outcome: JobOutcome<D>, now: Date): Promise<void>;
+  /** The outcome was not recorded (job lost, transaction rolled back, or aborted): remove what `run` stored. */
+  discard?(outcome: JobOutcome<D>): Promise<void>;
+  /** In the transaction that fails the job for good (a final error, or its tries used up). */
+  onFailed?(tx: Tx, job: JobRecord, now: Date): Promise<void>;
+  /** What of the request a finished job keeps: the secrets it ran with are not kept at rest. */
+  keepAfterFinish(request: Record<string, unknown>): Record<string, unknown>;
+}

@@ -1,0 +1,49 @@
+// The seam between the services and a database. A backend offers every store, outside or inside one
+// transaction, and says when something others wait for was committed (jobs to claim, webhook deliveries
+// to send). SQLite implements it now (src/db/); PostgreSQL plugs in here next.
+import type { EventEmitter } from 'node:events';
+import type { ApiKeyStore } from './api-keys.js';
+import type { CaptureStore } from './captures.js';
+import type { IdempotencyKeyStore } from './idempotency-keys.js';
+import type { JobStore } from './jobs.js';
+import type { KeyDataStore } from './key-data.js';
+import type { MonitorStore } from './monitors.js';
+import type { RecordRetention } from './retention.js';
+import type { DeliveryStore } from './webhook-deliveries.js';
+
+export interface Stores {
+  keys: ApiKeyStore;
+  jobs: JobStore;
+  idempotency: IdempotencyKeyStore;
+  deliveries: DeliveryStore;
+  monitors: MonitorStore;
+  captures: CaptureStore;
+  keyData: KeyDataStore;
+  retention: RecordRetention;
+}
+
+/** The stores of one transaction. */
+export interface Tx extends Stores {
+  /** Run `fn` once the transaction has committed (never if it rolls back). `fn` must not throw. */
+  afterCommit(fn: () => void): void;
+}
+
+/**
+ * What was committed: `jobs` — a job became claimable (queued, requeued, released); `deliveries` — a
+ * webhook delivery became due (recorded, redelivered). Emitted after the commit, never from inside.
+ */
+export type ChangeTopic = 'jobs' | 'deliveries';
+
+export interface Backend {
+  readonly stores: Stores;
+  /**
+   * Run `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. Inside,
+   * use only the `tx` stores: on SQLite the outer stores wait for the transaction to end (a deadlock).
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** `changes.on('jobs' | 'deliveries', listener)`: see ChangeTopic. */
+  readonly changes: EventEmitter<Record<ChangeTopic, []>>;
+  /** Whether the database answers a trivial query. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
