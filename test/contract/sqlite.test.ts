@@ -1,0 +1,12 @@
+// Every store contract, run on the SQLite backend (a fresh migrated file per suite).
+// Each store's suite is one line: `<store>Contract(openSqliteBackend);`
+import { describe, expect, it } from 'vitest';
+import { openSqliteBackend } from './sqlite-backend.js';
+
+describe('SQLite backend', () => {
+  it('answers a ping and closes', async () => {
+    const { backend, close } = await openSqliteBackend();
+    expect(await backend.ping()).toBe(true);
+    await close();
+  });
+});
