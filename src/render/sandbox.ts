@@ -12,7 +12,7 @@ export interface SandboxDecision {
 }
 
 export const RUN_UNPRIVILEGED =
-  'run the service as an unprivileged user (systemd `User=`, Docker `USER`; see the README, "Running unprivileged")';
+  'run the service as an unprivileged user (systemd `User=`, Docker `USER`; see docs/security.md, "Running unprivileged")';
 
 /** `uid` is the service's effective user id; undefined where there is none (not POSIX). */
 export function decideSandbox(setting: SandboxSetting, uid: number | undefined): SandboxDecision {
