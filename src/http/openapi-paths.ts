@@ -115,6 +115,24 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
     }),
   });
 
+  // The reference files of docs/ that /docs links, served as they are (src/web/docs-files.ts).
+  const docsFile = (id: string, summary: string, pattern: string, type: string) => ({
+    get: operation({
+      id,
+      summary,
+      tag: 'Pages',
+      access: 'public',
+      parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string', pattern } }],
+      responses: {
+        200: {
+          description: 'The file, as it is in the repository',
+          content: { [type]: { schema: { type: 'string' } } },
+        },
+        ...errors(['not_found', ...PAGE_ERRORS], { not_found: 'no such file' }),
+      },
+    }),
+  });
+
   const paths: Record<string, Record<string, unknown>> = {
     '/api/pdf': {
       post: renderOp('renderPdf', 'PdfRequest', 'Render a page to PDF', ['application/pdf'], ['X-Page-Count']),
@@ -393,6 +411,18 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
     '/monitors': page('monitorsPage', 'The monitor dashboard'),
     '/status': page('statusPage', 'The status page'),
     '/docs': page('docsPage', 'The documentation'),
+    '/docs/{file}': docsFile(
+      'docsFile',
+      'A reference file, as Markdown text',
+      '^[a-z0-9][a-z0-9-]*\\.md$',
+      'text/markdown',
+    ),
+    '/docs/images/{file}': docsFile(
+      'docsImage',
+      'An image a reference file shows',
+      '^[a-z0-9][a-z0-9-]*\\.png$',
+      'image/png',
+    ),
     '/assets/{file}': {
       get: operation({
         id: 'asset',

@@ -1,5 +1,4 @@
-// The second half of the docs page: webhooks, runtime behaviour, monitors and the reference links,
-// stated with this service's configured values.
+// The docs page's webhooks and runtime behaviour sections, stated with this service's configured values.
 import type { Config } from '../config.js';
 import { VERIFY_CRYPTO, VERIFY_STANDARDWEBHOOKS } from './docs-texts.js';
 import { code, duration, hours, html, list, pre, type Markup } from './html.js';
@@ -9,18 +8,6 @@ export function operationSections(c: Readonly<Config>, base: string): Markup {
   const retryWords = retries.length
     ? `after about ${retries.map(duration).join(', ')} (each ±20\u00a0% jitter)`
     : 'never (the retry schedule is empty)';
-  const monitorCreate = `curl -X POST ${base}/api/monitors -H "Authorization: Bearer $PAGEWATCH_KEY" \\
-  -H 'Content-Type: application/json' -d '{
-  "name": "Pricing page", "url": "https://example.com/pricing",
-  "schedule": "*/15 * * * *", "timezone": "Europe/Paris",
-  "capture": {"fullPage": true, "hideSelectors": [".cookie-banner"]},
-  "diff": {"ignoreSelectors": [".ad", "time"]},
-  "notify": ["change", "failure"], "webhookUrl": "https://hooks.example.com/pagewatch"}'
-# 201 {"id":"mon_…","nextRunAt":"…",…}
-
-# Capture now (202), then the captures: changed, diffRatio, regions, imageUrl, diffUrl
-curl -X POST ${base}/api/monitors/mon_…/run -H "Authorization: Bearer $PAGEWATCH_KEY"
-curl ${base}/api/monitors/mon_…/captures -H "Authorization: Bearer $PAGEWATCH_KEY"`;
   const webhookRequest = `POST /pagewatch HTTP/1.1
 Content-Type: application/json
 webhook-id: msg_2f4c…
@@ -186,90 +173,5 @@ webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
         } <a href="/ready">/ready</a> says whether it is on, and why a browser cannot start when the sandbox is what
         stops it.
       </p>
-    </section>
-
-    <section id="monitors" class="card" aria-labelledby="monitors-title">
-      <h2 id="monitors-title">Monitors</h2>
-      <p>
-        A monitor captures a page on a cron schedule (5 or 6 fields, in an IANA time zone), compares each capture with
-        the previous successful one, and tells its ${code('webhookUrl')} when something really changed, and where.
-        Manage them in the <a href="/monitors">dashboard</a> or the API:
-      </p>
-      ${pre(monitorCreate, 'Creating a monitor')}
-      <ul>
-        <li>
-          A change is decided per changed region, never per page: differing pixels are sorted (strong, faint,
-          anti-aliased — counted only beside a real change — or a lone speck), grouped into regions, and a region
-          holding at least 6 counted pixels, 4 of them strong, is a change. A price changed at 16 px is found the same
-          way on a tall full-page capture. ${code('diff.minChangeRatio')} (default 0: off) adds a page-level gate;
-          ${code('diff.includeAA: true')} is the strict setting. ${code('ignoreRegions')} and ${code('ignoreSelectors')}
-          are left out of the count. Animated images show their first frame.
-        </li>
-        <li>
-          Each region lists up to 5 ${code('elements')} behind it (selector, tag, text before and after), and each
-          capture its ${code('textChanges')} (added, removed or changed text blocks with a word diff, at most 50,
-          ${code('textChangesTotal')} counts all). ${code('diff.mode')}: ${code('"visual"')} (default: regions decide),
-          ${code('"text"')} (only a text change counts) or ${code('"both"')}. ${code('diff.textSelector')} limits the
-          text read to one element; ${code('diff.ignoreText')} (up to 20 regular expressions, checked for catastrophic
-          backtracking) blanks matches such as dates first.
-        </li>
-        <li>
-          ${code('notifyWhen')} (up to 20 rules: a ${code('selector')} with one of ${code('textContains')},
-          ${code('textNotContains')}, ${code('numberBelow')}, ${code('numberAbove')}, ${code('numberChanged')},
-          ${code('appears')}, ${code('disappears')}): a change is told only when every rule is true and one newly so;
-          numbers are read with the element's locale (${code('1.299,00 €')} → 1299). Each capture records
-          ${code('conditions')}, ${code('conditionErrors')} and ${code('conditionsMet')}.
-        </li>
-        <li>
-          ${code('capture.steps')} (up to 20: ${code('click')}, ${code('fill')}, ${code('press')}, ${code('select')},
-          ${code('waitForSelector')}, ${code('waitForTimeout')}, ${code('goto')}) run after the page loads and before
-          the capture, within its timeout; a ${code('fill')} with ${code('secret: true')} is write-only and encrypted; a
-          ${code('goto')} obeys the egress policy; a failing step fails the capture naming the step's index.
-        </li>
-        <li>
-          With ${code('diff.confirm')} (on by default) a change is captured once more and reported only if it is still
-          there.
-        </li>
-        <li>
-          The newest ${code('retention.keep')} captures are kept (default 100, at most
-          <strong>${c.monitors.maxRetention}</strong>); a key may have
-          <strong>${c.monitors.maxPerKey}</strong> monitors.
-        </li>
-        <li>
-          One capture per monitor at a time: a tick that finds the previous one pending is skipped and counted.
-          ${code('POST /api/monitors/{id}/run')} captures now.
-        </li>
-        <li>
-          Secrets in ${code('capture')} — header and cookie values, the ${code('httpCredentials')} password, the values
-          of ${code('fill')} steps marked ${code('secret')} — are write-only and encrypted at rest: answers show
-          ${code('"••••"')}, and a ${code('"••••"')} sent back (or a field left out of a PATCH) keeps the stored value —
-          unless the PATCH moves the ${code('url')} to another origin, widens ${code('headersScope')} to
-          ${code('"all"')}, or adds or changes ${code('js')}, ${code('css')} or ${code('waitForFunction')} (code that
-          could read cookies): then each secret that could go somewhere new must be sent again (${code('400')} names the
-          fields). A header name matches a stored one in any case; a cookie's flags are part of what identifies it.
-        </li>
-      </ul>
-    </section>
-
-    <section id="reference" class="card" aria-labelledby="reference-title">
-      <h2 id="reference-title">Reference</h2>
-      <ul class="links">
-        <li>
-          <a href="/openapi.json">/openapi.json</a>: the OpenAPI 3.1 document, generated from the schemas that validate
-          requests, with this service's limits.
-        </li>
-        <li>
-          <a href="/status">/status</a>: what the service is doing now (the same figures as
-          <a href="/api/status">/api/status</a>).
-        </li>
-        <li>
-          <a href="/metrics">/metrics</a>: Prometheus
-          metrics.${c.auth.publicOperations ? '' : html` Here ${code('/api/status')} and ${code('/metrics')} need an API key (${code('auth.publicOperations')} is false); Prometheus sends it with ${code('authorization: {credentials: <key>}')}.`}
-        </li>
-        <li>
-          <a href="/health">/health</a> (the process runs) and <a href="/ready">/ready</a> (the database and the browser
-          are usable, and whether Chromium's sandbox is on).
-        </li>
-      </ul>
     </section>`;
 }

@@ -7,7 +7,9 @@ import { ERROR_STATUS } from '../errors.js';
 import { ERRORS } from './docs-texts.js';
 import { breakable, bytes, code, html, Markup, pre } from './html.js';
 import { siteHeader } from './site-header.js';
+import { monitorsSection } from './docs-monitors.js';
 import { operationSections } from './docs-operations.js';
+import { referenceSection, type DocLink } from './docs-reference.js';
 import { limitRows } from './docs-limits.js';
 
 // --- the page -------------------------------------------------------------------------------------
@@ -29,7 +31,8 @@ const SECTIONS = [
   ['reference', 'Reference'],
 ] as const;
 
-export function renderDocsPage(config: Readonly<Config>, baseUrl: string): string {
+/** `guides`: the reference files (docs/*.md) the page links to, in the order listed. */
+export function renderDocsPage(config: Readonly<Config>, baseUrl: string, guides: readonly DocLink[] = []): string {
   const c = config;
   const base = exampleBase(baseUrl, c);
   const anonymous = c.auth.anonymous;
@@ -221,7 +224,7 @@ npm test                   # the whole test suite: real Chromium, real HTTP, rea
                 </dl>
               </section>
 
-              ${operationSections(c, base)}
+              ${operationSections(c, base)} ${monitorsSection(c, base)} ${referenceSection(c, guides)}
             </div>
           </div>
         </main>

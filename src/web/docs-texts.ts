@@ -1,8 +1,8 @@
-// The fixed texts of the docs page: the webhook verification snippets (the README's, word for word)
+// The fixed texts of the docs page: the webhook verification snippets (docs/webhooks.md's, word for word)
 // and the error table.
 import type { ErrorCode } from '../errors.js';
 
-// The two verification examples of README.md ("Verifying in Node"), as text.
+// The two verification examples of docs/webhooks.md ("Verifying in Node"), as text.
 export const VERIFY_STANDARDWEBHOOKS = `import http from 'node:http';
 import { Webhook } from 'standardwebhooks';
 

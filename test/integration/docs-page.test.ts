@@ -2,7 +2,7 @@
 // configured values (not the defaults), its links resolve, its headings are in order, it obeys the
 // strict page CSP, fits a phone, and escapes what it interpolates. Screenshots are written for people
 // to look at (see SHOTS below).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
@@ -188,6 +188,8 @@ describe('/docs', () => {
       }),
     );
     expect([...targets]).toEqual(expect.arrayContaining(['/openapi.json', '/status', '/docs', '/', '/monitors']));
+    const docsFiles = readdirSync(join(projectRoot(), 'docs')).filter((f) => f.endsWith('.md'));
+    expect([...targets]).toEqual(expect.arrayContaining(docsFiles.map((f) => `/docs/${f}`))); // every reference file
     for (const target of targets) {
       const res = await fetch(`${svc.url}${target}`);
       expect(res.status, `${target} answers`).not.toBe(404);
@@ -201,14 +203,14 @@ describe('/docs', () => {
     await page.context().close();
   });
 
-  it("shows README's Node verification snippets verbatim", async () => {
+  it("shows docs/webhooks.md's Node verification snippets verbatim", async () => {
     const { page } = await openDocs(1280, 800);
     const snippets = await page.locator('#webhooks pre[aria-label^="Verifying"] code').allTextContents();
     expect(snippets).toHaveLength(2);
-    const readme = readFileSync(join(projectRoot(), 'README.md'), 'utf8');
+    const webhooks = readFileSync(join(projectRoot(), 'docs/webhooks.md'), 'utf8');
     for (const s of snippets) {
       expect(s).toContain('webhook');
-      expect(readme).toContain(s);
+      expect(webhooks).toContain(s);
     }
     await page.context().close();
   });

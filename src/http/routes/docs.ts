@@ -1,7 +1,10 @@
-// GET /docs (the human documentation, stating this service's configured limits) and GET /openapi.json
-// (generated from the request schemas with the same limits). Both are built from the configuration.
+// GET /docs (the human documentation, stating this service's configured limits), the reference files it
+// links (GET /docs/<name>.md and the images they show) and GET /openapi.json (generated from the request
+// schemas with the same limits). All are built or read once, when the routes are made.
 import type Router from '@koa/router';
+import { notFound } from '../../errors.js';
 import { exactRouter } from '../router.js';
+import { docPagePath, IMAGE_TYPE, MARKDOWN_TYPE, readDocsFiles } from '../../web/docs-files.js';
 import { renderDocsPage } from '../../web/docs-page.js';
 import { PAGE_CSP } from '../../web/routes.js';
 import { buildOpenApi } from '../openapi.js';
@@ -13,8 +16,11 @@ export interface DocsDeps {
 }
 
 export function docsRoutes({ config }: DocsDeps): Router {
-  // Once per service: the configuration does not change while it runs.
+  // Once per service: the configuration does not change while it runs, nor do the files.
   const openapi = JSON.stringify(buildOpenApi(config));
+  const files = readDocsFiles();
+  const pages = new Map(files.pages.map((p) => [p.name, p]));
+  const links = files.pages.map((p) => ({ path: docPagePath(p), title: p.title }));
   const router = exactRouter();
 
   router.get('/openapi.json', (ctx) => {
@@ -28,7 +34,25 @@ export function docsRoutes({ config }: DocsDeps): Router {
     ctx.set('Content-Security-Policy', PAGE_CSP);
     ctx.set('Cache-Control', 'no-cache');
     // Examples name the address the reader reached us at (or publicUrl); every value is escaped.
-    ctx.body = renderDocsPage(config, baseUrlOf(ctx, config.publicUrl));
+    ctx.body = renderDocsPage(config, baseUrlOf(ctx, config.publicUrl), links);
+  });
+
+  router.get('/docs/:file', (ctx) => {
+    const page = pages.get(ctx.params.file!);
+    if (!page) throw notFound(`no document ${ctx.params.file}`);
+    ctx.set('X-Content-Type-Options', 'nosniff'); // shown as text, never sniffed into HTML
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = MARKDOWN_TYPE;
+    ctx.body = page.body;
+  });
+
+  router.get('/docs/images/:file', (ctx) => {
+    const image = files.images.get(ctx.params.file!);
+    if (!image) throw notFound(`no image ${ctx.params.file}`);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = IMAGE_TYPE;
+    ctx.body = image;
   });
 
   return router;
