@@ -2,7 +2,7 @@
 // /docs/monitors.md, /docs/images/diff-price-change.png. The paths mirror the repository, so the relative
 // links between the files resolve the same in a checkout and in a browser, and a browser shows Markdown as
 // text, which needs no renderer of ours (and nothing in a file can run).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../project-root.js';
 
@@ -42,12 +42,27 @@ export function readDocsFiles(dir = DOCS_DIR): DocsFiles {
   return { pages, images };
 }
 
-/** A checkout without docs/ (or a trimmed deployment) serves the /docs page with no files to link. */
+/**
+ * A deployment without docs/ (or one its user cannot read) serves the /docs page with no files to link:
+ * the reference files are worth having, not worth refusing to start over.
+ */
 function listNames(dir: string, pattern: RegExp): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((name) => pattern.test(name))
-    .sort();
+  try {
+    return readdirSync(dir)
+      .filter((name) => pattern.test(name) && isReadableFile(join(dir, name)))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+function isReadableFile(file: string): boolean {
+  try {
+    accessSync(file, constants.R_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** The path a page is served at. */

@@ -2,14 +2,15 @@
 // answers the file as Markdown text, and the links inside the files (to each other, to their images)
 // resolve over HTTP just as they do in the repository. The routes alone, over real HTTP: no browser needed.
 import Koa from 'koa';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { docsRoutes } from '../../src/http/routes/docs.js';
-import { DOCS_DIR } from '../../src/web/docs-files.js';
+import { DOCS_DIR, readDocsFiles } from '../../src/web/docs-files.js';
 
 const FILES = readdirSync(DOCS_DIR)
   .filter((f) => f.endsWith('.md'))
@@ -93,5 +94,32 @@ describe('/docs and the files of docs/', () => {
     ]) {
       expect((await fetch(`${base}${path}`)).status, path).toBe(404);
     }
+  });
+});
+
+describe('readDocsFiles', () => {
+  it('takes flat .md and images/*.png names only, in name order, titled by their first heading', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pagewatch-docs-'));
+    try {
+      mkdirSync(join(dir, 'images'));
+      mkdirSync(join(dir, 'nested.md')); // a folder, whatever its name, is not a page
+      writeFileSync(join(dir, 'b-topic.md'), 'intro\n\n# The `b` topic\n\n# Second heading\n');
+      writeFileSync(join(dir, 'a.md'), 'no heading');
+      for (const other of ['Upper.md', 'notes.txt', '.hidden.md', 'x.md.bak']) writeFileSync(join(dir, other), '# x');
+      writeFileSync(join(dir, 'images', 'shot.png'), 'png');
+      writeFileSync(join(dir, 'images', 'shot.svg'), '<svg/>');
+      const files = readDocsFiles(dir);
+      expect(files.pages.map((p) => [p.name, p.title])).toEqual([
+        ['a.md', 'a.md'],
+        ['b-topic.md', 'The b topic'],
+      ]);
+      expect([...files.images.keys()]).toEqual(['shot.png']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a deployment without docs/ has no files to serve, and still starts', () => {
+    expect(readDocsFiles(join(tmpdir(), 'pagewatch-no-such-docs'))).toEqual({ pages: [], images: new Map() });
   });
 });
