@@ -137,7 +137,8 @@ async function refusalCost(leaders: number[]): Promise<number[]> {
 
 async function playwrightRenders(pageUrl: string, credentials: boolean): Promise<number[]> {
   const proxy = new EgressProxy(new EgressPolicy({ allowPrivate: false, allowHosts: ['127.0.0.1'], denyHosts: [] }));
-  const server = await proxy.start();
+  await proxy.start();
+  const server = proxy.url;
   const browser = await chromium.launch({
     executablePath: findChromium(''),
     args: ['--proxy-bypass-list=<-loopback>'],

@@ -237,7 +237,8 @@ afterAll(async () => {
 
 async function startProxy(policy: EgressPolicy): Promise<number> {
   proxy = new EgressProxy(policy);
-  return Number(new URL(await proxy.start()).port);
+  await proxy.start();
+  return Number(new URL(proxy.url).port);
 }
 
 /**
