@@ -3,7 +3,6 @@
 // Stop: schedules stop → HTTP and the job worker stop taking work → renders and jobs in flight drain
 // (up to shutdownGraceMs; unfinished jobs go back to the queue) → diff threads → webhook attempts in
 // flight → browser → database.
-import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Config } from './config.js';
@@ -18,6 +17,7 @@ import { EgressPolicy } from './egress/policy.js';
 import { EgressProxy } from './egress/proxy.js';
 import { heldByBrowsers } from './egress/socket-owner.js';
 import { createApp } from './http/app.js';
+import { HttpServer } from './http/server.js';
 import { CaptureStore } from './db/captures.js';
 import { MonitorStore } from './db/monitors.js';
 import { DiffPool } from './diff/pool.js';
@@ -86,7 +86,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   // The browsers are known once the manager below exists, before any browser can connect.
   let browserPids = (): number[] => [];
   const proxy = new EgressProxy(egress, { isOwnBrowser: (socket) => heldByBrowsers(socket, browserPids()) });
-  const proxyUrl = await proxy.start();
+  await proxy.start();
   proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
   proxy.on('refusedClient', ({ port }) =>
     log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'),
@@ -97,7 +97,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const executablePath = findChromium(config.chromiumPath);
   const browsers = new BrowserManager({
     executablePath,
-    proxyUrl,
+    proxyUrl: () => proxy.url,
     sandbox: sandbox.enabled,
     warmPages: config.render.warmPages,
     restartAfter: config.render.restartAfter,
@@ -105,9 +105,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     log,
   });
   browserPids = () => browsers.browserPids();
-  // A browser that cannot start does not stop the service: /ready says 503, renders answer 503, and
-  // each new render tries to launch again.
-  await browsers.start().catch((err) => log.error({ err, executablePath }, 'browser could not be started'));
+  await browsers.start(); // one that cannot start is logged; the service runs on without it
 
   const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
   const keys = new ApiKeyStore(db);
@@ -255,10 +253,9 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     readiness: { database: () => databaseUsable(db), browser: () => browsers.readiness(), sandbox },
   });
 
-  const server = app.listen(config.port, config.host);
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  const http = new HttpServer(app, { port: config.port, host: config.host, drained: () => limiter.idle(), log });
+  await http.start();
+  const { port, server } = http;
   log.info({ port, host: config.host, dataDir, concurrency: config.render.concurrency }, 'pagewatch listening');
 
   let stopping: Promise<void> | undefined;
@@ -268,24 +265,13 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       scheduler.stop(); // no new captures are queued from here on
       const deadline = Date.now() + config.shutdownGraceMs;
       const left = () => Math.max(0, deadline - Date.now());
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      const [drained] = await Promise.all([
-        Promise.race([
-          limiter.idle().then(() => true),
-          new Promise<false>((done) => setTimeout(done, config.shutdownGraceMs, false).unref()),
-        ]),
-        worker.stop(config.shutdownGraceMs),
-      ]);
-      if (!drained) log.warn({ graceMs: config.shutdownGraceMs }, 'renders still running at the shutdown deadline');
-      // Let the drained responses finish writing, then cut whatever keep-alive connections remain.
-      setTimeout(() => server.closeAllConnections(), drained ? 1000 : 0).unref();
-      await closed;
+      // Together: the server waits for the renders in flight while the worker stops taking new ones.
+      await Promise.all([http.stop(deadline), worker.stop(config.shutdownGraceMs)]);
       await sweeper.stop();
-      await diffPool.stop();
+      await diffPool.stop(deadline);
       await dispatcher.stop(left());
-      await browsers.stop();
-      await proxy.stop();
+      await browsers.stop(deadline);
+      await proxy.stop(deadline);
       db.close();
       log.info('pagewatch stopped');
     })());
@@ -294,7 +280,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     server,
     port,
     url: `http://127.0.0.1:${port}`,
-    proxyUrl,
+    proxyUrl: proxy.url,
     db,
     browsers,
     limiter,
