@@ -97,8 +97,7 @@ export async function captureImage(
       ...(facts && { facts }),
     };
   } finally {
-    // (The cast: TypeScript does not see `session` assign it.)
-    await (cdp as CDPSession | undefined)?.detach().catch(() => undefined);
+    await cdp?.detach().catch(() => undefined);
   }
 }
 

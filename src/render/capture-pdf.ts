@@ -52,7 +52,7 @@ function cssLengths(m: PdfSpec['margin']): Record<string, string> {
   return Object.fromEntries(
     Object.entries(m ?? {})
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => [k, cssLength(v!)]),
+      .map(([k, v]) => [k, cssLength(v)]),
   );
 }
 
