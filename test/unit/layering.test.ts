@@ -50,6 +50,7 @@ function violations(from: (file: string) => boolean, into: string): string[] {
 }
 
 const SERVICES = ['src/jobs', 'src/monitors', 'src/auth', 'src/webhooks', 'src/operations'];
+const ENGINES = ['src/render', 'src/diff', 'src/egress', 'src/storage'];
 
 describe('layering', () => {
   it('finds the source files and their imports (the checks below would pass vacuously otherwise)', () => {
@@ -72,6 +73,12 @@ describe('layering', () => {
   it('no service imports the SQLite implementation (only the store interfaces in src/stores)', () => {
     const service = (file: string) => SERVICES.some((dir) => within(file, dir));
     expect(violations(service, 'src/db')).toEqual([]);
+  });
+
+  it('no engine imports a service or the HTTP layer', () => {
+    const engine = (file: string) => ENGINES.some((dir) => within(file, dir));
+    const above = [...SERVICES, 'src/http', 'src/web'].flatMap((dir) => violations(engine, dir));
+    expect(above).toEqual([]);
   });
 
   it("the job queue knows no job kind: no 'capture' literal in src/jobs", () => {
