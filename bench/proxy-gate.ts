@@ -100,7 +100,7 @@ async function serviceRenders(pageUrl: string) {
     for (let done = 0; done < N; done += BLOCK) {
       proto.fromOwnBrowser = counting;
       for (let i = 0; i < BLOCK; i++) out.withCheck.push(await render());
-      proto.fromOwnBrowser = async () => true;
+      proto.fromOwnBrowser = () => Promise.resolve(true);
       for (let i = 0; i < BLOCK; i++) out.withoutCheck.push(await render());
     }
     out.connectionsChecked = checked.size;
