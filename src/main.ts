@@ -1,8 +1,9 @@
 // The one place that wires things together and knows their order.
-// Start: config → database + migrations → browser → jobs and webhooks → monitor schedules → HTTP.
+// Start: config → database + migrations → egress proxy, browser, diff pool → jobs and webhooks →
+// monitor schedules → HTTP.
 // Stop: schedules stop → HTTP and the job worker stop taking work → renders and jobs in flight drain
-// (up to shutdownGraceMs; unfinished jobs go back to the queue) → diff threads → webhook attempts in
-// flight → browser → database.
+// (up to shutdownGraceMs; unfinished jobs go back to the queue) → webhook attempts in flight → diff
+// threads, browser, egress proxy → database.
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Config } from './config.js';
@@ -47,6 +48,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { Metrics } from './operations/metrics.js';
 import { statusSnapshot } from './operations/status.js';
 import { PACKAGE_VERSION } from './version.js';
+import { startAll, stopAll } from './lifecycle.js';
 
 export interface Service {
   server: Server;
@@ -82,30 +84,28 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   }
 
   const egress = new EgressPolicy(config.egress);
-  // Only our own Chromium may use the proxy: a connection from any other local process gets 407.
-  // The browsers are known once the manager below exists, before any browser can connect.
-  let browserPids = (): number[] => [];
-  const proxy = new EgressProxy(egress, { isOwnBrowser: (socket) => heldByBrowsers(socket, browserPids()) });
-  await proxy.start();
-  proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
-  proxy.on('refusedClient', ({ port }) =>
-    log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'),
-  );
-
   const sandbox = decideSandbox(config.render.sandbox, process.geteuid?.());
   if (sandbox.warning) log.warn({ sandbox: false }, sandbox.warning);
-  const executablePath = findChromium(config.chromiumPath);
-  const browsers = new BrowserManager({
-    executablePath,
-    proxyUrl: () => proxy.url,
+  const browsers: BrowserManager = new BrowserManager({
+    executablePath: findChromium(config.chromiumPath),
+    proxyUrl: (): string => proxy.url, // read at launch, once the proxy below listens
     sandbox: sandbox.enabled,
     warmPages: config.render.warmPages,
     restartAfter: config.render.restartAfter,
     pageMaxUses: config.render.pageMaxUses,
     log,
   });
-  browserPids = () => browsers.browserPids();
-  await browsers.start(); // one that cannot start is logged; the service runs on without it
+  // Only our own Chromium may use the proxy: a connection from any other local process gets 407.
+  const proxy = new EgressProxy(egress, { isOwnBrowser: (socket) => heldByBrowsers(socket, browsers.browserPids()) });
+  proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
+  proxy.on('refusedClient', ({ port }) =>
+    log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'),
+  );
+  const diffPool = new DiffPool(config.monitors.diffThreads);
+  // The proxy first: the browser connects through it. (A browser that cannot start is logged and the
+  // service runs on without it.)
+  const engines = [proxy, browsers, diffPool];
+  await startAll(engines, log);
 
   const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
   const keys = new ApiKeyStore(db);
@@ -146,7 +146,6 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     recorder.jobFailed(job, now),
   );
   const results = new LocalFileStore(resolve(dataDir, 'results'));
-  const diffPool = new DiffPool(config.monitors.diffThreads);
   const dispatcher = new WebhookDispatcher(
     deliveries,
     keys,
@@ -268,10 +267,8 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       // Together: the server waits for the renders in flight while the worker stops taking new ones.
       await Promise.all([http.stop(deadline), worker.stop(config.shutdownGraceMs)]);
       await sweeper.stop();
-      await diffPool.stop(deadline);
       await dispatcher.stop(left());
-      await browsers.stop(deadline);
-      await proxy.stop(deadline);
+      await stopAll(engines, deadline, log);
       db.close();
       log.info('pagewatch stopped');
     })());
