@@ -100,7 +100,7 @@ async function serviceRenders(pageUrl: string) {
     for (let done = 0; done < N; done += BLOCK) {
       proto.fromOwnBrowser = counting;
       for (let i = 0; i < BLOCK; i++) out.withCheck.push(await render());
-      proto.fromOwnBrowser = async () => true;
+      proto.fromOwnBrowser = () => Promise.resolve(true);
       for (let i = 0; i < BLOCK; i++) out.withoutCheck.push(await render());
     }
     out.connectionsChecked = checked.size;
@@ -137,7 +137,8 @@ async function refusalCost(leaders: number[]): Promise<number[]> {
 
 async function playwrightRenders(pageUrl: string, credentials: boolean): Promise<number[]> {
   const proxy = new EgressProxy(new EgressPolicy({ allowPrivate: false, allowHosts: ['127.0.0.1'], denyHosts: [] }));
-  const server = await proxy.start();
+  await proxy.start();
+  const server = proxy.url;
   const browser = await chromium.launch({
     executablePath: findChromium(''),
     args: ['--proxy-bypass-list=<-loopback>'],

@@ -113,11 +113,12 @@ async function withService<T>(fn: (svc: ServiceHandle) => Promise<T>, env: Recor
   const t0 = performance.now();
   const svc = await startService(env);
   log(`service ready at ${svc.baseUrl} (pid ${svc.pid}) after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  cleanups.add(svc.stop);
+  const stop = () => svc.stop();
+  cleanups.add(stop);
   try {
     return await fn(svc);
   } finally {
-    cleanups.delete(svc.stop);
+    cleanups.delete(stop);
     await svc.stop();
   }
 }

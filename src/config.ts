@@ -326,7 +326,7 @@ export function validate(raw: unknown): Readonly<Config> {
   if (cfg.render.concurrency === 0) cfg.render.concurrency = Math.max(2, availableParallelism());
   if (cfg.render.warmPages === 0) cfg.render.warmPages = cfg.render.concurrency + 1;
   if (cfg.monitors.diffThreads === 0) cfg.monitors.diffThreads = Math.max(1, availableParallelism() - 1);
-  return deepFreeze(cfg) as Readonly<Config>;
+  return deepFreeze(cfg);
 }
 
 function deepFreeze<T>(obj: T): T {

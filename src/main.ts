@@ -1,9 +1,9 @@
 // The one place that wires things together and knows their order.
-// Start: config → database + migrations → browser → jobs and webhooks → monitor schedules → HTTP.
+// Start: config → database + migrations → egress proxy, browser, diff pool → jobs and webhooks →
+// monitor schedules → HTTP.
 // Stop: schedules stop → HTTP and the job worker stop taking work → renders and jobs in flight drain
-// (up to shutdownGraceMs; unfinished jobs go back to the queue) → diff threads → webhook attempts in
-// flight → browser → database.
-import { once } from 'node:events';
+// (up to shutdownGraceMs; unfinished jobs go back to the queue) → webhook attempts in flight → diff
+// threads, browser, egress proxy → database.
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Config } from './config.js';
@@ -18,6 +18,7 @@ import { EgressPolicy } from './egress/policy.js';
 import { EgressProxy } from './egress/proxy.js';
 import { heldByBrowsers } from './egress/socket-owner.js';
 import { createApp } from './http/app.js';
+import { HttpServer } from './http/server.js';
 import { CaptureStore } from './db/captures.js';
 import { MonitorStore } from './db/monitors.js';
 import { DiffPool } from './diff/pool.js';
@@ -47,6 +48,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { Metrics } from './operations/metrics.js';
 import { statusSnapshot } from './operations/status.js';
 import { PACKAGE_VERSION } from './version.js';
+import { startAll, stopAll } from './lifecycle.js';
 
 export interface Service {
   server: Server;
@@ -82,32 +84,28 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   }
 
   const egress = new EgressPolicy(config.egress);
-  // Only our own Chromium may use the proxy: a connection from any other local process gets 407.
-  // The browsers are known once the manager below exists, before any browser can connect.
-  let browserPids = (): number[] => [];
-  const proxy = new EgressProxy(egress, { isOwnBrowser: (socket) => heldByBrowsers(socket, browserPids()) });
-  const proxyUrl = await proxy.start();
-  proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
-  proxy.on('refusedClient', ({ port }) =>
-    log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'),
-  );
-
   const sandbox = decideSandbox(config.render.sandbox, process.geteuid?.());
   if (sandbox.warning) log.warn({ sandbox: false }, sandbox.warning);
-  const executablePath = findChromium(config.chromiumPath);
-  const browsers = new BrowserManager({
-    executablePath,
-    proxyUrl,
+  const browsers: BrowserManager = new BrowserManager({
+    executablePath: findChromium(config.chromiumPath),
+    proxyUrl: (): string => proxy.url, // read at launch, once the proxy below listens
     sandbox: sandbox.enabled,
     warmPages: config.render.warmPages,
     restartAfter: config.render.restartAfter,
     pageMaxUses: config.render.pageMaxUses,
     log,
   });
-  browserPids = () => browsers.browserPids();
-  // A browser that cannot start does not stop the service: /ready says 503, renders answer 503, and
-  // each new render tries to launch again.
-  await browsers.start().catch((err) => log.error({ err, executablePath }, 'browser could not be started'));
+  // Only our own Chromium may use the proxy: a connection from any other local process gets 407.
+  const proxy = new EgressProxy(egress, { isOwnBrowser: (socket) => heldByBrowsers(socket, browsers.browserPids()) });
+  proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
+  proxy.on('refusedClient', ({ port }) =>
+    log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'),
+  );
+  const diffPool = new DiffPool(config.monitors.diffThreads);
+  // The proxy first: the browser connects through it. (A browser that cannot start is logged and the
+  // service runs on without it.)
+  const engines = [proxy, browsers, diffPool];
+  await startAll(engines, log);
 
   const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
   const keys = new ApiKeyStore(db);
@@ -148,7 +146,6 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     recorder.jobFailed(job, now),
   );
   const results = new LocalFileStore(resolve(dataDir, 'results'));
-  const diffPool = new DiffPool(config.monitors.diffThreads);
   const dispatcher = new WebhookDispatcher(
     deliveries,
     keys,
@@ -255,10 +252,9 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     readiness: { database: () => databaseUsable(db), browser: () => browsers.readiness(), sandbox },
   });
 
-  const server = app.listen(config.port, config.host);
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  const http = new HttpServer(app, { port: config.port, host: config.host, drained: () => limiter.idle(), log });
+  await http.start();
+  const { port, server } = http;
   log.info({ port, host: config.host, dataDir, concurrency: config.render.concurrency }, 'pagewatch listening');
 
   let stopping: Promise<void> | undefined;
@@ -268,24 +264,11 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       scheduler.stop(); // no new captures are queued from here on
       const deadline = Date.now() + config.shutdownGraceMs;
       const left = () => Math.max(0, deadline - Date.now());
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      const [drained] = await Promise.all([
-        Promise.race([
-          limiter.idle().then(() => true),
-          new Promise<false>((done) => setTimeout(done, config.shutdownGraceMs, false).unref()),
-        ]),
-        worker.stop(config.shutdownGraceMs),
-      ]);
-      if (!drained) log.warn({ graceMs: config.shutdownGraceMs }, 'renders still running at the shutdown deadline');
-      // Let the drained responses finish writing, then cut whatever keep-alive connections remain.
-      setTimeout(() => server.closeAllConnections(), drained ? 1000 : 0).unref();
-      await closed;
+      // Together: the server waits for the renders in flight while the worker stops taking new ones.
+      await Promise.all([http.stop(deadline), worker.stop(config.shutdownGraceMs)]);
       await sweeper.stop();
-      await diffPool.stop();
       await dispatcher.stop(left());
-      await browsers.stop();
-      await proxy.stop();
+      await stopAll(engines, deadline, log);
       db.close();
       log.info('pagewatch stopped');
     })());
@@ -294,7 +277,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     server,
     port,
     url: `http://127.0.0.1:${port}`,
-    proxyUrl,
+    proxyUrl: proxy.url,
     db,
     browsers,
     limiter,

@@ -1,5 +1,5 @@
 // The captures table: one row per finished capture of a monitor, successful or not.
-import type { Box } from '../render/capture-image.js';
+import type { Box } from '../geometry.js';
 import type { Db } from './open.js';
 export type CaptureReason = 'schedule' | 'manual' | 'catch-up';
 

@@ -3,14 +3,13 @@
  * thread and be tested without one.
  */
 import { PNG } from 'pngjs';
-import type { Box } from '../render/capture-image.js';
+import type { Box } from '../geometry.js';
 import { classifyPixels, dropLonePixels, isCounted, joinAntiAliasedEdges, PX } from './classify.js';
 import { renderDiffPng } from './diff-image.js';
 import { assertPngWithin } from './png-size.js';
 import { CELL_SIZE, clusterCounts, findRegions, type ChangeRegion } from './regions.js';
 
 // One rectangle type for measured boxes, ignore regions and change regions (image pixels).
-export type { Box };
 
 export interface DiffOptions {
   /** pixelmatch threshold 0..1 (contract default 0.1). */

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { Lifecycle } from '../lifecycle.js';
 import { projectRoot } from '../project-root.js';
 import type { DiffOptions, DiffResult } from './compare.js';
 import type { DiffReply, DiffRequest } from './thread.js';
@@ -41,7 +42,8 @@ function transferable(bytes: Buffer): ArrayBuffer {
 /** The compiled thread script: a worker cannot load .ts, so even under vitest the pool runs dist/. */
 export const DEFAULT_THREAD_SCRIPT = join(projectRoot(), 'dist/src/diff/thread.js');
 
-export class DiffPool {
+export class DiffPool implements Lifecycle {
+  readonly name = 'diff pool';
   private readonly size: number;
   private readonly script: string;
   private readonly slots = new Set<Slot>();
@@ -63,8 +65,14 @@ export class DiffPool {
     });
   }
 
-  /** Terminates every thread; running and queued compares reject. Later compares reject at once. */
-  async stop(): Promise<void> {
+  /** Nothing to do: threads start on first use. */
+  async start(): Promise<void> {}
+
+  /**
+   * Terminates every thread; running and queued compares reject. Later compares reject at once. The
+   * deadline is not waited for: the captures that asked for compares have been stopped before.
+   */
+  async stop(_deadline?: number): Promise<void> {
     this.stopped = true;
     const stopped = new Error('diff pool is stopped');
     for (const task of this.queue.splice(0)) task.reject(stopped);

@@ -7,6 +7,7 @@ import { EventEmitter, once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { Lifecycle } from '../lifecycle.js';
 import type { EgressPolicy } from './policy.js';
 import { connectTarget, forwardTarget } from './proxy-target.js';
 
@@ -37,11 +38,16 @@ export interface EgressProxyOptions {
   isOwnBrowser?: (socket: net.Socket) => Promise<boolean>;
 }
 
-export class EgressProxy extends EventEmitter<{
-  blocked: [BlockedRequest];
-  refusedClient: [{ port: number | undefined }];
-}> {
+export class EgressProxy
+  extends EventEmitter<{
+    blocked: [BlockedRequest];
+    refusedClient: [{ port: number | undefined }];
+  }>
+  implements Lifecycle
+{
+  readonly name = 'egress proxy';
   private server: http.Server | undefined;
+  private address: string | undefined;
   private readonly sockets = new Set<Duplex>();
   /** Each connection's client is checked once, as it connects (while its socket surely still exists). */
   private readonly clients = new WeakMap<net.Socket, Promise<boolean>>();
@@ -55,7 +61,13 @@ export class EgressProxy extends EventEmitter<{
     super();
   }
 
-  async start(): Promise<string> {
+  /** Where the proxy listens (a free port, chosen at start): `http://127.0.0.1:<port>`. */
+  get url(): string {
+    if (this.address === undefined) throw new Error('the egress proxy has not started');
+    return this.address;
+  }
+
+  async start(): Promise<void> {
     const server = http.createServer((req, res) => {
       this.forward(req, res).catch(() => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
     });
@@ -76,10 +88,11 @@ export class EgressProxy extends EventEmitter<{
     await once(server, 'listening');
     this.server = server;
     const { port } = server.address() as net.AddressInfo;
-    return `http://127.0.0.1:${port}`;
+    this.address = `http://127.0.0.1:${port}`;
   }
 
-  async stop(): Promise<void> {
+  /** At once: the browser is stopped before it, so nothing in flight is worth waiting for. */
+  async stop(_deadline?: number): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     this.agent.destroy();
     if (this.server) await new Promise<void>((done) => this.server!.close(() => done()));

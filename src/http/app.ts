@@ -22,6 +22,7 @@ import type { Metrics } from '../operations/metrics.js';
 import type { StatusSnapshot } from '../operations/status.js';
 import type { Config } from '../config.js';
 import { renderRoutes } from './routes/render.js';
+import { exactRouter } from './router.js';
 import { deliveryRoutes } from './routes/webhook-deliveries.js';
 
 export interface AppDeps {
@@ -73,7 +74,7 @@ export function createApp(deps: AppDeps): Koa {
     deliveryRoutes({ deliveries: deps.deliveries, wake: deps.wakeDispatcher }),
     operationsRoutes({ status: deps.status, metrics: deps.metrics }),
     docsRoutes({ config: deps.config }),
-    webRoutes(),
+    webRoutes(exactRouter()),
   ];
 
   app.use(requestLog(deps.log));

@@ -2,10 +2,11 @@
 /** A name safe in a header and on any file system; the right extension is added when missing. */
 export function safeFilename(requested: string | undefined, fallback: string): string {
   const ext = fallback.slice(fallback.lastIndexOf('.'));
-  // eslint-disable-next-line no-control-regex
   const base = (requested ?? '')
     .split(/[\\/]/)
     .pop()!
+    // Control characters are what is being removed, so the pattern has to name them.
+    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u001f\u007f"]/g, '')
     .trim();
   if (!base || base === '.' || base === '..') return fallback;

@@ -1,8 +1,8 @@
 // The runner of `pdf` and `image` jobs: render through the shared renderer, store the bytes, record
 // the result (and its webhook event) in one transaction.
 import type { JobRecord } from '../db/jobs.js';
-import type { ImageRequest, PdfRequest } from '../http/schemas/render.js';
 import type { Renderer, RenderOutput } from '../render/renderer.js';
+import type { ImageSpec, PdfSpec, RenderSpec } from '../render/spec.js';
 import type { FileStore } from '../storage/file-store.js';
 import type { JobQueue } from './queue.js';
 import type { JobRunner } from './worker.js';
@@ -42,10 +42,10 @@ export class RenderJobRunner implements JobRunner {
   }
 
   private render(job: JobRecord, signal: AbortSignal): Promise<RenderOutput> {
-    const request = JSON.parse(job.request) as Record<string, unknown>;
+    const request = JSON.parse(job.request) as RenderSpec;
     return job.kind === 'pdf'
-      ? this.renderer.renderPdf(request as PdfRequest, signal, { background: true })
-      : this.renderer.renderImage(request as ImageRequest, signal, { background: true });
+      ? this.renderer.renderPdf(request as PdfSpec, signal, { background: true })
+      : this.renderer.renderImage(request as ImageSpec, signal, { background: true });
   }
 }
 

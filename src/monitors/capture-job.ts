@@ -9,12 +9,12 @@ import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
 import type { DiffResult } from '../diff/compare.js';
 import { ImageTooLarge, pngSize, sha256, type CaptureImage, type Differ } from '../diff/differ.js';
 import { renderFailed } from '../errors.js';
-import type { ImageRequest } from '../http/schemas/render.js';
 import type { JobRunner } from '../jobs/worker.js';
 import type { Logger } from '../log.js';
-import type { Box } from '../render/capture-image.js';
+import type { Box } from '../geometry.js';
 import type { PageBlock, PageFacts } from '../render/page-facts.js';
 import type { Renderer } from '../render/renderer.js';
+import type { ImageSpec } from '../render/spec.js';
 import type { RunStep } from '../render/steps.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../storage/file-store.js';
@@ -225,9 +225,9 @@ async function refuseOversized<T>(step: () => T | Promise<T>): Promise<T> {
  * The render request of a capture: the monitor's image options with its secrets decrypted, its url,
  * always PNG. Secrets that do not decrypt (another key) fail the capture rather than send garbage.
  */
-export function captureRequest(monitor: MonitorRecord, secrets: SecretBox): ImageRequest {
+export function captureRequest(monitor: MonitorRecord, secrets: SecretBox): ImageSpec {
   const { steps: _steps, ...capture } = openSecrets(monitor.settings.capture, secrets, monitor.id);
-  return { ...capture, url: monitor.settings.url, format: 'png', response: 'binary', async: false };
+  return { ...capture, url: monitor.settings.url, format: 'png' };
 }
 
 /**

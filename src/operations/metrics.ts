@@ -2,8 +2,8 @@
 // async jobs, monitor captures), and gauges read from the status snapshot at scrape time.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AppError } from '../errors.js';
-import type { ImageRequest, PdfRequest } from '../http/schemas/render.js';
 import { RenderAborted, type RenderOptions, type RenderOutput, type Renderer } from '../render/renderer.js';
+import type { ImageSpec, PdfSpec } from '../render/spec.js';
 import type { StatusSnapshot } from './status.js';
 
 export class Metrics {
@@ -85,9 +85,9 @@ export class Metrics {
       }
     };
     return {
-      renderPdf: (req: PdfRequest, signal: AbortSignal, options?: RenderOptions) =>
+      renderPdf: (req: PdfSpec, signal: AbortSignal, options?: RenderOptions) =>
         track('pdf', () => renderer.renderPdf(req, signal, options)),
-      renderImage: (req: ImageRequest, signal: AbortSignal, options?: RenderOptions) =>
+      renderImage: (req: ImageSpec, signal: AbortSignal, options?: RenderOptions) =>
         track('image', () => renderer.renderImage(req, signal, options)),
     };
   }

@@ -2,6 +2,7 @@
 // Renders lease a page: a warm reusable one (wiped after use), or — when the render needs options a
 // reused page cannot take (user agent, locale, device...) — a single-use context of its own.
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright';
+import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import { unavailable } from '../errors.js';
 import { abortable } from './abortable.js';
@@ -25,8 +26,8 @@ export interface Lease {
 
 export interface BrowserManagerOptions {
   executablePath: string | undefined;
-  /** The egress proxy every browser connection goes through. */
-  proxyUrl: string;
+  /** The egress proxy every browser connection goes through; read at each launch (it listens once started). */
+  proxyUrl: () => string;
   /** Launch with Chromium's sandbox (decided by `render.sandbox`, see sandbox.ts). */
   sandbox: boolean;
   warmPages: number;
@@ -79,7 +80,8 @@ class Generation {
   }
 }
 
-export class BrowserManager {
+export class BrowserManager implements Lifecycle {
+  readonly name = 'browser';
   private current: Generation | undefined;
   private launching: Promise<Generation> | undefined;
   private restarts = 0;
@@ -92,11 +94,18 @@ export class BrowserManager {
 
   constructor(private readonly opts: BrowserManagerOptions) {}
 
+  /**
+   * Launches the browser. One that cannot start does not stop the service: it is logged, /ready says
+   * 503, renders answer 503, and each new render tries to launch again.
+   */
   async start(): Promise<void> {
-    await this.generation();
+    await this.generation().catch((err: unknown) =>
+      this.opts.log.error({ err, executablePath: this.opts.executablePath }, 'browser could not be started'),
+    );
   }
 
-  async stop(): Promise<void> {
+  /** At once: renders still in flight at this point have been given up on. */
+  async stop(_deadline?: number): Promise<void> {
     this.stopped = true;
     const gen = this.current ?? (await this.launching?.catch(() => undefined));
     this.current = undefined;
@@ -232,7 +241,8 @@ export class BrowserManager {
         throw unavailable('no Chromium found: set PAGEWATCH_CHROMIUM_PATH or run `npm install` (which installs one)');
       }
       // A browser that will not start is the service being unavailable (503), not a bad page.
-      const { executablePath, proxyUrl, sandbox } = this.opts;
+      const { executablePath, sandbox } = this.opts;
+      const proxyUrl = this.opts.proxyUrl();
       const { browser, pid, version } = await launchChromium({ executablePath, proxyUrl, sandbox }).catch(
         (err: unknown) => {
           throw this.launchFailed(err);

@@ -1,12 +1,11 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright';
-import type { ImageRequest } from '../http/schemas/render.js';
+import type { Box } from '../geometry.js';
 import { fitToCaps, truncationOf, type ImageCaps } from './image-caps.js';
-import { measureBoxes, type Box } from './measure-boxes.js';
+import { measureBoxes } from './measure-boxes.js';
 import { readPageFacts, type FactsRequest, type PageFacts } from './page-facts.js';
 import { elementRect, readLayout, type Layout, type Rect } from './page-geometry.js';
+import type { ImageSpec } from './spec.js';
 import { deviceScaleFor, viewportFor } from './viewport.js';
-
-export type { Box };
 
 export interface ImageCapture {
   bytes: Buffer;
@@ -31,7 +30,7 @@ const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp'
 export async function captureImage(
   page: Page,
   context: BrowserContext,
-  req: ImageRequest,
+  req: ImageSpec,
   caps: ImageCaps,
   measureSelectors: string[] = [],
   factsRequest?: FactsRequest,
@@ -98,8 +97,7 @@ export async function captureImage(
       ...(facts && { facts }),
     };
   } finally {
-    // (The cast: TypeScript does not see `session` assign it.)
-    await (cdp as CDPSession | undefined)?.detach().catch(() => undefined);
+    await cdp?.detach().catch(() => undefined);
   }
 }
 
@@ -114,7 +112,7 @@ async function webpScreenshot(
   cdp: CDPSession,
   clip: Rect | undefined,
   quality: number,
-  req: ImageRequest,
+  req: ImageSpec,
   /** `layout` is needed only without a clip: then the region is the visible one. */
   at: { layout: Layout | undefined; scale: number; caps: ImageCaps },
 ): Promise<{ bytes: Buffer; truncation?: string }> {

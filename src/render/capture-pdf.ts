@@ -1,6 +1,6 @@
 import type { Page } from 'playwright';
 import { invalidRequest } from '../errors.js';
-import type { PdfRequest } from '../http/schemas/render.js';
+import type { PdfSpec } from './spec.js';
 
 export interface PdfCapture {
   bytes: Buffer;
@@ -10,7 +10,7 @@ export interface PdfCapture {
 // Chromium shows its own date/title header when only a footer is given (and the reverse): blank it.
 const EMPTY_TEMPLATE = '<span></span>';
 
-export async function capturePdf(page: Page, req: PdfRequest): Promise<PdfCapture> {
+export async function capturePdf(page: Page, req: PdfSpec): Promise<PdfCapture> {
   const headerFooter = req.headerTemplate !== undefined || req.footerTemplate !== undefined;
   const margin = { top: '10mm', right: '10mm', bottom: '10mm', left: '10mm', ...cssLengths(req.margin) };
   let bytes: Buffer;
@@ -48,11 +48,11 @@ function cssLength(v: string | number): string {
   return typeof v === 'number' ? `${v}px` : v.trim();
 }
 
-function cssLengths(m: PdfRequest['margin']): Record<string, string> {
+function cssLengths(m: PdfSpec['margin']): Record<string, string> {
   return Object.fromEntries(
     Object.entries(m ?? {})
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => [k, cssLength(v!)]),
+      .map(([k, v]) => [k, cssLength(v)]),
   );
 }
 
@@ -61,7 +61,7 @@ export function countPages(pdf: Buffer): number {
   return (pdf.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g) ?? []).length;
 }
 
-async function withMetadata(pdf: Buffer, meta: NonNullable<PdfRequest['metadata']>): Promise<Buffer> {
+async function withMetadata(pdf: Buffer, meta: NonNullable<PdfSpec['metadata']>): Promise<Buffer> {
   const { PDFDocument } = await import('pdf-lib'); // loaded only by renders that ask for metadata
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
   if (meta.title !== undefined) doc.setTitle(meta.title);

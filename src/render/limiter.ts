@@ -1,6 +1,7 @@
 // At most `concurrency` renders run at once; up to `queueSize` more wait in line, and beyond that a
 // request is refused at once (429 queue_full) rather than piling up until every client times out.
 import { queueFull } from '../errors.js';
+import { abortReason } from './abortable.js';
 
 interface Waiter {
   resolve: () => void;
@@ -67,7 +68,7 @@ export class RenderLimiter {
         const i = this.waiting.indexOf(waiter);
         if (i >= 0) this.waiting.splice(i, 1);
         this.notifyIfIdle();
-        reject(signal.reason);
+        reject(abortReason(signal));
       };
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(waiter);

@@ -4,15 +4,8 @@
 // to finite numbers, clamped to the image and limited in number, since they are stored with the capture.
 import type { Page } from 'playwright';
 import { renderFailed } from '../errors.js';
+import type { Box } from '../geometry.js';
 import type { Layout, Rect } from './page-geometry.js';
-
-/** A rectangle in image pixels (device pixels from the top-left of the captured image). */
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
 
 /** More boxes than this are dropped: their areas then count as change, never the other way round. */
 export const MAX_MEASURED_BOXES = 1000;

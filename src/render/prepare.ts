@@ -3,9 +3,9 @@
 import type { BrowserContext, Page, Response } from 'playwright';
 import { errors as pwErrors } from 'playwright';
 import { invalidRequest, renderFailed } from '../errors.js';
-import type { PageRequest } from '../http/schemas/render.js';
 import { Budget } from './budget.js';
 import { attachOriginHeaders, targetOrigin } from './origin-headers.js';
+import type { PageSpec } from './spec.js';
 
 /** The media emulation each page has now, so an unchanged one is not sent again (~6 ms a call). */
 const emulated = new WeakMap<Page, string>();
@@ -13,7 +13,7 @@ const emulated = new WeakMap<Page, string>();
 export async function preparePage(
   page: Page,
   context: BrowserContext,
-  req: PageRequest,
+  req: PageSpec,
   media: 'screen' | 'print',
   viewport: { width: number; height: number },
   budget: Budget,
@@ -44,7 +44,7 @@ export async function preparePage(
  * The post-load steps: the document ready as `waitUntil` says, the caller's waits, then the caller's
  * css/js/hide/scroll/delay. Run again by the renderer if the page moves to another document.
  */
-export async function readyPage(page: Page, req: PageRequest, budget: Budget): Promise<void> {
+export async function readyPage(page: Page, req: PageSpec, budget: Budget): Promise<void> {
   await documentReady(page, req);
   await waitUntilReady(page, req, budget);
   await applyPageChanges(page, req, budget);
@@ -58,7 +58,7 @@ export async function readyPage(page: Page, req: PageRequest, budget: Budget): P
 async function applyHeaders(
   page: Page,
   context: BrowserContext,
-  req: PageRequest,
+  req: PageSpec,
   media: 'screen' | 'print',
 ): Promise<void> {
   const headers = req.headers ?? {};
@@ -70,7 +70,7 @@ async function applyHeaders(
   await attachOriginHeaders(page, context, origin, headers, media);
 }
 
-async function addCookies(context: BrowserContext, req: PageRequest): Promise<void> {
+async function addCookies(context: BrowserContext, req: PageSpec): Promise<void> {
   const pageUrl = req.url ?? req.baseUrl;
   await context.addCookies(
     req.cookies!.map((c) => {
@@ -98,7 +98,7 @@ async function blockResources(page: Page, types: readonly string[]): Promise<voi
  * waits for a navigation that turned into a download). So, where the page can run script, commit
  * first and then wait for the document's own readyState — the same moment, without the trap.
  */
-function commitThenWait(req: PageRequest): boolean {
+function commitThenWait(req: PageSpec): boolean {
   return req.javaScriptEnabled && req.waitUntil !== 'networkidle';
 }
 
@@ -107,7 +107,7 @@ function commitThenWait(req: PageRequest): boolean {
  * resolves on the event itself (polling would add up to its interval). It needs no timer of its own:
  * the render's timeout closes the page, which ends this wait.
  */
-export async function documentReady(page: Page, req: PageRequest): Promise<void> {
+export async function documentReady(page: Page, req: PageSpec): Promise<void> {
   if (!commitThenWait(req)) return;
   await page.evaluate(
     (state) =>
@@ -120,7 +120,7 @@ export async function documentReady(page: Page, req: PageRequest): Promise<void>
   );
 }
 
-async function navigate(page: Page, req: PageRequest, budget: Budget): Promise<void> {
+async function navigate(page: Page, req: PageSpec, budget: Budget): Promise<void> {
   const response = await load(page, req, commitThenWait(req) ? 'commit' : req.waitUntil, budget);
   const failOnHttpError = req.failOnHttpError ?? true;
   if (req.url !== undefined && failOnHttpError && response && response.status() >= 400) {
@@ -131,8 +131,8 @@ async function navigate(page: Page, req: PageRequest, budget: Budget): Promise<v
 /** Start the document: the caller's HTML, that HTML served at baseUrl, or the url itself. */
 async function load(
   page: Page,
-  req: PageRequest,
-  waitUntil: PageRequest['waitUntil'] | 'commit',
+  req: PageSpec,
+  waitUntil: PageSpec['waitUntil'] | 'commit',
   budget: Budget,
 ): Promise<Response | null> {
   if (req.html !== undefined && !req.baseUrl) {
@@ -158,7 +158,7 @@ async function load(
 async function goto(
   page: Page,
   url: string,
-  waitUntil: PageRequest['waitUntil'] | 'commit',
+  waitUntil: PageSpec['waitUntil'] | 'commit',
   budget: Budget,
 ): Promise<Response | null> {
   try {
@@ -169,7 +169,7 @@ async function goto(
   }
 }
 
-async function waitUntilReady(page: Page, req: PageRequest, budget: Budget): Promise<void> {
+async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promise<void> {
   if (req.waitForSelector) {
     try {
       await page
@@ -224,7 +224,7 @@ async function fontsAndImagesReady(page: Page, wholePage: boolean, budget: Budge
   );
 }
 
-async function applyPageChanges(page: Page, req: PageRequest, budget: Budget): Promise<void> {
+async function applyPageChanges(page: Page, req: PageSpec, budget: Budget): Promise<void> {
   if (req.css) await page.addStyleTag({ content: req.css });
   if (req.js) {
     try {

@@ -4,10 +4,10 @@
 import { devices, errors as pwErrors, type BrowserContextOptions, type Page } from 'playwright';
 import type { EgressPolicy } from '../egress/policy.js';
 import { AppError, renderFailed, renderTimeout, unavailable, urlBlocked } from '../errors.js';
-import type { ImageRequest, PageRequest, PdfRequest } from '../http/schemas/render.js';
 import type { BrowserManager, Lease } from './browser-manager.js';
 import { Budget } from './budget.js';
-import { captureImage, type Box } from './capture-image.js';
+import type { Box } from '../geometry.js';
+import { captureImage } from './capture-image.js';
 import { capturePdf } from './capture-pdf.js';
 import { viewportOverCaps } from './image-caps.js';
 import { abortable } from './abortable.js';
@@ -17,6 +17,7 @@ import { MainFrameNavigations } from './navigations.js';
 import { targetOrigin } from './origin-headers.js';
 import type { FactsRequest, PageFacts } from './page-facts.js';
 import { documentReady, firstLine, preparePage, readyPage } from './prepare.js';
+import type { ImageSpec, PdfSpec, RenderSpec } from './spec.js';
 import { runSteps, type RunStep } from './steps.js';
 import { deviceScaleFor, viewportFor } from './viewport.js';
 
@@ -50,8 +51,8 @@ export interface RenderOptions {
 }
 
 export interface Renderer {
-  renderPdf(req: PdfRequest, signal: AbortSignal, options?: RenderOptions): Promise<RenderOutput>;
-  renderImage(req: ImageRequest, signal: AbortSignal, options?: RenderOptions): Promise<RenderOutput>;
+  renderPdf(req: PdfSpec, signal: AbortSignal, options?: RenderOptions): Promise<RenderOutput>;
+  renderImage(req: ImageSpec, signal: AbortSignal, options?: RenderOptions): Promise<RenderOutput>;
 }
 
 /** The client went away; nobody is waiting for an answer. */
@@ -65,14 +66,14 @@ export class PlaywrightRenderer implements Renderer {
     private readonly egress: EgressPolicy,
   ) {}
 
-  renderPdf(req: PdfRequest, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
+  renderPdf(req: PdfSpec, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
     return this.render(req, signal, options, 'print', async (lease) => {
       const pdf = await capturePdf(lease.page, req);
       return { bytes: pdf.bytes, contentType: 'application/pdf', pageCount: pdf.pageCount, truncated: false };
     });
   }
 
-  renderImage(req: ImageRequest, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
+  renderImage(req: ImageSpec, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
     const caps = { maxSide: this.limits.maxFullPageHeight, maxPixels: this.limits.maxImagePixels };
     // The schema refused this up front for a new request; a stored monitor or job was checked against
     // the caps of its day. Refused, not cut: a viewport is drawn whole in every mode.
@@ -85,7 +86,7 @@ export class PlaywrightRenderer implements Renderer {
   }
 
   private async render(
-    req: PageRequest,
+    req: RenderSpec,
     clientSignal: AbortSignal,
     options: RenderOptions,
     media: 'screen' | 'print',
@@ -165,7 +166,7 @@ export class PlaywrightRenderer implements Renderer {
    */
   private async runSteps(
     page: Page,
-    req: PageRequest,
+    req: RenderSpec,
     steps: RunStep[],
     budget: Budget,
     navigations: MainFrameNavigations,
@@ -201,7 +202,7 @@ export class PlaywrightRenderer implements Renderer {
  * Options a reused page cannot take: these renders get a single-use context of their own.
  * Undefined means a warm page will do.
  */
-export function ownContextOptions(req: PageRequest): BrowserContextOptions | undefined {
+export function ownContextOptions(req: RenderSpec): BrowserContextOptions | undefined {
   const needsOwn =
     req.device !== undefined ||
     req.userAgent !== undefined ||

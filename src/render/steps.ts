@@ -131,6 +131,8 @@ const PROGRESS =
 function lastLogLine(message: string): string | undefined {
   const log = message.split('Call log:')[1];
   const lines = (log ?? '')
+    // Playwright colours its call log with ANSI escapes, which start with the ESC control character.
+    // eslint-disable-next-line no-control-regex
     .replace(/\u001b\[\d+m/g, '')
     .split('\n')
     .map((l) => l.replace(/^\s*(-\s*)?(\d+\s*×\s*)?/, '').trim())

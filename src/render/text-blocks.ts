@@ -5,7 +5,8 @@
 // page can only lie about itself: whatever comes back is coerced and bounded here before it is kept.
 import type { Page } from 'playwright';
 import { renderFailed } from '../errors.js';
-import { clampToImage, type Box } from './measure-boxes.js';
+import type { Box } from '../geometry.js';
+import { clampToImage } from './measure-boxes.js';
 import type { PageBlock } from './page-facts.js';
 import { collectBlocks, type Limits, type RawBlock } from './collect-blocks.js';
 import type { Layout, Rect } from './page-geometry.js';

@@ -18,14 +18,17 @@ function escapeHtml(value: string): string {
     .replace(/'/g, '&#39;');
 }
 
-function piece(value: unknown): string {
+/** What may be interpolated: markup as is, text and numbers escaped, nothing for null/undefined/false. */
+export type Piece = Markup | string | number | boolean | null | undefined | readonly Piece[];
+
+function piece(value: Piece): string {
   if (value instanceof Markup) return value.text;
-  if (Array.isArray(value)) return value.map(piece).join('');
+  if (Array.isArray(value)) return (value as readonly Piece[]).map(piece).join('');
   if (value === undefined || value === null || value === false) return '';
   return escapeHtml(String(value));
 }
 
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Markup {
+export function html(strings: TemplateStringsArray, ...values: Piece[]): Markup {
   let out = strings[0] ?? '';
   values.forEach((value, i) => {
     out += piece(value) + (strings[i + 1] ?? '');
@@ -53,7 +56,7 @@ export function duration(ms: number): string {
 }
 
 export const hours = (h: number) => (h === 1 ? '1 hour' : `${h} hours`);
-export const code = (text: unknown) => html`<code>${text}</code>`;
+export const code = (text: Piece) => html`<code>${text}</code>`;
 /** A dotted setting name that may break after its dots on a narrow screen. */
 export const breakable = (name: string) => name.split('.').map((part, i) => html`${i ? html`.<wbr />` : ''}${part}`);
 export const list = (items: string[]) =>

@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { notFound } from '../errors.js';
-import { exactRouter } from '../http/router.js';
 import { projectRoot } from '../project-root.js';
 import { SITE_HEADER_MARKER, siteHeader } from './site-header.js';
 
@@ -60,9 +59,9 @@ function served(body: Buffer, type: string): Served {
 /**
  * The pages (with the site header filled in) and the assets are read once, when the routes are made:
  * a request costs no disk read, and the ETag lets a browser revalidate without downloading again.
+ * The HTTP layer hands in the router (its exact-matching one), so the pages depend on no part of it.
  */
-export function webRoutes(): Router {
-  const router = exactRouter();
+export function webRoutes(router: Router): Router {
   const assets = new Map(
     readdirSync(STATIC_DIR)
       .filter((f) => ASSET.test(f))

@@ -29,7 +29,8 @@ beforeAll(async () => {
   proxy = new EgressProxy(new EgressPolicy({ allowPrivate: false, allowHosts: ['127.0.0.1'], denyHosts: [] }), {
     isOwnBrowser: async () => true,
   });
-  proxyPort = Number(new URL(await proxy.start()).port);
+  await proxy.start();
+  proxyPort = Number(new URL(proxy.url).port);
   echo = await listen(
     net.createServer((s) => {
       echoSockets.push(s);

@@ -53,16 +53,17 @@ export function rateLimit(
 ): Middleware {
   return async (ctx, next) => {
     const principal = ctx.state.principal as Principal | undefined;
-    if (!principal) return next();
-    const [id, perMinute] =
-      principal.kind === 'key'
-        ? [`key:${principal.keyId}`, limits.perKeyPerMinute]
-        : [`ip:${clientAddressKey(principal.ip)}`, limits.anonymousPerMinute]; // an IPv6 /64 is one client
-    const result = buckets.take(id, perMinute);
-    ctx.set('RateLimit-Limit', String(perMinute));
-    ctx.set('RateLimit-Remaining', String(result.remaining));
-    ctx.set('RateLimit-Reset', String(result.resetSeconds));
-    if (!result.allowed) throw rateLimited(result.retryAfterSeconds);
-    return next();
+    if (principal) {
+      const [id, perMinute] =
+        principal.kind === 'key'
+          ? [`key:${principal.keyId}`, limits.perKeyPerMinute]
+          : [`ip:${clientAddressKey(principal.ip)}`, limits.anonymousPerMinute]; // an IPv6 /64 is one client
+      const result = buckets.take(id, perMinute);
+      ctx.set('RateLimit-Limit', String(perMinute));
+      ctx.set('RateLimit-Remaining', String(result.remaining));
+      ctx.set('RateLimit-Reset', String(result.resetSeconds));
+      if (!result.allowed) throw rateLimited(result.retryAfterSeconds);
+    }
+    await next();
   };
 }

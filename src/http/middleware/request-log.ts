@@ -18,13 +18,14 @@ export function requestLog(log: Logger): Middleware {
     try {
       await next();
     } finally {
+      const blockedRequests = ctx.state.blockedRequests as number | undefined;
       const line = {
         requestId,
         method: ctx.method,
         path: ctx.path,
         status: ctx.status,
         durationMs: Math.round(performance.now() - started),
-        ...(ctx.state.blockedRequests && { blockedRequests: ctx.state.blockedRequests as number }),
+        ...(blockedRequests && { blockedRequests }),
       };
       if (ctx.status >= 500) log.warn(line, 'request');
       else log.info(line, 'request');

@@ -1,7 +1,9 @@
 // One schema per render endpoint. They validate requests and (later) generate the OpenAPI document,
-// so a field's range, default and description are written exactly once.
+// so a field's range, default and description are written exactly once. What they produce is the
+// domain's render spec (src/render/spec.ts) plus the fields that say how to answer.
 import { devices } from 'playwright';
 import { z } from 'zod';
+import { IMAGE_FORMATS, PAPER_FORMATS, RESOURCE_TYPES, type ImageSpec, type PdfSpec } from '../../render/spec.js';
 import { imageSizeRules, type ImageSizeLimits } from './image-size.js';
 
 export interface SchemaLimits extends ImageSizeLimits {
@@ -36,8 +38,6 @@ export const validTimeZone = (tz: string) => {
     return false;
   }
 };
-
-export const RESOURCE_TYPES = ['image', 'media', 'font', 'stylesheet', 'script', 'xhr', 'fetch', 'websocket'] as const;
 
 const cookie = z
   .object({
@@ -204,7 +204,7 @@ function crossFieldRules(
 
 export function imageOptions() {
   return {
-    format: z.enum(['png', 'jpeg', 'jpg', 'webp']).default('png'),
+    format: z.enum(IMAGE_FORMATS).default('png'),
     quality: int(1, 100).optional().describe('jpeg/webp quality; default 80'),
     fullPage: z.boolean().default(false).describe('The whole page; cut to the size caps (X-Truncated)'),
     selector: z.string().min(1).optional().describe('Capture one element; cut to the size caps (X-Truncated)'),
@@ -261,8 +261,6 @@ export function imageRequestSchema(limits: SchemaLimits) {
       { when: () => true },
     );
 }
-
-export const PAPER_FORMATS = ['A4', 'Letter', 'Legal', 'Tabloid', 'A3', 'A5'] as const;
 
 export function pdfRequestSchema(limits: SchemaLimits) {
   return z
@@ -322,6 +320,10 @@ export function pdfRequestSchema(limits: SchemaLimits) {
     );
 }
 
-export type ImageRequest = z.infer<ReturnType<typeof imageRequestSchema>>;
-export type PdfRequest = z.infer<ReturnType<typeof pdfRequestSchema>>;
+/** Compiles only when the wire type `T` is a `Spec`: the schema cannot drift from the domain type. */
+type Producing<T extends Spec, Spec> = T;
+
+/** A validated image request: the render spec plus how to answer (response, async, webhookUrl, filename). */
+export type ImageRequest = Producing<z.infer<ReturnType<typeof imageRequestSchema>>, ImageSpec>;
+export type PdfRequest = Producing<z.infer<ReturnType<typeof pdfRequestSchema>>, PdfSpec>;
 export type PageRequest = ImageRequest | PdfRequest;

@@ -113,7 +113,7 @@ function showFieldErrors(problems, summary) {
 }
 
 export function fillTimezones() {
-  let zones = [];
+  let zones;
   try {
     zones = Intl.supportedValuesOf('timeZone');
   } catch {

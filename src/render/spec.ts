@@ -1,0 +1,110 @@
+// What the renderer is asked to render: a page and how to capture it. These are the domain's own
+// types; the HTTP schemas (src/http/schemas/render.ts) validate the wire format and produce them, and a
+// monitor's capture or a stored job builds them too. How an answer is sent (`response`, `async`,
+// `webhookUrl`, `filename`) is the HTTP layer's business and is not here.
+
+export const RESOURCE_TYPES = ['image', 'media', 'font', 'stylesheet', 'script', 'xhr', 'fetch', 'websocket'] as const;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+export const PAPER_FORMATS = ['A4', 'Letter', 'Legal', 'Tabloid', 'A3', 'A5'] as const;
+export type PaperFormat = (typeof PAPER_FORMATS)[number];
+
+export const IMAGE_FORMATS = ['png', 'jpeg', 'jpg', 'webp'] as const;
+export type ImageFormat = (typeof IMAGE_FORMATS)[number];
+
+export interface Size {
+  width: number;
+  height: number;
+}
+
+export interface Cookie {
+  name: string;
+  value: string;
+  domain?: string;
+  path?: string;
+  url?: string;
+  httpOnly?: boolean;
+  secure?: boolean;
+  sameSite?: 'Strict' | 'Lax' | 'None';
+}
+
+/** The page: where it comes from, how the browser is set up for it, and when it is ready. */
+export interface PageSpec {
+  /** Exactly one of url and html. */
+  url?: string;
+  html?: string;
+  /** Resolves relative links in html. */
+  baseUrl?: string;
+  viewport?: Size;
+  deviceScaleFactor?: number;
+  /** A Playwright device name. */
+  device?: string;
+  userAgent?: string;
+  locale?: string;
+  timezoneId?: string;
+  colorScheme: 'light' | 'dark';
+  reducedMotion?: 'reduce' | 'no-preference';
+  media?: 'screen' | 'print';
+  javaScriptEnabled: boolean;
+  waitUntil: 'load' | 'domcontentloaded' | 'networkidle';
+  waitForSelector?: string;
+  waitForFunction?: string;
+  /** Extra wait after readiness, ms. */
+  delay: number;
+  /** The whole render's budget, ms. */
+  timeout: number;
+  headers?: Record<string, string>;
+  headersScope: 'origin' | 'all';
+  cookies?: Cookie[];
+  httpCredentials?: { username: string; password: string };
+  css?: string;
+  js?: string;
+  hideSelectors?: string[];
+  blockResources?: ResourceType[];
+  scrollPage: boolean;
+  /** Undefined: true for url. */
+  failOnHttpError?: boolean;
+}
+
+/** A region in CSS pixels of the document. */
+export interface Clip {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface ImageOptions {
+  format: ImageFormat;
+  quality?: number;
+  fullPage: boolean;
+  selector?: string;
+  clip?: Clip;
+  omitBackground: boolean;
+  animations: 'disabled' | 'allow';
+  caret: 'hide' | 'initial';
+}
+
+/** A length in CSS units ("10mm", "1in", "96px") or a number of pixels. */
+export type CssLength = string | number;
+
+export interface PdfOptions {
+  format?: PaperFormat;
+  width?: CssLength;
+  height?: CssLength;
+  landscape: boolean;
+  margin?: { top?: CssLength; right?: CssLength; bottom?: CssLength; left?: CssLength };
+  scale: number;
+  printBackground: boolean;
+  preferCSSPageSize: boolean;
+  pageRanges?: string;
+  headerTemplate?: string;
+  footerTemplate?: string;
+  tagged: boolean;
+  outline: boolean;
+  metadata?: { title?: string; author?: string; subject?: string; keywords?: string };
+}
+
+export type ImageSpec = PageSpec & ImageOptions;
+export type PdfSpec = PageSpec & PdfOptions;
+export type RenderSpec = ImageSpec | PdfSpec;

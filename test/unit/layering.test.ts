@@ -1,0 +1,89 @@
+// Dependencies point one way: HTTP (src/http, src/web) → services → engines → stores. These checks read
+// the source itself, so a new import against that direction fails here before review has to spot it.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/project-root.js';
+
+const ROOT = projectRoot();
+const SRC = join(ROOT, 'src');
+
+/** Every .ts file under src/, as a path relative to the project root with forward slashes. */
+function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [relative(ROOT, path).split(sep).join('/')] : [];
+  });
+}
+
+/** Static imports, re-exports and dynamic import() of relative paths, resolved to project paths (no extension). */
+function importsOf(file: string, text: string): string[] {
+  const specifiers = [
+    ...text.matchAll(/\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g),
+    ...text.matchAll(/\bimport\s*['"]([^'"]+)['"]/g), // side-effect imports
+    ...text.matchAll(/\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1]!);
+  return specifiers
+    .filter((s) => s.startsWith('.'))
+    .map((s) =>
+      relative(ROOT, resolve(ROOT, dirname(file), s))
+        .split(sep)
+        .join('/')
+        .replace(/\.(js|ts)$/, ''),
+    );
+}
+
+const within = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+
+const files = sourceFiles().map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
+
+/** `file imports target` for every import from `from` (a predicate on the file) into `into` (a folder). */
+function violations(from: (file: string) => boolean, into: string): string[] {
+  return files
+    .filter(({ file }) => from(file))
+    .flatMap(({ file, text }) =>
+      importsOf(file, text)
+        .filter((target) => within(target, into))
+        .map((target) => `${file} imports ${target}`),
+    );
+}
+
+const SERVICES = ['src/jobs', 'src/monitors', 'src/auth', 'src/webhooks', 'src/operations'];
+const ENGINES = ['src/render', 'src/diff', 'src/egress', 'src/storage'];
+
+describe('layering', () => {
+  it('finds the source files and their imports (the checks below would pass vacuously otherwise)', () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect(files.map((f) => f.file)).toContain('src/main.ts');
+    const app = files.find((f) => f.file === 'src/http/app.ts')!;
+    expect(importsOf(app.file, app.text)).toContain('src/http/router');
+    expect(importsOf('src/x/y.ts', "import type { A } from '../http/schemas/render.js';")).toEqual([
+      'src/http/schemas/render',
+    ]);
+    expect(importsOf('src/x/y.ts', "const m = await import('../../src/http/app.js');")).toEqual(['src/http/app']);
+    expect(importsOf('src/x/y.ts', "export {\n  a,\n  b,\n} from '../http/a.js';")).toEqual(['src/http/a']);
+  });
+
+  it('nothing outside src/http and src/main.ts imports from src/http', () => {
+    const outside = (file: string) => !within(file, 'src/http') && file !== 'src/main.ts';
+    expect(violations(outside, 'src/http')).toEqual([]);
+  });
+
+  it('no service imports the SQLite implementation (only the store interfaces in src/stores)', () => {
+    const service = (file: string) => SERVICES.some((dir) => within(file, dir));
+    expect(violations(service, 'src/db')).toEqual([]);
+  });
+
+  it('no engine imports a service or the HTTP layer', () => {
+    const engine = (file: string) => ENGINES.some((dir) => within(file, dir));
+    const above = [...SERVICES, 'src/http', 'src/web'].flatMap((dir) => violations(engine, dir));
+    expect(above).toEqual([]);
+  });
+
+  it("the job queue knows no job kind: no 'capture' literal in src/jobs", () => {
+    const literal = /(['"`])capture\1/;
+    const found = files.filter(({ file, text }) => within(file, 'src/jobs') && literal.test(text)).map((f) => f.file);
+    expect(found).toEqual([]);
+  });
+});
