@@ -1,93 +1,9 @@
-// The captures table: one row per finished capture of a monitor, successful or not.
+// INTERIM (issue 12): the synchronous captures store, kept only for the callers that are not async yet
+// (the capture recorder, the capture job, the sweeper's file check). Delete once none uses it: the store
+// is SqlCaptureStore (captures.ts) behind the CaptureStore interface (src/stores/captures.ts).
 import type { Box } from '../render/capture-image.js';
+import type { CaptureReason, CaptureRecord, ConditionResult, NewCapture, TextChange } from '../stores/captures.js';
 import type { Db } from './open.js';
-export type CaptureReason = 'schedule' | 'manual' | 'catch-up';
-
-/** An element a changed region overlaps, with its text in the baseline and in this capture. */
-export interface RegionElement {
-  selector: string;
-  tag: string;
-  before: string | null;
-  after: string | null;
-}
-
-/** A changed area of the capture (image pixels) and what lies behind it. */
-export interface Region extends Box {
-  /** Changed pixels counted in it. */
-  pixels?: number;
-  /** Up to 5 elements it overlaps, the largest overlap first. */
-  elements?: RegionElement[];
-}
-
-/** One piece of a word-level diff (jsdiff's shape): unchanged, or added, or removed. */
-export interface WordPart {
-  value: string;
-  added?: true;
-  removed?: true;
-}
-
-export interface TextChange {
-  kind: 'added' | 'removed' | 'changed';
-  before: string | null;
-  after: string | null;
-  /** Where the block is in this capture (in the baseline for a removed one), image pixels. */
-  box: Box | null;
-  selector: string | null;
-  /** Changed blocks: the word-level diff from before to after. */
-  words?: WordPart[];
-}
-
-/** One notifyWhen rule as this capture found it. */
-export interface ConditionResult {
-  index: number;
-  selector: string;
-  /** The rule's test (textContains, numberBelow, ...). */
-  test: string;
-  met: boolean;
-  /** What was read: the element's text, or the number parsed from it; null when nothing matched. */
-  value: string | number | null;
-}
-
-export interface CaptureRecord {
-  id: string;
-  monitorId: string;
-  status: 'succeeded' | 'failed';
-  reason: CaptureReason;
-  specVersion: number;
-  takenAt: string;
-  /** The list order: the same as takenAt. */
-  createdAt: string;
-  durationMs: number;
-  width: number | null;
-  height: number | null;
-  sha256: string | null;
-  imageKey: string | null;
-  diffKey: string | null;
-  baselineId: string | null;
-  changed: boolean;
-  confirmed: boolean;
-  diffPixels: number;
-  diffRatio: number;
-  regions: Region[];
-  ignoredBoxes: Box[];
-  truncated: boolean;
-  error: { code: string; message: string } | null;
-  /** The file holding this capture's text blocks (what the next capture's text is compared with). */
-  textKey: string | null;
-  /** At most MAX_TEXT_CHANGES, in reading order. */
-  textChanges: TextChange[];
-  /** All text changes found, including those not kept. */
-  textChangesTotal: number;
-  conditions: ConditionResult[];
-  conditionErrors: string[];
-  /** Every notifyWhen rule is true and one became true; null when the monitor has none. */
-  conditionsMet: boolean | null;
-}
-
-export const MAX_TEXT_CHANGES = 50;
-
-/** `storedBytes`: what its image and diff image take on disk (counted against monitors.maxStoredBytesPerKey); 0 if absent. */
-export type NewCapture = Omit<CaptureRecord, 'createdAt'> & { storedBytes?: number };
 
 interface Row {
   id: string;
@@ -162,7 +78,7 @@ interface FileKeys {
 const fileKeysOf = (r: Omit<FileKeys, 'id'>) =>
   [r.imageKey, r.diffKey, r.textKey].filter((k): k is string => k !== null);
 
-export class CaptureStore {
+export class SyncCaptureStore {
   private readonly stmts;
 
   constructor(db: Db) {

@@ -1,25 +1,9 @@
-// The monitors table: a monitor's settings, and the state the scheduler keeps current.
-// The secrets among the capture options arrive sealed (see monitors/capture-secrets.ts): this store
-// writes and reads them as opaque strings.
-import type { MonitorSettings } from '../http/schemas/monitors.js';
+// INTERIM (issue 12): the synchronous monitors store, kept only for the callers that are not async yet
+// (the capture recorder, monitor runs, the capture job, status). Delete once none uses it: the store
+// is SqlMonitorStore (monitors.ts) behind the MonitorStore interface (src/stores/monitors.ts).
+import type { MonitorRecord, MonitorStatus } from '../stores/monitors.js';
+import type { CaptureOptions, MonitorSettings } from '../monitors/settings.js';
 import type { Db } from './open.js';
-
-export type MonitorStatus = 'baseline' | 'unchanged' | 'changed' | 'failed';
-
-export interface MonitorRecord {
-  id: string;
-  keyId: string;
-  settings: MonitorSettings & { name: string };
-  baseUrl: string;
-  specVersion: number;
-  lastRunAt: string | null;
-  nextRunAt: string | null;
-  lastStatus: MonitorStatus | null;
-  lastChangeAt: string | null;
-  skippedRuns: number;
-  createdAt: string;
-  updatedAt: string;
-}
 
 interface Row {
   id: string;
@@ -56,7 +40,7 @@ function toRecord(r: Row): MonitorRecord {
       schedule: r.schedule,
       timezone: r.timezone,
       paused: r.paused === 1,
-      capture: JSON.parse(r.capture) as MonitorSettings['capture'],
+      capture: JSON.parse(r.capture) as CaptureOptions,
       diff: JSON.parse(r.diff) as MonitorSettings['diff'],
       notifyWhen: JSON.parse(r.notify_when) as MonitorSettings['notifyWhen'],
       notify: JSON.parse(r.notify) as MonitorSettings['notify'],
@@ -94,7 +78,7 @@ function settingsParams(s: MonitorSettings & { name: string }) {
 /** The monitor's key has not been revoked. */
 const KEY_ACTIVE = 'key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NULL)';
 
-export class MonitorStore {
+export class SyncMonitorStore {
   private readonly stmts;
 
   constructor(db: Db) {
@@ -189,7 +173,7 @@ export class MonitorStore {
    * The capture options rewritten in place, as stored data, not as a change: no new baseline, no new
    * `updatedAt`. The caller makes sure they capture the same thing (e.g. secrets sealed, not changed).
    */
-  rewriteCapture(id: string, capture: MonitorSettings['capture']): void {
+  rewriteCapture(id: string, capture: CaptureOptions): void {
     this.stmts.setCapture.run({ id, capture: JSON.stringify(capture) });
   }
 
