@@ -20,6 +20,8 @@ import { heldByBrowsers } from './egress/socket-owner.js';
 import { createApp } from './http/app.js';
 import { CaptureStore } from './db/captures.js';
 import { MonitorStore } from './db/monitors.js';
+import { sqliteScrub } from './db/scrub.js';
+import { SqliteBackend } from './db/sqlite-backend.js';
 import { DiffPool } from './diff/pool.js';
 import { Differ } from './diff/differ.js';
 import { JobQueue } from './jobs/queue.js';
@@ -115,7 +117,8 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const deliveries = new DeliveryStore(db);
   const idempotency = new IdempotencyKeyStore(db);
   const monitorStore = new MonitorStore(db);
-  const sealedNow = sealLegacySecrets(db, monitorStore, secrets, log);
+  const backend = new SqliteBackend(db);
+  const sealedNow = await sealLegacySecrets(backend, sqliteScrub(db), secrets, log);
   if (sealedNow.length)
     log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
   const status = () =>
@@ -196,7 +199,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     config.jobs.maxQueuedPerKey,
     config.monitors.minIntervalSeconds,
   );
-  const scheduler = new MonitorScheduler(monitorStore, runs, log);
+  const scheduler = new MonitorScheduler(backend.stores.monitors, runs, log);
   const sweeper = new Sweeper(
     jobStore,
     idempotency,
@@ -216,7 +219,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   dispatcher.start();
   worker.start();
   sweeper.start();
-  scheduler.start();
+  await scheduler.start();
 
   let shuttingDown = false;
   const app = createApp({
@@ -232,10 +235,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     rateLimit: config.rateLimit,
     jobs: new JobService(queue, jobStore, results, worker, egress),
     monitors: new MonitorService(
-      db,
-      monitorStore,
-      captureStore,
-      jobStore,
+      backend,
       runs,
       scheduler,
       captureFiles,
@@ -265,8 +265,8 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const stop = () =>
     (stopping ??= (async () => {
       shuttingDown = true;
-      scheduler.stop(); // no new captures are queued from here on
       const deadline = Date.now() + config.shutdownGraceMs;
+      await scheduler.stop(deadline); // no new captures are queued from here on
       const left = () => Math.max(0, deadline - Date.now());
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
@@ -286,7 +286,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       await dispatcher.stop(left());
       await browsers.stop();
       await proxy.stop();
-      db.close();
+      await backend.close(); // closes the database
       log.info('pagewatch stopped');
     })());
 
