@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ignoreTextProblem } from '../../monitors/ignore-text.js';
 import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
 import { DIFF_MODES } from '../../monitors/diff-mode.js';
-import { NOTIFY_EVENTS, type MonitorSettings } from '../../monitors/settings.js';
+import { NOTIFY_EVENTS, type CaptureOptions, type DiffOptions, type MonitorSettings } from '../../monitors/settings.js';
 import { notifyWhenSchema } from './conditions.js';
 import { imageSizeRules } from './image-size.js';
 import { httpUrl, imageOptions, oneCaptureMode, pageOptions, validTimeZone, type SchemaLimits } from './render.js';
@@ -170,6 +170,16 @@ export function monitorSchema(limits: SchemaLimits & { maxRetention: number; min
     .strict();
 }
 
-/** What the schema produces must be a monitor's settings as the domain defines them (a compile-time check). */
+/**
+ * What the schema produces must be a monitor's settings as the domain defines them, field for field
+ * (compile-time checks: a field the schema adds must be added to the domain type too).
+ */
 type Produces<T extends MonitorSettings> = T;
 export type MonitorBody = Produces<z.output<ReturnType<typeof monitorSchema>>>;
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+type Holds<T extends true> = T;
+export type MonitorBodyFields = [
+  Holds<SameKeys<MonitorBody, MonitorSettings>>,
+  Holds<SameKeys<MonitorBody['capture'], CaptureOptions>>,
+  Holds<SameKeys<MonitorBody['diff'], DiffOptions>>,
+];
