@@ -47,10 +47,9 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function newScheduler(maxQueuedPerKey = 100): MonitorScheduler {
-  const runs = new MonitorRuns(db, new MonitorStore(db), new JobStore(db), () => undefined, maxQueuedPerKey, 1);
-  return new MonitorScheduler(monitors, runs, createLogger('silent'));
-}
+/** The real runs: capture jobs queued in the jobs table (no worker takes them here). */
+const newRuns = () => new MonitorRuns(db, new MonitorStore(db), new JobStore(db), () => undefined, 100, 1);
+const newScheduler = () => new MonitorScheduler(monitors, newRuns(), createLogger('silent'));
 
 async function addMonitor(id: string, over: Partial<NamedSettings> = {}) {
   await monitors.insert(
@@ -209,8 +208,7 @@ describe('start', () => {
   it('reads the injected clock: a next run after its now is not missed', async () => {
     await addMonitor('mon_a', { schedule: YEARLY });
     await monitors.setNextRun('mon_a', new Date('2026-01-01T00:00:00.000Z'));
-    const runs = new MonitorRuns(db, new MonitorStore(db), new JobStore(db), () => undefined, 100, 1);
-    scheduler = new MonitorScheduler(monitors, runs, createLogger('silent'), {
+    scheduler = new MonitorScheduler(monitors, newRuns(), createLogger('silent'), {
       now: () => new Date('2025-12-31T00:00:00.000Z'),
     });
     await scheduler.start();
