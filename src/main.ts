@@ -21,6 +21,8 @@ import { createApp } from './http/app.js';
 import { HttpServer } from './http/server.js';
 import { CaptureStore } from './db/captures.js';
 import { MonitorStore } from './db/monitors.js';
+import { sqliteScrub } from './db/scrub.js';
+import { SqliteBackend } from './db/sqlite-backend.js';
 import { DiffPool } from './diff/pool.js';
 import { Differ } from './diff/differ.js';
 import { JobQueue } from './jobs/queue.js';
@@ -113,7 +115,8 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const deliveries = new DeliveryStore(db);
   const idempotency = new IdempotencyKeyStore(db);
   const monitorStore = new MonitorStore(db);
-  const sealedNow = sealLegacySecrets(db, monitorStore, secrets, log);
+  const backend = new SqliteBackend(db);
+  const sealedNow = await sealLegacySecrets(backend, sqliteScrub(db), secrets, log);
   if (sealedNow.length)
     log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
   const status = () =>
@@ -193,7 +196,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     config.jobs.maxQueuedPerKey,
     config.monitors.minIntervalSeconds,
   );
-  const scheduler = new MonitorScheduler(monitorStore, runs, log);
+  const scheduler = new MonitorScheduler(backend.stores.monitors, runs, log);
   const sweeper = new Sweeper(
     jobStore,
     idempotency,
@@ -213,7 +216,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   dispatcher.start();
   worker.start();
   sweeper.start();
-  scheduler.start();
+  await scheduler.start();
 
   let shuttingDown = false;
   const app = createApp({
@@ -229,10 +232,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     rateLimit: config.rateLimit,
     jobs: new JobService(queue, jobStore, results, worker, egress),
     monitors: new MonitorService(
-      db,
-      monitorStore,
-      captureStore,
-      jobStore,
+      backend,
       runs,
       scheduler,
       captureFiles,
@@ -261,15 +261,15 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const stop = () =>
     (stopping ??= (async () => {
       shuttingDown = true;
-      scheduler.stop(); // no new captures are queued from here on
       const deadline = Date.now() + config.shutdownGraceMs;
+      await scheduler.stop(deadline); // no new captures are queued from here on
       const left = () => Math.max(0, deadline - Date.now());
       // Together: the server waits for the renders in flight while the worker stops taking new ones.
       await Promise.all([http.stop(deadline), worker.stop(config.shutdownGraceMs)]);
       await sweeper.stop();
       await dispatcher.stop(left());
       await stopAll(engines, deadline, log);
-      db.close();
+      await backend.close(); // closes the database
       log.info('pagewatch stopped');
     })());
 

@@ -1,131 +1,43 @@
-// The captures table: one row per finished capture of a monitor, successful or not.
+// The captures table over Kysely: one row per finished capture of a monitor, successful or not. Its
+// regions, text changes and conditions are JSON columns, parsed here and nowhere else.
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Box } from '../geometry.js';
-import type { Db } from './open.js';
-export type CaptureReason = 'schedule' | 'manual' | 'catch-up';
+import type {
+  CaptureListQuery,
+  CaptureReason,
+  CaptureRecord,
+  CaptureStore,
+  ConditionResult,
+  NewCapture,
+  Region,
+  Removed,
+  TextChange,
+} from '../stores/captures.js';
+import type { CapturesTable, DB } from './schema.js';
+import type { Notify } from './sqlite-backend.js';
 
-/** An element a changed region overlaps, with its text in the baseline and in this capture. */
-export interface RegionElement {
-  selector: string;
-  tag: string;
-  before: string | null;
-  after: string | null;
-}
+export type {
+  CaptureReason,
+  CaptureRecord,
+  ConditionResult,
+  NewCapture,
+  Region,
+  RegionElement,
+  TextChange,
+  WordPart,
+} from '../stores/captures.js';
+export { MAX_TEXT_CHANGES } from '../stores/captures.js';
+// INTERIM (issue 12): the synchronous class under its old name, for callers not yet on the async store.
+export { SyncCaptureStore as CaptureStore } from './captures-sync.js';
 
-/** A changed area of the capture (image pixels) and what lies behind it. */
-export interface Region extends Box {
-  /** Changed pixels counted in it. */
-  pixels?: number;
-  /** Up to 5 elements it overlaps, the largest overlap first. */
-  elements?: RegionElement[];
-}
-
-/** One piece of a word-level diff (jsdiff's shape): unchanged, or added, or removed. */
-export interface WordPart {
-  value: string;
-  added?: true;
-  removed?: true;
-}
-
-export interface TextChange {
-  kind: 'added' | 'removed' | 'changed';
-  before: string | null;
-  after: string | null;
-  /** Where the block is in this capture (in the baseline for a removed one), image pixels. */
-  box: Box | null;
-  selector: string | null;
-  /** Changed blocks: the word-level diff from before to after. */
-  words?: WordPart[];
-}
-
-/** One notifyWhen rule as this capture found it. */
-export interface ConditionResult {
-  index: number;
-  selector: string;
-  /** The rule's test (textContains, numberBelow, ...). */
-  test: string;
-  met: boolean;
-  /** What was read: the element's text, or the number parsed from it; null when nothing matched. */
-  value: string | number | null;
-}
-
-export interface CaptureRecord {
-  id: string;
-  monitorId: string;
-  status: 'succeeded' | 'failed';
-  reason: CaptureReason;
-  specVersion: number;
-  takenAt: string;
-  /** The list order: the same as takenAt. */
-  createdAt: string;
-  durationMs: number;
-  width: number | null;
-  height: number | null;
-  sha256: string | null;
-  imageKey: string | null;
-  diffKey: string | null;
-  baselineId: string | null;
-  changed: boolean;
-  confirmed: boolean;
-  diffPixels: number;
-  diffRatio: number;
-  regions: Region[];
-  ignoredBoxes: Box[];
-  truncated: boolean;
-  error: { code: string; message: string } | null;
-  /** The file holding this capture's text blocks (what the next capture's text is compared with). */
-  textKey: string | null;
-  /** At most MAX_TEXT_CHANGES, in reading order. */
-  textChanges: TextChange[];
-  /** All text changes found, including those not kept. */
-  textChangesTotal: number;
-  conditions: ConditionResult[];
-  conditionErrors: string[];
-  /** Every notifyWhen rule is true and one became true; null when the monitor has none. */
-  conditionsMet: boolean | null;
-}
-
-export const MAX_TEXT_CHANGES = 50;
-
-/** `storedBytes`: what its image and diff image take on disk (counted against monitors.maxStoredBytesPerKey); 0 if absent. */
-export type NewCapture = Omit<CaptureRecord, 'createdAt'> & { storedBytes?: number };
-
-interface Row {
-  id: string;
-  monitor_id: string;
-  status: 'succeeded' | 'failed';
-  reason: CaptureReason;
-  spec_version: number;
-  taken_at: string;
-  duration_ms: number;
-  width: number | null;
-  height: number | null;
-  sha256: string | null;
-  image_key: string | null;
-  diff_key: string | null;
-  baseline_id: string | null;
-  changed: number;
-  confirmed: number;
-  diff_pixels: number;
-  diff_ratio: number;
-  regions: string;
-  ignored_boxes: string;
-  truncated: number;
-  error_code: string | null;
-  error_message: string | null;
-  text_key: string | null;
-  text_changes: string;
-  text_changes_total: number;
-  conditions: string;
-  condition_errors: string;
-  conditions_met: number | null;
-}
+type Row = Selectable<CapturesTable>;
 
 function toRecord(r: Row): CaptureRecord {
   return {
     id: r.id,
     monitorId: r.monitor_id,
-    status: r.status,
-    reason: r.reason,
+    status: r.status as CaptureRecord['status'],
+    reason: r.reason as CaptureReason,
     specVersion: r.spec_version,
     takenAt: r.taken_at,
     createdAt: r.taken_at,
@@ -140,7 +52,7 @@ function toRecord(r: Row): CaptureRecord {
     confirmed: r.confirmed === 1,
     diffPixels: r.diff_pixels,
     diffRatio: r.diff_ratio,
-    regions: JSON.parse(r.regions) as Box[],
+    regions: JSON.parse(r.regions) as Region[],
     ignoredBoxes: JSON.parse(r.ignored_boxes) as Box[],
     truncated: r.truncated === 1,
     error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
@@ -153,145 +65,190 @@ function toRecord(r: Row): CaptureRecord {
   };
 }
 
-interface FileKeys {
-  id: string;
-  imageKey: string | null;
-  diffKey: string | null;
-  textKey: string | null;
-}
-const fileKeysOf = (r: Omit<FileKeys, 'id'>) =>
-  [r.imageKey, r.diffKey, r.textKey].filter((k): k is string => k !== null);
+const fileKeysOf = (r: { image_key: string | null; diff_key: string | null; text_key: string | null }) =>
+  [r.image_key, r.diff_key, r.text_key].filter((k): k is string => k !== null);
 
-export class CaptureStore {
-  private readonly stmts;
+export class SqlCaptureStore implements CaptureStore {
+  constructor(
+    private readonly db: Kysely<DB> | Transaction<DB>,
+    // Nothing written here is waited on by others (the capture's webhook events are deliveries).
+    _notify: Notify,
+  ) {}
 
-  constructor(db: Db) {
-    this.stmts = {
-      insert:
-        db.prepare(`INSERT INTO captures (id, monitor_id, status, reason, spec_version, taken_at, duration_ms, width, height,
-          sha256, image_key, diff_key, baseline_id, changed, confirmed, diff_pixels, diff_ratio, regions, ignored_boxes, truncated,
-          error_code, error_message, stored_bytes, text_key, text_changes, text_changes_total, conditions, condition_errors, conditions_met)
-        VALUES (@id, @monitorId, @status, @reason, @specVersion, @takenAt, @durationMs, @width, @height,
-          @sha256, @imageKey, @diffKey, @baselineId, @changed, @confirmed, @diffPixels, @diffRatio, @regions, @ignoredBoxes, @truncated,
-          @errorCode, @errorMessage, @storedBytes, @textKey, @textChanges, @textChangesTotal, @conditions, @conditionErrors, @conditionsMet)`),
-      byKey: db.prepare(
-        `SELECT c.* FROM captures c JOIN monitors m ON m.id = c.monitor_id WHERE c.id = ? AND m.key_id = ?`,
-      ),
-      list: db.prepare(`SELECT * FROM captures WHERE monitor_id = @monitorId
-        AND (@beforeAt IS NULL OR taken_at < @beforeAt OR (taken_at = @beforeAt AND id < @beforeId))
-        ORDER BY taken_at DESC, id DESC LIMIT @limit`),
-      baseline: db.prepare(`SELECT * FROM captures WHERE monitor_id = ? AND spec_version = ? AND status = 'succeeded'
-        ORDER BY taken_at DESC, id DESC LIMIT 1`),
-      // Everything older than the newest `keep`, except the baseline the next capture is compared with.
-      prune: db.prepare(`DELETE FROM captures WHERE monitor_id = @monitorId AND id != @baselineId AND id NOT IN (
-          SELECT id FROM captures WHERE monitor_id = @monitorId ORDER BY taken_at DESC, id DESC LIMIT @keep)
-        RETURNING id, image_key AS imageKey, diff_key AS diffKey, text_key AS textKey`),
-      storedBytesOfKey: db.prepare(`SELECT COALESCE(SUM(c.stored_bytes), 0) AS total FROM captures c
-        JOIN monitors m ON m.id = c.monitor_id WHERE m.key_id = ?`),
-      // A key's captures that hold files, oldest first, except each monitor's current baseline (the
-      // newest successful capture of its current spec_version: what the next capture is compared with).
-      evictable:
-        db.prepare(`SELECT c.id, c.stored_bytes AS storedBytes FROM captures c JOIN monitors m ON m.id = c.monitor_id
-        WHERE m.key_id = @keyId AND c.stored_bytes > 0 AND c.id != @keepId
-          AND c.id != COALESCE((SELECT b.id FROM captures b WHERE b.monitor_id = c.monitor_id AND b.spec_version = m.spec_version
-            AND b.status = 'succeeded' ORDER BY b.taken_at DESC, b.id DESC LIMIT 1), '')
-        ORDER BY c.taken_at ASC, c.id ASC`),
-      remove: db.prepare(
-        'DELETE FROM captures WHERE id = ? RETURNING image_key AS imageKey, diff_key AS diffKey, text_key AS textKey',
-      ),
-      exists: db.prepare('SELECT 1 FROM captures WHERE id = ?'),
-      holdsFile: db.prepare(
-        'SELECT 1 FROM captures WHERE id = ? AND (image_key = @key OR diff_key = @key OR text_key = @key)',
-      ),
-    };
+  async insert(c: NewCapture): Promise<void> {
+    await this.db
+      .insertInto('captures')
+      .values({
+        id: c.id,
+        monitor_id: c.monitorId,
+        status: c.status,
+        reason: c.reason,
+        spec_version: c.specVersion,
+        taken_at: c.takenAt,
+        duration_ms: c.durationMs,
+        width: c.width,
+        height: c.height,
+        sha256: c.sha256,
+        image_key: c.imageKey,
+        diff_key: c.diffKey,
+        baseline_id: c.baselineId,
+        changed: c.changed ? 1 : 0,
+        confirmed: c.confirmed ? 1 : 0,
+        diff_pixels: c.diffPixels,
+        diff_ratio: c.diffRatio,
+        regions: JSON.stringify(c.regions),
+        ignored_boxes: JSON.stringify(c.ignoredBoxes),
+        truncated: c.truncated ? 1 : 0,
+        error_code: c.error?.code ?? null,
+        error_message: c.error?.message ?? null,
+        stored_bytes: c.storedBytes ?? 0,
+        text_key: c.textKey,
+        text_changes: JSON.stringify(c.textChanges),
+        text_changes_total: c.textChangesTotal,
+        conditions: JSON.stringify(c.conditions),
+        condition_errors: JSON.stringify(c.conditionErrors),
+        conditions_met: c.conditionsMet === null ? null : c.conditionsMet ? 1 : 0,
+      })
+      .execute();
   }
 
-  insert(c: NewCapture): void {
-    this.stmts.insert.run({
-      ...c,
-      changed: c.changed ? 1 : 0,
-      confirmed: c.confirmed ? 1 : 0,
-      truncated: c.truncated ? 1 : 0,
-      regions: JSON.stringify(c.regions),
-      ignoredBoxes: JSON.stringify(c.ignoredBoxes),
-      textChanges: JSON.stringify(c.textChanges),
-      conditions: JSON.stringify(c.conditions),
-      conditionErrors: JSON.stringify(c.conditionErrors),
-      conditionsMet: c.conditionsMet === null ? null : c.conditionsMet ? 1 : 0,
-      errorCode: c.error?.code ?? null,
-      errorMessage: c.error?.message ?? null,
-      storedBytes: c.storedBytes ?? 0,
-    });
-  }
-
-  /** The capture if its monitor belongs to this key. */
-  getOwned(keyId: string, id: string): CaptureRecord | undefined {
-    const row = this.stmts.byKey.get(id, keyId) as Row | undefined;
+  async getOwned(keyId: string, id: string): Promise<CaptureRecord | undefined> {
+    const row = await this.db
+      .selectFrom('captures as c')
+      .innerJoin('monitors as m', 'm.id', 'c.monitor_id')
+      .selectAll('c')
+      .where('c.id', '=', id)
+      .where('m.key_id', '=', keyId)
+      .executeTakeFirst();
     return row && toRecord(row);
   }
 
-  list(monitorId: string, q: { limit: number; before?: { createdAt: string; id: string } }): CaptureRecord[] {
-    return (
-      this.stmts.list.all({
-        monitorId,
-        limit: q.limit,
-        beforeAt: q.before?.createdAt ?? null,
-        beforeId: q.before?.id ?? null,
-      }) as Row[]
-    ).map(toRecord);
+  async list(monitorId: string, q: CaptureListQuery): Promise<CaptureRecord[]> {
+    const { before } = q;
+    const rows = await this.db
+      .selectFrom('captures')
+      .selectAll()
+      .where('monitor_id', '=', monitorId)
+      .$if(before !== undefined, (qb) =>
+        qb.where((eb) =>
+          eb.or([
+            eb('taken_at', '<', before!.createdAt),
+            eb.and([eb('taken_at', '=', before!.createdAt), eb('id', '<', before!.id)]),
+          ]),
+        ),
+      )
+      .orderBy('taken_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(q.limit)
+      .execute();
+    return rows.map(toRecord);
   }
 
-  /** The newest successful capture taken with the monitor's current settings: what the next is compared with. */
-  baseline(monitorId: string, specVersion: number): CaptureRecord | undefined {
-    const row = this.stmts.baseline.get(monitorId, specVersion) as Row | undefined;
+  async baseline(monitorId: string, specVersion: number): Promise<CaptureRecord | undefined> {
+    const row = await this.db
+      .selectFrom('captures')
+      .selectAll()
+      .where('monitor_id', '=', monitorId)
+      .where('spec_version', '=', specVersion)
+      .where('status', '=', 'succeeded')
+      .orderBy('taken_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return row && toRecord(row);
   }
 
-  /** Delete rows past retention: their ids, and the file keys they held (remove those once the transaction commits). */
-  prune(monitorId: string, keep: number, baselineId: string | undefined): { ids: string[]; keys: string[] } {
-    const rows = this.stmts.prune.all({ monitorId, keep, baselineId: baselineId ?? '' }) as FileKeys[];
+  async prune(monitorId: string, keep: number, baselineId: string | undefined): Promise<Removed> {
+    // Everything older than the newest `keep`, except the baseline the next capture is compared with.
+    const rows = await this.db
+      .deleteFrom('captures')
+      .where('monitor_id', '=', monitorId)
+      .where('id', '!=', baselineId ?? '')
+      .where('id', 'not in', (eb) =>
+        eb
+          .selectFrom('captures')
+          .select('id')
+          .where('monitor_id', '=', monitorId)
+          .orderBy('taken_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(keep),
+      )
+      .returning(['id', 'image_key', 'diff_key', 'text_key'])
+      .execute();
     return { ids: rows.map((r) => r.id), keys: rows.flatMap(fileKeysOf) };
   }
 
-  /** Bytes the captures of a key's monitors keep on disk (captures from before this was counted: 0). */
-  storedBytesOfKey(keyId: string): number {
-    return (this.stmts.storedBytesOfKey.get(keyId) as { total: number }).total;
+  async storedBytesOfKey(keyId: string): Promise<number> {
+    const { total } = await this.db
+      .selectFrom('captures as c')
+      .innerJoin('monitors as m', 'm.id', 'c.monitor_id')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('c.stored_bytes'), eb.lit(0)).as('total'))
+      .where('m.key_id', '=', keyId)
+      .executeTakeFirstOrThrow();
+    return Number(total);
   }
 
-  /**
-   * Delete the key's oldest captures until its stored bytes are at most `maxBytes`, sparing each
-   * monitor's current baseline and capture `keepId`. Returns their ids and the file keys they held
-   * (remove those once the transaction commits). Fewer may go than needed: the spared ones can be over alone.
-   */
-  evictOldest(keyId: string, maxBytes: number, keepId: string): { ids: string[]; keys: string[] } {
-    let excess = this.storedBytesOfKey(keyId) - maxBytes;
-    const ids: string[] = [];
-    const keys: string[] = [];
-    if (excess <= 0) return { ids, keys };
+  async evictOldest(keyId: string, maxBytes: number, keepId: string): Promise<Removed> {
+    let excess = (await this.storedBytesOfKey(keyId)) - maxBytes;
+    const removed: Removed = { ids: [], keys: [] };
+    if (excess <= 0) return removed;
+    // A key's captures that hold files, oldest first, except each monitor's current baseline (the
+    // newest successful capture of its current spec_version: what the next capture is compared with).
+    const evictable = await this.db
+      .selectFrom('captures as c')
+      .innerJoin('monitors as m', 'm.id', 'c.monitor_id')
+      .select(['c.id', 'c.stored_bytes'])
+      .where('m.key_id', '=', keyId)
+      .where('c.stored_bytes', '>', 0)
+      .where('c.id', '!=', keepId)
+      .where('c.id', '!=', (eb) =>
+        eb.fn.coalesce(
+          eb
+            .selectFrom('captures as b')
+            .select('b.id')
+            .whereRef('b.monitor_id', '=', 'c.monitor_id')
+            .whereRef('b.spec_version', '=', 'm.spec_version')
+            .where('b.status', '=', 'succeeded')
+            .orderBy('b.taken_at', 'desc')
+            .orderBy('b.id', 'desc')
+            .limit(1),
+          eb.val(''),
+        ),
+      )
+      .orderBy('c.taken_at', 'asc')
+      .orderBy('c.id', 'asc')
+      .execute();
     const victims: string[] = [];
-    for (const row of this.stmts.evictable.iterate({ keyId, keepId }) as Iterable<{
-      id: string;
-      storedBytes: number;
-    }>) {
+    for (const row of evictable) {
       victims.push(row.id);
-      excess -= row.storedBytes;
+      excess -= row.stored_bytes;
       if (excess <= 0) break;
     }
     for (const id of victims) {
-      const row = this.stmts.remove.get(id) as Omit<FileKeys, 'id'> | undefined;
+      const row = await this.db
+        .deleteFrom('captures')
+        .where('id', '=', id)
+        .returning(['image_key', 'diff_key', 'text_key'])
+        .executeTakeFirst();
       if (!row) continue;
-      ids.push(id);
-      keys.push(...fileKeysOf(row));
+      removed.ids.push(id);
+      removed.keys.push(...fileKeysOf(row));
     }
-    return { ids, keys };
+    return removed;
   }
 
-  exists(id: string): boolean {
-    return this.stmts.exists.get(id) !== undefined;
+  async exists(id: string): Promise<boolean> {
+    const row = await this.db.selectFrom('captures').select('id').where('id', '=', id).executeTakeFirst();
+    return row !== undefined;
   }
 
-  /** Whether capture `id` still refers to the stored file `key` (its image or its diff). */
-  holdsFile(id: string, key: string): boolean {
-    return this.stmts.holdsFile.get(id, { key }) !== undefined;
+  async holdsFile(id: string, key: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('captures')
+      .select('id')
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('image_key', '=', key), eb('diff_key', '=', key), eb('text_key', '=', key)]))
+      .executeTakeFirst();
+    return row !== undefined;
   }
 }

@@ -1,50 +1,16 @@
-// The monitors table: a monitor's settings, and the state the scheduler keeps current.
-// The secrets among the capture options arrive sealed (see monitors/capture-secrets.ts): this store
-// writes and reads them as opaque strings.
-import type { MonitorSettings } from '../http/schemas/monitors.js';
-import type { Db } from './open.js';
+// The monitors table over Kysely: a monitor's settings (JSON columns, parsed here and nowhere else)
+// and the state the scheduler keeps current.
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { CaptureOptions, MonitorSettings, NamedSettings } from '../monitors/settings.js';
+import type { MonitorListQuery, MonitorRecord, MonitorStatus, MonitorStore, NewMonitor } from '../stores/monitors.js';
+import type { DB, MonitorsTable } from './schema.js';
+import type { Notify } from './sqlite-backend.js';
 
-export type MonitorStatus = 'baseline' | 'unchanged' | 'changed' | 'failed';
+export type { MonitorRecord, MonitorStatus } from '../stores/monitors.js';
+// INTERIM (issue 12): the synchronous class under its old name, for callers not yet on the async store.
+export { SyncMonitorStore as MonitorStore } from './monitors-sync.js';
 
-export interface MonitorRecord {
-  id: string;
-  keyId: string;
-  settings: MonitorSettings & { name: string };
-  baseUrl: string;
-  specVersion: number;
-  lastRunAt: string | null;
-  nextRunAt: string | null;
-  lastStatus: MonitorStatus | null;
-  lastChangeAt: string | null;
-  skippedRuns: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface Row {
-  id: string;
-  key_id: string;
-  name: string;
-  url: string;
-  schedule: string;
-  timezone: string;
-  paused: number;
-  capture: string;
-  diff: string;
-  notify_when: string;
-  notify: string;
-  retention: string;
-  webhook_url: string | null;
-  base_url: string;
-  spec_version: number;
-  last_run_at: string | null;
-  next_run_at: string | null;
-  last_status: MonitorStatus | null;
-  last_change_at: string | null;
-  skipped_runs: number;
-  created_at: string;
-  updated_at: string;
-}
+type Row = Selectable<MonitorsTable>;
 
 function toRecord(r: Row): MonitorRecord {
   return {
@@ -56,7 +22,7 @@ function toRecord(r: Row): MonitorRecord {
       schedule: r.schedule,
       timezone: r.timezone,
       paused: r.paused === 1,
-      capture: JSON.parse(r.capture) as MonitorSettings['capture'],
+      capture: JSON.parse(r.capture) as CaptureOptions,
       diff: JSON.parse(r.diff) as MonitorSettings['diff'],
       notifyWhen: JSON.parse(r.notify_when) as MonitorSettings['notifyWhen'],
       notify: JSON.parse(r.notify) as MonitorSettings['notify'],
@@ -67,7 +33,7 @@ function toRecord(r: Row): MonitorRecord {
     specVersion: r.spec_version,
     lastRunAt: r.last_run_at,
     nextRunAt: r.next_run_at,
-    lastStatus: r.last_status,
+    lastStatus: r.last_status as MonitorStatus | null,
     lastChangeAt: r.last_change_at,
     skippedRuns: r.skipped_runs,
     createdAt: r.created_at,
@@ -75,7 +41,7 @@ function toRecord(r: Row): MonitorRecord {
   };
 }
 
-function settingsParams(s: MonitorSettings & { name: string }) {
+function settingsColumns(s: NamedSettings) {
   return {
     name: s.name,
     url: s.url,
@@ -84,172 +50,208 @@ function settingsParams(s: MonitorSettings & { name: string }) {
     paused: s.paused ? 1 : 0,
     capture: JSON.stringify(s.capture),
     diff: JSON.stringify(s.diff),
-    notifyWhen: JSON.stringify(s.notifyWhen),
+    notify_when: JSON.stringify(s.notifyWhen),
     notify: JSON.stringify(s.notify),
     retention: JSON.stringify(s.retention),
-    webhookUrl: s.webhookUrl ?? null,
+    webhook_url: s.webhookUrl ?? null,
   };
 }
 
-/** The monitor's key has not been revoked. */
-const KEY_ACTIVE = 'key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NULL)';
+export class SqlMonitorStore implements MonitorStore {
+  constructor(
+    private readonly db: Kysely<DB> | Transaction<DB>,
+    // Nothing written here is waited on by others (ticks enqueue jobs through the queue).
+    _notify: Notify,
+  ) {}
 
-export class MonitorStore {
-  private readonly stmts;
-
-  constructor(db: Db) {
-    this.stmts = {
-      insert:
-        db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, paused, capture, diff, notify_when, notify, retention,
-          webhook_url, base_url, created_at, updated_at)
-        VALUES (@id, @keyId, @name, @url, @schedule, @timezone, @paused, @capture, @diff, @notifyWhen, @notify, @retention,
-          @webhookUrl, @baseUrl, @now, @now)`),
-      byId: db.prepare('SELECT * FROM monitors WHERE id = ?'),
-      byKey: db.prepare('SELECT * FROM monitors WHERE id = ? AND key_id = ?'),
-      list: db.prepare(`SELECT * FROM monitors WHERE key_id = @keyId
-        AND (@beforeAt IS NULL OR created_at < @beforeAt OR (created_at = @beforeAt AND id < @beforeId))
-        ORDER BY created_at DESC, id DESC LIMIT @limit`),
-      active: db.prepare('SELECT * FROM monitors WHERE paused = 0 ORDER BY created_at, id'),
-      all: db.prepare('SELECT * FROM monitors ORDER BY created_at, id'),
-      setCapture: db.prepare('UPDATE monitors SET capture = @capture WHERE id = @id'),
-      countByKey: db.prepare('SELECT COUNT(*) AS n FROM monitors WHERE key_id = ?'),
-      countByPaused: db.prepare('SELECT paused, COUNT(*) AS n FROM monitors GROUP BY paused'),
-      nextRuns: db.prepare(
-        'SELECT next_run_at AS at FROM monitors WHERE paused = 0 AND next_run_at IS NOT NULL ORDER BY next_run_at LIMIT ?',
-      ),
-      update:
-        db.prepare(`UPDATE monitors SET name = @name, url = @url, schedule = @schedule, timezone = @timezone, paused = @paused,
-          capture = @capture, diff = @diff, notify_when = @notifyWhen, notify = @notify, retention = @retention, webhook_url = @webhookUrl,
-          base_url = @baseUrl, spec_version = spec_version + @specBump, updated_at = @now
-        WHERE id = @id`),
-      delete: db.prepare('DELETE FROM monitors WHERE id = ?'),
-      setNextRun: db.prepare('UPDATE monitors SET next_run_at = ? WHERE id = ?'),
-      setNextRunIfActive: db.prepare(
-        `UPDATE monitors SET next_run_at = ? WHERE id = ? AND paused = 0 AND ${KEY_ACTIVE}`,
-      ),
-      // A schedule tick is taken once: by the first process to move last_tick_at past it. Never for a
-      // revoked key (a request in flight at the revocation may have left its monitor unpaused), and never
-      // closer than `notAfter` to the previous one: a schedule stored before monitors.minIntervalSeconds
-      // (or before it was raised) runs no faster than the limit.
-      claimTick: db.prepare(`UPDATE monitors SET last_tick_at = @tick
-        WHERE id = @id AND paused = 0 AND ${KEY_ACTIVE}
-          AND (last_tick_at IS NULL OR (last_tick_at < @tick AND last_tick_at <= @notAfter))`),
-      recordSkip: db.prepare('UPDATE monitors SET skipped_runs = skipped_runs + 1 WHERE id = ?'),
-      recordRun: db.prepare(`UPDATE monitors SET last_run_at = @at, last_status = @status,
-          last_change_at = CASE WHEN @status = 'changed' THEN @at ELSE last_change_at END WHERE id = @id`),
-    };
+  /** The monitor's key has not been revoked. */
+  private keyActive() {
+    return this.db.selectFrom('api_keys').select('id').where('revoked_at', 'is', null);
   }
 
-  insert(
-    m: { id: string; keyId: string; settings: MonitorSettings & { name: string }; baseUrl: string },
-    now: Date,
-  ): void {
-    this.stmts.insert.run({
-      id: m.id,
-      keyId: m.keyId,
-      baseUrl: m.baseUrl,
-      ...settingsParams(m.settings),
-      now: now.toISOString(),
-    });
+  async insert(m: NewMonitor, now: Date): Promise<void> {
+    const at = now.toISOString();
+    await this.db
+      .insertInto('monitors')
+      .values({
+        id: m.id,
+        key_id: m.keyId,
+        ...settingsColumns(m.settings),
+        base_url: m.baseUrl,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
   }
 
-  get(id: string): MonitorRecord | undefined {
-    const row = this.stmts.byId.get(id) as Row | undefined;
+  async get(id: string): Promise<MonitorRecord | undefined> {
+    const row = await this.db.selectFrom('monitors').selectAll().where('id', '=', id).executeTakeFirst();
     return row && toRecord(row);
   }
 
-  /** The monitor if it belongs to this key; another key's monitor is as good as missing. */
-  getOwned(keyId: string, id: string): MonitorRecord | undefined {
-    const row = this.stmts.byKey.get(id, keyId) as Row | undefined;
+  async getOwned(keyId: string, id: string): Promise<MonitorRecord | undefined> {
+    const row = await this.db
+      .selectFrom('monitors')
+      .selectAll()
+      .where('id', '=', id)
+      .where('key_id', '=', keyId)
+      .executeTakeFirst();
     return row && toRecord(row);
   }
 
-  list(keyId: string, q: { limit: number; before?: { createdAt: string; id: string } }): MonitorRecord[] {
-    return (
-      this.stmts.list.all({
-        keyId,
-        limit: q.limit,
-        beforeAt: q.before?.createdAt ?? null,
-        beforeId: q.before?.id ?? null,
-      }) as Row[]
-    ).map(toRecord);
+  async list(keyId: string, q: MonitorListQuery): Promise<MonitorRecord[]> {
+    const { before } = q;
+    const rows = await this.db
+      .selectFrom('monitors')
+      .selectAll()
+      .where('key_id', '=', keyId)
+      .$if(before !== undefined, (qb) =>
+        qb.where((eb) =>
+          eb.or([
+            eb('created_at', '<', before!.createdAt),
+            eb.and([eb('created_at', '=', before!.createdAt), eb('id', '<', before!.id)]),
+          ]),
+        ),
+      )
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(q.limit)
+      .execute();
+    return rows.map(toRecord);
   }
 
-  /** Every monitor that is not paused, oldest first (what the scheduler schedules at start). */
-  active(): MonitorRecord[] {
-    return (this.stmts.active.all() as Row[]).map(toRecord);
+  async active(): Promise<MonitorRecord[]> {
+    const rows = await this.db
+      .selectFrom('monitors')
+      .selectAll()
+      .where('paused', '=', 0)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toRecord);
   }
 
-  /** Every monitor, paused or not (for one-time passes over stored settings at start). */
-  all(): MonitorRecord[] {
-    return (this.stmts.all.all() as Row[]).map(toRecord);
+  async all(): Promise<MonitorRecord[]> {
+    const rows = await this.db.selectFrom('monitors').selectAll().orderBy('created_at').orderBy('id').execute();
+    return rows.map(toRecord);
   }
 
-  /**
-   * The capture options rewritten in place, as stored data, not as a change: no new baseline, no new
-   * `updatedAt`. The caller makes sure they capture the same thing (e.g. secrets sealed, not changed).
-   */
-  rewriteCapture(id: string, capture: MonitorSettings['capture']): void {
-    this.stmts.setCapture.run({ id, capture: JSON.stringify(capture) });
+  async rewriteCapture(id: string, capture: CaptureOptions): Promise<void> {
+    await this.db
+      .updateTable('monitors')
+      .set({ capture: JSON.stringify(capture) })
+      .where('id', '=', id)
+      .execute();
   }
 
-  countByKey(keyId: string): number {
-    return (this.stmts.countByKey.get(keyId) as { n: number }).n;
+  async countByKey(keyId: string): Promise<number> {
+    const { n } = await this.db
+      .selectFrom('monitors')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('key_id', '=', keyId)
+      .executeTakeFirstOrThrow();
+    return Number(n);
   }
 
-  counts(): { active: number; paused: number } {
+  async counts(): Promise<{ active: number; paused: number }> {
+    const rows = await this.db
+      .selectFrom('monitors')
+      .select((eb) => ['paused', eb.fn.countAll<number>().as('n')])
+      .groupBy('paused')
+      .execute();
     const counts = { active: 0, paused: 0 };
-    for (const { paused, n } of this.stmts.countByPaused.all() as { paused: number; n: number }[])
-      counts[paused ? 'paused' : 'active'] = n;
+    for (const { paused, n } of rows) counts[paused ? 'paused' : 'active'] = Number(n);
     return counts;
   }
 
-  /** The soonest scheduled runs of all monitors (times only). */
-  nextRuns(limit: number): string[] {
-    return (this.stmts.nextRuns.all(limit) as { at: string }[]).map((r) => r.at);
+  async nextRuns(limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('monitors')
+      .select('next_run_at')
+      .where('paused', '=', 0)
+      .where('next_run_at', 'is not', null)
+      .orderBy('next_run_at')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.next_run_at!);
   }
 
-  /** `newBaseline`: what is captured changed, so the next capture starts a new baseline. */
-  update(
-    id: string,
-    settings: MonitorSettings & { name: string },
-    baseUrl: string,
-    newBaseline: boolean,
-    now: Date,
-  ): void {
-    this.stmts.update.run({
-      id,
-      baseUrl,
-      specBump: newBaseline ? 1 : 0,
-      ...settingsParams(settings),
-      now: now.toISOString(),
-    });
+  async update(id: string, settings: NamedSettings, baseUrl: string, newBaseline: boolean, now: Date): Promise<void> {
+    await this.db
+      .updateTable('monitors')
+      .set((eb) => ({
+        ...settingsColumns(settings),
+        base_url: baseUrl,
+        spec_version: eb('spec_version', '+', newBaseline ? 1 : 0),
+        updated_at: now.toISOString(),
+      }))
+      .where('id', '=', id)
+      .execute();
   }
 
-  delete(id: string): void {
-    this.stmts.delete.run(id);
+  async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('monitors').where('id', '=', id).execute(); // captures go with it (ON DELETE CASCADE)
   }
 
-  setNextRun(id: string, at: Date | null): void {
-    this.stmts.setNextRun.run(at?.toISOString() ?? null, id);
+  async setNextRun(id: string, at: Date | null): Promise<void> {
+    await this.db
+      .updateTable('monitors')
+      .set({ next_run_at: at?.toISOString() ?? null })
+      .where('id', '=', id)
+      .execute();
   }
 
-  /** False if the monitor is paused or gone (e.g. its key was revoked by another process): nothing is set. */
-  setNextRunIfActive(id: string, at: Date | null): boolean {
-    return this.stmts.setNextRunIfActive.run(at?.toISOString() ?? null, id).changes === 1;
+  async setNextRunIfActive(id: string, at: Date | null): Promise<boolean> {
+    const result = await this.db
+      .updateTable('monitors')
+      .set({ next_run_at: at?.toISOString() ?? null })
+      .where('id', '=', id)
+      .where('paused', '=', 0)
+      .where('key_id', 'in', this.keyActive())
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
   }
 
-  /** Take the tick at `tick`, if the previous one taken was at least `minGapMs` before it. */
-  claimTick(id: string, tick: Date, minGapMs = 0): boolean {
+  async claimTick(id: string, tick: Date, minGapMs = 0): Promise<boolean> {
+    // A schedule tick is taken once: by the first process to move last_tick_at past it. Never for a
+    // revoked key (a request in flight at the revocation may have left its monitor unpaused), and never
+    // closer than `notAfter` to the previous one.
+    const at = tick.toISOString();
     const notAfter = new Date(tick.getTime() - minGapMs).toISOString();
-    return this.stmts.claimTick.run({ id, tick: tick.toISOString(), notAfter }).changes === 1;
+    const result = await this.db
+      .updateTable('monitors')
+      .set({ last_tick_at: at })
+      .where('id', '=', id)
+      .where('paused', '=', 0)
+      .where('key_id', 'in', this.keyActive())
+      .where((eb) =>
+        eb.or([
+          eb('last_tick_at', 'is', null),
+          eb.and([eb('last_tick_at', '<', at), eb('last_tick_at', '<=', notAfter)]),
+        ]),
+      )
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
   }
 
-  recordSkip(id: string): void {
-    this.stmts.recordSkip.run(id);
+  async recordSkip(id: string): Promise<void> {
+    await this.db
+      .updateTable('monitors')
+      .set((eb) => ({ skipped_runs: eb('skipped_runs', '+', 1) }))
+      .where('id', '=', id)
+      .execute();
   }
 
-  recordRun(id: string, status: MonitorStatus, at: Date): void {
-    this.stmts.recordRun.run({ id, status, at: at.toISOString() });
+  async recordRun(id: string, status: MonitorStatus, at: Date): Promise<void> {
+    const when = at.toISOString();
+    await this.db
+      .updateTable('monitors')
+      .set((eb) => ({
+        last_run_at: when,
+        last_status: status,
+        last_change_at: status === 'changed' ? when : eb.ref('last_change_at'),
+      }))
+      .where('id', '=', id)
+      .execute();
   }
 }

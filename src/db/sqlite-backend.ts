@@ -6,11 +6,11 @@ import { sql } from 'kysely';
 import type { Backend, ChangeTopic, Stores, Tx } from '../stores/backend.js';
 import { asAsync } from '../stores/async.js';
 import { ApiKeyStore } from './api-keys.js';
-import { CaptureStore } from './captures.js';
+import { SqlCaptureStore } from './captures.js';
 import { IdempotencyKeyStore } from './idempotency-keys.js';
 import { JobStore } from './jobs.js';
 import { KeyDataStore } from './key-data.js';
-import { MonitorStore } from './monitors.js';
+import { SqlMonitorStore } from './monitors.js';
 import { RecordRetention } from './retention.js';
 import type { DB } from './schema.js';
 import { kyselyOver, type Db } from './sqlite.js';
@@ -23,7 +23,7 @@ export type Notify = (topic: ChangeTopic) => void;
  * The stores over one executor (the database, or one transaction of it). Each store's owner swaps its
  * line for its Kysely implementation: `new SqlJobStore(exec, notify)`.
  */
-function storesOver(raw: Db, _exec: Kysely<DB> | Transaction<DB>, _notify: Notify): Stores {
+function storesOver(raw: Db, exec: Kysely<DB> | Transaction<DB>, notify: Notify): Stores {
   // INTERIM (issue 12 skeleton): the synchronous classes on the raw handle. Inside a Kysely transaction
   // they run on the same connection, so they are part of it.
   return {
@@ -31,8 +31,8 @@ function storesOver(raw: Db, _exec: Kysely<DB> | Transaction<DB>, _notify: Notif
     jobs: asAsync(new JobStore(raw)),
     idempotency: asAsync(new IdempotencyKeyStore(raw)),
     deliveries: asAsync(new DeliveryStore(raw)),
-    monitors: asAsync(new MonitorStore(raw)),
-    captures: asAsync(new CaptureStore(raw)),
+    monitors: new SqlMonitorStore(exec, notify),
+    captures: new SqlCaptureStore(exec, notify),
     keyData: asAsync(new KeyDataStore(raw)),
     retention: asAsync(new RecordRetention(raw)),
   };

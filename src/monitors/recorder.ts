@@ -7,7 +7,7 @@ import type { JobRecord, JobStore } from '../db/jobs.js';
 import type { MonitorRecord, MonitorStatus, MonitorStore } from '../db/monitors.js';
 import type { Db } from '../db/open.js';
 import type { DeliveryStore } from '../db/webhook-deliveries.js';
-import type { NotifyEvent } from '../http/schemas/monitors.js';
+import type { NotifyEvent } from './settings.js';
 import type { Logger } from '../log.js';
 import type { FileStore } from '../storage/file-store.js';
 import { recordEvent, type EventType } from '../webhooks/outbox.js';

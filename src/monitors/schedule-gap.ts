@@ -84,7 +84,7 @@ function consecutiveDaysRun(
 
 /** The values of a parsed field as a set, or undefined when it holds tokens (L, W, #) only node-cron can judge. */
 function numbers(values: (number | string)[]): Set<number> | undefined {
-  return values.every((v) => typeof v === 'number') ? new Set(values as number[]) : undefined;
+  return values.every((v) => typeof v === 'number') ? new Set(values) : undefined;
 }
 
 function sortedUnique(values: (number | string)[]): number[] {

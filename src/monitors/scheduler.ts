@@ -1,19 +1,31 @@
 // One node-cron task per active monitor. A tick only enqueues a capture job (fast, never throws); the
 // job worker does the capture. Changes to a monitor take effect at once through `schedule`/`unschedule`.
+// node-cron keeps its own time (Date and setTimeout); the scheduler's own decisions — which stored
+// next runs were missed while stopped — read the injected clock, so tests can fake both.
 import cron, { type ScheduledTask } from 'node-cron';
-import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
 import { AppError } from '../errors.js';
+import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
+import type { MonitorRecord, MonitorStore } from '../stores/monitors.js';
 import type { MonitorRuns } from './runs.js';
 
-export class MonitorScheduler {
+export interface Clock {
+  now(): Date;
+}
+export const systemClock: Clock = { now: () => new Date() };
+
+export class MonitorScheduler implements Lifecycle {
+  readonly name = 'monitor scheduler';
   private readonly tasks = new Map<string, ScheduledTask>();
+  /** Ticks under way, waited for by `stop` so none is cut off by the database closing. */
+  private readonly ticking = new Set<Promise<void>>();
   private started = false;
 
   constructor(
     private readonly monitors: MonitorStore,
     private readonly runs: MonitorRuns,
     private readonly log: Logger,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   get scheduledCount(): number {
@@ -24,7 +36,7 @@ export class MonitorScheduler {
    * Schedule every active monitor from the database. One that missed runs while the service was down
    * (its stored next run has passed) gets one catch-up capture now — never one per missed tick.
    */
-  start(now = new Date()): void {
+  async start(): Promise<void> {
     this.started = true;
     // node-cron logs to the console by default (e.g. "missed execution" when the loop was busy): into ours.
     cron.setLogger({
@@ -33,10 +45,11 @@ export class MonitorScheduler {
       warn: (message) => this.log.warn({ source: 'node-cron' }, message),
       error: (message, err) => this.log.error({ source: 'node-cron', err: err ?? message }, String(message)),
     });
-    for (const monitor of this.monitors.active()) {
+    const now = this.clock.now();
+    for (const monitor of await this.monitors.active()) {
       try {
-        if (monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString()) this.catchUp(monitor, now);
-        this.schedule(monitor);
+        if (monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString()) await this.catchUp(monitor, now);
+        await this.schedule(monitor);
       } catch (err) {
         this.log.error({ err, monitor: monitor.id }, 'monitor could not be scheduled');
       }
@@ -44,18 +57,18 @@ export class MonitorScheduler {
   }
 
   /** (Re)schedule a monitor as its settings now say; a paused one is unscheduled. */
-  schedule(monitor: MonitorRecord): void {
+  async schedule(monitor: MonitorRecord): Promise<void> {
     this.unschedule(monitor.id);
     if (!this.started || monitor.settings.paused) {
-      this.monitors.setNextRun(monitor.id, null);
+      await this.monitors.setNextRun(monitor.id, null);
       return;
     }
-    const task = cron.schedule(monitor.settings.schedule, (ctx) => this.tick(monitor.id, ctx.date, task), {
+    const task = cron.schedule(monitor.settings.schedule, (ctx) => this.track(this.tick(monitor.id, ctx.date, task)), {
       timezone: monitor.settings.timezone,
       name: `monitor ${monitor.id}`,
     });
     this.tasks.set(monitor.id, task);
-    this.monitors.setNextRun(monitor.id, task.getNextRun());
+    await this.monitors.setNextRun(monitor.id, task.getNextRun());
   }
 
   unschedule(monitorId: string): void {
@@ -65,15 +78,29 @@ export class MonitorScheduler {
     void task.destroy();
   }
 
-  stop(): void {
+  /** No tick starts after this; the ones under way (one statement each) finish, by `deadline` at the latest. */
+  async stop(deadline: number): Promise<void> {
     this.started = false;
     for (const id of [...this.tasks.keys()]) this.unschedule(id);
+    if (this.ticking.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.ticking),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now())))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private track(tick: Promise<void>): Promise<void> {
+    this.ticking.add(tick);
+    return tick.finally(() => this.ticking.delete(tick));
   }
 
   /** One capture for runs missed while stopped; a key at its queue cap gets none (the schedule goes on). */
-  private catchUp(monitor: MonitorRecord, now: Date): void {
+  private async catchUp(monitor: MonitorRecord, now: Date): Promise<void> {
     try {
-      const { created } = this.runs.start(monitor, 'catch-up', now);
+      // INTERIM: Promise.resolve while MonitorRuns is synchronous on this branch (async with the queue's).
+      const { created } = await Promise.resolve(this.runs.start(monitor, 'catch-up', now));
       this.log.info(
         { monitor: monitor.id, missed: monitor.nextRunAt, created },
         'catch-up capture for a run missed while stopped',
@@ -91,15 +118,16 @@ export class MonitorScheduler {
    * A tick never throws: a failure is logged and the next tick tries again. A monitor found paused or
    * gone — changed by another process, e.g. its key revoked with the CLI — is unscheduled here.
    */
-  private tick(monitorId: string, at: Date, task: ScheduledTask): void {
+  private async tick(monitorId: string, at: Date, task: ScheduledTask): Promise<void> {
     try {
-      const outcome = this.runs.tick(monitorId, at);
+      const outcome = await Promise.resolve(this.runs.tick(monitorId, at)); // INTERIM: see catchUp
       if (outcome === 'skipped')
         this.log.warn(
           { monitor: monitorId, tick: at },
           "tick skipped: the previous capture is unfinished or its key's queue is full",
         );
-      if (!this.monitors.setNextRunIfActive(monitorId, task.getNextRun()) && this.tasks.get(monitorId) === task) {
+      const active = await this.monitors.setNextRunIfActive(monitorId, task.getNextRun());
+      if (!active && this.tasks.get(monitorId) === task) {
         this.log.info({ monitor: monitorId }, 'monitor is paused or gone, or its key revoked: unscheduled');
         this.unschedule(monitorId);
       }

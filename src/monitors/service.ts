@@ -4,29 +4,24 @@
 // shown (secrets masked), so absent and sent-back "••••" values alike keep what is stored — unless
 // the PATCH would send them to another origin or widen where headers go (secret-binding.ts).
 import { randomBytes } from 'node:crypto';
-import type { CaptureRecord, CaptureStore } from '../db/captures.js';
-import type { JobRecord, JobStore } from '../db/jobs.js';
-import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
-import type { Db } from '../db/open.js';
+import type { JobRecord } from '../stores/jobs.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { conflict, invalidRequest, notFound, urlBlocked, webhookUrlBlocked } from '../errors.js';
-import { mergePatch, type MonitorSettings } from '../http/schemas/monitors.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../storage/file-store.js';
+import type { Backend } from '../stores/backend.js';
+import type { CaptureListQuery, CaptureRecord } from '../stores/captures.js';
+import type { MonitorListQuery, MonitorRecord } from '../stores/monitors.js';
 import { maskSecrets, sameCapture, sealSecrets } from './capture-secrets.js';
 import type { MonitorRuns } from './runs.js';
 import type { MonitorScheduler } from './scheduler.js';
 import { foldHeaderNames } from './header-names.js';
 import { movedSecrets } from './secret-binding.js';
-
-type Named = MonitorSettings & { name: string };
+import { mergePatch, named, type MonitorSettings } from './settings.js';
 
 export class MonitorService {
   constructor(
-    private readonly db: Db,
-    private readonly monitors: MonitorStore,
-    private readonly captures: CaptureStore,
-    private readonly jobs: JobStore,
+    private readonly backend: Backend,
     private readonly runs: MonitorRuns,
     private readonly scheduler: MonitorScheduler,
     private readonly files: FileStore,
@@ -41,42 +36,32 @@ export class MonitorService {
     await this.checkEgress(settings);
     const id = `mon_${randomBytes(10).toString('hex')}`;
     const sealed = { ...settings, capture: sealSecrets(settings.capture, undefined, this.secrets, id) };
-    this.db
-      .transaction(() => {
-        if (this.monitors.countByKey(keyId) >= this.limits.maxPerKey) {
-          throw conflict(
-            `this key already has ${this.limits.maxPerKey} monitors (monitors.maxPerKey); delete one first`,
-          );
-        }
-        this.monitors.insert({ id, keyId, settings: named(sealed), baseUrl }, now);
-      })
-      .immediate();
-    this.scheduler.schedule(this.monitors.get(id)!);
-    return this.monitors.get(id)!;
+    await this.backend.transaction(async (tx) => {
+      if ((await tx.monitors.countByKey(keyId)) >= this.limits.maxPerKey) {
+        throw conflict(`this key already has ${this.limits.maxPerKey} monitors (monitors.maxPerKey); delete one first`);
+      }
+      await tx.monitors.insert({ id, keyId, settings: named(sealed), baseUrl }, now);
+    });
+    await this.scheduler.schedule((await this.backend.stores.monitors.get(id))!);
+    return (await this.backend.stores.monitors.get(id))!;
   }
 
-  get(keyId: string, id: string): MonitorRecord {
-    const monitor = this.monitors.getOwned(keyId, id);
+  async get(keyId: string, id: string): Promise<MonitorRecord> {
+    const monitor = await this.backend.stores.monitors.getOwned(keyId, id);
     if (!monitor) throw notFound(`no monitor ${id}`);
     return monitor;
   }
 
-  list(keyId: string, query: { limit: number; before?: { createdAt: string; id: string } }): MonitorRecord[] {
-    return this.monitors.list(keyId, query);
+  list(keyId: string, query: MonitorListQuery): Promise<MonitorRecord[]> {
+    return this.backend.stores.monitors.list(keyId, query);
   }
 
   /**
-   * A JSON Merge Patch of the settings, validated whole by `validate`. Changing the url or the capture
-   * options starts a new baseline; the schedule, pause state and timezone take effect at once.
+   * A JSON Merge Patch of the monitor applied to its settings as shown (secrets masked): what the
+   * caller validates whole, as a create, before it passes the result to `update`.
    */
-  async update(
-    keyId: string,
-    id: string,
-    patch: unknown,
-    validate: (merged: unknown) => MonitorSettings,
-    baseUrl: string,
-  ): Promise<MonitorRecord> {
-    const before = this.get(keyId, id);
+  async patched(keyId: string, id: string, patch: unknown): Promise<unknown> {
+    const before = await this.get(keyId, id);
     if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
       throw invalidRequest('the body must be a JSON object (a JSON Merge Patch of the monitor)', [
         { path: '', message: 'expected an object' },
@@ -85,9 +70,16 @@ export class MonitorService {
     const shown = { ...before.settings, capture: maskSecrets(before.settings.capture) };
     // A name that was only the url's default follows the url when the url changes.
     const current = shown.name === shown.url ? { ...shown, name: undefined } : shown;
-    const merged = validate(
-      mergePatch(current, foldHeaderNames(patch, Object.keys(before.settings.capture.headers ?? {}))),
-    );
+    return mergePatch(current, foldHeaderNames(patch, Object.keys(before.settings.capture.headers ?? {})));
+  }
+
+  /**
+   * The monitor's new settings (`patched`, validated): masked secrets keep what is stored. Changing
+   * the url or the capture options starts a new baseline; the schedule, pause state and timezone take
+   * effect at once.
+   */
+  async update(keyId: string, id: string, merged: MonitorSettings, baseUrl: string): Promise<MonitorRecord> {
+    const before = await this.get(keyId, id);
     const moved = movedSecrets(before.settings, merged);
     const settings = named({
       ...merged,
@@ -100,50 +92,46 @@ export class MonitorService {
       settings.url !== before.settings.url ||
       !sameCapture(settings.capture, before.settings.capture, this.secrets, id) ||
       settings.diff.textSelector !== before.settings.diff.textSelector;
-    this.monitors.update(id, settings, baseUrl, newBaseline, new Date());
-    const after = this.monitors.get(id);
+    const monitors = this.backend.stores.monitors;
+    await monitors.update(id, settings, baseUrl, newBaseline, new Date());
+    const after = await monitors.get(id);
     if (!after) throw notFound(`no monitor ${id}`); // deleted meanwhile
-    this.scheduler.schedule(after);
-    return this.monitors.get(id)!;
+    await this.scheduler.schedule(after);
+    return (await monitors.get(id))!;
   }
 
   async delete(keyId: string, id: string): Promise<void> {
-    this.get(keyId, id);
+    await this.get(keyId, id);
     this.scheduler.unschedule(id);
     // Its pending captures are canceled with it, so none records into a monitor that is gone.
-    const canceled = this.db
-      .transaction(() => {
-        const ids = this.jobs.cancelCaptures(id, new Date());
-        this.monitors.delete(id); // captures rows go with it (ON DELETE CASCADE)
-        return ids;
-      })
-      .immediate();
+    const canceled = await this.backend.transaction(async (tx) => {
+      const ids = await tx.jobs.cancelCaptures(id, new Date());
+      await tx.monitors.delete(id); // captures rows go with it (ON DELETE CASCADE)
+      return ids;
+    });
     for (const jobId of canceled) this.abortJob(jobId);
     await this.files.removeFolder(id);
   }
 
   /** Capture now; if a capture is already queued or running, that one (not a second). */
-  run(keyId: string, id: string): { job: JobRecord; created: boolean } {
-    return this.runs.start(this.get(keyId, id), 'manual');
+  async run(keyId: string, id: string): Promise<{ job: JobRecord; created: boolean }> {
+    const monitor = await this.get(keyId, id);
+    return this.runs.start(monitor, 'manual');
   }
 
-  listCaptures(
-    keyId: string,
-    monitorId: string,
-    query: { limit: number; before?: { createdAt: string; id: string } },
-  ): CaptureRecord[] {
-    this.get(keyId, monitorId);
-    return this.captures.list(monitorId, query);
+  async listCaptures(keyId: string, monitorId: string, query: CaptureListQuery): Promise<CaptureRecord[]> {
+    await this.get(keyId, monitorId);
+    return this.backend.stores.captures.list(monitorId, query);
   }
 
-  capture(keyId: string, id: string): { capture: CaptureRecord; monitor: MonitorRecord } {
-    const capture = this.captures.getOwned(keyId, id);
+  async capture(keyId: string, id: string): Promise<{ capture: CaptureRecord; monitor: MonitorRecord }> {
+    const capture = await this.backend.stores.captures.getOwned(keyId, id);
     if (!capture) throw notFound(`no capture ${id}`);
-    return { capture, monitor: this.get(keyId, capture.monitorId) };
+    return { capture, monitor: await this.get(keyId, capture.monitorId) };
   }
 
   async captureFile(keyId: string, id: string, which: 'image' | 'diff'): Promise<Buffer> {
-    const { capture } = this.capture(keyId, id);
+    const { capture } = await this.capture(keyId, id);
     const key = which === 'image' ? capture.imageKey : capture.diffKey;
     if (!key) {
       throw notFound(
@@ -172,9 +160,4 @@ export class MonitorService {
       }
     }
   }
-}
-
-/** A monitor without a name is called by its url. */
-function named(settings: MonitorSettings): Named {
-  return { ...settings, name: settings.name ?? settings.url };
 }

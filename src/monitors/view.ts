@@ -1,7 +1,7 @@
-// Monitors and captures as the API shows them (shared/API.md, "Monitors"), and the thin data of
+// Monitors and captures as the API shows them (/docs, "Monitors"), and the thin data of
 // their webhook events: ids, figures and absolute URLs, never image bytes.
-import type { CaptureRecord } from '../db/captures.js';
-import type { MonitorRecord } from '../db/monitors.js';
+import type { CaptureRecord } from '../stores/captures.js';
+import type { MonitorRecord } from '../stores/monitors.js';
 import { maskSecrets } from './capture-secrets.js';
 import { summarize } from './text-changes.js';
 

@@ -1,8 +1,125 @@
-// INTERIM (issue 12 skeleton): the async interface of the captures store, for now the async face of the
-// synchronous class. Its owner replaces this with an explicit interface and typed records, moved here.
-import type { CaptureStore as SyncCaptureStore } from '../db/captures.js';
-import type { Async } from './async.js';
+// The captures store: one record per finished capture of a monitor, successful or not.
+import type { Box } from '../geometry.js';
 
-export type * from '../db/captures.js';
+export type CaptureReason = 'schedule' | 'manual' | 'catch-up';
 
-export type CaptureStore = Async<SyncCaptureStore>;
+/** An element a changed region overlaps, with its text in the baseline and in this capture. */
+export interface RegionElement {
+  selector: string;
+  tag: string;
+  before: string | null;
+  after: string | null;
+}
+
+/** A changed area of the capture (image pixels) and what lies behind it. */
+export interface Region extends Box {
+  /** Changed pixels counted in it. */
+  pixels?: number;
+  /** Up to 5 elements it overlaps, the largest overlap first. */
+  elements?: RegionElement[];
+}
+
+/** One piece of a word-level diff (jsdiff's shape): unchanged, or added, or removed. */
+export interface WordPart {
+  value: string;
+  added?: true;
+  removed?: true;
+}
+
+export interface TextChange {
+  kind: 'added' | 'removed' | 'changed';
+  before: string | null;
+  after: string | null;
+  /** Where the block is in this capture (in the baseline for a removed one), image pixels. */
+  box: Box | null;
+  selector: string | null;
+  /** Changed blocks: the word-level diff from before to after. */
+  words?: WordPart[];
+}
+
+/** One notifyWhen rule as this capture found it. */
+export interface ConditionResult {
+  index: number;
+  selector: string;
+  /** The rule's test (textContains, numberBelow, ...). */
+  test: string;
+  met: boolean;
+  /** What was read: the element's text, or the number parsed from it; null when nothing matched. */
+  value: string | number | null;
+}
+
+export interface CaptureRecord {
+  id: string;
+  monitorId: string;
+  status: 'succeeded' | 'failed';
+  reason: CaptureReason;
+  specVersion: number;
+  takenAt: string;
+  /** The list order: the same as takenAt. */
+  createdAt: string;
+  durationMs: number;
+  width: number | null;
+  height: number | null;
+  sha256: string | null;
+  imageKey: string | null;
+  diffKey: string | null;
+  baselineId: string | null;
+  changed: boolean;
+  confirmed: boolean;
+  diffPixels: number;
+  diffRatio: number;
+  regions: Region[];
+  ignoredBoxes: Box[];
+  truncated: boolean;
+  error: { code: string; message: string } | null;
+  /** The file holding this capture's text blocks (what the next capture's text is compared with). */
+  textKey: string | null;
+  /** At most MAX_TEXT_CHANGES, in reading order. */
+  textChanges: TextChange[];
+  /** All text changes found, including those not kept. */
+  textChangesTotal: number;
+  conditions: ConditionResult[];
+  conditionErrors: string[];
+  /** Every notifyWhen rule is true and one became true; null when the monitor has none. */
+  conditionsMet: boolean | null;
+}
+
+export const MAX_TEXT_CHANGES = 50;
+
+/** `storedBytes`: what its image and diff image take on disk (counted against monitors.maxStoredBytesPerKey); 0 if absent. */
+export type NewCapture = Omit<CaptureRecord, 'createdAt'> & { storedBytes?: number };
+
+/** Newest first; `before` is the cursor: the last capture of the previous page. */
+export interface CaptureListQuery {
+  limit: number;
+  before?: { createdAt: string; id: string };
+}
+
+/** Capture records deleted, and the stored files they held (to remove once the transaction commits). */
+export interface Removed {
+  ids: string[];
+  keys: string[];
+}
+
+export interface CaptureStore {
+  insert(c: NewCapture): Promise<void>;
+  /** The capture if its monitor belongs to this key. */
+  getOwned(keyId: string, id: string): Promise<CaptureRecord | undefined>;
+  /** A monitor's captures, newest first (takenAt, then id). */
+  list(monitorId: string, q: CaptureListQuery): Promise<CaptureRecord[]>;
+  /** The newest successful capture taken with the monitor's current settings: what the next is compared with. */
+  baseline(monitorId: string, specVersion: number): Promise<CaptureRecord | undefined>;
+  /** Delete a monitor's captures older than its newest `keep`, except `baselineId`. */
+  prune(monitorId: string, keep: number, baselineId: string | undefined): Promise<Removed>;
+  /** Bytes the captures of a key's monitors keep on disk (captures from before this was counted: 0). */
+  storedBytesOfKey(keyId: string): Promise<number>;
+  /**
+   * Delete the key's oldest captures that hold files until its stored bytes are at most `maxBytes`,
+   * sparing each monitor's current baseline and capture `keepId`. Fewer may go than needed: the spared
+   * ones can be over alone.
+   */
+  evictOldest(keyId: string, maxBytes: number, keepId: string): Promise<Removed>;
+  exists(id: string): Promise<boolean>;
+  /** Whether capture `id` still refers to the stored file `key` (its image, diff image or text). */
+  holdsFile(id: string, key: string): Promise<boolean>;
+}

@@ -4,6 +4,9 @@
 // and across restarts on one data directory: schedules come back from SQLite, a run missed while the
 // service was down gets exactly one catch-up capture, and a capture job a killed process left `running`
 // is taken up again. Real service, real Chromium, real SQLite; pages from a local fixture server.
+// What must NOT happen (no tick while paused, after a delete or a stop; one catch-up, not one per
+// missed tick) is shown on fake time in test/unit/monitor-schedule.test.ts, where it is exact; here
+// the service is shown to unschedule (scheduledCount) and every wait is on a condition.
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceOn, type DurableService } from '../helpers/durability-service.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { sleep, until } from '../helpers/until.js';
+import { until } from '../helpers/until.js';
 
 interface MonitorJson {
   id: string;
@@ -121,6 +124,13 @@ const activeJobCount = (api: Api, monitorId: string) =>
       .get(monitorId) as { n: number }
   ).n;
 
+const catchUpJobs = (api: Api, monitorId: string) =>
+  (
+    api.db
+      .prepare(`SELECT COUNT(*) n FROM jobs WHERE monitor_id = ? AND json_extract(request, '$.reason') = 'catch-up'`)
+      .get(monitorId) as { n: number }
+  ).n;
+
 /** The next 1 January 00:00 UTC: when `0 0 1 1 *` (UTC) fires next. */
 const nextNewYear = () => new Date(Date.UTC(new Date().getUTCFullYear() + 1, 0, 1)).toISOString();
 
@@ -191,7 +201,7 @@ describe('schedules in a running service', () => {
     expect(later.lastStatus).toBe('unchanged');
   });
 
-  it('pause stops the schedule (the capture in flight may finish), resume starts it again', async () => {
+  it('pause unschedules at once (the capture in flight may finish), resume schedules again', async () => {
     const m = await create({ schedule: EVERY_SECOND });
     await waitForCaptures(svc, key, m.id, 1);
     const scheduled = svc.scheduler.scheduledCount;
@@ -201,13 +211,9 @@ describe('schedules in a running service', () => {
     expect(paused.nextRunAt).toBeUndefined(); // a paused monitor has no next run
     expect(svc.scheduler.scheduledCount).toBe(scheduled - 1);
 
-    // At most one capture was in flight when it was paused; once it is done, nothing more comes.
+    // At most one capture was in flight when it was paused; it finishes. (That no tick comes while
+    // unscheduled is shown on fake time in test/unit/monitor-schedule.test.ts.)
     await until('the capture in flight to finish', () => activeJobCount(svc, m.id) === 0, 20_000);
-    const capturesAtPause = (await capturesOf(svc, key, m.id)).length;
-    const jobsAtPause = jobCount(svc, m.id);
-    await sleep(3000);
-    expect((await capturesOf(svc, key, m.id)).length).toBe(capturesAtPause);
-    expect(jobCount(svc, m.id)).toBe(jobsAtPause);
     expect((await getMonitor(svc, key, m.id)).paused).toBe(true);
 
     const resumedAt = Date.now();
@@ -228,7 +234,6 @@ describe('schedules in a running service', () => {
   it('changing the schedule reschedules at once: yearly → every second starts captures without a restart', async () => {
     const m = await create({ schedule: YEARLY });
     expect(m.nextRunAt).toBe(nextNewYear());
-    await sleep(1500);
     expect(await capturesOf(svc, key, m.id)).toEqual([]);
     expect(jobCount(svc, m.id)).toBe(0);
 
@@ -244,7 +249,7 @@ describe('schedules in a running service', () => {
     expect((await getMonitor(svc, key, m.id)).schedule).toBe(EVERY_SECOND);
   });
 
-  it('delete unschedules: no capture job for the monitor appears afterwards', async () => {
+  it('delete unschedules at once and cancels the pending capture', async () => {
     const m = await create({ schedule: EVERY_SECOND });
     await waitForCaptures(svc, key, m.id, 1);
     const scheduled = svc.scheduler.scheduledCount;
@@ -254,29 +259,30 @@ describe('schedules in a running service', () => {
     expect(svc.scheduler.scheduledCount).toBe(scheduled - 1);
     expect(activeJobCount(svc, m.id)).toBe(0); // a pending capture was canceled with it
 
-    const jobsAtDelete = jobCount(svc, m.id);
-    expect(jobsAtDelete).toBeGreaterThanOrEqual(1);
-    await sleep(3000);
-    expect(jobCount(svc, m.id)).toBe(jobsAtDelete);
+    expect(jobCount(svc, m.id)).toBeGreaterThanOrEqual(1);
+    // Unscheduled, it ticks no more (fake time: test/unit/monitor-schedule.test.ts); and a tick already
+    // under way finds the monitor gone and queues nothing (monitors store contract: claimTick).
     expect((await svc.call('GET', `/api/monitors/${m.id}`, key)).status).toBe(404);
   });
 
   it('no overlap: with a page that takes ~3 s, ticks that find the capture unfinished are skipped and counted', async () => {
     const m = await create({ url: `${fx.url}/slow?ms=3000`, schedule: EVERY_SECOND, diff: { confirm: false } });
 
-    // Sample the jobs table all along: never two queued/running captures of the monitor at once.
+    // Sample the jobs table every 25 ms all along: never two queued/running captures of the monitor at
+    // once, over at least 8 s (eight ticks, two or three slow captures) and until two captures are in.
     let maxActive = 0;
     const startedAt = Date.now();
-    let caps: CaptureJson[] = [];
-    for (;;) {
-      maxActive = Math.max(maxActive, activeJobCount(svc, m.id));
-      if (Date.now() - startedAt >= 8000) {
-        caps = await capturesOf(svc, key, m.id);
-        if (caps.length >= 2) break;
-        if (Date.now() - startedAt > 40_000) throw new Error(`only ${caps.length} captures of the slow page in 40 s`);
-      }
-      await sleep(25);
-    }
+    const caps = await until(
+      'two captures of the slow page, 8 s after the start',
+      async () => {
+        maxActive = Math.max(maxActive, activeJobCount(svc, m.id));
+        if (Date.now() - startedAt < 8000) return false;
+        const list = await capturesOf(svc, key, m.id);
+        return list.length >= 2 && list;
+      },
+      40_000,
+      25,
+    );
     expect(maxActive).toBe(1);
 
     for (const c of caps) expect(c).toMatchObject({ status: 'succeeded', reason: 'schedule' });
@@ -361,10 +367,11 @@ describe('schedules across restarts (one data directory, services started on it 
     });
 
     const second = await start(dir);
+    // Catch-ups are queued only while the scheduler starts, which is over once the service answers.
+    expect(catchUpJobs(second, m.id)).toBe(1); // one catch-up, not one per missed run
     const [catchUp] = await waitForCaptures(second, key, m.id, 1);
     expect(catchUp).toMatchObject({ status: 'succeeded', reason: 'catch-up', baselineId: null });
-    await sleep(3000); // one catch-up, not one per missed run
-    expect((await capturesOf(second, key, m.id)).map((c) => c.id)).toEqual([catchUp!.id]);
+    expect(jobCount(second, m.id)).toBe(1);
     const view = await getMonitor(second, key, m.id);
     expect(view.nextRunAt).toBe(nextNewYear());
     expect(Date.parse(view.lastRunAt!)).toBeGreaterThanOrEqual(Date.parse(catchUp!.takenAt));
@@ -377,17 +384,8 @@ describe('schedules across restarts (one data directory, services started on it 
 
     // Nothing was missed this time: no catch-up is queued at start, and none is captured.
     const third = await start(dir);
-    const catchUpJobs = () =>
-      (
-        third.db
-          .prepare(
-            `SELECT COUNT(*) n FROM jobs WHERE monitor_id = ? AND json_extract(request, '$.reason') = 'catch-up'`,
-          )
-          .get(m.id) as { n: number }
-      ).n;
-    expect(catchUpJobs()).toBe(1); // the one from the second start
-    await sleep(3000);
-    expect(catchUpJobs()).toBe(1);
+    expect(catchUpJobs(third, m.id)).toBe(1); // the one from the second start: none queued at this one
+    expect(jobCount(third, m.id)).toBe(1);
     expect((await capturesOf(third, key, m.id)).map((c) => c.id)).toEqual([catchUp!.id]);
   });
 
@@ -417,7 +415,9 @@ describe('schedules across restarts (one data directory, services started on it 
     expect(
       second.db.prepare('SELECT status, attempts, lease_owner AS owner FROM jobs WHERE id = ?').get(jobId),
     ).toEqual({ status: 'succeeded', attempts: 2, owner: null });
-    await sleep(1000); // taken up once: no second capture
+    // Taken up once: the one job is finished (attempts 2: the dead process's and this one), and a
+    // yearly monitor queues no other, so no second capture can come.
+    expect(jobCount(second, m.id)).toBe(1);
     expect(await capturesOf(second, issued.key, m.id)).toHaveLength(1);
   });
 });

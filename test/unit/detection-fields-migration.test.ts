@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/db/api-keys.js';
-import { CaptureStore } from '../../src/db/captures.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { MonitorStore } from '../../src/db/monitors.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
+import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { monitorSchema } from '../../src/http/schemas/monitors.js';
 import { projectRoot } from '../../src/project-root.js';
 
@@ -49,7 +48,7 @@ const oldDiff = (minChangeRatio: number) => ({
   confirm: true,
 });
 
-it('old monitors get every new default and still pass the schema; only the old default ratio changes', () => {
+it('old monitors get every new default and still pass the schema; only the old default ratio changes', async () => {
   const all = readMigrations(resolve(projectRoot(), 'migrations'));
   const at = all.findIndex((m) => m.name.startsWith('0009_'));
   expect(at).toBeGreaterThan(0);
@@ -69,7 +68,7 @@ it('old monitors get every new default and still pass the schema; only the old d
 
   migrate(db, all);
 
-  const monitors = new MonitorStore(db);
+  const { monitors, captures } = new SqliteBackend(db).stores;
   const schema = monitorSchema({
     maxFullPageHeight: 16_384,
     maxImagePixels: 50_000_000,
@@ -78,7 +77,7 @@ it('old monitors get every new default and still pass the schema; only the old d
     minIntervalSeconds: 60,
   });
   for (const id of ['mon_default', 'mon_chosen']) {
-    const { name: _name, ...settings } = monitors.get(id)!.settings;
+    const { name: _name, ...settings } = (await monitors.get(id))!.settings;
     // What is stored is exactly what the schema makes of it: nothing missing, nothing the schema would add.
     expect(schema.parse(settings)).toStrictEqual(settings);
     expect(settings.notifyWhen).toEqual([]);
@@ -86,10 +85,10 @@ it('old monitors get every new default and still pass the schema; only the old d
     expect(settings.diff).toMatchObject({ mode: 'visual', ignoreText: [], ignoreSelectors: ['#clock'] });
     expect(settings.diff).not.toHaveProperty('textSelector');
   }
-  expect(monitors.get('mon_default')!.settings.diff.minChangeRatio).toBe(0);
-  expect(monitors.get('mon_chosen')!.settings.diff.minChangeRatio).toBe(0.01);
+  expect((await monitors.get('mon_default'))!.settings.diff.minChangeRatio).toBe(0);
+  expect((await monitors.get('mon_chosen'))!.settings.diff.minChangeRatio).toBe(0.01);
 
-  const old = new CaptureStore(db).baseline('mon_default', 1)!;
+  const old = (await captures.baseline('mon_default', 1))!;
   expect(old).toMatchObject({
     id: 'cap_old',
     regions: [{ x: 1, y: 2, width: 3, height: 4 }],

@@ -4,12 +4,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { ApiKeyStore } from '../../src/db/api-keys.js';
 import { JobStore } from '../../src/db/jobs.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { MonitorStore } from '../../src/db/monitors.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
+import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { createLogger } from '../../src/log.js';
 import { MonitorRuns } from '../../src/monitors/runs.js';
 import { MonitorScheduler } from '../../src/monitors/scheduler.js';
@@ -23,8 +24,9 @@ beforeEach(() => {
   db = openDatabase(join(dir, 'test.db'));
   migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
 });
-afterEach(() => {
-  scheduler?.stop();
+afterEach(async () => {
+  await scheduler?.stop(Date.now());
+  vi.useRealTimers();
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -43,20 +45,21 @@ const captureJobs = (monitorId: string) =>
 it.each([
   { queued: 1, caught: 1, what: 'one place left (the edge): the catch-up is queued' },
   { queued: 2, caught: 0, what: 'at the cap: no catch-up' },
-])('cap 2, $queued render jobs queued — $what; the monitor is scheduled either way', ({ queued, caught }) => {
+])('cap 2, $queued render jobs queued — $what; the monitor is scheduled either way', async ({ queued, caught }) => {
+  vi.useFakeTimers({ now: new Date('2026-06-01T00:00:00.000Z') }); // the scheduler's clock and node-cron's
   const keyId = new ApiKeyStore(db).create('k').id;
   const jobs = new JobStore(db);
   for (let i = 0; i < queued; i++)
     jobs.insert({ id: `job_${i}`, keyId, kind: 'pdf', request: '{}', baseUrl: 'http://x' }, new Date());
   monitorMissedARun(keyId, 'mon_1');
-  const monitors = new MonitorStore(db);
+  const monitors = new SqliteBackend(db).stores.monitors;
   scheduler = new MonitorScheduler(
     monitors,
-    new MonitorRuns(db, monitors, jobs, () => undefined, 2),
+    new MonitorRuns(db, new MonitorStore(db), jobs, () => undefined, 2),
     createLogger('silent'),
   );
-  scheduler.start(new Date('2026-06-01T00:00:00.000Z'));
+  await scheduler.start();
   expect(captureJobs('mon_1')).toBe(caught);
   expect(scheduler.scheduledCount).toBe(1);
-  expect(monitors.get('mon_1')!.nextRunAt).toBe('2027-01-01T00:00:00.000Z');
+  expect((await monitors.get('mon_1'))!.nextRunAt).toBe('2027-01-01T00:00:00.000Z');
 });

@@ -9,8 +9,9 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { ApiKeyStore } from '../../src/db/api-keys.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { MonitorStore } from '../../src/db/monitors.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
+import { sqliteScrub } from '../../src/db/scrub.js';
+import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { sealLegacySecrets } from '../../src/monitors/seal-legacy-secrets.js';
 import { projectRoot } from '../../src/project-root.js';
 import { SecretBox } from '../../src/secrets/secret-box.js';
@@ -24,6 +25,7 @@ let secrets: Secrets;
 const box = new SecretBox(randomBytes(32));
 const warnings: { fields: object; message: string }[] = [];
 const log = { warn: (fields: object, message: string) => void warnings.push({ fields, message }) };
+const seal = () => sealLegacySecrets(new SqliteBackend(db), sqliteScrub(db), box, log);
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-seal-'));
@@ -54,24 +56,24 @@ afterEach(() => {
 const walBytes = () => (existsSync(`${file}-wal`) ? readFileSync(`${file}-wal`) : Buffer.alloc(0));
 const fileBytes = () => Buffer.concat([readFileSync(file), walBytes()]);
 
-it('with no other reader: seals, empties the WAL, leaves no plaintext, warns of nothing', () => {
+it('with no other reader: seals, empties the WAL, leaves no plaintext, warns of nothing', async () => {
   expect(holdsAny(fileBytes(), secrets)).toEqual(Object.values(secrets)); // the test starts from plaintext
-  expect(sealLegacySecrets(db, new MonitorStore(db), box, log)).toEqual(['mon_1']);
+  expect(await seal()).toEqual(['mon_1']);
   expect(walBytes().length).toBe(0);
   expect(holdsAny(fileBytes(), secrets)).toEqual([]);
   expect(warnings).toEqual([]);
   expect(db.pragma('secure_delete', { simple: true })).toBe(0); // back to what it was
 });
 
-it('with a reader holding the WAL: warns that the plaintext is still on disk, and the WAL frames it wrote hold none', () => {
+it('with a reader holding the WAL: warns that the plaintext is still on disk, and the WAL frames it wrote hold none', async () => {
   reader = new Database(file);
   reader.prepare('BEGIN').run();
   reader.prepare('SELECT COUNT(*) FROM monitors').get(); // a read snapshot from before the pass: no checkpoint can finish
   db.pragma('busy_timeout = 50'); // each checkpoint try waits this long for the reader; it never lets go
 
-  expect(sealLegacySecrets(db, new MonitorStore(db), box, log)).toEqual(['mon_1']);
+  expect(await seal()).toEqual(['mon_1']);
   expect(warnings).toEqual([
-    { fields: { monitors: 1 }, message: expect.stringMatching(/WAL could not be emptied.*plaintext stays/) },
+    { fields: { monitors: 1 }, message: expect.stringMatching(/WAL could not be emptied.*plaintext stays/) as string },
   ]);
   // Why the warning matters: the old pages are still in the main file.
   expect(holdsAny(readFileSync(file), secrets)).toEqual(Object.values(secrets));
@@ -84,7 +86,7 @@ it('with a reader holding the WAL: warns that the plaintext is still on disk, an
   expect(holdsAny(fileBytes(), secrets)).toEqual([]);
 });
 
-it('when another process holds the write lock at the VACUUM: the secrets stay sealed, the start goes on, and it warns what is left', () => {
+it('when another process holds the write lock at the VACUUM: the secrets stay sealed, the start goes on, and it warns what is left', async () => {
   // Fault injection: the VACUUM meets a writer that grabbed the lock after the sealing committed (a race
   // a second connection cannot be timed into from here), answered as SQLite answers it.
   const exec = db.exec.bind(db);
@@ -92,13 +94,17 @@ it('when another process holds the write lock at the VACUUM: the secrets stay se
     if (sql === 'VACUUM') throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
     return exec(sql);
   });
-  expect(sealLegacySecrets(db, new MonitorStore(db), box, log)).toEqual(['mon_1']);
+  expect(await seal()).toEqual(['mon_1']);
   expect(warnings).toEqual([
     {
       fields: { monitors: 1 },
-      message: expect.stringMatching(/could not be vacuumed.*run VACUUM on the database while the service is stopped/),
+      message: expect.stringMatching(
+        /could not be vacuumed.*run VACUUM on the database while the service is stopped/,
+      ) as string,
     },
   ]);
-  expect(new MonitorStore(db).get('mon_1')!.settings.capture.headers!['X-Api-Token']).toMatch(/^enc:v1:/);
+  expect((await new SqliteBackend(db).stores.monitors.get('mon_1'))!.settings.capture.headers!['X-Api-Token']).toMatch(
+    /^enc:v1:/,
+  );
   vi.restoreAllMocks();
 });

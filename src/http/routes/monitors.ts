@@ -33,22 +33,22 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
     ctx.body = monitorView(monitor);
   });
 
-  router.get('/api/monitors', (ctx) => {
+  router.get('/api/monitors', async (ctx) => {
     const q = parseBody(pagingQuery, { ...ctx.query });
-    const rows = monitors.list(keyIdOf(ctx), { limit: q.limit + 1, before: decodeCursor(q.cursor) });
+    const rows = await monitors.list(keyIdOf(ctx), { limit: q.limit + 1, before: decodeCursor(q.cursor) });
     ctx.body = page(rows, q.limit, monitorView);
   });
 
-  router.get('/api/monitors/:id', (ctx) => {
-    ctx.body = monitorView(monitors.get(keyIdOf(ctx), ctx.params.id!));
+  router.get('/api/monitors/:id', async (ctx) => {
+    ctx.body = monitorView(await monitors.get(keyIdOf(ctx), ctx.params.id!));
   });
 
   router.patch('/api/monitors/:id', async (ctx) => {
     const keyId = keyIdOf(ctx);
-    const patch = await body(ctx);
-    ctx.body = monitorView(
-      await monitors.update(keyId, ctx.params.id!, patch, (merged) => parseBody(schema, merged), base(ctx)),
-    );
+    const id = ctx.params.id!;
+    // The merged monitor is validated whole, by the same schema as a create.
+    const settings = parseBody(schema, await monitors.patched(keyId, id, await body(ctx)));
+    ctx.body = monitorView(await monitors.update(keyId, id, settings, base(ctx)));
   });
 
   router.delete('/api/monitors/:id', async (ctx) => {
@@ -56,8 +56,8 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
     ctx.status = 204;
   });
 
-  router.post('/api/monitors/:id/run', (ctx) => {
-    const { job, created } = monitors.run(keyIdOf(ctx), ctx.params.id!);
+  router.post('/api/monitors/:id/run', async (ctx) => {
+    const { job, created } = await monitors.run(keyIdOf(ctx), ctx.params.id!);
     ctx.status = 202;
     ctx.set('Location', `/api/monitors/${ctx.params.id}/captures`);
     const { reason } = JSON.parse(job.request) as { reason: string };
@@ -70,9 +70,9 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
     };
   });
 
-  router.get('/api/monitors/:id/captures', (ctx) => {
+  router.get('/api/monitors/:id/captures', async (ctx) => {
     const q = parseBody(pagingQuery, { ...ctx.query });
-    const rows = monitors.listCaptures(keyIdOf(ctx), ctx.params.id!, {
+    const rows = await monitors.listCaptures(keyIdOf(ctx), ctx.params.id!, {
       limit: q.limit + 1,
       before: decodeCursor(q.cursor),
     });
@@ -80,8 +80,8 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
     ctx.body = page(rows, q.limit, (c) => captureView(c, baseUrl));
   });
 
-  router.get('/api/captures/:id', (ctx) => {
-    ctx.body = captureView(monitors.capture(keyIdOf(ctx), ctx.params.id!).capture, base(ctx));
+  router.get('/api/captures/:id', async (ctx) => {
+    ctx.body = captureView((await monitors.capture(keyIdOf(ctx), ctx.params.id!)).capture, base(ctx));
   });
 
   for (const which of ['image', 'diff'] as const) {

@@ -1,16 +1,18 @@
-// Monitor bodies (shared/API.md, "Monitors"). A PATCH is merged into the stored monitor (JSON Merge
-// Patch) and the result validated by the same schema as a create, so the rules are written once.
+// Monitor bodies: the wire format of a monitor's settings (src/monitors/settings.ts). A PATCH is merged
+// into the stored monitor (JSON Merge Patch) and the result validated by the same schema as a create, so
+// the rules are written once.
 import cron from 'node-cron';
 import { z } from 'zod';
 import { ignoreTextProblem } from '../../monitors/ignore-text.js';
 import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
 import { DIFF_MODES } from '../../monitors/diff-mode.js';
+import { NOTIFY_EVENTS, type CaptureOptions, type DiffOptions, type MonitorSettings } from '../../monitors/settings.js';
 import { notifyWhenSchema } from './conditions.js';
 import { imageSizeRules } from './image-size.js';
 import { httpUrl, imageOptions, oneCaptureMode, pageOptions, validTimeZone, type SchemaLimits } from './render.js';
 import { stepsFitTimeout, stepsSchema } from './steps.js';
 
-export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
+export { mergePatch } from '../../monitors/settings.js';
 
 const box = z
   .object({
@@ -168,25 +170,16 @@ export function monitorSchema(limits: SchemaLimits & { maxRetention: number; min
     .strict();
 }
 
-export type MonitorSettings = z.infer<ReturnType<typeof monitorSchema>>;
-export type CaptureOptions = MonitorSettings['capture'];
-export type DiffOptionsSetting = MonitorSettings['diff'];
-export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
-
-/** RFC 7396: objects merge key by key, `null` removes a key, anything else replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const result: Record<string, unknown> =
-    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) {
-      delete result[key];
-      continue;
-    }
-    // Defined, not assigned: a "__proto__" member of parsed JSON must stay a plain (and then refused)
-    // key rather than replace the result's prototype.
-    const merged = mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value);
-    Object.defineProperty(result, key, { value: merged, enumerable: true, writable: true, configurable: true });
-  }
-  return result;
-}
+/**
+ * What the schema produces must be a monitor's settings as the domain defines them, field for field
+ * (compile-time checks: a field the schema adds must be added to the domain type too).
+ */
+type Produces<T extends MonitorSettings> = T;
+export type MonitorBody = Produces<z.output<ReturnType<typeof monitorSchema>>>;
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+type Holds<T extends true> = T;
+export type MonitorBodyFields = [
+  Holds<SameKeys<MonitorBody, MonitorSettings>>,
+  Holds<SameKeys<MonitorBody['capture'], CaptureOptions>>,
+  Holds<SameKeys<MonitorBody['diff'], DiffOptions>>,
+];

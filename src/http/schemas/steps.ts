@@ -1,9 +1,9 @@
 // `capture.steps`: what a monitor does on the page after it has loaded and before it is captured
 // (log in, accept a consent banner, open a tab). They share the render's time budget.
 import { z } from 'zod';
+import { STEP_ACTIONS, type Step } from '../../monitors/settings.js';
 import { httpUrl } from './render.js';
 
-export const STEP_ACTIONS = ['click', 'fill', 'press', 'select', 'waitForSelector', 'waitForTimeout', 'goto'] as const;
 export const MAX_STEPS = 20;
 
 /** Which of selector/value each action needs; anything else given is refused rather than ignored. */
@@ -68,8 +68,6 @@ export const stepsSchema = z
   .max(MAX_STEPS)
   .default([])
   .describe(`Up to ${MAX_STEPS} steps run in order after the page loads and before the capture`);
-
-export type Step = z.infer<typeof stepSchema>;
 
 /**
  * The steps' fixed waits (waitForTimeout) must leave time in the render's timeout for everything

@@ -1,0 +1,131 @@
+// What a monitor is set to do: the page, its schedule, how it is captured and compared, whom to tell.
+// The HTTP schema (src/http/schemas/monitors.ts) validates a request body into this shape, defaults
+// filled; the store keeps it and the scheduler, the capture job and the service read it.
+import type { Box } from '../geometry.js';
+import type { DiffMode } from './diff-mode.js';
+import type { Rule } from './rules.js';
+
+export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+export const STEP_ACTIONS = ['click', 'fill', 'press', 'select', 'waitForSelector', 'waitForTimeout', 'goto'] as const;
+export type StepAction = (typeof STEP_ACTIONS)[number];
+
+/** One thing done on the page after it loads and before it is captured (log in, accept a banner...). */
+export interface Step {
+  action: StepAction;
+  selector?: string;
+  value?: string;
+  /** fill only: the value is write-only, stored sealed and shown as "••••". */
+  secret?: boolean;
+}
+
+export interface Cookie {
+  name: string;
+  value: string;
+  domain?: string;
+  path?: string;
+  url?: string;
+  httpOnly?: boolean;
+  secure?: boolean;
+  sameSite?: 'Strict' | 'Lax' | 'None';
+}
+
+export type ResourceType = 'image' | 'media' | 'font' | 'stylesheet' | 'script' | 'xhr' | 'fetch' | 'websocket';
+
+/**
+ * How the page is captured: an image render's page and image options, without what a monitor sets
+ * itself (url), has no use for (html, output format, async delivery) or decides otherwise (reducedMotion).
+ */
+export interface CaptureOptions {
+  viewport?: { width: number; height: number };
+  deviceScaleFactor?: number;
+  device?: string;
+  userAgent?: string;
+  locale?: string;
+  timezoneId?: string;
+  colorScheme: 'light' | 'dark';
+  /** "reduce" by default: motion that respects the preference stops, so a carousel is no change. */
+  reducedMotion: 'reduce' | 'no-preference';
+  media?: 'screen' | 'print';
+  javaScriptEnabled: boolean;
+  waitUntil: 'load' | 'domcontentloaded' | 'networkidle';
+  waitForSelector?: string;
+  waitForFunction?: string;
+  delay: number;
+  timeout: number;
+  headers?: Record<string, string>;
+  headersScope: 'origin' | 'all';
+  cookies?: Cookie[];
+  httpCredentials?: { username: string; password: string };
+  css?: string;
+  js?: string;
+  hideSelectors?: string[];
+  blockResources?: ResourceType[];
+  scrollPage: boolean;
+  failOnHttpError?: boolean;
+  fullPage: boolean;
+  selector?: string;
+  clip?: { x: number; y: number; width: number; height: number };
+  omitBackground: boolean;
+  animations: 'disabled' | 'allow';
+  caret: 'hide' | 'initial';
+  steps: Step[];
+}
+
+/** What counts as a change, and what is left out of the comparison. */
+export interface DiffOptions {
+  mode: DiffMode;
+  /** Compare only the text inside this element (its first match). */
+  textSelector?: string;
+  /** Patterns blanked before texts are compared. */
+  ignoreText: string[];
+  threshold: number;
+  includeAA: boolean;
+  minChangeRatio: number;
+  ignoreRegions: Box[];
+  ignoreSelectors: string[];
+  /** Capture again before reporting a change. */
+  confirm: boolean;
+}
+
+export interface MonitorSettings {
+  /** Absent: the monitor is called by its url (see NamedSettings). */
+  name?: string;
+  url: string;
+  schedule: string;
+  timezone: string;
+  paused: boolean;
+  capture: CaptureOptions;
+  diff: DiffOptions;
+  notifyWhen: Rule[];
+  notify: NotifyEvent[];
+  webhookUrl?: string;
+  retention: { keep: number };
+}
+
+/** The settings as stored: a monitor always has a name. */
+export type NamedSettings = MonitorSettings & { name: string };
+
+/** A monitor without a name is called by its url. */
+export function named(settings: MonitorSettings): NamedSettings {
+  return { ...settings, name: settings.name ?? settings.url };
+}
+
+/** RFC 7396: objects merge key by key, `null` removes a key, anything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) {
+      delete result[key];
+      continue;
+    }
+    // Defined, not assigned: a "__proto__" member of parsed JSON must stay a plain (and then refused)
+    // key rather than replace the result's prototype.
+    const merged = mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value);
+    Object.defineProperty(result, key, { value: merged, enumerable: true, writable: true, configurable: true });
+  }
+  return result;
+}
