@@ -7,13 +7,12 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Config } from './config.js';
-import { ApiKeyStore } from './db/api-keys.js';
 import { IdempotencyKeyStore } from './db/idempotency-keys.js';
 import { JobStore } from './db/jobs.js';
 import { DeliveryStore } from './db/webhook-deliveries.js';
-import { RecordRetention } from './db/retention.js';
 import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
+import { SqliteBackend } from './db/sqlite-backend.js';
 import { EgressPolicy } from './egress/policy.js';
 import { EgressProxy } from './egress/proxy.js';
 import { heldByBrowsers } from './egress/socket-owner.js';
@@ -80,6 +79,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     db.close();
     throw err;
   }
+  const backend = new SqliteBackend(db);
 
   const egress = new EgressPolicy(config.egress);
   // Only our own Chromium may use the proxy: a connection from any other local process gets 407.
@@ -110,8 +110,8 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   await browsers.start().catch((err) => log.error({ err, executablePath }, 'browser could not be started'));
 
   const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
-  const keys = new ApiKeyStore(db);
   const jobStore = new JobStore(db);
+  // INTERIM (issue 12): the queue and the recorder insert deliveries synchronously until they are async.
   const deliveries = new DeliveryStore(db);
   const idempotency = new IdempotencyKeyStore(db);
   const monitorStore = new MonitorStore(db);
@@ -124,9 +124,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       startedAt,
       browsers,
       limiter,
-      jobs: jobStore,
-      monitors: monitorStore,
-      deliveries,
+      stores: backend.stores,
       limits: { concurrency: config.render.concurrency, queueSize: config.render.queueSize },
     });
   const metrics = new Metrics(status);
@@ -150,12 +148,12 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const results = new LocalFileStore(resolve(dataDir, 'results'));
   const diffPool = new DiffPool(config.monitors.diffThreads);
   const dispatcher = new WebhookDispatcher(
-    deliveries,
-    keys,
+    backend,
     egress,
     { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs },
     log,
   );
+  // INTERIM (issue 12): deliveries inserted through the synchronous outbox do not notify `deliveries`.
   const wakeDispatcher = () => dispatcher.wake();
   // As many jobs in the render line as there are slots: with no synchronous traffic jobs fill every
   // slot; with it, the first-come line shares the slots instead of either side starving the other.
@@ -211,9 +209,9 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
         isReferenced: (key) => captureStore.holdsFile(captureIdOfFileKey(key), key),
       },
     ],
-    { store: new RecordRetention(db), ttlMs: config.jobs.recordTtlDays * 86_400_000 },
+    { store: backend.stores.retention, ttlMs: config.jobs.recordTtlDays * 86_400_000 },
   );
-  dispatcher.start();
+  await dispatcher.start();
   worker.start();
   sweeper.start();
   scheduler.start();
@@ -222,7 +220,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const app = createApp({
     log,
     renderer,
-    keys,
+    keys: backend.stores.keys,
     limits: {
       ...config.limits,
       maxRetention: config.monitors.maxRetention,
@@ -244,15 +242,14 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       config.monitors,
       secrets,
     ),
-    deliveries,
-    wakeDispatcher,
+    deliveries: backend.stores.deliveries,
     publicUrl: config.publicUrl,
     status,
     metrics,
     config,
     trustProxy: config.trustProxy,
     isShuttingDown: () => shuttingDown,
-    readiness: { database: () => databaseUsable(db), browser: () => browsers.readiness(), sandbox },
+    readiness: { database: () => backend.ping(), browser: () => browsers.readiness(), sandbox },
   });
 
   const server = app.listen(config.port, config.host);
@@ -267,7 +264,6 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       shuttingDown = true;
       scheduler.stop(); // no new captures are queued from here on
       const deadline = Date.now() + config.shutdownGraceMs;
-      const left = () => Math.max(0, deadline - Date.now());
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
       const [drained] = await Promise.all([
@@ -283,10 +279,10 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       await closed;
       await sweeper.stop();
       await diffPool.stop();
-      await dispatcher.stop(left());
+      await dispatcher.stop(deadline);
       await browsers.stop();
       await proxy.stop();
-      db.close();
+      await backend.close(); // closes the handle
       log.info('pagewatch stopped');
     })());
 
@@ -304,12 +300,4 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     scheduler,
     stop,
   };
-}
-
-function databaseUsable(db: Db): boolean {
-  try {
-    return db.prepare('SELECT 1 AS ok').get() !== undefined;
-  } catch {
-    return false;
-  }
 }
