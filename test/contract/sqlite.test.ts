@@ -1,7 +1,11 @@
 // Every store contract, run on the SQLite backend (a fresh migrated file per suite).
 // Each store's suite is one line: `<store>Contract(openSqliteBackend);`
 import { describe, expect, it } from 'vitest';
+import { apiKeysContract } from './api-keys.contract.js';
+import { keyDataContract } from './key-data.contract.js';
+import { retentionContract } from './retention.contract.js';
 import { openSqliteBackend } from './sqlite-backend.js';
+import { webhookDeliveriesContract } from './webhook-deliveries.contract.js';
 
 describe('SQLite backend', () => {
   it('answers a ping and closes', async () => {
@@ -10,3 +14,8 @@ describe('SQLite backend', () => {
     await close();
   });
 });
+
+apiKeysContract(openSqliteBackend);
+webhookDeliveriesContract(openSqliteBackend);
+keyDataContract(openSqliteBackend);
+retentionContract(openSqliteBackend);
