@@ -41,13 +41,21 @@ async function main(argv: string[]): Promise<number> {
   const log = createLogger(config.logLevel);
   if (command === 'migrate' || command === 'keys') {
     const db = openDatabase(resolve(config.dataDir, 'pagewatch.db'));
+    let applied: string[];
+    try {
+      applied = migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    if (command === 'migrate') {
+      db.close();
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      return 0;
+    }
+    // Only over a migrated database: the backend's stores are made for its tables.
     const backend = new SqliteBackend(db);
     try {
-      const applied = migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
-      if (command === 'migrate') {
-        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-        return 0;
-      }
       return await keysCommand(backend, resolve(config.dataDir), argv.slice(1), config.webhooks.secretGraceHours);
     } finally {
       await backend.close(); // closes the handle
