@@ -4,13 +4,13 @@ import { resolve } from 'node:path';
 import { ConfigError, describeSettings, loadConfig } from './config.js';
 import { KeyPurge } from './auth/purge.js';
 import { KeyRevocation } from './auth/revocation.js';
-import { ApiKeyStore } from './db/api-keys.js';
-import { KeyDataStore } from './db/key-data.js';
 import { migrate, readMigrations } from './db/migrate.js';
-import { openDatabase, type Db } from './db/open.js';
+import { openDatabase } from './db/open.js';
+import { SqliteBackend } from './db/sqlite-backend.js';
 import { createLogger } from './log.js';
 import { projectRoot } from './project-root.js';
 import { LocalFileStore } from './storage/file-store.js';
+import type { Backend } from './stores/backend.js';
 
 const USAGE = `usage: pagewatch <command>
   serve                      start the service (default)
@@ -41,15 +41,24 @@ async function main(argv: string[]): Promise<number> {
   const log = createLogger(config.logLevel);
   if (command === 'migrate' || command === 'keys') {
     const db = openDatabase(resolve(config.dataDir, 'pagewatch.db'));
+    let applied: string[];
     try {
-      const applied = migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
-      if (command === 'migrate') {
-        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
-        return 0;
-      }
-      return await keysCommand(db, resolve(config.dataDir), argv.slice(1), config.webhooks.secretGraceHours);
-    } finally {
+      applied = migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+    } catch (err) {
       db.close();
+      throw err;
+    }
+    if (command === 'migrate') {
+      db.close();
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      return 0;
+    }
+    // Only over a migrated database: the backend's stores are made for its tables.
+    const backend = new SqliteBackend(db);
+    try {
+      return await keysCommand(backend, resolve(config.dataDir), argv.slice(1), config.webhooks.secretGraceHours);
+    } finally {
+      await backend.close(); // closes the handle
     }
   }
   if (command !== 'serve') {
@@ -80,9 +89,14 @@ const PURGE_USAGE = `usage: pagewatch keys delete ID --purge
 monitors with their captures and capture images, its webhook deliveries and their attempts, and its
 idempotency keys. This cannot be undone.`;
 
-async function keysCommand(db: Db, dataDir: string, args: string[], defaultGraceHours: number): Promise<number> {
-  const keys = new ApiKeyStore(db);
-  const revocation = new KeyRevocation(db, keys, new KeyDataStore(db));
+async function keysCommand(
+  backend: Backend,
+  dataDir: string,
+  args: string[],
+  defaultGraceHours: number,
+): Promise<number> {
+  const { keys } = backend.stores;
+  const revocation = new KeyRevocation(backend);
   const [sub, ...rest] = args;
   if (sub === 'create') {
     const nameAt = rest.indexOf('--name');
@@ -91,7 +105,7 @@ async function keysCommand(db: Db, dataDir: string, args: string[], defaultGrace
       console.error('usage: pagewatch keys create --name NAME');
       return 2;
     }
-    const issued = keys.create(name);
+    const issued = await keys.create(name);
     console.log(`id:             ${issued.id}`);
     console.log(`name:           ${issued.name}`);
     console.log(`key:            ${issued.key}`);
@@ -100,7 +114,7 @@ async function keysCommand(db: Db, dataDir: string, args: string[], defaultGrace
     return 0;
   }
   if (sub === 'list') {
-    const rows = keys.list();
+    const rows = await keys.list();
     if (rows.length === 0) console.log('no keys');
     for (const k of rows) {
       const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
@@ -111,7 +125,7 @@ async function keysCommand(db: Db, dataDir: string, args: string[], defaultGrace
     return 0;
   }
   if (sub === 'revoke' && rest[0]) {
-    if (!revocation.revoke(rest[0])?.revokedNow) {
+    if (!(await revocation.revoke(rest[0]))?.revokedNow) {
       console.error(`no active key with id ${rest[0]}`);
       return 1;
     }
@@ -125,9 +139,8 @@ async function keysCommand(db: Db, dataDir: string, args: string[], defaultGrace
       return 2;
     }
     const purge = new KeyPurge(
-      db,
+      backend,
       revocation,
-      new KeyDataStore(db),
       new LocalFileStore(resolve(dataDir, 'results')),
       new LocalFileStore(resolve(dataDir, 'captures')),
     );
@@ -154,7 +167,7 @@ async function keysCommand(db: Db, dataDir: string, args: string[], defaultGrace
       console.error('--grace-hours takes a number of hours, 0 or more');
       return 2;
     }
-    const secret = keys.rotateSecret(rest[0], graceHours * 3600_000);
+    const secret = await keys.rotateSecret(rest[0], graceHours * 3600_000);
     if (!secret) {
       console.error(`no active key with id ${rest[0]}`);
       return 1;

@@ -7,13 +7,12 @@
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Config } from './config.js';
-import { ApiKeyStore } from './db/api-keys.js';
 import { IdempotencyKeyStore } from './db/idempotency-keys.js';
 import { JobStore } from './db/jobs.js';
 import { DeliveryStore } from './db/webhook-deliveries.js';
-import { RecordRetention } from './db/retention.js';
 import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
+import { SqliteBackend } from './db/sqlite-backend.js';
 import { EgressPolicy } from './egress/policy.js';
 import { EgressProxy } from './egress/proxy.js';
 import { heldByBrowsers } from './egress/socket-owner.js';
@@ -22,7 +21,6 @@ import { HttpServer } from './http/server.js';
 import { CaptureStore } from './db/captures.js';
 import { MonitorStore } from './db/monitors.js';
 import { sqliteScrub } from './db/scrub.js';
-import { SqliteBackend } from './db/sqlite-backend.js';
 import { DiffPool } from './diff/pool.js';
 import { Differ } from './diff/differ.js';
 import { JobQueue } from './jobs/queue.js';
@@ -84,6 +82,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     db.close();
     throw err;
   }
+  const backend = new SqliteBackend(db);
 
   const egress = new EgressPolicy(config.egress);
   const sandbox = decideSandbox(config.render.sandbox, process.geteuid?.());
@@ -110,12 +109,11 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   await startAll(engines, log);
 
   const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
-  const keys = new ApiKeyStore(db);
   const jobStore = new JobStore(db);
+  // INTERIM (issue 12): the queue and the recorder insert deliveries synchronously until they are async.
   const deliveries = new DeliveryStore(db);
   const idempotency = new IdempotencyKeyStore(db);
   const monitorStore = new MonitorStore(db);
-  const backend = new SqliteBackend(db);
   const sealedNow = await sealLegacySecrets(backend, sqliteScrub(db), secrets, log);
   if (sealedNow.length)
     log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
@@ -125,9 +123,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       startedAt,
       browsers,
       limiter,
-      jobs: jobStore,
-      monitors: monitorStore,
-      deliveries,
+      stores: backend.stores,
       limits: { concurrency: config.render.concurrency, queueSize: config.render.queueSize },
     });
   const metrics = new Metrics(status);
@@ -150,12 +146,12 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   );
   const results = new LocalFileStore(resolve(dataDir, 'results'));
   const dispatcher = new WebhookDispatcher(
-    deliveries,
-    keys,
+    backend,
     egress,
     { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs },
     log,
   );
+  // INTERIM (issue 12): deliveries inserted through the synchronous outbox do not notify `deliveries`.
   const wakeDispatcher = () => dispatcher.wake();
   // As many jobs in the render line as there are slots: with no synchronous traffic jobs fill every
   // slot; with it, the first-come line shares the slots instead of either side starving the other.
@@ -211,9 +207,9 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
         isReferenced: (key) => captureStore.holdsFile(captureIdOfFileKey(key), key),
       },
     ],
-    { store: new RecordRetention(db), ttlMs: config.jobs.recordTtlDays * 86_400_000 },
+    { store: backend.stores.retention, ttlMs: config.jobs.recordTtlDays * 86_400_000 },
   );
-  dispatcher.start();
+  await dispatcher.start();
   worker.start();
   sweeper.start();
   await scheduler.start();
@@ -222,7 +218,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const app = createApp({
     log,
     renderer,
-    keys,
+    keys: backend.stores.keys,
     limits: {
       ...config.limits,
       maxRetention: config.monitors.maxRetention,
@@ -241,15 +237,14 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       config.monitors,
       secrets,
     ),
-    deliveries,
-    wakeDispatcher,
+    deliveries: backend.stores.deliveries,
     publicUrl: config.publicUrl,
     status,
     metrics,
     config,
     trustProxy: config.trustProxy,
     isShuttingDown: () => shuttingDown,
-    readiness: { database: () => databaseUsable(db), browser: () => browsers.readiness(), sandbox },
+    readiness: { database: () => backend.ping(), browser: () => browsers.readiness(), sandbox },
   });
 
   const http = new HttpServer(app, { port: config.port, host: config.host, drained: () => limiter.idle(), log });
@@ -263,11 +258,10 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       shuttingDown = true;
       const deadline = Date.now() + config.shutdownGraceMs;
       await scheduler.stop(deadline); // no new captures are queued from here on
-      const left = () => Math.max(0, deadline - Date.now());
       // Together: the server waits for the renders in flight while the worker stops taking new ones.
       await Promise.all([http.stop(deadline), worker.stop(config.shutdownGraceMs)]);
       await sweeper.stop();
-      await dispatcher.stop(left());
+      await dispatcher.stop(deadline);
       await stopAll(engines, deadline, log);
       await backend.close(); // closes the database
       log.info('pagewatch stopped');
@@ -287,12 +281,4 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     scheduler,
     stop,
   };
-}
-
-function databaseUsable(db: Db): boolean {
-  try {
-    return db.prepare('SELECT 1 AS ok').get() !== undefined;
-  } catch {
-    return false;
-  }
 }

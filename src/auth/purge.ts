@@ -2,10 +2,9 @@
 // transaction, so a service running on the same database stops its work; then every row the key owns
 // is deleted in one transaction; then the files those rows held. A file left behind by a crash between
 // the two is one no row refers to, which the sweeper's orphan pass removes.
-import type { KeyDataStore } from '../db/key-data.js';
-import type { Db } from '../db/open.js';
 import { resultKey } from '../jobs/render-job.js';
 import type { FileStore } from '../storage/file-store.js';
+import type { Backend } from '../stores/backend.js';
 import type { KeyRevocation, Revocation } from './revocation.js';
 
 export interface PurgeReport {
@@ -22,18 +21,17 @@ export interface PurgeReport {
 
 export class KeyPurge {
   constructor(
-    private readonly db: Db,
+    private readonly backend: Pick<Backend, 'transaction'>,
     private readonly revocation: KeyRevocation,
-    private readonly data: KeyDataStore,
     private readonly results: FileStore,
     private readonly captureFiles: FileStore,
   ) {}
 
   /** Undefined if there is no key with this id. */
   async purge(keyId: string, now = new Date()): Promise<PurgeReport | undefined> {
-    const revocation = this.revocation.revoke(keyId, now);
+    const revocation = await this.revocation.revoke(keyId, now);
     if (!revocation) return undefined;
-    const rows = this.db.transaction(() => this.data.deleteAll(keyId)).immediate();
+    const rows = await this.backend.transaction((tx) => tx.keyData.deleteAll(keyId));
     if (!rows) return undefined; // deleted by someone else meanwhile
     for (const { jobId, attempts } of rows.triedJobs) {
       // Every try stored under its own name; a try that died may have left its file.

@@ -4,10 +4,8 @@
 // worker sees on its next poll that its running jobs are no longer its own and stops their renders,
 // its scheduler drops a paused monitor at its next tick, and neither the worker nor the dispatcher ever
 // claims work of a revoked key (see fair-claim.ts and DeliveryStore.failRevoked).
-import type { ApiKeyStore } from '../db/api-keys.js';
-import type { KeyDataStore } from '../db/key-data.js';
-import type { Db } from '../db/open.js';
-import { REVOKED_REASON } from '../db/webhook-deliveries.js';
+import type { Backend } from '../stores/backend.js';
+import { REVOKED_REASON } from '../stores/webhook-deliveries.js';
 
 export interface Revocation {
   /** False if the key had been revoked before (its work is stopped again all the same). */
@@ -19,26 +17,20 @@ export interface Revocation {
 }
 
 export class KeyRevocation {
-  constructor(
-    private readonly db: Db,
-    private readonly keys: ApiKeyStore,
-    private readonly data: KeyDataStore,
-  ) {}
+  constructor(private readonly backend: Pick<Backend, 'transaction'>) {}
 
   /** Revoke the key and stop its work; undefined if there is no key with this id. */
-  revoke(keyId: string, now = new Date()): Revocation | undefined {
-    return this.db
-      .transaction((): Revocation | undefined => {
-        if (!this.keys.get(keyId)) return undefined;
-        const revokedNow = this.keys.revoke(keyId, now);
-        const stopped = this.data.stopWork(keyId, REVOKED_REASON, now);
-        return {
-          revokedNow,
-          canceledJobs: stopped.jobs,
-          pausedMonitors: stopped.monitors,
-          failedDeliveries: stopped.deliveries,
-        };
-      })
-      .immediate();
+  revoke(keyId: string, now = new Date()): Promise<Revocation | undefined> {
+    return this.backend.transaction(async (tx): Promise<Revocation | undefined> => {
+      if (!(await tx.keys.get(keyId))) return undefined;
+      const revokedNow = await tx.keys.revoke(keyId, now);
+      const stopped = await tx.keyData.stopWork(keyId, REVOKED_REASON, now);
+      return {
+        revokedNow,
+        canceledJobs: stopped.jobs,
+        pausedMonitors: stopped.monitors,
+        failedDeliveries: stopped.deliveries,
+      };
+    });
   }
 }

@@ -1,139 +1,98 @@
+// The api_keys table. Keys themselves are never stored: they are shown once, at creation.
+import type { Kysely, Transaction } from 'kysely';
 import { hashApiKey, KEY_PREFIX, newApiKey, newKeyId, newWebhookSecret } from '../auth/key-material.js';
-import type { Db } from './open.js';
+import type { ApiKeyRecord, ApiKeyStore, IssuedKey } from '../stores/api-keys.js';
+import type { DB } from './schema.js';
 
-export interface ApiKeyRecord {
-  id: string;
-  name: string;
-  keyPrefix: string;
-  createdAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-}
+const COLUMNS = [
+  'id',
+  'name',
+  'key_prefix as keyPrefix',
+  'created_at as createdAt',
+  'revoked_at as revokedAt',
+  'last_used_at as lastUsedAt',
+] as const;
 
-export interface IssuedKey {
-  id: string;
-  name: string;
-  key: string;
-  webhookSecret: string;
-}
+export class SqlApiKeyStore implements ApiKeyStore {
+  // No Notify: nothing waits for a key to change (a revocation is seen at the next claim).
+  constructor(private readonly db: Kysely<DB> | Transaction<DB>) {}
 
-interface Row {
-  id: string;
-  name: string;
-  key_prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
-const toRecord = (r: Row): ApiKeyRecord => ({
-  id: r.id,
-  name: r.name,
-  keyPrefix: r.key_prefix,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-  lastUsedAt: r.last_used_at,
-});
-
-/** The api_keys table. Keys themselves are never stored: they are shown once, at creation. */
-export class ApiKeyStore {
-  private readonly insert;
-  private readonly byHash;
-  private readonly byId;
-  private readonly all;
-  private readonly revokeStmt;
-  private readonly touchStmt;
-  private readonly secretStmt;
-  private readonly rotateStmt;
-
-  constructor(db: Db) {
-    this.insert = db.prepare(`INSERT INTO api_keys (id, name, key_hash, key_prefix, webhook_secret, created_at)
-      VALUES (@id, @name, @keyHash, @keyPrefix, @webhookSecret, @createdAt)`);
-    this.byHash = db.prepare(
-      'SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
-    );
-    this.byId = db.prepare(
-      'SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE id = ?',
-    );
-    this.all = db.prepare(
-      'SELECT id, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys ORDER BY created_at, id',
-    );
-    this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
-    this.touchStmt = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
-    this.secretStmt = db.prepare(
-      'SELECT webhook_secret, previous_webhook_secret, previous_secret_expires_at FROM api_keys WHERE id = ?',
-    );
-    this.rotateStmt =
-      db.prepare(`UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_expires_at = @graceUntil,
-      webhook_secret = @secret WHERE id = @id AND revoked_at IS NULL`);
-  }
-
-  create(name: string): IssuedKey {
+  async create(name: string): Promise<IssuedKey> {
     const issued = { id: newKeyId(), name, key: newApiKey(), webhookSecret: newWebhookSecret() };
-    this.insert.run({
-      id: issued.id,
-      name,
-      keyHash: hashApiKey(issued.key),
-      keyPrefix: issued.key.slice(0, KEY_PREFIX.length + 4),
-      webhookSecret: issued.webhookSecret,
-      createdAt: new Date().toISOString(),
-    });
+    await this.db
+      .insertInto('api_keys')
+      .values({
+        id: issued.id,
+        name,
+        key_hash: hashApiKey(issued.key),
+        key_prefix: issued.key.slice(0, KEY_PREFIX.length + 4),
+        webhook_secret: issued.webhookSecret,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
     return issued;
   }
 
-  /** The active (not revoked) key with this plaintext, if any. */
-  findActive(key: string): ApiKeyRecord | undefined {
-    const row = this.byHash.get(hashApiKey(key)) as Row | undefined;
-    return row && toRecord(row);
+  findActive(key: string): Promise<ApiKeyRecord | undefined> {
+    return this.db
+      .selectFrom('api_keys')
+      .select(COLUMNS)
+      .where('key_hash', '=', hashApiKey(key))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
   }
 
-  /** The key with this id, revoked or not. */
-  get(id: string): ApiKeyRecord | undefined {
-    const row = this.byId.get(id) as Row | undefined;
-    return row && toRecord(row);
+  get(id: string): Promise<ApiKeyRecord | undefined> {
+    return this.db.selectFrom('api_keys').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
-  list(): ApiKeyRecord[] {
-    return (this.all.all() as Row[]).map(toRecord);
+  list(): Promise<ApiKeyRecord[]> {
+    return this.db.selectFrom('api_keys').select(COLUMNS).orderBy('created_at').orderBy('id').execute();
   }
 
-  /** True if the key was active and is now revoked. */
-  revoke(id: string, now = new Date()): boolean {
-    return this.revokeStmt.run(now.toISOString(), id).changes === 1;
+  async revoke(id: string, now = new Date()): Promise<boolean> {
+    const { numUpdatedRows } = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: now.toISOString() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return numUpdatedRows === 1n;
   }
 
-  touch(id: string, when = new Date()): void {
-    this.touchStmt.run(when.toISOString(), id);
+  async touch(id: string, when = new Date()): Promise<void> {
+    await this.db.updateTable('api_keys').set({ last_used_at: when.toISOString() }).where('id', '=', id).execute();
   }
 
-  /**
-   * The secrets that sign this key's webhooks now: the current one, and during the grace period after
-   * a rotation the previous one too (receivers that have not switched yet keep verifying).
-   */
-  signingSecrets(id: string, now = new Date()): string[] {
-    const row = this.secretStmt.get(id) as SecretRow | undefined;
+  async signingSecrets(id: string, now = new Date()): Promise<string[]> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(['webhook_secret', 'previous_webhook_secret', 'previous_secret_expires_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row) return [];
+    const previous = row.previous_webhook_secret;
     const previousValid =
-      row.previous_webhook_secret &&
-      row.previous_secret_expires_at &&
-      row.previous_secret_expires_at > now.toISOString();
-    return previousValid ? [row.webhook_secret, row.previous_webhook_secret!] : [row.webhook_secret];
+      previous && row.previous_secret_expires_at && row.previous_secret_expires_at > now.toISOString();
+    return previousValid ? [row.webhook_secret, previous] : [row.webhook_secret];
   }
 
-  /** A new signing secret for an active key; the old one keeps signing for `graceMs`. */
-  rotateSecret(id: string, graceMs: number, now = new Date()): string | undefined {
+  async rotateSecret(id: string, graceMs: number, now = new Date()): Promise<string | undefined> {
     const secret = newWebhookSecret();
-    const changed = this.rotateStmt.run({
-      id,
-      secret,
-      graceUntil: new Date(now.getTime() + graceMs).toISOString(),
-    }).changes;
-    return changed === 1 ? secret : undefined;
+    // Every right-hand side reads the row as it was: the previous secret is the one being replaced.
+    const { numUpdatedRows } = await this.db
+      .updateTable('api_keys')
+      .set((eb) => ({
+        previous_webhook_secret: eb.ref('webhook_secret'),
+        previous_secret_expires_at: new Date(now.getTime() + graceMs).toISOString(),
+        webhook_secret: secret,
+      }))
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return numUpdatedRows === 1n ? secret : undefined;
   }
 }
 
-interface SecretRow {
-  webhook_secret: string;
-  previous_webhook_secret: string | null;
-  previous_secret_expires_at: string | null;
-}
+// Tests import the record types from here, as they did before the stores had interfaces.
+export type { ApiKeyRecord, IssuedKey } from '../stores/api-keys.js';

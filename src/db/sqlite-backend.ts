@@ -5,16 +5,16 @@ import type { Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { Backend, ChangeTopic, Stores, Tx } from '../stores/backend.js';
 import { asAsync } from '../stores/async.js';
-import { ApiKeyStore } from './api-keys.js';
+import { SqlApiKeyStore } from './api-keys.js';
 import { SqlCaptureStore } from './captures.js';
 import { IdempotencyKeyStore } from './idempotency-keys.js';
 import { JobStore } from './jobs.js';
-import { KeyDataStore } from './key-data.js';
+import { SqlKeyDataStore } from './key-data.js';
 import { SqlMonitorStore } from './monitors.js';
-import { RecordRetention } from './retention.js';
+import { SqlRecordRetention } from './retention.js';
 import type { DB } from './schema.js';
 import { kyselyOver, type Db } from './sqlite.js';
-import { DeliveryStore } from './webhook-deliveries.js';
+import { SqlDeliveryStore } from './webhook-deliveries.js';
 
 /** Tells the backend a change others wait for was written (emitted now, or after commit in a transaction). */
 export type Notify = (topic: ChangeTopic) => void;
@@ -27,14 +27,14 @@ function storesOver(raw: Db, exec: Kysely<DB> | Transaction<DB>, notify: Notify)
   // INTERIM (issue 12 skeleton): the synchronous classes on the raw handle. Inside a Kysely transaction
   // they run on the same connection, so they are part of it.
   return {
-    keys: asAsync(new ApiKeyStore(raw)),
+    keys: new SqlApiKeyStore(exec),
     jobs: asAsync(new JobStore(raw)),
     idempotency: asAsync(new IdempotencyKeyStore(raw)),
-    deliveries: asAsync(new DeliveryStore(raw)),
+    deliveries: new SqlDeliveryStore(exec, notify),
     monitors: new SqlMonitorStore(exec, notify),
     captures: new SqlCaptureStore(exec, notify),
-    keyData: asAsync(new KeyDataStore(raw)),
-    retention: asAsync(new RecordRetention(raw)),
+    keyData: new SqlKeyDataStore(exec),
+    retention: new SqlRecordRetention(exec),
   };
 }
 

@@ -1,207 +1,245 @@
 // The webhook outbox (webhook_deliveries) and its attempt log (webhook_attempts).
-import type { Db } from './open.js';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type {
+  AttemptOutcome,
+  AttemptRecord,
+  DeliveryQuery,
+  DeliveryRecord,
+  DeliveryStatus,
+  DeliveryStore as DeliveryStoreInterface,
+  NewDelivery,
+} from '../stores/webhook-deliveries.js';
+import { REVOKED_REASON } from '../stores/webhook-deliveries.js';
+import { inTransaction } from './in-transaction.js';
+import type { DB, WebhookDeliveriesTable } from './schema.js';
+import type { Notify } from './sqlite-backend.js';
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+const toRecord = (r: Selectable<WebhookDeliveriesTable>): DeliveryRecord => ({
+  id: r.id,
+  keyId: r.key_id,
+  messageId: r.message_id,
+  eventType: r.event_type,
+  url: r.url,
+  payload: r.payload,
+  jobId: r.job_id,
+  monitorId: r.monitor_id,
+  status: r.status as DeliveryStatus,
+  attempts: r.attempts,
+  scheduleFrom: r.schedule_from,
+  nextAttemptAt: r.next_attempt_at,
+  lastAttemptAt: r.last_attempt_at,
+  lastResponseStatus: r.last_response_status,
+  lastError: r.last_error,
+  createdAt: r.created_at,
+});
 
-export interface DeliveryRecord {
-  id: string;
-  keyId: string;
-  messageId: string;
-  eventType: string;
-  url: string;
-  payload: string;
-  jobId: string | null;
-  monitorId: string | null;
-  status: DeliveryStatus;
-  attempts: number;
-  /** Attempts made before the retry schedule (re)started: a redelivery starts it over. */
-  scheduleFrom: number;
-  nextAttemptAt: string | null;
-  lastAttemptAt: string | null;
-  lastResponseStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-}
+export class SqlDeliveryStore implements DeliveryStoreInterface {
+  constructor(
+    private readonly db: Kysely<DB> | Transaction<DB>,
+    private readonly notify: Notify,
+  ) {}
 
-export interface NewDelivery {
-  id: string;
-  keyId: string;
-  messageId: string;
-  eventType: string;
-  url: string;
-  payload: string;
-  jobId?: string;
-  monitorId?: string;
-}
-
-export interface AttemptRecord {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  responseStatus: number | null;
-  error: string | null;
-}
-
-export interface AttemptOutcome {
-  startedAt: Date;
-  durationMs: number;
-  responseStatus?: number;
-  error?: string;
-  /** The delivery's state after this attempt. */
-  status: DeliveryStatus;
-  nextAttemptAt?: Date;
-}
-
-export interface DeliveryQuery {
-  jobId?: string;
-  monitorId?: string;
-  status?: DeliveryStatus;
-  limit: number;
-  before?: { createdAt: string; id: string };
-}
-
-/** The last error of a delivery that was not sent because its key was revoked. */
-export const REVOKED_REASON = 'not sent: the API key was revoked';
-
-const COLUMNS = `id, key_id AS keyId, message_id AS messageId, event_type AS eventType, url, payload, job_id AS jobId,
-  monitor_id AS monitorId, status, attempts, schedule_from AS scheduleFrom, next_attempt_at AS nextAttemptAt,
-  last_attempt_at AS lastAttemptAt, last_response_status AS lastResponseStatus, last_error AS lastError, created_at AS createdAt`;
-
-export class DeliveryStore {
-  private readonly stmts;
-
-  constructor(private readonly db: Db) {
-    this.stmts = {
-      insert:
-        db.prepare(`INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, job_id, monitor_id,
-          status, next_attempt_at, created_at)
-        VALUES (@id, @keyId, @messageId, @eventType, @url, @payload, @jobId, @monitorId, 'pending', @now, @now)`),
-      // The lease covers one attempt in flight; a process that dies mid-attempt leaves it to run out,
-      // and the delivery is tried again with the same message id (receivers de-duplicate on it).
-      claimDue: db.prepare(`UPDATE webhook_deliveries SET lease_expires_at = @leaseUntil
-        WHERE id IN (SELECT id FROM webhook_deliveries
-          WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_expires_at IS NULL OR lease_expires_at < @now)
-            AND key_id NOT IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL)
-          ORDER BY next_attempt_at, id LIMIT @limit)
-        RETURNING ${COLUMNS}`),
-      nextDue: db.prepare(`SELECT MIN(MAX(next_attempt_at, COALESCE(lease_expires_at, ''))) AS at
-        FROM webhook_deliveries WHERE status = 'pending'`),
-      insertAttempt:
-        db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
-        VALUES (@id, @attempt, @startedAt, @durationMs, @responseStatus, @error)`),
-      // A redeliver asked for during the attempt wins over the attempt's own outcome: send again now.
-      afterAttempt: db.prepare(`UPDATE webhook_deliveries SET attempts = @attempt,
-          status = CASE WHEN redeliver_requested = 1 THEN 'pending' ELSE @status END,
-          next_attempt_at = CASE WHEN redeliver_requested = 1 THEN @now ELSE @nextAttemptAt END,
-          schedule_from = CASE WHEN redeliver_requested = 1 THEN @attempt ELSE schedule_from END,
-          redeliver_requested = 0, lease_expires_at = NULL,
-          last_attempt_at = @startedAt, last_response_status = @responseStatus, last_error = @error
-        WHERE id = @id AND status = 'pending'`), // failed meanwhile (its key was revoked): it stays failed
-      // A revoked key's events are not sent; also those recorded by an instance that had not heard of it yet.
-      // Run before every claim: `+key_id` keeps SQLite on the small index of pending deliveries rather
-      // than walking every delivery a revoked key ever had.
-      failRevoked:
-        db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = @reason
-        WHERE status = 'pending' AND +key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL)`),
-      stopForUrl: db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
-          last_error = @reason WHERE key_id = @keyId AND url = @url AND status = 'pending' AND id <> @id AND lease_expires_at IS NULL`),
-      get: db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = ? AND key_id = ?`),
-      attempts:
-        db.prepare(`SELECT attempt, started_at AS startedAt, duration_ms AS durationMs, response_status AS responseStatus, error
-        FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt`),
-      list: db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE key_id = @keyId
-          AND (@jobId IS NULL OR job_id = @jobId) AND (@monitorId IS NULL OR monitor_id = @monitorId)
-          AND (@status IS NULL OR status = @status)
-          AND (@beforeAt IS NULL OR created_at < @beforeAt OR (created_at = @beforeAt AND id < @beforeId))
-        ORDER BY created_at DESC, id DESC LIMIT @limit`),
-      redeliver:
-        db.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = @now, schedule_from = attempts,
-          redeliver_requested = CASE WHEN lease_expires_at > @now THEN 1 ELSE 0 END
-        WHERE id = @id AND key_id = @keyId RETURNING ${COLUMNS}`),
-      countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status'),
-    };
+  async insert(d: NewDelivery, now: Date): Promise<void> {
+    const at = now.toISOString();
+    await this.db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: d.id,
+        key_id: d.keyId,
+        message_id: d.messageId,
+        event_type: d.eventType,
+        url: d.url,
+        payload: d.payload,
+        job_id: d.jobId ?? null,
+        monitor_id: d.monitorId ?? null,
+        status: 'pending',
+        next_attempt_at: at,
+        created_at: at,
+      })
+      .execute();
+    this.notify('deliveries');
   }
 
-  /** Part of the caller's transaction: the event is recorded together with what it reports. */
-  insert(d: NewDelivery, now: Date): void {
-    this.stmts.insert.run({ ...d, jobId: d.jobId ?? null, monitorId: d.monitorId ?? null, now: now.toISOString() });
-  }
-
-  claimDue(limit: number, leaseMs: number, now: Date): DeliveryRecord[] {
+  async claimDue(limit: number, leaseMs: number, now: Date): Promise<DeliveryRecord[]> {
     if (limit <= 0) return [];
-    return this.stmts.claimDue.all({
-      limit,
-      now: now.toISOString(),
-      leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
-    }) as DeliveryRecord[];
+    const at = now.toISOString();
+    // The lease covers one attempt in flight; a process that dies mid-attempt leaves it to run out,
+    // and the delivery is tried again with the same message id (receivers de-duplicate on it).
+    const rows = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ lease_expires_at: new Date(now.getTime() + leaseMs).toISOString() })
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', at)
+          .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<', at)]))
+          .where('key_id', 'not in', (k) => k.selectFrom('api_keys').select('id').where('revoked_at', 'is not', null))
+          .orderBy('next_attempt_at')
+          .orderBy('id')
+          .limit(limit),
+      )
+      .returningAll()
+      .execute();
+    return rows.map(toRecord);
   }
 
-  /** When the earliest pending delivery becomes claimable, if any is pending. */
-  nextDueAt(): Date | undefined {
-    const at = (this.stmts.nextDue.get() as { at: string | null }).at;
-    return at ? new Date(at) : undefined;
+  async nextDueAt(): Promise<Date | undefined> {
+    // Raw: SQLite's two-argument MAX (GREATEST elsewhere); '' sorts before any time.
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .select(sql<string | null>`MIN(MAX(next_attempt_at, COALESCE(lease_expires_at, '')))`.as('at'))
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return row?.at ? new Date(row.at) : undefined;
   }
 
-  recordAttempt(d: DeliveryRecord, outcome: AttemptOutcome): void {
+  recordAttempt(d: DeliveryRecord, outcome: AttemptOutcome): Promise<void> {
     const attempt = d.attempts + 1;
-    const common = {
-      id: d.id,
-      attempt,
-      startedAt: outcome.startedAt.toISOString(),
-      responseStatus: outcome.responseStatus ?? null,
-      error: outcome.error ?? null,
-    };
-    this.db.transaction(() => {
-      this.stmts.insertAttempt.run({ ...common, durationMs: outcome.durationMs });
-      this.stmts.afterAttempt.run({
-        ...common,
-        status: outcome.status,
-        nextAttemptAt: outcome.nextAttemptAt?.toISOString() ?? null,
-        now: new Date().toISOString(),
-      });
-    })();
+    const startedAt = outcome.startedAt.toISOString();
+    const responseStatus = outcome.responseStatus ?? null;
+    const error = outcome.error ?? null;
+    const now = new Date().toISOString();
+    return inTransaction(this.db, async (trx) => {
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          delivery_id: d.id,
+          attempt,
+          started_at: startedAt,
+          duration_ms: outcome.durationMs,
+          response_status: responseStatus,
+          error,
+        })
+        .execute();
+      // A redeliver asked for during the attempt wins over the attempt's own outcome: send again now.
+      await trx
+        .updateTable('webhook_deliveries')
+        .set((eb) => {
+          const redeliver = eb.case().when('redeliver_requested', '=', 1);
+          return {
+            attempts: attempt,
+            status: redeliver.then('pending').else(outcome.status).end(),
+            next_attempt_at: redeliver
+              .then(now)
+              .else(outcome.nextAttemptAt?.toISOString() ?? null)
+              .end(),
+            schedule_from: redeliver.then(attempt).else(eb.ref('schedule_from')).end(),
+            redeliver_requested: 0,
+            lease_expires_at: null,
+            last_attempt_at: startedAt,
+            last_response_status: responseStatus,
+            last_error: error,
+          };
+        })
+        .where('id', '=', d.id)
+        .where('status', '=', 'pending') // failed meanwhile (its key was revoked): it stays failed
+        .execute();
+    });
   }
 
-  /** Fail the pending deliveries of every revoked key; how many. */
-  failRevoked(): number {
-    return this.stmts.failRevoked.run({ reason: REVOKED_REASON }).changes;
+  async failRevoked(): Promise<number> {
+    // A revoked key's events are not sent; also those recorded by an instance that had not heard of it
+    // yet. Run before every claim. Raw `+key_id` (SQLite's unary plus) keeps SQLite on the small index
+    // of pending deliveries rather than walking every delivery a revoked key ever had.
+    const { numUpdatedRows } = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', next_attempt_at: null, last_error: REVOKED_REASON })
+      .where('status', '=', 'pending')
+      .where(sql<string>`+key_id`, 'in', (eb) =>
+        eb.selectFrom('api_keys').select('id').where('revoked_at', 'is not', null),
+      )
+      .executeTakeFirst();
+    return Number(numUpdatedRows);
   }
 
-  /** The receiver answered 410 Gone: nothing more is sent to that URL for this key. */
-  stopForUrl(d: DeliveryRecord, reason: string): number {
-    return this.stmts.stopForUrl.run({ keyId: d.keyId, url: d.url, id: d.id, reason }).changes;
+  async stopForUrl(d: DeliveryRecord, reason: string): Promise<number> {
+    const { numUpdatedRows } = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', next_attempt_at: null, last_error: reason })
+      .where('key_id', '=', d.keyId)
+      .where('url', '=', d.url)
+      .where('status', '=', 'pending')
+      .where('id', '<>', d.id)
+      .where('lease_expires_at', 'is', null)
+      .executeTakeFirst();
+    return Number(numUpdatedRows);
   }
 
-  get(keyId: string, id: string): DeliveryRecord | undefined {
-    return this.stmts.get.get(id, keyId) as DeliveryRecord | undefined;
+  async get(keyId: string, id: string): Promise<DeliveryRecord | undefined> {
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', id)
+      .where('key_id', '=', keyId)
+      .executeTakeFirst();
+    return row && toRecord(row);
   }
 
-  attempts(id: string): AttemptRecord[] {
-    return this.stmts.attempts.all(id) as AttemptRecord[];
+  attempts(id: string): Promise<AttemptRecord[]> {
+    return this.db
+      .selectFrom('webhook_attempts')
+      .select([
+        'attempt',
+        'started_at as startedAt',
+        'duration_ms as durationMs',
+        'response_status as responseStatus',
+        'error',
+      ])
+      .where('delivery_id', '=', id)
+      .orderBy('attempt')
+      .execute();
   }
 
-  list(keyId: string, q: DeliveryQuery): DeliveryRecord[] {
-    return this.stmts.list.all({
-      keyId,
-      jobId: q.jobId ?? null,
-      monitorId: q.monitorId ?? null,
-      status: q.status ?? null,
-      limit: q.limit,
-      beforeAt: q.before?.createdAt ?? null,
-      beforeId: q.before?.id ?? null,
-    }) as DeliveryRecord[];
+  async list(keyId: string, q: DeliveryQuery): Promise<DeliveryRecord[]> {
+    let query = this.db.selectFrom('webhook_deliveries').selectAll().where('key_id', '=', keyId);
+    if (q.jobId !== undefined) query = query.where('job_id', '=', q.jobId);
+    if (q.monitorId !== undefined) query = query.where('monitor_id', '=', q.monitorId);
+    if (q.status !== undefined) query = query.where('status', '=', q.status);
+    const before = q.before;
+    if (before)
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '<', before.createdAt),
+          eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
+        ]),
+      );
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+    return rows.map(toRecord);
   }
 
-  /** Send again now, with the retry schedule started over. */
-  redeliver(keyId: string, id: string, now: Date): DeliveryRecord | undefined {
-    return this.stmts.redeliver.get({ id, keyId, now: now.toISOString() }) as DeliveryRecord | undefined;
+  async redeliver(keyId: string, id: string, now: Date): Promise<DeliveryRecord | undefined> {
+    const at = now.toISOString();
+    const row = await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: 'pending',
+        next_attempt_at: at,
+        schedule_from: eb.ref('attempts'),
+        // An attempt in flight (leased) records its outcome last: it sees the request and sends again.
+        redeliver_requested: eb.case().when('lease_expires_at', '>', at).then(1).else(0).end(),
+      }))
+      .where('id', '=', id)
+      .where('key_id', '=', keyId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return undefined;
+    this.notify('deliveries');
+    return toRecord(row);
   }
 
-  countByStatus(): Record<DeliveryStatus, number> {
+  async countByStatus(): Promise<Record<DeliveryStatus, number>> {
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+      .groupBy('status')
+      .execute();
     const counts = { pending: 0, succeeded: 0, failed: 0 };
-    for (const { status, n } of this.stmts.countByStatus.all() as { status: DeliveryStatus; n: number }[])
-      counts[status] = n;
+    for (const { status, n } of rows) counts[status as DeliveryStatus] = Number(n);
     return counts;
   }
 }
+
+// INTERIM (issue 12): the synchronous outbox insert, where the job queue and the capture recorder import it.
+export { DeliveryStore } from './interim-outbox.js';

@@ -4,8 +4,8 @@ import Koa from 'koa';
 import { notFound, unavailable } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Renderer } from '../render/renderer.js';
-import type { ApiKeyStore } from '../db/api-keys.js';
-import type { DeliveryStore } from '../db/webhook-deliveries.js';
+import type { ApiKeyStore } from '../stores/api-keys.js';
+import type { DeliveryStore } from '../stores/webhook-deliveries.js';
 import type { JobService } from '../jobs/service.js';
 import type { MonitorService } from '../monitors/service.js';
 import { authenticate } from './middleware/auth.js';
@@ -31,8 +31,6 @@ export interface AppDeps {
   jobs: JobService;
   monitors: MonitorService;
   deliveries: DeliveryStore;
-  /** Tell the webhook dispatcher that a delivery is due now. */
-  wakeDispatcher: () => void;
   publicUrl: string;
   readiness: Readiness;
   keys: ApiKeyStore;
@@ -51,7 +49,7 @@ export interface AppDeps {
   auth: { anonymous: boolean; publicOperations: boolean };
   rateLimit: { perKeyPerMinute: number; anonymousPerMinute: number };
   trustProxy: number;
-  status: () => StatusSnapshot;
+  status: () => Promise<StatusSnapshot>;
   metrics: Metrics;
   /** The whole configuration, for the docs page's stated limits. */
   config: Readonly<Config>;
@@ -71,7 +69,7 @@ export function createApp(deps: AppDeps): Koa {
     renderRoutes({ renderer: deps.renderer, jobs: deps.jobs, limits: deps.limits, publicUrl: deps.publicUrl }),
     jobRoutes(deps.jobs),
     monitorRoutes({ monitors: deps.monitors, limits: deps.limits, publicUrl: deps.publicUrl }),
-    deliveryRoutes({ deliveries: deps.deliveries, wake: deps.wakeDispatcher }),
+    deliveryRoutes({ deliveries: deps.deliveries }),
     operationsRoutes({ status: deps.status, metrics: deps.metrics }),
     docsRoutes({ config: deps.config }),
     webRoutes(exactRouter()),

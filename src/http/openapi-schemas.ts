@@ -2,7 +2,7 @@
 // by view functions (jobs, captures, deliveries, status), the shared error body and the headers.
 // Kept small on purpose: the request schemas, where the detail matters, are generated.
 import { JOB_STATUSES } from '../db/jobs.js';
-import { DELIVERY_STATUSES } from '../db/webhook-deliveries.js';
+import { DELIVERY_STATUSES } from '../stores/webhook-deliveries.js';
 import { ERROR_CODES } from '../errors.js';
 import { ref } from './openapi-operations.js';
 

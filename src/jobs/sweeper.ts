@@ -5,7 +5,7 @@
 // (what a crash can leave behind).
 import type { IdempotencyKeyStore } from '../db/idempotency-keys.js';
 import type { JobStore } from '../db/jobs.js';
-import type { RecordRetention } from '../db/retention.js';
+import type { RecordRetention } from '../stores/retention.js';
 import type { Logger } from '../log.js';
 import { IDEMPOTENCY_WINDOW_MS } from './queue.js';
 import type { FileStore } from '../storage/file-store.js';
@@ -98,18 +98,18 @@ export class Sweeper {
     const { store } = this.records;
     let jobs = 0;
     for (
-      let batch = store.oldJobs(before, BATCH);
+      let batch = await store.oldJobs(before, BATCH);
       batch.length && !this.stopping;
-      batch = store.oldJobs(before, BATCH)
+      batch = await store.oldJobs(before, BATCH)
     ) {
       for (const job of batch) if (job.resultKey) await this.results.remove(job.resultKey);
-      jobs += store.deleteJobs(batch.map((job) => job.id));
+      jobs += await store.deleteJobs(batch.map((job) => job.id));
     }
     let deliveries = 0;
     for (
-      let n = store.deleteOldDeliveries(before, BATCH);
+      let n = await store.deleteOldDeliveries(before, BATCH);
       n > 0 && !this.stopping;
-      n = store.deleteOldDeliveries(before, BATCH)
+      n = await store.deleteOldDeliveries(before, BATCH)
     ) {
       deliveries += n;
     }

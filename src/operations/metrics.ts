@@ -22,10 +22,10 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(snapshot: () => StatusSnapshot) {
+  constructor(snapshot: () => Promise<StatusSnapshot>) {
     collectDefaultMetrics({ register: this.registry, prefix: 'pagewatch_process_' });
     // One snapshot serves all the gauges of a scrape (they are collected one after another).
-    let current: { at: number; snapshot: StatusSnapshot } | undefined;
+    let current: { at: number; snapshot: Promise<StatusSnapshot> } | undefined;
     const read = () => {
       if (!current || Date.now() - current.at > 500) current = { at: Date.now(), snapshot: snapshot() };
       return current.snapshot;
@@ -36,8 +36,8 @@ export class Metrics {
         help,
         labelNames,
         registers: [this.registry],
-        collect() {
-          fill(this, read());
+        async collect() {
+          fill(this, await read());
         },
       });
     gauge('pagewatch_render_queue_depth', 'Renders waiting for a slot', [], (g, s) => g.set(s.render.queued));
@@ -63,9 +63,10 @@ export class Metrics {
       name: 'pagewatch_browser_restarts_total',
       help: 'Browser recycles and relaunches since start',
       registers: [this.registry],
-      collect() {
+      async collect() {
+        const { browser } = await read();
         this.reset();
-        this.inc(read().browser.restarts);
+        this.inc(browser.restarts);
       },
     });
   }

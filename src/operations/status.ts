@@ -1,10 +1,8 @@
 // What the service is doing, for /api/status, the /status page and /metrics: one snapshot read from
 // the live objects and the database. Only aggregate figures: it is public, so no ids, URLs or keys.
-import type { DeliveryStore } from '../db/webhook-deliveries.js';
-import type { JobStore } from '../db/jobs.js';
-import type { MonitorStore } from '../db/monitors.js';
 import type { BrowserManager } from '../render/browser-manager.js';
 import type { RenderLimiter } from '../render/limiter.js';
+import type { Stores } from '../stores/backend.js';
 
 export interface StatusSources {
   version: string;
@@ -12,12 +10,22 @@ export interface StatusSources {
   browsers: Pick<BrowserManager, 'stats'>;
   limiter: Pick<RenderLimiter, 'activeCount' | 'queuedCount'>;
   limits: { concurrency: number; queueSize: number };
-  jobs: Pick<JobStore, 'countByStatus'>;
-  monitors: Pick<MonitorStore, 'counts' | 'nextRuns'>;
-  deliveries: Pick<DeliveryStore, 'countByStatus'>;
+  stores: {
+    jobs: Pick<Stores['jobs'], 'countByStatus'>;
+    monitors: Pick<Stores['monitors'], 'counts' | 'nextRuns'>;
+    deliveries: Pick<Stores['deliveries'], 'countByStatus'>;
+  };
 }
 
-export function statusSnapshot(s: StatusSources, now = new Date()) {
+export async function statusSnapshot(s: StatusSources, now = new Date()) {
+  const { jobs, monitors, deliveries } = s.stores;
+  const [jobCounts, monitorCounts, nextRuns, deliveryCounts] = await Promise.all([
+    jobs.countByStatus(),
+    monitors.counts(),
+    monitors.nextRuns(5),
+    deliveries.countByStatus(),
+  ]);
+  // Read after the database: the live figures are as fresh as the snapshot's last read.
   const browser = s.browsers.stats();
   return {
     status: browser.up ? 'ok' : 'degraded',
@@ -38,11 +46,11 @@ export function statusSnapshot(s: StatusSources, now = new Date()) {
       concurrency: s.limits.concurrency,
       queueSize: s.limits.queueSize,
     },
-    jobs: s.jobs.countByStatus(),
-    monitors: { ...s.monitors.counts(), nextRuns: s.monitors.nextRuns(5) },
-    webhooks: s.deliveries.countByStatus(),
+    jobs: jobCounts,
+    monitors: { ...monitorCounts, nextRuns },
+    webhooks: deliveryCounts,
     time: now.toISOString(),
   };
 }
 
-export type StatusSnapshot = ReturnType<typeof statusSnapshot>;
+export type StatusSnapshot = Awaited<ReturnType<typeof statusSnapshot>>;

@@ -2,10 +2,11 @@
 // attempt with the owning key's current secret(s), records every attempt, and schedules the next
 // one by the retry schedule. A 2xx succeeds; 410 Gone stops deliveries to that URL; a target the
 // egress policy refuses fails at once; anything else (3xx, 4xx, 5xx, timeout, network) is retried.
-import type { ApiKeyStore } from '../db/api-keys.js';
-import type { DeliveryRecord, DeliveryStore, AttemptOutcome } from '../db/webhook-deliveries.js';
 import type { EgressPolicy } from '../egress/policy.js';
+import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
+import type { Backend } from '../stores/backend.js';
+import type { AttemptOutcome, DeliveryRecord } from '../stores/webhook-deliveries.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { sendWebhook, type SendResult } from './send.js';
 import { signedHeaders } from './sign.js';
@@ -18,26 +19,38 @@ export interface DispatcherOptions {
   pollIntervalMs: number;
 }
 
-export class WebhookDispatcher {
+export class WebhookDispatcher implements Lifecycle {
+  readonly name = 'webhook dispatcher';
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
+  /** The look at the outbox under way, if any: looks never overlap, or two could fill the same free slots. */
+  private looking: Promise<void> | undefined;
+  /** Woken during a look: look again as soon as it ends (what woke us may have come after its claim). */
+  private wokenWhileLooking = false;
+  private readonly onDeliveries = () => this.wake();
 
   constructor(
-    private readonly deliveries: DeliveryStore,
-    private readonly keys: ApiKeyStore,
+    private readonly backend: Pick<Backend, 'stores' | 'changes'>,
     private readonly egress: EgressPolicy,
     private readonly options: DispatcherOptions,
     private readonly log: Logger,
   ) {}
 
-  start(): void {
+  start(): Promise<void> {
     this.stopped = false;
+    // A delivery recorded (or redelivered) in this process is sent at once, not at the next poll.
+    this.backend.changes.on('deliveries', this.onDeliveries);
     this.wake();
+    return Promise.resolve();
   }
 
-  /** Something was recorded (or finished): look at the outbox now rather than at the next poll. */
+  /**
+   * Look at the outbox now rather than at the next poll. Deliveries committed in this process wake the
+   * dispatcher by themselves; this is for what only the caller knows of (a row another process wrote).
+   */
   wake(): void {
+    if (this.looking) this.wokenWhileLooking = true;
     this.scheduleNext(0);
   }
 
@@ -45,14 +58,26 @@ export class WebhookDispatcher {
     return this.inFlight.size;
   }
 
-  /** Stop claiming; let attempts in flight finish (up to `graceMs`). Unfinished ones are retried after their lease. */
-  async stop(graceMs: number): Promise<void> {
+  /**
+   * Stop claiming; let attempts in flight finish until `deadline` (epoch ms). Unfinished ones are
+   * retried after their lease runs out, by whichever process claims them then.
+   */
+  async stop(deadline: number): Promise<void> {
     this.stopped = true;
+    this.backend.changes.off('deliveries', this.onDeliveries);
     clearTimeout(this.timer);
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((done) => setTimeout(done, graceMs).unref()),
-    ]);
+    let timeout: NodeJS.Timeout | undefined;
+    const atDeadline = new Promise((done) => {
+      timeout = setTimeout(done, Math.max(0, deadline - Date.now()));
+      timeout.unref();
+    });
+    // A look under way may still start attempts: wait for it first, then for every attempt.
+    const drained = (async () => {
+      await this.looking;
+      await Promise.allSettled([...this.inFlight]);
+    })();
+    await Promise.race([drained, atDeadline]);
+    clearTimeout(timeout);
   }
 
   private scheduleNext(ms: number): void {
@@ -63,39 +88,52 @@ export class WebhookDispatcher {
   }
 
   private pump(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.looking) return; // a look under way looks again when it ends (wokenWhileLooking)
+    this.wokenWhileLooking = false;
+    this.looking = this.look().then(
+      (sleepMs) => this.lookDone(sleepMs),
+      (err: unknown) => {
+        // A look never throws: the database may be busy or closing; try again at the next poll.
+        this.log.error({ err }, 'webhook dispatcher could not read the outbox');
+        this.lookDone(this.options.pollIntervalMs);
+      },
+    );
+  }
+
+  private lookDone(sleepMs: number): void {
+    this.looking = undefined;
+    this.scheduleNext(this.wokenWhileLooking ? 0 : sleepMs);
+  }
+
+  /** Claim what is due and start sending it; how long to sleep until the next look. */
+  private async look(): Promise<number> {
+    const { deliveries } = this.backend.stores;
     const now = new Date();
-    try {
-      // The lease outlives one attempt (its timeout) by a margin; a process that died mid-attempt
-      // leaves the delivery to be taken up again once it runs out.
-      const leaseMs = this.options.timeoutMs + 10_000;
-      const revoked = this.deliveries.failRevoked();
-      if (revoked) this.log.info({ deliveries: revoked }, 'webhook deliveries of revoked keys failed unsent');
-      for (const delivery of this.deliveries.claimDue(this.options.maxInFlight - this.inFlight.size, leaseMs, now)) {
-        const attempt = this.attempt(delivery).finally(() => {
-          this.inFlight.delete(attempt);
-          this.wake();
-        });
-        this.inFlight.add(attempt);
-      }
-      const due = this.deliveries.nextDueAt();
-      const untilDue = due ? Math.max(0, due.getTime() - Date.now()) : Infinity;
-      // When every slot is busy, a finishing attempt wakes the pump; otherwise sleep until the next is due.
-      if (this.inFlight.size < this.options.maxInFlight)
-        this.scheduleNext(Math.min(untilDue, this.options.pollIntervalMs));
-      else this.scheduleNext(this.options.pollIntervalMs);
-    } catch (err) {
-      // A tick never throws: the database may be busy or closing; try again at the next poll.
-      this.log.error({ err }, 'webhook dispatcher could not read the outbox');
-      this.scheduleNext(this.options.pollIntervalMs);
+    // The lease outlives one attempt (its timeout) by a margin; a process that died mid-attempt
+    // leaves the delivery to be taken up again once it runs out.
+    const leaseMs = this.options.timeoutMs + 10_000;
+    const revoked = await deliveries.failRevoked();
+    if (revoked) this.log.info({ deliveries: revoked }, 'webhook deliveries of revoked keys failed unsent');
+    for (const delivery of await deliveries.claimDue(this.options.maxInFlight - this.inFlight.size, leaseMs, now)) {
+      const attempt = this.attempt(delivery).finally(() => {
+        this.inFlight.delete(attempt);
+        this.wake();
+      });
+      this.inFlight.add(attempt);
     }
+    const due = await deliveries.nextDueAt();
+    const untilDue = due ? Math.max(0, due.getTime() - Date.now()) : Infinity;
+    // When every slot is busy, a finishing attempt wakes the pump; otherwise sleep until the next is due.
+    if (this.inFlight.size < this.options.maxInFlight) return Math.min(untilDue, this.options.pollIntervalMs);
+    return this.options.pollIntervalMs;
   }
 
   private async attempt(d: DeliveryRecord): Promise<void> {
     const startedAt = new Date();
     let result: SendResult;
     try {
-      const headers = signedHeaders(this.keys.signingSecrets(d.keyId, startedAt), d.messageId, d.payload, startedAt);
+      const secrets = await this.backend.stores.keys.signingSecrets(d.keyId, startedAt);
+      const headers = signedHeaders(secrets, d.messageId, d.payload, startedAt);
       result = await sendWebhook(this.egress, d.url, { ...headers }, d.payload, this.options.timeoutMs);
     } catch (err) {
       result = {
@@ -108,8 +146,9 @@ export class WebhookDispatcher {
     }
     const outcome = this.outcome(d, result, startedAt);
     try {
-      this.deliveries.recordAttempt(d, outcome);
-      if (result.gone) this.deliveries.stopForUrl(d, 'the receiver answered 410 Gone to an earlier delivery');
+      const { deliveries } = this.backend.stores;
+      await deliveries.recordAttempt(d, outcome);
+      if (result.gone) await deliveries.stopForUrl(d, 'the receiver answered 410 Gone to an earlier delivery');
     } catch (err) {
       this.log.error({ err, delivery: d.id }, 'could not record a webhook attempt');
       return;

@@ -3,7 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { capturesContract } from './captures.contract.js';
 import { monitorsContract } from './monitors.contract.js';
+import { apiKeysContract } from './api-keys.contract.js';
+import { keyDataContract } from './key-data.contract.js';
+import { retentionContract } from './retention.contract.js';
 import { openSqliteBackend } from './sqlite-backend.js';
+import { webhookDeliveriesContract } from './webhook-deliveries.contract.js';
 
 describe('SQLite backend', () => {
   it('answers a ping and closes', async () => {
@@ -15,3 +19,7 @@ describe('SQLite backend', () => {
 
 monitorsContract(openSqliteBackend);
 capturesContract(openSqliteBackend);
+apiKeysContract(openSqliteBackend);
+webhookDeliveriesContract(openSqliteBackend);
+keyDataContract(openSqliteBackend);
+retentionContract(openSqliteBackend);

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { findChromium } from '../../src/render/chromium-path.js';
-import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, isPng } from '../helpers/png.js';
 import { bytesOf, startTestService, type TestService } from '../helpers/service.js';
@@ -545,7 +545,7 @@ it('says so when the key is wrong or revoked', async () => {
   await page.getByRole('textbox', { name: 'API key' }).fill(other.key);
   await page.getByRole('button', { name: 'Save key' }).click();
   await page.locator('#list-empty').waitFor({ state: 'visible' });
-  new ApiKeyStore(svc.db).revoke(other.id);
+  new SyncKeys(svc.db).revoke(other.id);
   await page.reload();
   await until(
     'the revoked message',

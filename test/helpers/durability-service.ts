@@ -2,7 +2,8 @@
 // service can start on the same directory (the same SQLite file and results) after the first stopped.
 // Unlike test/helpers/service.ts, stopping never removes the directory; the test owns it.
 import { loadConfig } from '../../src/config.js';
-import { ApiKeyStore, type IssuedKey } from '../../src/db/api-keys.js';
+import type { IssuedKey } from '../../src/stores/api-keys.js';
+import { SyncKeys } from './sync-keys.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/main.js';
 import { FIXTURE_EGRESS } from './service.js';
@@ -34,7 +35,7 @@ export async function startServiceOn(
   return {
     ...service,
     dataDir,
-    createKey: (name = 'test') => new ApiKeyStore(service.db).create(name),
+    createKey: (name = 'test') => new SyncKeys(service.db).create(name),
     call: (method, path, key, body, headers = {}) =>
       fetch(`${service.url}${path}`, {
         method,

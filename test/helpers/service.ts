@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { ApiKeyStore, type IssuedKey } from '../../src/db/api-keys.js';
+import type { IssuedKey } from '../../src/stores/api-keys.js';
+import { SyncKeys } from './sync-keys.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/main.js';
 
@@ -60,7 +61,7 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
         headers: { 'content-type': 'application/json', ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       }),
-    createKey: (name = 'test') => new ApiKeyStore(service.db).create(name),
+    createKey: (name = 'test') => new SyncKeys(service.db).create(name),
     call: (method, path, key, body, headers = {}) =>
       fetch(`${service.url}${path}`, {
         method,

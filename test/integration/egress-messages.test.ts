@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/main.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -66,7 +66,7 @@ describe('url_blocked answers and their log lines', () => {
         },
       }),
     );
-    key = new ApiKeyStore(service.db).create('egress-messages').key;
+    key = new SyncKeys(service.db).create('egress-messages').key;
   });
   afterAll(async () => {
     await service?.stop();

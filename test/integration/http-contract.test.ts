@@ -4,7 +4,7 @@
 // raw-HTML shortcut and the render queue.
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { decodePng, isJpeg, isPng, jpegSize } from '../helpers/png.js';
@@ -241,7 +241,7 @@ describe('routing', () => {
   it('an unknown /api/ route or GET on a render route → 401 without a key, 404 with one', async () => {
     await expectError(await svc.post('/api/nope', { html: TINY }), 401, 'unauthorized');
     await expectError(await get('/api/pdf'), 401, 'unauthorized');
-    const { key } = new ApiKeyStore(svc.db).create('contract');
+    const { key } = new SyncKeys(svc.db).create('contract');
     const auth = { headers: { authorization: `Bearer ${key}` } };
     await expectError(await fetch(`${svc.url}/api/nope`, auth), 404, 'not_found');
     await expectError(await fetch(`${svc.url}/api/pdf`, auth), 404, 'not_found');

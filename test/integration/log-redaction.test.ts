@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ApiKeyStore, type IssuedKey } from '../../src/db/api-keys.js';
+import type { IssuedKey } from '../../src/stores/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/main.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -100,7 +101,7 @@ describe('log redaction', () => {
       },
     });
     service = await startService(config, logger);
-    issued = new ApiKeyStore(service.db).create('log-redaction');
+    issued = new SyncKeys(service.db).create('log-redaction');
   });
 
   afterAll(async () => {

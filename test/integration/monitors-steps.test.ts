@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/main.js';
 import type { CaptureView, MonitorView } from '../../src/monitors/view.js';
@@ -200,7 +200,7 @@ beforeAll(async () => {
       },
     }),
   );
-  key = new ApiKeyStore(service.db).create('steps').key;
+  key = new SyncKeys(service.db).create('steps').key;
 }, 60_000);
 
 afterAll(async () => {

@@ -43,7 +43,6 @@ function servedRoutes(): string[] {
     jobs: dummy,
     monitors: dummy,
     deliveries: dummy,
-    wakeDispatcher: () => {},
     publicUrl: '',
     readiness: dummy,
     keys: dummy,

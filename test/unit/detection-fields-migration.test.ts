@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { SqliteBackend } from '../../src/db/sqlite-backend.js';
@@ -53,7 +53,7 @@ it('old monitors get every new default and still pass the schema; only the old d
   const at = all.findIndex((m) => m.name.startsWith('0009_'));
   expect(at).toBeGreaterThan(0);
   migrate(db, all.slice(0, at));
-  const keyId = new ApiKeyStore(db).create('owner').id;
+  const keyId = new SyncKeys(db).create('owner').id;
   const insert =
     db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
     created_at, updated_at) VALUES (?, ?, 'm', 'https://shop.example/', '*/5 * * * *', 'UTC', ?, ?, '["change","failure"]', '{"keep":100}',

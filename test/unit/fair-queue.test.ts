@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeyRevocation } from '../../src/auth/revocation.js';
-import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { IdempotencyKeyStore } from '../../src/db/idempotency-keys.js';
 import { JobStore } from '../../src/db/jobs.js';
-import { KeyDataStore } from '../../src/db/key-data.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
+import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { DeliveryStore } from '../../src/db/webhook-deliveries.js';
 import { AppError } from '../../src/errors.js';
 import { JobQueue, type Submission } from '../../src/jobs/queue.js';
@@ -21,7 +21,7 @@ import { projectRoot } from '../../src/project-root.js';
 let dir: string;
 let db: Db;
 let jobs: JobStore;
-let keys: ApiKeyStore;
+let keys: SyncKeys;
 let queue: JobQueue;
 
 const LEASE = 30_000;
@@ -33,7 +33,7 @@ beforeEach(() => {
   db = openDatabase(join(dir, 'test.db'));
   migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
   jobs = new JobStore(db);
-  keys = new ApiKeyStore(db);
+  keys = new SyncKeys(db);
   queue = new JobQueue(db, jobs, new DeliveryStore(db), new IdempotencyKeyStore(db), {
     maxAttempts: 3,
     leaseMs: LEASE,
@@ -118,7 +118,7 @@ describe('revoked keys', () => {
     expect(jobs.get('job_straggler')).toMatchObject({ status: 'canceled', attempts: 0, startedAt: null });
   });
 
-  it('revoking cancels queued and running jobs of every kind, pauses monitors and fails pending deliveries, in one go', () => {
+  it('revoking cancels queued and running jobs of every kind, pauses monitors and fails pending deliveries, in one go', async () => {
     const a = keys.create('a').id;
     const b = keys.create('b').id;
     const queued = queue.submit(submission(a), at(0)).job.id;
@@ -138,7 +138,8 @@ describe('revoked keys', () => {
       `INSERT INTO webhook_deliveries (id, key_id, message_id, event_type, url, payload, status, next_attempt_at, created_at)
       VALUES ('whd_a', ?, 'msg_a', 'job.succeeded', 'http://r', '{}', 'pending', 'x', 'x')`,
     ).run(a);
-    const revocation = new KeyRevocation(db, keys, new KeyDataStore(db)).revoke(a, at(5))!;
+    // Over the same handle: the backend is not closed (afterEach closes the handle).
+    const revocation = (await new KeyRevocation(new SqliteBackend(db)).revoke(a, at(5)))!;
     expect(revocation).toMatchObject({ revokedNow: true, pausedMonitors: 1, failedDeliveries: 1 });
     expect(new Set(revocation.canceledJobs)).toEqual(new Set([queued, running, 'job_capture']));
     for (const id of [queued, running, 'job_capture']) expect(jobs.get(id)!.status).toBe('canceled');

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { IdempotencyKeyStore } from '../../src/db/idempotency-keys.js';
 import { JobStore, type StoredResult } from '../../src/db/jobs.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
@@ -37,7 +37,7 @@ beforeEach(() => {
     leaseMs: LEASE,
     maxQueuedPerKey: 5,
   });
-  keyId = new ApiKeyStore(db).create('queue-test').id;
+  keyId = new SyncKeys(db).create('queue-test').id;
 });
 afterEach(() => {
   db.close();

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { JobStore } from '../../src/db/jobs.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { MonitorStore } from '../../src/db/monitors.js';
@@ -47,7 +47,7 @@ it.each([
   { queued: 2, caught: 0, what: 'at the cap: no catch-up' },
 ])('cap 2, $queued render jobs queued — $what; the monitor is scheduled either way', async ({ queued, caught }) => {
   vi.useFakeTimers({ now: new Date('2026-06-01T00:00:00.000Z') }); // the scheduler's clock and node-cron's
-  const keyId = new ApiKeyStore(db).create('k').id;
+  const keyId = new SyncKeys(db).create('k').id;
   const jobs = new JobStore(db);
   for (let i = 0; i < queued; i++)
     jobs.insert({ id: `job_${i}`, keyId, kind: 'pdf', request: '{}', baseUrl: 'http://x' }, new Date());

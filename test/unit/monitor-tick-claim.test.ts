@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { JobStore } from '../../src/db/jobs.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { MonitorStore } from '../../src/db/monitors.js';
@@ -42,7 +42,7 @@ const finishCaptures = (monitorId: string) =>
   db.prepare(`UPDATE jobs SET status = 'succeeded', finished_at = 'x' WHERE monitor_id = ?`).run(monitorId);
 
 it('a stored every-second schedule is held to minIntervalSeconds: ticks closer than 60 s to the last one taken are passed over', () => {
-  const keyId = new ApiKeyStore(db).create('k').id;
+  const keyId = new SyncKeys(db).create('k').id;
   everySecondMonitor(keyId, 'mon_1');
   const monitors = new MonitorStore(db);
   const runs = new MonitorRuns(db, monitors, new JobStore(db), () => undefined, 1000, 60);
@@ -58,7 +58,7 @@ it('a stored every-second schedule is held to minIntervalSeconds: ticks closer t
 });
 
 it('without a minimum (the limit set to 1 s) the same monitor takes every tick', () => {
-  const keyId = new ApiKeyStore(db).create('k').id;
+  const keyId = new SyncKeys(db).create('k').id;
   everySecondMonitor(keyId, 'mon_1');
   const runs = new MonitorRuns(db, new MonitorStore(db), new JobStore(db), () => undefined, 1000, 1);
   const t0 = Date.parse('2026-06-01T00:00:00.000Z');
@@ -69,7 +69,7 @@ it('without a minimum (the limit set to 1 s) the same monitor takes every tick',
 });
 
 it("a revoked key's monitor that was left unpaused queues nothing, and its next run is not kept (the scheduler drops it)", () => {
-  const keys = new ApiKeyStore(db);
+  const keys = new SyncKeys(db);
   const revoked = keys.create('revoked').id;
   const active = keys.create('active').id;
   everySecondMonitor(revoked, 'mon_revoked');

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { projectRoot } from '../../src/project-root.js';
@@ -27,7 +27,7 @@ it('stops the work of keys revoked before it, and only theirs', () => {
   const at = all.findIndex((m) => m.name.includes('_queue_'));
   expect(at).toBeGreaterThan(0);
   migrate(db, all.slice(0, at));
-  const keys = new ApiKeyStore(db);
+  const keys = new SyncKeys(db);
   const revoked = keys.create('revoked').id;
   const active = keys.create('active').id;
   keys.revoke(revoked);

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { ApiKeyStore } from '../../src/db/api-keys.js';
+import { SyncKeys } from '../helpers/sync-keys.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { sqliteScrub } from '../../src/db/scrub.js';
@@ -34,7 +34,7 @@ beforeEach(() => {
   migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
   // What the code before encryption stored: the capture options with their secrets in the clear.
   secrets = newSecrets();
-  const keyId = new ApiKeyStore(db).create('k').id;
+  const keyId = new SyncKeys(db).create('k').id;
   const insert =
     db.prepare(`INSERT INTO monitors (id, key_id, name, url, schedule, timezone, capture, diff, notify, retention, base_url,
     next_run_at, created_at, updated_at) VALUES (?, ?, 'm', 'http://x', '0 0 1 1 *', 'UTC', ?, '{}', '[]', '{"keep":5}', 'http://x',

@@ -2,8 +2,8 @@
 // allows it — nobody (the anonymous converter tier). A key that is sent but unknown or revoked is
 // refused even where anonymous calls are allowed: a client with a broken key should hear about it.
 import type { Context, Middleware } from 'koa';
-import type { ApiKeyStore } from '../../db/api-keys.js';
 import { unauthorized } from '../../errors.js';
+import type { ApiKeyStore } from '../../stores/api-keys.js';
 
 export type Principal = { kind: 'key'; keyId: string } | { kind: 'anonymous'; ip: string };
 
@@ -23,30 +23,34 @@ export function presentedKey(ctx: Context): string | undefined {
 }
 
 export function authenticate(
-  keys: ApiKeyStore,
+  keys: Pick<ApiKeyStore, 'findActive' | 'touch'>,
   options: { anonymous: boolean; publicOperations: boolean },
 ): Middleware {
   const lastTouched = new Map<string, number>();
-  return async (ctx, next) => {
-    // HEAD is answered by the GET route: it must be guarded like it.
-    const operations = OPERATIONS_ROUTES.has(`${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${ctx.path}`);
-    if (!ctx.path.startsWith('/api/') && !operations) return next();
-    const key = presentedKey(ctx);
-    if (operations && options.publicOperations && key === undefined) return next();
+  /** Sets ctx.state.principal, or throws 401. */
+  const identify = async (ctx: Context, key: string | undefined): Promise<void> => {
     if (key !== undefined) {
-      const record = keys.findActive(key);
+      const record = await keys.findActive(key);
       if (!record) throw unauthorized('The API key is unknown or has been revoked');
       ctx.state.principal = { kind: 'key', keyId: record.id } satisfies Principal;
       const now = Date.now();
       if (now - (lastTouched.get(record.id) ?? 0) > TOUCH_EVERY_MS) {
         lastTouched.set(record.id, now);
-        keys.touch(record.id);
+        await keys.touch(record.id);
       }
     } else if (options.anonymous && ANONYMOUS_ROUTES.has(`${ctx.method} ${ctx.path}`)) {
       ctx.state.principal = { kind: 'anonymous', ip: ctx.ip } satisfies Principal;
     } else {
       throw unauthorized();
     }
-    return next();
+  };
+  return async (ctx, next) => {
+    // HEAD is answered by the GET route: it must be guarded like it.
+    const operations = OPERATIONS_ROUTES.has(`${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${ctx.path}`);
+    const key = presentedKey(ctx);
+    const open =
+      (!ctx.path.startsWith('/api/') && !operations) || (operations && options.publicOperations && key === undefined);
+    if (!open) await identify(ctx, key);
+    await next();
   };
 }

@@ -3,7 +3,8 @@ import { exactRouter } from '../router.js';
 import { AppError } from '../../errors.js';
 
 export interface Readiness {
-  database: () => boolean;
+  /** Whether the database answers (a trivial query). */
+  database: () => Promise<boolean>;
   /** `reason`, when given, says why no browser can start and how to fix it (e.g. the sandbox). */
   browser: () => Promise<{ usable: boolean; reason?: string }>;
   /** Whether Chromium runs sandboxed, and the warning logged at start when it does not. */
@@ -16,9 +17,9 @@ export function healthRoutes(readiness: Readiness): Router {
     ctx.body = { status: 'ok' };
   });
   router.get('/ready', async (ctx) => {
-    const browser = await readiness.browser();
+    const [database, browser] = await Promise.all([readiness.database(), readiness.browser()]);
     const checks = [
-      { path: 'database', usable: readiness.database() },
+      { path: 'database', usable: database },
       { path: 'browser', ...browser },
     ];
     const failing = checks.filter((c) => !c.usable);

@@ -4,11 +4,11 @@ import { exactRouter } from '../router.js';
 import type { Metrics } from '../../operations/metrics.js';
 import type { StatusSnapshot } from '../../operations/status.js';
 
-export function operationsRoutes(deps: { status: () => StatusSnapshot; metrics: Metrics }): Router {
+export function operationsRoutes(deps: { status: () => Promise<StatusSnapshot>; metrics: Metrics }): Router {
   const router = exactRouter();
-  router.get('/api/status', (ctx) => {
+  router.get('/api/status', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = deps.status();
+    ctx.body = await deps.status();
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = deps.metrics.registry.contentType;

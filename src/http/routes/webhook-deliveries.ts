@@ -2,17 +2,16 @@
 // POST /api/webhook-deliveries/{id}/redeliver.
 import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
-import type { AttemptRecord, DeliveryRecord, DeliveryStatus, DeliveryStore } from '../../db/webhook-deliveries.js';
 import { notFound } from '../../errors.js';
+import type { AttemptRecord, DeliveryRecord, DeliveryStatus, DeliveryStore } from '../../stores/webhook-deliveries.js';
 import { decodeCursor, page } from '../cursor.js';
 import { keyIdOf } from '../principal.js';
 import { deliveryListQuery } from '../schemas/lists.js';
 import { parseBody } from '../validate.js';
 
 export interface DeliveryRouteDeps {
+  /** A redelivery tells the dispatcher itself (the store notifies `deliveries`). */
   deliveries: DeliveryStore;
-  /** Tell the dispatcher a delivery is due now. */
-  wake: () => void;
 }
 
 function deliveryView(d: DeliveryRecord) {
@@ -41,12 +40,12 @@ const attemptView = (a: AttemptRecord) => ({
   error: a.error,
 });
 
-export function deliveryRoutes({ deliveries, wake }: DeliveryRouteDeps): Router {
+export function deliveryRoutes({ deliveries }: DeliveryRouteDeps): Router {
   const router = exactRouter();
 
-  router.get('/api/webhook-deliveries', (ctx) => {
+  router.get('/api/webhook-deliveries', async (ctx) => {
     const q = parseBody(deliveryListQuery, { ...ctx.query });
-    const rows = deliveries.list(keyIdOf(ctx), {
+    const rows = await deliveries.list(keyIdOf(ctx), {
       jobId: q.jobId,
       monitorId: q.monitorId,
       status: q.status as DeliveryStatus | undefined,
@@ -56,16 +55,15 @@ export function deliveryRoutes({ deliveries, wake }: DeliveryRouteDeps): Router 
     ctx.body = page(rows, q.limit, deliveryView);
   });
 
-  router.get('/api/webhook-deliveries/:id', (ctx) => {
-    const d = deliveries.get(keyIdOf(ctx), ctx.params.id!);
+  router.get('/api/webhook-deliveries/:id', async (ctx) => {
+    const d = await deliveries.get(keyIdOf(ctx), ctx.params.id!);
     if (!d) throw notFound(`no webhook delivery ${ctx.params.id}`);
-    ctx.body = { ...deliveryView(d), history: deliveries.attempts(d.id).map(attemptView) };
+    ctx.body = { ...deliveryView(d), history: (await deliveries.attempts(d.id)).map(attemptView) };
   });
 
-  router.post('/api/webhook-deliveries/:id/redeliver', (ctx) => {
-    const d = deliveries.redeliver(keyIdOf(ctx), ctx.params.id!, new Date());
+  router.post('/api/webhook-deliveries/:id/redeliver', async (ctx) => {
+    const d = await deliveries.redeliver(keyIdOf(ctx), ctx.params.id!, new Date());
     if (!d) throw notFound(`no webhook delivery ${ctx.params.id}`);
-    wake();
     ctx.status = 202;
     ctx.body = deliveryView(d);
   });

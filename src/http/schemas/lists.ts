@@ -1,7 +1,7 @@
 // Query strings of the list routes. Values arrive as strings, so numbers are coerced.
 import { z } from 'zod';
 import { JOB_STATUSES } from '../../db/jobs.js';
-import { DELIVERY_STATUSES } from '../../db/webhook-deliveries.js';
+import { DELIVERY_STATUSES } from '../../stores/webhook-deliveries.js';
 
 const paging = {
   limit: z.coerce.number().int().min(1).max(100).default(20).describe('Items per page, 1..100'),
