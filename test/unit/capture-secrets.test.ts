@@ -93,7 +93,9 @@ describe('capture secrets', () => {
     ).toEqual(['capture.headers.X-Other', 'capture.cookies.0.value']);
     expect(
       refusal(() => sealSecrets({ httpCredentials: { username: 'u', password: MASK } }, undefined, box, ID)),
-    ).toEqual([{ path: 'capture.httpCredentials.password', message: expect.stringMatching(/send the real value/) }]);
+    ).toEqual([
+      { path: 'capture.httpCredentials.password', message: expect.stringMatching(/send the real value/) as unknown },
+    ]);
   });
 
   it('the start-up pass seals plaintext only, so a second pass changes nothing', () => {
@@ -116,7 +118,10 @@ describe('capture secrets', () => {
         throw new Error('expected a failure');
       } catch (err) {
         expect(err).toBeInstanceOf(AppError);
-        expect(err).toMatchObject({ code: 'render_failed', message: expect.stringMatching(/cannot be decrypted/) });
+        expect(err).toMatchObject({
+          code: 'render_failed',
+          message: expect.stringMatching(/cannot be decrypted/) as unknown,
+        });
         expect((err as AppError).extra.retryable).toBe(false);
       }
     }

@@ -197,7 +197,7 @@ describe('source rules', () => {
     it(`${name}: header names are tokens and values hold no CR, LF or NUL (Chromium would refuse them mid-render)`, () => {
       ok(schema, { url: 'https://example.com', headers: { 'X-Api_Key.v2': 'é ok', 'x-empty': '' } });
       expect(details(schema, { url: 'https://example.com', headers: { 'bad name': 'x' } })).toEqual([
-        { path: 'headers.bad name', message: expect.stringContaining('not a valid header name') },
+        { path: 'headers.bad name', message: expect.stringContaining('not a valid header name') as unknown },
       ]);
       expect(details(schema, { url: 'https://example.com', headers: { 'x-v': 'a\nb' } })).toEqual([
         { path: 'headers.x-v', message: 'a header value cannot hold CR, LF or NUL' },
@@ -310,7 +310,7 @@ describe('image size caps known up front (maxFullPageHeight 2000, maxImagePixels
   it('viewport × deviceScaleFactor²: at the pixel cap accepted, one row over refused naming the viewport', () => {
     ok(capped, { html: 'x', viewport: { width: 500, height: 1000 }, deviceScaleFactor: 2 });
     const over = details(capped, { html: 'x', viewport: { width: 500, height: 1001 }, deviceScaleFactor: 2 });
-    expect(over).toEqual([{ path: 'viewport', message: expect.stringContaining('2002000 output pixels') }]);
+    expect(over).toEqual([{ path: 'viewport', message: expect.stringContaining('2002000 output pixels') as unknown }]);
     expect(over[0]!.message).toContain('2000000 (limits.maxImagePixels)');
   });
 
@@ -335,7 +335,7 @@ describe('image size caps known up front (maxFullPageHeight 2000, maxImagePixels
     expect(issuePaths(capped, { html: 'x', clip: clip(2001, 10) })).toEqual(['clip.width']);
     expect(issuePaths(capped, { html: 'x', clip: clip(10, 2001) })).toEqual(['clip.height']);
     expect(details(capped, { html: 'x', clip: clip(2000, 1001) })).toEqual([
-      { path: 'clip', message: expect.stringContaining('2002000 output pixels') },
+      { path: 'clip', message: expect.stringContaining('2002000 output pixels') as unknown },
     ]);
     ok(capped, { html: 'x', clip: clip(500, 1000), deviceScaleFactor: 2, viewport: { width: 500, height: 500 } });
     expect(

@@ -29,7 +29,7 @@ describe('movedSecrets', () => {
     for (const before of [at('https://a.example/', 'origin'), at('https://a.example/')]) {
       const moved = movedSecrets(before, at('https://a.example/', 'all'));
       expect(moved).toEqual({
-        headers: expect.stringMatching(/^headersScope "all" would send this stored header to every host/),
+        headers: expect.stringMatching(/^headersScope "all" would send this stored header to every host/) as unknown,
       });
     }
     expect(movedSecrets(at('https://a.example/', 'all'), at('https://a.example/', 'origin'))).toEqual({});
@@ -139,9 +139,11 @@ describe('code added to the page (js, css, waitForFunction) runs beside the stor
     ).toThrow(
       expect.objectContaining({
         extra: expect.objectContaining({
-          details: [{ path: 'capture.cookies.0.value', message: expect.stringMatching(/^capture\.js changed/) }],
-        }),
-      }),
+          details: [
+            { path: 'capture.cookies.0.value', message: expect.stringMatching(/^capture\.js changed/) as unknown },
+          ],
+        }) as unknown,
+      }) as unknown,
     );
   });
 
@@ -157,7 +159,7 @@ describe('code added to the page (js, css, waitForFunction) runs beside the stor
     };
     const stored = sealSecrets({ cookies: [cookie] }, undefined, box, ID);
     expect(
-      openSecrets(sealSecrets({ cookies: [{ ...cookie, value: MASK }] }, stored, box, ID), box, ID).cookies![0]!.value,
+      openSecrets(sealSecrets({ cookies: [{ ...cookie, value: MASK }] }, stored, box, ID), box, ID).cookies?.[0]?.value,
     ).toBe('secret');
     for (const loosened of [{ httpOnly: false }, { secure: false }, { sameSite: 'None' as const }]) {
       expect(() => sealSecrets({ cookies: [{ ...cookie, value: MASK, ...loosened }] }, stored, box, ID)).toThrow(

@@ -53,7 +53,7 @@ describe('capture.steps schema', () => {
   it(`takes ${MAX_STEPS} steps and refuses ${MAX_STEPS + 1}, naming capture.steps`, () => {
     expect(accepted(Array(MAX_STEPS).fill(click))).toHaveLength(MAX_STEPS);
     const found = refused(Array(MAX_STEPS + 1).fill(click));
-    expect(found).toEqual([{ path: 'capture.steps', message: expect.stringContaining(String(MAX_STEPS)) }]);
+    expect(found).toEqual([{ path: 'capture.steps', message: expect.stringContaining(String(MAX_STEPS)) as unknown }]);
   });
 
   it.each([
@@ -108,7 +108,7 @@ describe('capture.steps schema', () => {
     const wait = (ms: number) => ({ action: 'waitForTimeout', value: String(ms) });
     expect(accepted([wait(2000), click, wait(2999)], { timeout: 5000 })).toHaveLength(3);
     const found = refused([wait(2000), click, wait(3000)], { timeout: 5000 });
-    expect(found).toEqual([{ path: 'capture.steps.2.value', message: expect.stringContaining('5000 ms') }]);
+    expect(found).toEqual([{ path: 'capture.steps.2.value', message: expect.stringContaining('5000 ms') as unknown }]);
     // The default timeout (30 s) bounds them too.
     expect(refused([wait(30_000)])[0]!.path).toBe('capture.steps.0.value');
     expect(accepted([wait(29_999)])).toHaveLength(1);

@@ -25,7 +25,7 @@ const login = (password: string, extra: Step[] = []): { steps: Step[] } => ({
     ...extra,
   ],
 });
-const stored = sealSecrets(login(PASSWORD), undefined, box, ID) as { steps: Step[] };
+const stored = sealSecrets<{ steps: Step[] }>(login(PASSWORD), undefined, box, ID);
 
 function refusal(f: () => unknown): { path: string; message: string }[] {
   try {
@@ -88,7 +88,10 @@ describe('secret steps', () => {
       { url: 'https://evil.example/', capture: {} },
     );
     expect(refusal(() => sealSecrets(login(MASK), stored, box, ID, origin))).toEqual([
-      { path: 'capture.steps.2.value', message: expect.stringMatching(/only typed into the page it was given for/) },
+      {
+        path: 'capture.steps.2.value',
+        message: expect.stringMatching(/only typed into the page it was given for/) as unknown,
+      },
     ]);
     const code = movedSecrets(
       { url: 'https://shop.example/', capture: {} },
@@ -97,7 +100,9 @@ describe('secret steps', () => {
     expect(refusal(() => sealSecrets(login(MASK), stored, box, ID, code))).toEqual([
       {
         path: 'capture.steps.2.value',
-        message: expect.stringMatching(/capture\.js changed, and code added to the page can read what a step types/),
+        message: expect.stringMatching(
+          /capture\.js changed, and code added to the page can read what a step types/,
+        ) as unknown,
       },
     ]);
     expect(openSecrets(sealSecrets(login('new-pw'), stored, box, ID, code), box, ID).steps[2]!.value).toBe('new-pw');
@@ -122,7 +127,7 @@ describe('secret steps', () => {
     expect(refusal(() => sealSecrets({ steps }, stored, box, ID))).toEqual([
       {
         path: 'capture.steps.2.value',
-        message: expect.stringMatching(/only stands for a stored value in a step with secret: true/),
+        message: expect.stringMatching(/only stands for a stored value in a step with secret: true/) as unknown,
       },
     ]);
   });
