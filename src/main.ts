@@ -8,12 +8,10 @@ import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Config } from './config.js';
 import { ApiKeyStore } from './db/api-keys.js';
-import { IdempotencyKeyStore } from './db/idempotency-keys.js';
-import { JobStore } from './db/jobs.js';
 import { DeliveryStore } from './db/webhook-deliveries.js';
-import { RecordRetention } from './db/retention.js';
 import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
+import { SqliteBackend } from './db/sqlite-backend.js';
 import { EgressPolicy } from './egress/policy.js';
 import { EgressProxy } from './egress/proxy.js';
 import { heldByBrowsers } from './egress/socket-owner.js';
@@ -23,9 +21,9 @@ import { MonitorStore } from './db/monitors.js';
 import { DiffPool } from './diff/pool.js';
 import { Differ } from './diff/differ.js';
 import { JobQueue } from './jobs/queue.js';
-import { jobIdOfResultKey, RenderJobRunner } from './jobs/render-job.js';
+import { jobIdOfResultKey, RENDER_JOB_KINDS, RenderJobRunner } from './jobs/render-job.js';
 import { CaptureJobRunner, captureIdOfFileKey } from './monitors/capture-job.js';
-import { CaptureRecorder } from './monitors/recorder.js';
+import { CAPTURE_JOB_KEEP_MS, CAPTURE_JOB_KIND, CaptureRecorder } from './monitors/recorder.js';
 import { MonitorRuns } from './monitors/runs.js';
 import { MonitorScheduler } from './monitors/scheduler.js';
 import { MonitorService } from './monitors/service.js';
@@ -47,6 +45,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { Metrics } from './operations/metrics.js';
 import { statusSnapshot } from './operations/status.js';
 import { PACKAGE_VERSION } from './version.js';
+import { JOB_STATUSES, type JobStatus } from './stores/jobs.js';
 
 export interface Service {
   server: Server;
@@ -80,6 +79,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     db.close();
     throw err;
   }
+  const backend = new SqliteBackend(db);
 
   const egress = new EgressPolicy(config.egress);
   // Only our own Chromium may use the proxy: a connection from any other local process gets 407.
@@ -111,9 +111,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
 
   const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
   const keys = new ApiKeyStore(db);
-  const jobStore = new JobStore(db);
   const deliveries = new DeliveryStore(db);
-  const idempotency = new IdempotencyKeyStore(db);
   const monitorStore = new MonitorStore(db);
   const sealedNow = sealLegacySecrets(db, monitorStore, secrets, log);
   if (sealedNow.length)
@@ -124,7 +122,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       startedAt,
       browsers,
       limiter,
-      jobs: jobStore,
+      jobs: { countByStatus: () => countRenderJobsByStatus(db) },
       monitors: monitorStore,
       deliveries,
       limits: { concurrency: config.render.concurrency, queueSize: config.render.queueSize },
@@ -134,19 +132,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const renderer = metrics.metered(new PlaywrightRenderer(browsers, limiter, config.limits, egress));
   const captureStore = new CaptureStore(db);
   const captureFiles = new LocalFileStore(resolve(dataDir, 'captures'));
-  const recorder = new CaptureRecorder(
-    db,
-    jobStore,
-    monitorStore,
-    captureStore,
-    deliveries,
-    captureFiles,
-    log,
-    config.monitors,
-  );
-  const queue = new JobQueue(db, jobStore, deliveries, idempotency, config.jobs, (job, now) =>
-    recorder.jobFailed(job, now),
-  );
+  const queue = new JobQueue(backend, config.jobs);
   const results = new LocalFileStore(resolve(dataDir, 'results'));
   const diffPool = new DiffPool(config.monitors.diffThreads);
   const dispatcher = new WebhookDispatcher(
@@ -157,66 +143,53 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     log,
   );
   const wakeDispatcher = () => dispatcher.wake();
+  backend.changes.on('deliveries', wakeDispatcher);
   // As many jobs in the render line as there are slots: with no synchronous traffic jobs fill every
   // slot; with it, the first-come line shares the slots instead of either side starving the other.
   // Monitors' captures are jobs too, in the same line.
-  const renderJobs = new RenderJobRunner(
-    queue,
-    renderer,
-    results,
-    config.jobs.resultTtlHours * 3600_000,
-    wakeDispatcher,
+  const renderJobs = new RenderJobRunner(renderer, results, config.jobs.resultTtlHours * 3600_000);
+  for (const kind of RENDER_JOB_KINDS) queue.register(kind, renderJobs);
+  queue.register(
+    CAPTURE_JOB_KIND,
+    new CaptureJobRunner(
+      backend.stores,
+      new CaptureRecorder(captureFiles, log, config.monitors),
+      renderer,
+      new Differ(diffPool, config.limits.maxImagePixels),
+      captureFiles,
+      log,
+      secrets,
+    ),
   );
   const worker = new JobWorker(
+    backend,
     queue,
-    {
-      pdf: renderJobs,
-      image: renderJobs,
-      capture: new CaptureJobRunner(
-        monitorStore,
-        captureStore,
-        recorder,
-        renderer,
-        new Differ(diffPool, config.limits.maxImagePixels),
-        captureFiles,
-        wakeDispatcher,
-        log,
-        secrets,
-      ),
-    },
     { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs },
     log,
-    wakeDispatcher,
   );
-  const runs = new MonitorRuns(
-    db,
-    monitorStore,
-    jobStore,
-    () => worker.wake(),
-    config.jobs.maxQueuedPerKey,
-    config.monitors.minIntervalSeconds,
-  );
+  const runs = new MonitorRuns(backend, queue, config.monitors.minIntervalSeconds);
   const scheduler = new MonitorScheduler(monitorStore, runs, log);
+  const stores = backend.stores;
   const sweeper = new Sweeper(
-    jobStore,
-    idempotency,
+    stores,
     results,
     config.jobs.sweepIntervalMs,
     log,
     [
-      { name: 'results', store: results, isReferenced: (key) => jobStore.holdsResult(jobIdOfResultKey(key), key) },
+      { name: 'results', store: results, isReferenced: (key) => stores.jobs.holdsResult(jobIdOfResultKey(key), key) },
       {
         name: 'captures',
         store: captureFiles,
-        isReferenced: (key) => captureStore.holdsFile(captureIdOfFileKey(key), key),
+        isReferenced: (key) => stores.captures.holdsFile(captureIdOfFileKey(key), key),
       },
     ],
-    { store: new RecordRetention(db), ttlMs: config.jobs.recordTtlDays * 86_400_000 },
+    config.jobs.recordTtlDays * 86_400_000,
+    [{ kind: CAPTURE_JOB_KIND, keepMs: CAPTURE_JOB_KEEP_MS }],
   );
   dispatcher.start();
-  worker.start();
-  sweeper.start();
-  scheduler.start();
+  await worker.start();
+  await sweeper.start();
+  await scheduler.start();
 
   let shuttingDown = false;
   const app = createApp({
@@ -230,12 +203,12 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     },
     auth: config.auth,
     rateLimit: config.rateLimit,
-    jobs: new JobService(queue, jobStore, results, worker, egress),
+    jobs: new JobService(queue, stores, results, worker, egress),
     monitors: new MonitorService(
       db,
       monitorStore,
       captureStore,
-      jobStore,
+      backend,
       runs,
       scheduler,
       captureFiles,
@@ -275,18 +248,18 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
           limiter.idle().then(() => true),
           new Promise<false>((done) => setTimeout(done, config.shutdownGraceMs, false).unref()),
         ]),
-        worker.stop(config.shutdownGraceMs),
+        worker.stop(deadline),
       ]);
       if (!drained) log.warn({ graceMs: config.shutdownGraceMs }, 'renders still running at the shutdown deadline');
       // Let the drained responses finish writing, then cut whatever keep-alive connections remain.
       setTimeout(() => server.closeAllConnections(), drained ? 1000 : 0).unref();
       await closed;
-      await sweeper.stop();
+      await sweeper.stop(deadline);
       await diffPool.stop();
       await dispatcher.stop(left());
       await browsers.stop();
       await proxy.stop();
-      db.close();
+      await backend.close(); // closes the handle
       log.info('pagewatch stopped');
     })());
 
@@ -304,6 +277,20 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     scheduler,
     stop,
   };
+}
+
+/**
+ * INTERIM (issue 12): /api/status is still synchronous; the render jobs' counts are read here until it
+ * awaits `stores.jobs.countByStatus(RENDER_JOB_KINDS)`.
+ */
+function countRenderJobsByStatus(db: Db): Record<JobStatus, number> {
+  const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
+  const kinds = RENDER_JOB_KINDS.map(() => '?').join(', ');
+  const rows = db
+    .prepare(`SELECT status, COUNT(*) AS n FROM jobs WHERE kind IN (${kinds}) GROUP BY status`)
+    .all(...RENDER_JOB_KINDS) as { status: JobStatus; n: number }[];
+  for (const { status, n } of rows) counts[status] = n;
+  return counts;
 }
 
 function databaseUsable(db: Db): boolean {

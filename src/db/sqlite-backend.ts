@@ -7,8 +7,8 @@ import type { Backend, ChangeTopic, Stores, Tx } from '../stores/backend.js';
 import { asAsync } from '../stores/async.js';
 import { ApiKeyStore } from './api-keys.js';
 import { CaptureStore } from './captures.js';
-import { IdempotencyKeyStore } from './idempotency-keys.js';
-import { JobStore } from './jobs.js';
+import { SqlIdempotencyKeyStore } from './idempotency-keys.js';
+import { SqlJobStore } from './jobs.js';
 import { KeyDataStore } from './key-data.js';
 import { MonitorStore } from './monitors.js';
 import { RecordRetention } from './retention.js';
@@ -23,13 +23,13 @@ export type Notify = (topic: ChangeTopic) => void;
  * The stores over one executor (the database, or one transaction of it). Each store's owner swaps its
  * line for its Kysely implementation: `new SqlJobStore(exec, notify)`.
  */
-function storesOver(raw: Db, _exec: Kysely<DB> | Transaction<DB>, _notify: Notify): Stores {
+function storesOver(raw: Db, exec: Kysely<DB> | Transaction<DB>, notify: Notify): Stores {
   // INTERIM (issue 12 skeleton): the synchronous classes on the raw handle. Inside a Kysely transaction
   // they run on the same connection, so they are part of it.
   return {
     keys: asAsync(new ApiKeyStore(raw)),
-    jobs: asAsync(new JobStore(raw)),
-    idempotency: asAsync(new IdempotencyKeyStore(raw)),
+    jobs: new SqlJobStore(exec, notify),
+    idempotency: new SqlIdempotencyKeyStore(exec),
     deliveries: asAsync(new DeliveryStore(raw)),
     monitors: asAsync(new MonitorStore(raw)),
     captures: asAsync(new CaptureStore(raw)),

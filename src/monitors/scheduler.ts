@@ -24,7 +24,7 @@ export class MonitorScheduler {
    * Schedule every active monitor from the database. One that missed runs while the service was down
    * (its stored next run has passed) gets one catch-up capture now — never one per missed tick.
    */
-  start(now = new Date()): void {
+  async start(now = new Date()): Promise<void> {
     this.started = true;
     // node-cron logs to the console by default (e.g. "missed execution" when the loop was busy): into ours.
     cron.setLogger({
@@ -35,7 +35,7 @@ export class MonitorScheduler {
     });
     for (const monitor of this.monitors.active()) {
       try {
-        if (monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString()) this.catchUp(monitor, now);
+        if (monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString()) await this.catchUp(monitor, now);
         this.schedule(monitor);
       } catch (err) {
         this.log.error({ err, monitor: monitor.id }, 'monitor could not be scheduled');
@@ -50,7 +50,7 @@ export class MonitorScheduler {
       this.monitors.setNextRun(monitor.id, null);
       return;
     }
-    const task = cron.schedule(monitor.settings.schedule, (ctx) => this.tick(monitor.id, ctx.date, task), {
+    const task = cron.schedule(monitor.settings.schedule, (ctx) => void this.tick(monitor.id, ctx.date, task), {
       timezone: monitor.settings.timezone,
       name: `monitor ${monitor.id}`,
     });
@@ -71,9 +71,9 @@ export class MonitorScheduler {
   }
 
   /** One capture for runs missed while stopped; a key at its queue cap gets none (the schedule goes on). */
-  private catchUp(monitor: MonitorRecord, now: Date): void {
+  private async catchUp(monitor: MonitorRecord, now: Date): Promise<void> {
     try {
-      const { created } = this.runs.start(monitor, 'catch-up', now);
+      const { created } = await this.runs.start(monitor, 'catch-up', now);
       this.log.info(
         { monitor: monitor.id, missed: monitor.nextRunAt, created },
         'catch-up capture for a run missed while stopped',
@@ -91,9 +91,9 @@ export class MonitorScheduler {
    * A tick never throws: a failure is logged and the next tick tries again. A monitor found paused or
    * gone — changed by another process, e.g. its key revoked with the CLI — is unscheduled here.
    */
-  private tick(monitorId: string, at: Date, task: ScheduledTask): void {
+  private async tick(monitorId: string, at: Date, task: ScheduledTask): Promise<void> {
     try {
-      const outcome = this.runs.tick(monitorId, at);
+      const outcome = await this.runs.tick(monitorId, at);
       if (outcome === 'skipped')
         this.log.warn(
           { monitor: monitorId, tick: at },

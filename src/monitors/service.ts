@@ -5,13 +5,14 @@
 // the PATCH would send them to another origin or widen where headers go (secret-binding.ts).
 import { randomBytes } from 'node:crypto';
 import type { CaptureRecord, CaptureStore } from '../db/captures.js';
-import type { JobRecord, JobStore } from '../db/jobs.js';
 import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
 import type { Db } from '../db/open.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { conflict, invalidRequest, notFound, urlBlocked, webhookUrlBlocked } from '../errors.js';
 import { mergePatch, type MonitorSettings } from '../http/schemas/monitors.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import type { Backend } from '../stores/backend.js';
+import type { JobRecord } from '../stores/jobs.js';
 import type { FileStore } from '../storage/file-store.js';
 import { maskSecrets, sameCapture, sealSecrets } from './capture-secrets.js';
 import type { MonitorRuns } from './runs.js';
@@ -26,7 +27,7 @@ export class MonitorService {
     private readonly db: Db,
     private readonly monitors: MonitorStore,
     private readonly captures: CaptureStore,
-    private readonly jobs: JobStore,
+    private readonly backend: Pick<Backend, 'transaction'>,
     private readonly runs: MonitorRuns,
     private readonly scheduler: MonitorScheduler,
     private readonly files: FileStore,
@@ -111,19 +112,17 @@ export class MonitorService {
     this.get(keyId, id);
     this.scheduler.unschedule(id);
     // Its pending captures are canceled with it, so none records into a monitor that is gone.
-    const canceled = this.db
-      .transaction(() => {
-        const ids = this.jobs.cancelCaptures(id, new Date());
-        this.monitors.delete(id); // captures rows go with it (ON DELETE CASCADE)
-        return ids;
-      })
-      .immediate();
+    const canceled = await this.backend.transaction(async (tx) => {
+      const ids = await tx.jobs.cancelFor(id, new Date());
+      await tx.monitors.delete(id); // captures rows go with it (ON DELETE CASCADE)
+      return ids;
+    });
     for (const jobId of canceled) this.abortJob(jobId);
     await this.files.removeFolder(id);
   }
 
   /** Capture now; if a capture is already queued or running, that one (not a second). */
-  run(keyId: string, id: string): { job: JobRecord; created: boolean } {
+  run(keyId: string, id: string): Promise<{ job: JobRecord; created: boolean }> {
     return this.runs.start(this.get(keyId, id), 'manual');
   }
 

@@ -1,7 +1,7 @@
 // What the service is doing, for /api/status, the /status page and /metrics: one snapshot read from
 // the live objects and the database. Only aggregate figures: it is public, so no ids, URLs or keys.
 import type { DeliveryStore } from '../db/webhook-deliveries.js';
-import type { JobStore } from '../db/jobs.js';
+import type { JobStatus } from '../stores/jobs.js';
 import type { MonitorStore } from '../db/monitors.js';
 import type { BrowserManager } from '../render/browser-manager.js';
 import type { RenderLimiter } from '../render/limiter.js';
@@ -12,7 +12,8 @@ export interface StatusSources {
   browsers: Pick<BrowserManager, 'stats'>;
   limiter: Pick<RenderLimiter, 'activeCount' | 'queuedCount'>;
   limits: { concurrency: number; queueSize: number };
-  jobs: Pick<JobStore, 'countByStatus'>;
+  /** Jobs of the kinds the jobs API shows, by status. */
+  jobs: { countByStatus(): Record<JobStatus, number> };
   monitors: Pick<MonitorStore, 'counts' | 'nextRuns'>;
   deliveries: Pick<DeliveryStore, 'countByStatus'>;
 }

@@ -1,7 +1,7 @@
 // Recording an event to be told to a receiver. Callers do this inside the transaction that makes the
 // change the event reports, so a crash can lose neither: the dispatcher sends what the outbox holds.
 import { randomBytes } from 'node:crypto';
-import type { DeliveryStore } from '../db/webhook-deliveries.js';
+import type { DeliveryStore } from '../stores/webhook-deliveries.js';
 import { newMessageId } from './sign.js';
 
 export type EventType = 'job.succeeded' | 'job.failed' | 'monitor.changed' | 'capture.completed' | 'capture.failed';
@@ -20,8 +20,8 @@ export function eventBody(type: EventType, data: Record<string, unknown>, now: D
   return JSON.stringify({ type, timestamp: now.toISOString(), data });
 }
 
-export function recordEvent(deliveries: DeliveryStore, event: OutgoingEvent, now: Date): void {
-  deliveries.insert(
+export async function recordEvent(deliveries: DeliveryStore, event: OutgoingEvent, now: Date): Promise<void> {
+  await deliveries.insert(
     {
       id: `dlv_${randomBytes(10).toString('hex')}`,
       keyId: event.keyId,
