@@ -30,12 +30,25 @@ function storesOver(raw: Db, exec: Kysely<DB> | Transaction<DB>, notify: Notify)
     keys: asAsync(new ApiKeyStore(raw)),
     jobs: new SqlJobStore(exec, notify),
     idempotency: new SqlIdempotencyKeyStore(exec),
-    deliveries: asAsync(new DeliveryStore(raw)),
+    deliveries: notifyingDeliveries(asAsync(new DeliveryStore(raw)), notify),
     monitors: asAsync(new MonitorStore(raw)),
     captures: asAsync(new CaptureStore(raw)),
     keyData: asAsync(new KeyDataStore(raw)),
     retention: asAsync(new RecordRetention(raw)),
   };
+}
+
+/**
+ * INTERIM (issue 12, branch i12-queue): the job queue no longer wakes the dispatcher by callback, so a
+ * recorded delivery tells `deliveries` here until the deliveries store's own implementation does.
+ */
+function notifyingDeliveries(store: Stores['deliveries'], notify: Notify): Stores['deliveries'] {
+  return Object.assign(Object.create(store) as Stores['deliveries'], {
+    insert: async (...args: Parameters<Stores['deliveries']['insert']>) => {
+      await store.insert(...args);
+      notify('deliveries');
+    },
+  });
 }
 
 export class SqliteBackend implements Backend {

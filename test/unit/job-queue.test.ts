@@ -120,6 +120,16 @@ describe('outcomes', () => {
     });
   });
 
+  it('a recorded event tells the backend a delivery is due, once the job has ended', async () => {
+    let told = 0;
+    backend.changes.on('deliveries', () => told++);
+    await queue.submit(submission({ webhookUrl: 'https://receiver.test/a' }), at(0));
+    const [job] = (await queue.claim('w', 1, at(1))).claimed;
+    expect(told).toBe(0);
+    await queue.succeed(job!, 'w', result('r'), at(2));
+    expect(told).toBe(1);
+  });
+
   it('a hook that throws rolls the job back with it: the job is still running, no event', async () => {
     const failing = new JobQueue(backend, { maxAttempts: 3, leaseMs: LEASE, maxQueuedPerKey: 5 });
     failing.register('pdf', {
