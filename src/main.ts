@@ -1,54 +1,49 @@
 // The one place that wires things together and knows their order.
-// Start: config → database + migrations → egress proxy, browser, diff pool → jobs and webhooks →
-// monitor schedules → HTTP.
-// Stop: schedules stop → HTTP and the job worker stop taking work → renders and jobs in flight drain
-// (up to shutdownGraceMs; unfinished jobs go back to the queue) → webhook attempts in flight → diff
-// threads, browser, egress proxy → database.
+// Start: config → database + migrations → the long-lived parts in one list (egress proxy, browser, diff
+// pool, webhook dispatcher, sweeper, job worker and HTTP server, monitor schedules).
+// Stop: the same list in reverse, by one deadline (shutdownGraceMs): schedules stop → the HTTP server
+// and the job worker stop taking work while renders and jobs in flight drain (unfinished jobs go back
+// to the queue) → sweeper → webhook attempts in flight → diff threads, browser, egress proxy → database.
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Config } from './config.js';
-import { IdempotencyKeyStore } from './db/idempotency-keys.js';
-import { JobStore } from './db/jobs.js';
-import { DeliveryStore } from './db/webhook-deliveries.js';
 import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase, type Db } from './db/open.js';
+import { sqliteScrub } from './db/scrub.js';
 import { SqliteBackend } from './db/sqlite-backend.js';
+import { Differ } from './diff/differ.js';
+import { DiffPool } from './diff/pool.js';
 import { EgressPolicy } from './egress/policy.js';
 import { EgressProxy } from './egress/proxy.js';
 import { heldByBrowsers } from './egress/socket-owner.js';
 import { createApp } from './http/app.js';
 import { HttpServer } from './http/server.js';
-import { CaptureStore } from './db/captures.js';
-import { MonitorStore } from './db/monitors.js';
-import { sqliteScrub } from './db/scrub.js';
-import { DiffPool } from './diff/pool.js';
-import { Differ } from './diff/differ.js';
 import { JobQueue } from './jobs/queue.js';
-import { jobIdOfResultKey, RenderJobRunner } from './jobs/render-job.js';
-import { CaptureJobRunner, captureIdOfFileKey } from './monitors/capture-job.js';
-import { CaptureRecorder } from './monitors/recorder.js';
-import { MonitorRuns } from './monitors/runs.js';
-import { MonitorScheduler } from './monitors/scheduler.js';
-import { MonitorService } from './monitors/service.js';
-import { sealLegacySecrets } from './monitors/seal-legacy-secrets.js';
-import { loadSecretsKey } from './secrets/key-file.js';
-import { SecretBox } from './secrets/secret-box.js';
-import { LocalFileStore } from './storage/file-store.js';
+import { jobIdOfResultKey, RENDER_JOB_KINDS, RenderJobRunner } from './jobs/render-job.js';
 import { JobService } from './jobs/service.js';
 import { Sweeper } from './jobs/sweeper.js';
 import { JobWorker } from './jobs/worker.js';
+import { startAll, stopAll, together, type Lifecycle } from './lifecycle.js';
 import type { Logger } from './log.js';
+import { CaptureJobRunner, captureIdOfFileKey } from './monitors/capture-job.js';
+import { CAPTURE_JOB_KEEP_MS, CAPTURE_JOB_KIND, CaptureRecorder } from './monitors/recorder.js';
+import { MonitorRuns } from './monitors/runs.js';
+import { MonitorScheduler } from './monitors/scheduler.js';
+import { sealLegacySecrets } from './monitors/seal-legacy-secrets.js';
+import { MonitorService } from './monitors/service.js';
+import { Metrics } from './operations/metrics.js';
+import { statusSnapshot } from './operations/status.js';
 import { projectRoot } from './project-root.js';
 import { BrowserManager } from './render/browser-manager.js';
 import { findChromium } from './render/chromium-path.js';
 import { RenderLimiter } from './render/limiter.js';
-import { decideSandbox } from './render/sandbox.js';
 import { PlaywrightRenderer } from './render/renderer.js';
-import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { Metrics } from './operations/metrics.js';
-import { statusSnapshot } from './operations/status.js';
+import { decideSandbox } from './render/sandbox.js';
+import { loadSecretsKey } from './secrets/key-file.js';
+import { SecretBox } from './secrets/secret-box.js';
+import { LocalFileStore } from './storage/file-store.js';
 import { PACKAGE_VERSION } from './version.js';
-import { startAll, stopAll } from './lifecycle.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface Service {
   server: Server;
@@ -56,7 +51,9 @@ export interface Service {
   url: string;
   /** The egress proxy Chromium uses (it serves no other process). */
   proxyUrl: string;
+  /** The raw SQLite handle, for tests and tools that read the file as another process would. */
   db: Db;
+  backend: SqliteBackend;
   browsers: BrowserManager;
   limiter: RenderLimiter;
   worker: JobWorker;
@@ -83,6 +80,10 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     throw err;
   }
   const backend = new SqliteBackend(db);
+  const stores = backend.stores;
+  const sealedNow = await sealLegacySecrets(backend, sqliteScrub(db), secrets, log);
+  if (sealedNow.length)
+    log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
 
   const egress = new EgressPolicy(config.egress);
   const sandbox = decideSandbox(config.render.sandbox, process.geteuid?.());
@@ -103,122 +104,70 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'),
   );
   const diffPool = new DiffPool(config.monitors.diffThreads);
-  // The proxy first: the browser connects through it. (A browser that cannot start is logged and the
-  // service runs on without it.)
-  const engines = [proxy, browsers, diffPool];
-  await startAll(engines, log);
-
   const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
-  const jobStore = new JobStore(db);
-  // INTERIM (issue 12): the queue and the recorder insert deliveries synchronously until they are async.
-  const deliveries = new DeliveryStore(db);
-  const idempotency = new IdempotencyKeyStore(db);
-  const monitorStore = new MonitorStore(db);
-  const sealedNow = await sealLegacySecrets(backend, sqliteScrub(db), secrets, log);
-  if (sealedNow.length)
-    log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
   const status = () =>
     statusSnapshot({
       version: PACKAGE_VERSION,
       startedAt,
       browsers,
       limiter,
-      stores: backend.stores,
+      stores,
       limits: { concurrency: config.render.concurrency, queueSize: config.render.queueSize },
     });
   const metrics = new Metrics(status);
   // Every render — synchronous, async job or monitor capture — is counted and timed.
   const renderer = metrics.metered(new PlaywrightRenderer(browsers, limiter, config.limits, egress));
-  const captureStore = new CaptureStore(db);
-  const captureFiles = new LocalFileStore(resolve(dataDir, 'captures'));
-  const recorder = new CaptureRecorder(
-    db,
-    jobStore,
-    monitorStore,
-    captureStore,
-    deliveries,
-    captureFiles,
-    log,
-    config.monitors,
-  );
-  const queue = new JobQueue(db, jobStore, deliveries, idempotency, config.jobs, (job, now) =>
-    recorder.jobFailed(job, now),
-  );
   const results = new LocalFileStore(resolve(dataDir, 'results'));
+  const captureFiles = new LocalFileStore(resolve(dataDir, 'captures'));
+
+  // Jobs: one durable queue; each kind registers its runner. As many jobs in the render line as there
+  // are slots: with no synchronous traffic jobs fill every slot; with it, the first-come line shares the
+  // slots instead of either side starving the other. Monitors' captures are jobs too, in the same line.
+  const queue = new JobQueue(backend, config.jobs);
+  const renderJobs = new RenderJobRunner(renderer, results, config.jobs.resultTtlHours * 3600_000);
+  for (const kind of RENDER_JOB_KINDS) queue.register(kind, renderJobs);
+  const differ = new Differ(diffPool, config.limits.maxImagePixels);
+  const recorder = new CaptureRecorder(captureFiles, log, config.monitors);
+  queue.register(
+    CAPTURE_JOB_KIND,
+    new CaptureJobRunner(stores, recorder, renderer, differ, captureFiles, log, secrets),
+  );
+  const worker = new JobWorker(
+    backend,
+    queue,
+    { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs },
+    log,
+  );
   const dispatcher = new WebhookDispatcher(
     backend,
     egress,
     { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs },
     log,
   );
-  // INTERIM (issue 12): deliveries inserted through the synchronous outbox do not notify `deliveries`.
-  const wakeDispatcher = () => dispatcher.wake();
-  // As many jobs in the render line as there are slots: with no synchronous traffic jobs fill every
-  // slot; with it, the first-come line shares the slots instead of either side starving the other.
-  // Monitors' captures are jobs too, in the same line.
-  const renderJobs = new RenderJobRunner(
-    queue,
-    renderer,
-    results,
-    config.jobs.resultTtlHours * 3600_000,
-    wakeDispatcher,
-  );
-  const worker = new JobWorker(
-    queue,
-    {
-      pdf: renderJobs,
-      image: renderJobs,
-      capture: new CaptureJobRunner(
-        monitorStore,
-        captureStore,
-        recorder,
-        renderer,
-        new Differ(diffPool, config.limits.maxImagePixels),
-        captureFiles,
-        wakeDispatcher,
-        log,
-        secrets,
-      ),
-    },
-    { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs },
-    log,
-    wakeDispatcher,
-  );
-  const runs = new MonitorRuns(
-    db,
-    monitorStore,
-    jobStore,
-    () => worker.wake(),
-    config.jobs.maxQueuedPerKey,
-    config.monitors.minIntervalSeconds,
-  );
-  const scheduler = new MonitorScheduler(backend.stores.monitors, runs, log);
   const sweeper = new Sweeper(
-    jobStore,
-    idempotency,
+    stores,
     results,
     config.jobs.sweepIntervalMs,
     log,
     [
-      { name: 'results', store: results, isReferenced: (key) => jobStore.holdsResult(jobIdOfResultKey(key), key) },
+      { name: 'results', store: results, isReferenced: (key) => stores.jobs.holdsResult(jobIdOfResultKey(key), key) },
       {
         name: 'captures',
         store: captureFiles,
-        isReferenced: (key) => captureStore.holdsFile(captureIdOfFileKey(key), key),
+        isReferenced: (key) => stores.captures.holdsFile(captureIdOfFileKey(key), key),
       },
     ],
-    { store: backend.stores.retention, ttlMs: config.jobs.recordTtlDays * 86_400_000 },
+    config.jobs.recordTtlDays * 86_400_000,
+    [{ kind: CAPTURE_JOB_KIND, keepMs: CAPTURE_JOB_KEEP_MS }],
   );
-  await dispatcher.start();
-  worker.start();
-  sweeper.start();
-  await scheduler.start();
+  const runs = new MonitorRuns(backend, queue, config.monitors.minIntervalSeconds);
+  const scheduler = new MonitorScheduler(stores.monitors, runs, log);
 
   let shuttingDown = false;
   const app = createApp({
     log,
     renderer,
-    keys: backend.stores.keys,
+    keys: stores.keys,
     limits: {
       ...config.limits,
       maxRetention: config.monitors.maxRetention,
@@ -226,7 +175,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     },
     auth: config.auth,
     rateLimit: config.rateLimit,
-    jobs: new JobService(queue, jobStore, results, worker, egress),
+    jobs: new JobService(queue, stores, results, worker, egress),
     monitors: new MonitorService(
       backend,
       runs,
@@ -237,7 +186,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       config.monitors,
       secrets,
     ),
-    deliveries: backend.stores.deliveries,
+    deliveries: stores.deliveries,
     publicUrl: config.publicUrl,
     status,
     metrics,
@@ -246,9 +195,26 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     isShuttingDown: () => shuttingDown,
     readiness: { database: () => backend.ping(), browser: () => browsers.readiness(), sandbox },
   });
-
   const http = new HttpServer(app, { port: config.port, host: config.host, drained: () => limiter.idle(), log });
-  await http.start();
+
+  // The proxy before the browser (it connects through it); a browser that cannot start is logged and the
+  // service runs on without it. The HTTP server and the job worker drain the same renders, so they stop
+  // together.
+  const parts: Lifecycle[] = [
+    proxy,
+    browsers,
+    diffPool,
+    dispatcher,
+    sweeper,
+    together('job worker and http server', [worker, http]),
+    scheduler,
+  ];
+  try {
+    await startAll(parts, log);
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
   const { port, server } = http;
   log.info({ port, host: config.host, dataDir, concurrency: config.render.concurrency }, 'pagewatch listening');
 
@@ -256,13 +222,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const stop = () =>
     (stopping ??= (async () => {
       shuttingDown = true;
-      const deadline = Date.now() + config.shutdownGraceMs;
-      await scheduler.stop(deadline); // no new captures are queued from here on
-      // Together: the server waits for the renders in flight while the worker stops taking new ones.
-      await Promise.all([http.stop(deadline), worker.stop(config.shutdownGraceMs)]);
-      await sweeper.stop();
-      await dispatcher.stop(deadline);
-      await stopAll(engines, deadline, log);
+      await stopAll(parts, Date.now() + config.shutdownGraceMs, log);
       await backend.close(); // closes the database
       log.info('pagewatch stopped');
     })());
@@ -273,6 +233,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     url: `http://127.0.0.1:${port}`,
     proxyUrl: proxy.url,
     db,
+    backend,
     browsers,
     limiter,
     worker,

@@ -27,8 +27,6 @@ export type {
   WordPart,
 } from '../stores/captures.js';
 export { MAX_TEXT_CHANGES } from '../stores/captures.js';
-// INTERIM (issue 12): the synchronous class under its old name, for callers not yet on the async store.
-export { SyncCaptureStore as CaptureStore } from './captures-sync.js';
 
 type Row = Selectable<CapturesTable>;
 

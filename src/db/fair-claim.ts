@@ -5,26 +5,44 @@
 // - Keys take turns: each key's claimable jobs are ranked oldest first, and a job's turn is its rank
 //   plus the jobs its key has running now. So a key with 1,000 jobs queued holds back another key's
 //   single job by at most one render per slot, and equal turns go oldest first.
-// The same UPDATE ... RETURNING as before, so two workers can never hold one job. Both parts read only
+// Raw SQL: the window functions, INDEXED BY and the partial-index spelling are SQLite's (PostgreSQL will add
+// SKIP LOCKED). The same UPDATE ... RETURNING as before, so two workers can never hold one job. Both parts read only
 // partial indexes of unfinished jobs (`status IN ('queued', 'running')` is spelled out so SQLite may use
 // them), so finished rows, kept for jobs.recordTtlDays, cost nothing here; jobs_claimable_by_key hands
 // each key's jobs over already in rank order (no sort of the whole queue). Measured: ~1 ms with 1,000
 // jobs queued over 10 keys, ~8 ms with 10,000, ~40 ms with 50,000.
-export const CLAIM_SQL = `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = @owner,
-    lease_expires_at = @leaseUntil, started_at = COALESCE(started_at, @now)
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import type { JobsTable } from './schema.js';
+
+export interface ClaimParams {
+  owner: string;
+  limit: number;
+  maxAttempts: number;
+  /** ISO time. */
+  now: string;
+  /** ISO time the lease runs out. */
+  leaseUntil: string;
+}
+
+export type JobRow = Selectable<JobsTable>;
+
+export function claimSql(p: ClaimParams): RawBuilder<JobRow> {
+  return sql<JobRow>`UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = ${p.owner},
+    lease_expires_at = ${p.leaseUntil}, started_at = COALESCE(started_at, ${p.now})
   WHERE id IN (
     WITH claimable AS (
       SELECT j.id, j.key_id, j.created_at,
         ROW_NUMBER() OVER (PARTITION BY j.key_id ORDER BY j.created_at, j.id) AS key_rank
       FROM jobs j INDEXED BY jobs_claimable_by_key JOIN api_keys k ON k.id = j.key_id AND k.revoked_at IS NULL
-      WHERE j.status IN ('queued', 'running') AND (j.status = 'queued' OR j.lease_expires_at < @now) AND j.attempts < @maxAttempts
+      WHERE j.status IN ('queued', 'running') AND (j.status = 'queued' OR j.lease_expires_at < ${p.now}) AND j.attempts < ${p.maxAttempts}
     ),
     busy AS (
       SELECT key_id, COUNT(*) AS running FROM jobs
-      WHERE status IN ('queued', 'running') AND status = 'running' AND lease_expires_at >= @now GROUP BY key_id
+      WHERE status IN ('queued', 'running') AND status = 'running' AND lease_expires_at >= ${p.now} GROUP BY key_id
     )
     SELECT c.id FROM claimable c LEFT JOIN busy b ON b.key_id = c.key_id
-    WHERE c.key_rank <= @limit -- a key's later jobs cannot be among the first @limit
+    WHERE c.key_rank <= ${p.limit} -- a key's later jobs cannot be among the first @limit
     ORDER BY c.key_rank + COALESCE(b.running, 0), c.created_at, c.id
-    LIMIT @limit)
+    LIMIT ${p.limit})
   RETURNING *`;
+}

@@ -7,8 +7,6 @@ import type { DB, MonitorsTable } from './schema.js';
 import type { Notify } from './sqlite-backend.js';
 
 export type { MonitorRecord, MonitorStatus } from '../stores/monitors.js';
-// INTERIM (issue 12): the synchronous class under its old name, for callers not yet on the async store.
-export { SyncMonitorStore as MonitorStore } from './monitors-sync.js';
 
 type Row = Selectable<MonitorsTable>;
 

@@ -83,6 +83,8 @@ export interface JobsTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** 0010: what the job keeps of `request` once it finishes (JSON). */
+  kept_request: Generated<string>;
 }
 
 export interface MonitorsTable {

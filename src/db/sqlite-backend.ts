@@ -4,11 +4,10 @@ import { EventEmitter } from 'node:events';
 import type { Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { Backend, ChangeTopic, Stores, Tx } from '../stores/backend.js';
-import { asAsync } from '../stores/async.js';
 import { SqlApiKeyStore } from './api-keys.js';
 import { SqlCaptureStore } from './captures.js';
-import { IdempotencyKeyStore } from './idempotency-keys.js';
-import { JobStore } from './jobs.js';
+import { SqlIdempotencyKeyStore } from './idempotency-keys.js';
+import { SqlJobStore } from './jobs.js';
 import { SqlKeyDataStore } from './key-data.js';
 import { SqlMonitorStore } from './monitors.js';
 import { SqlRecordRetention } from './retention.js';
@@ -19,17 +18,12 @@ import { SqlDeliveryStore } from './webhook-deliveries.js';
 /** Tells the backend a change others wait for was written (emitted now, or after commit in a transaction). */
 export type Notify = (topic: ChangeTopic) => void;
 
-/**
- * The stores over one executor (the database, or one transaction of it). Each store's owner swaps its
- * line for its Kysely implementation: `new SqlJobStore(exec, notify)`.
- */
-function storesOver(raw: Db, exec: Kysely<DB> | Transaction<DB>, notify: Notify): Stores {
-  // INTERIM (issue 12 skeleton): the synchronous classes on the raw handle. Inside a Kysely transaction
-  // they run on the same connection, so they are part of it.
+/** The stores over one executor: the database, or one transaction of it. */
+function storesOver(exec: Kysely<DB> | Transaction<DB>, notify: Notify): Stores {
   return {
     keys: new SqlApiKeyStore(exec),
-    jobs: asAsync(new JobStore(raw)),
-    idempotency: asAsync(new IdempotencyKeyStore(raw)),
+    jobs: new SqlJobStore(exec, notify),
+    idempotency: new SqlIdempotencyKeyStore(exec),
     deliveries: new SqlDeliveryStore(exec, notify),
     monitors: new SqlMonitorStore(exec, notify),
     captures: new SqlCaptureStore(exec, notify),
@@ -44,16 +38,16 @@ export class SqliteBackend implements Backend {
   readonly kysely: Kysely<DB>;
 
   /** `raw`: the open handle (src/db/sqlite.ts); closing the backend closes it. */
-  constructor(private readonly raw: Db) {
+  constructor(raw: Db) {
     this.kysely = kyselyOver(raw);
-    this.stores = storesOver(raw, this.kysely, (topic) => this.changes.emit(topic));
+    this.stores = storesOver(this.kysely, (topic) => this.changes.emit(topic));
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     const after: (() => void)[] = [];
     const topics = new Set<ChangeTopic>();
     const result = await this.kysely.transaction().execute(async (trx) => {
-      const stores = storesOver(this.raw, trx, (topic) => topics.add(topic));
+      const stores = storesOver(trx, (topic) => topics.add(topic));
       return fn({ ...stores, afterCommit: (f) => after.push(f) });
     });
     for (const topic of topics) this.changes.emit(topic);

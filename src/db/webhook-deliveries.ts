@@ -240,6 +240,3 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
     return counts;
   }
 }
-
-// INTERIM (issue 12): the synchronous outbox insert, where the job queue and the capture recorder import it.
-export { DeliveryStore } from './interim-outbox.js';

@@ -1,7 +1,7 @@
 // The parts of the OpenAPI document no zod schema describes: the shapes of JSON answers that are built
 // by view functions (jobs, captures, deliveries, status), the shared error body and the headers.
 // Kept small on purpose: the request schemas, where the detail matters, are generated.
-import { JOB_STATUSES } from '../db/jobs.js';
+import { JOB_STATUSES } from '../stores/jobs.js';
 import { DELIVERY_STATUSES } from '../stores/webhook-deliveries.js';
 import { ERROR_CODES } from '../errors.js';
 import { ref } from './openapi-operations.js';

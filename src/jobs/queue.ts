@@ -1,24 +1,28 @@
-// The job queue's transactions. Each state change and the webhook event that reports it are written
-// together, so after a crash a finished job always has its event in the outbox, and an event never
-// speaks of a job that did not finish.
+// The job queue's transactions. Each state change and what its runner records with it (a webhook
+// event, a capture) are written together, so after a crash a finished job always has its record, and a
+// record never speaks of a job that did not finish. The queue knows no job kinds: each kind registers
+// a runner (runner.ts), and job ids are minted here only.
 import { createHash, randomBytes } from 'node:crypto';
-import type { IdempotencyKeyStore } from '../db/idempotency-keys.js';
-import type { JobError, JobKind, JobRecord, JobStore, StoredResult } from '../db/jobs.js';
-import type { Db } from '../db/open.js';
-import type { DeliveryStore } from '../db/webhook-deliveries.js';
 import { conflict, queueFull } from '../errors.js';
-import { recordEvent } from '../webhooks/outbox.js';
-import { jobEventData } from './view.js';
+import type { Backend, Tx } from '../stores/backend.js';
+import type { JobError, JobRecord, JobRequest } from '../stores/jobs.js';
+import type { JobOutcome, JobRunner } from './runner.js';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
 
-export interface Submission {
+/** A job to queue from inside the caller's own transaction (`enqueue`). */
+export interface Enqueued {
   keyId: string;
-  kind: JobKind;
+  kind: string;
   /** The validated request (defaults filled in), stored for the worker. */
-  request: Record<string, unknown>;
+  request: JobRequest;
   baseUrl: string;
   webhookUrl?: string;
+  /** What the job is about, for its kind (a capture: the monitor); see `pendingFor`. */
+  subject?: string;
+}
+
+export interface Submission extends Enqueued {
   idempotencyKey?: string;
 }
 
@@ -29,99 +33,124 @@ export interface QueueLimits {
 }
 
 export class JobQueue {
+  private readonly runners = new Map<string, JobRunner>();
+
   constructor(
-    private readonly db: Db,
-    private readonly jobs: JobStore,
-    private readonly deliveries: DeliveryStore,
-    private readonly idempotency: IdempotencyKeyStore,
+    private readonly backend: Backend,
     private readonly limits: QueueLimits,
-    /** A capture job failed for good: its monitor records a failed capture (inside the same transaction). */
-    private readonly captureFailed: (job: JobRecord, now: Date) => void = () => undefined,
   ) {}
+
+  /** Jobs of `kind` are run (and their ends recorded) by `runner`. Register before submitting any. */
+  register<R extends JobRequest, D>(kind: string, runner: JobRunner<R, D>): void {
+    if (this.runners.has(kind)) throw new Error(`job kind ${kind} has a runner already`);
+    // The runner reads back the request its kind submitted: R holds for every job of this kind.
+    this.runners.set(kind, runner);
+  }
+
+  runnerOf(kind: string): JobRunner {
+    const runner = this.runners.get(kind);
+    if (!runner) throw new Error(`no runner for job kind ${kind}`);
+    return runner;
+  }
 
   /**
    * A new queued job, or — for a repeated Idempotency-Key with the same request within 24 h — the job
    * it made before (`created: false`). The same key with another request is 409.
    */
-  submit(s: Submission, now = new Date()): { job: JobRecord; created: boolean } {
-    const requestJson = JSON.stringify(s.request);
+  submit(s: Submission, now = new Date()): Promise<{ job: JobRecord; created: boolean }> {
     const requestHash = createHash('sha256')
       .update(`${s.kind}\n${s.webhookUrl ?? ''}\n${canonicalJson(s.request)}`)
       .digest('hex');
-    // IMMEDIATE: the read of the idempotency key and the insert are one step, even across processes.
-    return this.db
-      .transaction(() => {
-        if (s.idempotencyKey !== undefined) {
-          const earlier = this.idempotency.find(
-            s.keyId,
-            s.idempotencyKey,
-            new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
-          );
-          if (earlier) {
-            if (earlier.requestHash !== requestHash) {
-              throw conflict('this Idempotency-Key was used with a different request in the last 24 hours');
-            }
-            const job = this.jobs.get(earlier.jobId);
-            if (job) return { job, created: false };
+    // One transaction (IMMEDIATE on SQLite): the read of the idempotency key and the insert are one step,
+    // even across processes.
+    return this.backend.transaction(async (tx) => {
+      const { idempotencyKey, ...job } = s;
+      if (idempotencyKey !== undefined) {
+        const since = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
+        const earlier = await tx.idempotency.find(s.keyId, idempotencyKey, since);
+        if (earlier) {
+          if (earlier.requestHash !== requestHash) {
+            throw conflict('this Idempotency-Key was used with a different request in the last 24 hours');
           }
+          const made = await tx.jobs.get(earlier.jobId);
+          if (made) return { job: made, created: false };
         }
-        if (this.jobs.countActive(s.keyId) >= this.limits.maxQueuedPerKey) {
-          throw queueFull(
-            10,
-            `this key already has ${this.limits.maxQueuedPerKey} jobs queued or running (jobs.maxQueuedPerKey)`,
-          );
-        }
-        const id = `job_${randomBytes(10).toString('hex')}`;
-        this.jobs.insert(
-          { id, keyId: s.keyId, kind: s.kind, request: requestJson, baseUrl: s.baseUrl, webhookUrl: s.webhookUrl },
-          now,
-        );
-        if (s.idempotencyKey !== undefined) this.idempotency.put(s.keyId, s.idempotencyKey, requestHash, id, now);
-        return { job: this.jobs.get(id)!, created: true };
-      })
-      .immediate();
+      }
+      await this.assertRoom(tx, s.keyId);
+      const queued = await this.enqueue(tx, job, now);
+      if (idempotencyKey !== undefined) await tx.idempotency.put(s.keyId, idempotencyKey, requestHash, queued.id, now);
+      return { job: queued, created: true };
+    });
+  }
+
+  /** Queue a job inside the caller's transaction (no limit checked: see `isFull`, `assertRoom`). */
+  async enqueue(tx: Tx, e: Enqueued, now = new Date()): Promise<JobRecord> {
+    const id = `job_${randomBytes(10).toString('hex')}`;
+    const keptRequest = this.runnerOf(e.kind).keepAfterFinish(e.request);
+    await tx.jobs.insert({ id, ...e, keptRequest }, now);
+    return (await tx.jobs.get(id))!;
+  }
+
+  /** The oldest queued or running job about `subject`, if any. */
+  pendingFor(tx: Tx, subject: string): Promise<JobRecord | undefined> {
+    return tx.jobs.activeFor(subject);
+  }
+
+  /** Whether the key has jobs.maxQueuedPerKey jobs queued or running (of every kind). */
+  async isFull(tx: Tx, keyId: string): Promise<boolean> {
+    return (await tx.jobs.countActive(keyId)) >= this.limits.maxQueuedPerKey;
+  }
+
+  /** 429 queue_full when the key's queue is full. */
+  async assertRoom(tx: Tx, keyId: string): Promise<void> {
+    if (await this.isFull(tx, keyId)) {
+      throw queueFull(
+        10,
+        `this key already has ${this.limits.maxQueuedPerKey} jobs queued or running (jobs.maxQueuedPerKey)`,
+      );
+    }
   }
 
   /**
    * Claim up to `limit` jobs for `owner`, keys taking turns (see fair-claim.ts). Jobs whose tries ran
-   * out with their worker are failed first (`exhausted`: how many, so the caller knows events were
-   * recorded), and jobs of revoked keys are canceled (`canceled`: their ids, so running ones can stop).
+   * out with their worker are failed first (`exhausted`: how many), and jobs of revoked keys are
+   * canceled (`canceled`: their ids, so running ones can stop).
    */
   claim(
     owner: string,
     limit: number,
     now = new Date(),
-  ): { claimed: JobRecord[]; exhausted: number; canceled: string[] } {
-    return this.db
-      .transaction(() => {
-        const canceled = this.jobs.cancelRevoked(now);
-        const exhausted = this.jobs.failExhausted(this.limits.maxAttempts, now);
-        for (const job of exhausted) this.finished(job, now);
-        const claimed =
-          limit > 0 ? this.jobs.claim(owner, limit, this.limits.leaseMs, this.limits.maxAttempts, now) : [];
-        return { claimed, exhausted: exhausted.length, canceled };
-      })
-      .immediate();
+  ): Promise<{ claimed: JobRecord[]; exhausted: number; canceled: string[] }> {
+    return this.backend.transaction(async (tx) => {
+      const canceled = await tx.jobs.cancelRevoked(now);
+      const exhausted = await tx.jobs.failExhausted(this.limits.maxAttempts, now);
+      for (const job of exhausted) await this.runnerOf(job.kind).onFailed?.(tx, job, now);
+      const claimed =
+        limit > 0 ? await tx.jobs.claim(owner, limit, this.limits.leaseMs, this.limits.maxAttempts, now) : [];
+      return { claimed, exhausted: exhausted.length, canceled };
+    });
   }
 
   /** The jobs this worker still holds (not canceled, not taken over). */
-  runningOf(owner: string): Set<string> {
-    return this.jobs.runningOf(owner);
+  runningOf(owner: string): Promise<Set<string>> {
+    return this.backend.stores.jobs.runningOf(owner);
   }
 
-  renew(owner: string, now = new Date()): void {
-    this.jobs.renew(owner, this.limits.leaseMs, now);
+  renew(owner: string, now = new Date()): Promise<void> {
+    return this.backend.stores.jobs.renew(owner, this.limits.leaseMs, now);
   }
 
-  /** Record the result; false if the job stopped being this worker's meanwhile (canceled, taken over). */
-  succeed(job: JobRecord, owner: string, result: StoredResult, now = new Date()): boolean {
-    return this.db
-      .transaction(() => {
-        const done = this.jobs.succeed(job.id, owner, result, now);
-        if (done) this.finished(done, now);
-        return done !== undefined;
-      })
-      .immediate();
+  /**
+   * Record the outcome, with what the runner's `onSucceeded` records, in one transaction; false if the
+   * job stopped being this worker's meanwhile (canceled, taken over): then nothing is recorded.
+   */
+  succeed(job: JobRecord, owner: string, outcome: JobOutcome, now = new Date()): Promise<boolean> {
+    return this.backend.transaction(async (tx) => {
+      const done = await tx.jobs.succeed(job.id, owner, outcome.result, now);
+      if (!done) return false;
+      await this.runnerOf(done.kind).onSucceeded?.(tx, done, outcome, now);
+      return true;
+    });
   }
 
   /** A failure that may pass (a browser crash): queued again while tries are left, else failed. */
@@ -131,46 +160,26 @@ export class JobQueue {
     error: JobError,
     retryable: boolean,
     now = new Date(),
-  ): 'retried' | 'failed' | 'gone' {
-    return this.db
-      .transaction(() => {
-        if (retryable && job.attempts < this.limits.maxAttempts) {
-          return this.jobs.requeue(job.id, owner, error) ? 'retried' : 'gone';
-        }
-        const failed = this.jobs.fail(job.id, owner, error, now);
-        if (failed) this.finished(failed, now);
-        return failed ? 'failed' : 'gone';
-      })
-      .immediate();
+  ): Promise<'retried' | 'failed' | 'gone'> {
+    return this.backend.transaction(async (tx) => {
+      if (retryable && job.attempts < this.limits.maxAttempts) {
+        return (await tx.jobs.requeue(job.id, owner, error)) ? 'retried' : 'gone';
+      }
+      const failed = await tx.jobs.fail(job.id, owner, error, now);
+      if (!failed) return 'gone';
+      await this.runnerOf(failed.kind).onFailed?.(tx, failed, now);
+      return 'failed';
+    });
   }
 
   /** A stopping worker hands its running jobs back to the queue. */
-  release(owner: string): number {
-    return this.jobs.release(owner);
+  release(owner: string): Promise<number> {
+    return this.backend.stores.jobs.release(owner);
   }
 
-  cancel(keyId: string, id: string, now = new Date()): JobRecord | undefined {
-    return this.jobs.cancel(keyId, id, now);
-  }
-
-  /** Record what a job's end tells: a render job's webhook event, or a capture job's failed capture. */
-  private finished(job: JobRecord, now: Date): void {
-    if (job.kind === 'capture') {
-      if (job.status === 'failed') this.captureFailed(job, now);
-      return;
-    }
-    if (!job.webhookUrl) return;
-    recordEvent(
-      this.deliveries,
-      {
-        keyId: job.keyId,
-        url: job.webhookUrl,
-        type: job.status === 'succeeded' ? 'job.succeeded' : 'job.failed',
-        data: jobEventData(job),
-        jobId: job.id,
-      },
-      now,
-    );
+  /** Cancel a key's queued or running job of one of `kinds` (what the caller shows). */
+  cancel(keyId: string, id: string, kinds: readonly string[], now = new Date()): Promise<JobRecord | undefined> {
+    return this.backend.stores.jobs.cancel(keyId, id, kinds, now);
   }
 }
 

@@ -1,51 +1,83 @@
-// The runner of `pdf` and `image` jobs: render through the shared renderer, store the bytes, record
-// the result (and its webhook event) in one transaction.
-import type { JobRecord } from '../db/jobs.js';
+// The runner of `pdf` and `image` jobs: render through the shared renderer and store the bytes; the
+// queue records the result, and this runner's webhook event, in one transaction.
 import type { Renderer, RenderOutput } from '../render/renderer.js';
-import type { ImageSpec, PdfSpec, RenderSpec } from '../render/spec.js';
+import type { ImageSpec, PdfSpec } from '../render/spec.js';
 import type { FileStore } from '../storage/file-store.js';
-import type { JobQueue } from './queue.js';
-import type { JobRunner } from './worker.js';
+import type { Tx } from '../stores/backend.js';
+import type { JobRecord, JobRequest } from '../stores/jobs.js';
+import { recordEvent } from '../webhooks/outbox.js';
+import type { JobOf, JobOutcome, JobRunner, RunContext } from './runner.js';
+import { jobEventData } from './view.js';
 
-export class RenderJobRunner implements JobRunner {
+/** The kinds the jobs API submits and shows. */
+export type RenderJobKind = 'pdf' | 'image';
+export const RENDER_JOB_KINDS: readonly RenderJobKind[] = ['pdf', 'image'];
+
+type RenderJobRequest = JobRequest & { filename?: string; format?: string };
+
+export class RenderJobRunner implements JobRunner<RenderJobRequest> {
   constructor(
-    private readonly queue: JobQueue,
     private readonly renderer: Renderer,
     private readonly results: FileStore,
     private readonly resultTtlMs: number,
-    /** Called when an event was recorded in the outbox (so the dispatcher sends it now). */
-    private readonly onEvent: () => void,
   ) {}
 
-  async run(job: JobRecord, owner: string, signal: AbortSignal): Promise<void> {
+  async run(job: JobOf<RenderJobRequest>, { signal }: RunContext): Promise<JobOutcome> {
     // Earlier tries of this job died with their worker; a file one of them stored is not a result.
     for (let attempt = 1; attempt < job.attempts; attempt++) await this.results.remove(resultKey(job.id, attempt));
     const key = resultKey(job.id, job.attempts);
     const out = await this.render(job, signal);
-    if (signal.aborted) return;
+    if (signal.aborted) return {}; // nothing stored: nothing to record or discard
     await this.results.put(key, out.bytes);
     const now = new Date();
-    const recorded = this.queue.succeed(
-      job,
-      owner,
-      {
+    return {
+      result: {
         key,
         contentType: out.contentType,
         bytes: out.bytes.length,
         expiresAt: new Date(now.getTime() + this.resultTtlMs).toISOString(),
         meta: { renderMs: out.renderMs, finalUrl: out.finalUrl, pageCount: out.pageCount, truncated: out.truncated },
       },
-      now,
-    );
-    if (recorded) this.onEvent();
-    else await this.results.remove(key); // canceled or taken over while it rendered: not this try's result
+    };
   }
 
-  private render(job: JobRecord, signal: AbortSignal): Promise<RenderOutput> {
-    const request = JSON.parse(job.request) as RenderSpec;
+  onSucceeded(tx: Tx, job: JobRecord, _outcome: JobOutcome, now: Date): Promise<void> {
+    return this.tell(tx, job, now);
+  }
+
+  onFailed(tx: Tx, job: JobRecord, now: Date): Promise<void> {
+    return this.tell(tx, job, now);
+  }
+
+  /** Canceled or taken over while it rendered: the file is not this try's result. */
+  async discard(outcome: JobOutcome): Promise<void> {
+    if (outcome.result) await this.results.remove(outcome.result.key);
+  }
+
+  /** The result download needs only the file name and format; headers, cookies, credentials are dropped. */
+  keepAfterFinish(request: RenderJobRequest): JobRequest {
+    return { filename: request.filename ?? null, format: request.format ?? null };
+  }
+
+  private async tell(tx: Tx, job: JobRecord, now: Date): Promise<void> {
+    if (!job.webhookUrl) return;
+    await recordEvent(
+      tx.deliveries,
+      {
+        keyId: job.keyId,
+        url: job.webhookUrl,
+        type: job.status === 'succeeded' ? 'job.succeeded' : 'job.failed',
+        data: jobEventData(job),
+        jobId: job.id,
+      },
+      now,
+    );
+  }
+
+  private render(job: JobOf<RenderJobRequest>, signal: AbortSignal): Promise<RenderOutput> {
     return job.kind === 'pdf'
-      ? this.renderer.renderPdf(request as PdfSpec, signal, { background: true })
-      : this.renderer.renderImage(request as ImageSpec, signal, { background: true });
+      ? this.renderer.renderPdf(job.request as unknown as PdfSpec, signal, { background: true })
+      : this.renderer.renderImage(job.request as unknown as ImageSpec, signal, { background: true });
   }
 }
 

@@ -1,10 +1,12 @@
 // What the HTTP routes ask of jobs: submit (with the egress checks a job would otherwise fail on
 // later), read, list, cancel, fetch the result. Routes stay thin; this is the one place of the rules.
-import type { JobRecord, JobStatus, JobStore, RenderJobKind } from '../db/jobs.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { conflict, gone, notFound, urlBlocked, webhookUrlBlocked } from '../errors.js';
-import type { JobQueue } from './queue.js';
 import type { FileStore } from '../storage/file-store.js';
+import type { Stores } from '../stores/backend.js';
+import type { JobRecord, JobStatus } from '../stores/jobs.js';
+import type { JobQueue } from './queue.js';
+import { RENDER_JOB_KINDS, type RenderJobKind } from './render-job.js';
 import type { JobWorker } from './worker.js';
 
 export interface SubmitInput {
@@ -18,9 +20,9 @@ export interface SubmitInput {
 export class JobService {
   constructor(
     private readonly queue: JobQueue,
-    private readonly jobs: JobStore,
+    private readonly stores: Pick<Stores, 'jobs'>,
     private readonly results: FileStore,
-    private readonly worker: Pick<JobWorker, 'wake' | 'abort'>,
+    private readonly worker: Pick<JobWorker, 'abort'>,
     private readonly egress: EgressPolicy,
   ) {}
 
@@ -38,13 +40,13 @@ export class JobService {
         throw webhookUrlBlocked(verdict.reason);
       }
     }
-    const submitted = this.queue.submit({ ...input, webhookUrl });
-    if (submitted.created) this.worker.wake();
-    return submitted;
+    // The worker hears of the new job from the backend's `jobs` change.
+    return this.queue.submit({ ...input, webhookUrl });
   }
 
-  get(keyId: string, id: string): JobRecord {
-    const job = this.jobs.getOwned(keyId, id);
+  /** The jobs API shows render jobs only; other kinds (a monitor's capture) are seen through their owner. */
+  async get(keyId: string, id: string): Promise<JobRecord> {
+    const job = await this.stores.jobs.getOwned(keyId, id, RENDER_JOB_KINDS);
     if (!job) throw notFound(`no job ${id}`);
     return job;
   }
@@ -52,22 +54,22 @@ export class JobService {
   list(
     keyId: string,
     query: { status?: JobStatus; limit: number; before?: { createdAt: string; id: string } },
-  ): JobRecord[] {
-    return this.jobs.list(keyId, query);
+  ): Promise<JobRecord[]> {
+    return this.stores.jobs.list(keyId, RENDER_JOB_KINDS, query);
   }
 
-  cancel(keyId: string, id: string): JobRecord {
-    const canceled = this.queue.cancel(keyId, id);
+  async cancel(keyId: string, id: string): Promise<JobRecord> {
+    const canceled = await this.queue.cancel(keyId, id, RENDER_JOB_KINDS);
     if (canceled) {
       this.worker.abort(id);
       return canceled;
     }
-    const job = this.get(keyId, id); // 404 for a missing or another key's job
+    const job = await this.get(keyId, id); // 404 for a missing or another key's job
     throw conflict(`job ${id} has already ${job.status === 'canceled' ? 'been canceled' : job.status}`);
   }
 
   async result(keyId: string, id: string, now = new Date()): Promise<{ job: JobRecord; bytes: Buffer }> {
-    const job = this.get(keyId, id);
+    const job = await this.get(keyId, id);
     if (job.status !== 'succeeded' || !job.result) throw notFound(`job ${id} has no result (it is ${job.status})`);
     if (job.result.removed || job.result.expiresAt <= now.toISOString()) {
       throw gone(`the result of job ${id} expired at ${job.result.expiresAt} (jobs.resultTtlHours)`);

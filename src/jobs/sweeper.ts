@@ -1,54 +1,65 @@
 // Removes what has outlived its time: job results past jobs.resultTtlHours (the row stays, so the
-// result URL answers 410 rather than 404), idempotency keys past their 24 h window, capture jobs an hour
-// after they finished, finished job rows and webhook deliveries (with their attempts) past
+// result URL answers 410 rather than 404), idempotency keys past their 24 h window, the rows of
+// short-lived kinds of job (a monitor's capture: its outcome is the capture row) soon after they
+// finished, finished job rows and webhook deliveries (with their attempts) past
 // jobs.recordTtlDays, and — on the first pass and then hourly — stored files no row refers to any more
 // (what a crash can leave behind).
-import type { IdempotencyKeyStore } from '../db/idempotency-keys.js';
-import type { JobStore } from '../db/jobs.js';
-import type { RecordRetention } from '../stores/retention.js';
+import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
-import { IDEMPOTENCY_WINDOW_MS } from './queue.js';
 import type { FileStore } from '../storage/file-store.js';
 import { ORPHAN_MIN_AGE_MS, removeOrphans } from '../storage/orphans.js';
+import type { Stores } from '../stores/backend.js';
+import { IDEMPOTENCY_WINDOW_MS } from './queue.js';
 
 const BATCH = 500;
 const ORPHAN_PASS_EVERY_MS = 3600_000;
-/** Finished capture jobs are kept this long (to look into a recent capture's tries), then deleted. */
-export const CAPTURE_JOB_KEEP_MS = 3600_000;
 
 /** A file store, and how to tell whether a row still refers to one of its keys. */
 export interface OrphanSource {
   name: string;
   store: FileStore;
-  isReferenced(key: string): boolean;
+  isReferenced(key: string): Promise<boolean>;
 }
 
-export class Sweeper {
+/** Finished jobs of `kind` are kept `keepMs` (to look into their recent tries), then deleted. */
+export interface ShortLivedJobs {
+  kind: string;
+  keepMs: number;
+}
+
+export class Sweeper implements Lifecycle {
+  readonly name = 'sweeper';
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopping = false;
   private lastOrphanPass = -Infinity;
 
   constructor(
-    private readonly jobs: JobStore,
-    private readonly idempotency: IdempotencyKeyStore,
+    private readonly stores: Pick<Stores, 'jobs' | 'idempotency' | 'retention'>,
     private readonly results: FileStore,
     private readonly intervalMs: number,
     private readonly log: Logger,
     private readonly orphanSources: OrphanSource[],
-    private readonly records: { store: RecordRetention; ttlMs: number },
+    /** jobs.recordTtlDays: finished jobs and deliveries older than this are deleted. */
+    private readonly recordTtlMs: number,
+    private readonly shortLived: readonly ShortLivedJobs[] = [],
   ) {}
 
-  start(): void {
+  start(): Promise<void> {
     this.timer = setInterval(() => {
       this.running ??= this.sweep().finally(() => {
         this.running = undefined;
       });
     }, this.intervalMs);
     this.timer.unref();
+    return Promise.resolve();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * No new pass; the one under way stops between batches. It is waited for whatever the deadline: a
+   * pass cut short would leave files whose rows are gone (the orphan pass would find them an hour later).
+   */
+  async stop(_deadline: number): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
     await this.running;
@@ -56,32 +67,36 @@ export class Sweeper {
 
   /** One pass; never throws (a failure is logged and the next pass tries again). */
   async sweep(now = new Date()): Promise<void> {
+    const { jobs, idempotency } = this.stores;
     try {
       let removed = 0;
       for (
-        let batch = this.jobs.expiredResults(now, BATCH);
+        let batch = await jobs.expiredResults(now, BATCH);
         batch.length;
-        batch = this.jobs.expiredResults(now, BATCH)
+        batch = await jobs.expiredResults(now, BATCH)
       ) {
         for (const job of batch) {
           await this.results.remove(job.result!.key);
-          this.jobs.markResultRemoved(job.id, now);
+          await jobs.markResultRemoved(job.id, now);
           removed++;
         }
       }
-      const keys = this.idempotency.sweep(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));
-      const finishedBefore = new Date(now.getTime() - CAPTURE_JOB_KEEP_MS);
-      let captureJobs = 0;
-      for (
-        let n = this.jobs.deleteFinishedCaptures(finishedBefore, BATCH);
-        n > 0;
-        n = this.jobs.deleteFinishedCaptures(finishedBefore, BATCH)
-      ) {
-        captureJobs += n;
+      const keys = await idempotency.sweep(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));
+      const finished: Record<string, number> = {};
+      for (const { kind, keepMs } of this.shortLived) {
+        const before = new Date(now.getTime() - keepMs);
+        let deleted = 0;
+        for (
+          let n = await jobs.deleteFinished(kind, before, BATCH);
+          n > 0;
+          n = await jobs.deleteFinished(kind, before, BATCH)
+        )
+          deleted += n;
+        if (deleted) finished[`${kind}Jobs`] = deleted;
       }
       const old = await this.removeOldRecords(now);
-      if (removed || keys || captureJobs || old.jobs || old.deliveries) {
-        this.log.info({ results: removed, idempotencyKeys: keys, captureJobs, ...old }, 'swept expired data');
+      if (removed || keys || Object.keys(finished).length || old.jobs || old.deliveries) {
+        this.log.info({ results: removed, idempotencyKeys: keys, ...finished, ...old }, 'swept expired data');
       }
     } catch (err) {
       this.log.error({ err }, 'sweep failed');
@@ -94,8 +109,8 @@ export class Sweeper {
 
   /** Finished jobs and deliveries past jobs.recordTtlDays; a job's result file still on disk goes first. */
   private async removeOldRecords(now: Date): Promise<{ jobs: number; deliveries: number }> {
-    const before = new Date(now.getTime() - this.records.ttlMs);
-    const { store } = this.records;
+    const before = new Date(now.getTime() - this.recordTtlMs);
+    const store = this.stores.retention;
     let jobs = 0;
     for (
       let batch = await store.oldJobs(before, BATCH);
@@ -118,9 +133,15 @@ export class Sweeper {
 
   private async removeOrphans(now: Date): Promise<void> {
     const before = new Date(now.getTime() - ORPHAN_MIN_AGE_MS);
-    for (const { name, store, isReferenced } of this.orphanSources) {
+    for (const source of this.orphanSources) {
+      const { name, store } = source;
       try {
-        const removed = await removeOrphans(store, isReferenced, before, () => this.stopping);
+        const removed = await removeOrphans(
+          store,
+          (key) => source.isReferenced(key),
+          before,
+          () => this.stopping,
+        );
         if (removed) this.log.warn({ store: name, files: removed }, 'removed stored files no row refers to');
       } catch (err) {
         this.log.error({ err, store: name }, 'orphaned file sweep failed');

@@ -1,5 +1,6 @@
 // A job as the API shows it (shared/API.md, "Jobs"), and the thin data of its webhook events.
-import type { JobRecord, RenderJobKind } from '../db/jobs.js';
+import type { JobRecord } from '../stores/jobs.js';
+import type { RenderJobKind } from './render-job.js';
 
 export interface JobView {
   id: string;

@@ -3,10 +3,13 @@
 // synchronous requests. While it works it renews its lease, so a job is taken up again only when this
 // process is gone; failures are retried or recorded here, the same for every kind.
 import { randomBytes } from 'node:crypto';
-import type { JobKind, JobRecord } from '../db/jobs.js';
 import { AppError } from '../errors.js';
+import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
+import type { Backend } from '../stores/backend.js';
+import type { JobRecord } from '../stores/jobs.js';
 import type { JobQueue } from './queue.js';
+import type { JobOutcome } from './runner.js';
 
 export interface WorkerOptions {
   /** Jobs rendering (or waiting for a render slot) at once. */
@@ -15,57 +18,57 @@ export interface WorkerOptions {
   leaseMs: number;
 }
 
-/** Does one kind of job. */
-export interface JobRunner {
-  /**
-   * Do the job and record its success (naming `owner`, so a try that lost the job records nothing).
-   * Throw to fail the try: the worker retries or fails it. Once `signal` is aborted, record nothing.
-   */
-  run(job: JobRecord, owner: string, signal: AbortSignal): Promise<void>;
-}
-
 /**
  * Errors that come from the job itself (a bad page, a blocked URL, its timeout) end it; others — and a
  * crashed page, which may be the browser going down — are retried up to jobs.maxAttempts.
  */
 const FINAL_CODES = new Set(['render_failed', 'render_timeout', 'url_blocked', 'invalid_request']);
 
-export class JobWorker {
+export class JobWorker implements Lifecycle {
+  readonly name = 'job worker';
   readonly owner = `worker_${randomBytes(6).toString('hex')}`;
   private readonly running = new Map<string, AbortController>();
   private readonly tasks = new Set<Promise<void>>();
   private pollTimer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private fillQueued = false;
+  private filling: Promise<void> | undefined;
+  private refill = false;
   private stopped = true;
 
+  /** A job became claimable (queued, requeued, handed back): claim now rather than at the next poll. */
+  private readonly onJobs = () => this.wake();
+
   constructor(
+    private readonly backend: Pick<Backend, 'changes'>,
     private readonly queue: JobQueue,
-    private readonly runners: Record<JobKind, JobRunner>,
     private readonly options: WorkerOptions,
     private readonly log: Logger,
-    /** Called when an event was recorded in the outbox (so the dispatcher sends it now). */
-    private readonly onEvent: () => void,
   ) {}
 
   get runningCount(): number {
     return this.running.size;
   }
 
-  start(): void {
+  start(): Promise<void> {
     this.stopped = false;
-    this.heartbeat = setInterval(() => this.renew(), Math.max(100, Math.floor(this.options.leaseMs / 3)));
+    this.backend.changes.on('jobs', this.onJobs);
+    this.heartbeat = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.options.leaseMs / 3)));
     this.heartbeat.unref();
     this.wake();
+    return Promise.resolve();
   }
 
-  /** A job was submitted or a slot freed: claim now rather than at the next poll. */
+  /**
+   * A job was queued or a slot freed: claim now rather than at the next poll. The backend's `jobs` change
+   * calls it; so may whoever knows of work written past the backend (another process's insert).
+   */
   wake(): void {
     if (this.stopped || this.fillQueued) return;
     this.fillQueued = true;
     setImmediate(() => {
       this.fillQueued = false;
-      this.fill();
+      void this.fill();
     });
   }
 
@@ -74,36 +77,59 @@ export class JobWorker {
     this.running.get(jobId)?.abort(new Error('canceled'));
   }
 
-  /** Claim nothing more; give running jobs `graceMs` to finish, then stop them and hand them back. */
-  async stop(graceMs: number): Promise<void> {
+  /** Claim nothing more; let running jobs finish by `deadline` (epoch ms), then stop them and hand them back. */
+  async stop(deadline: number): Promise<void> {
     this.stopped = true;
+    this.backend.changes.off('jobs', this.onJobs);
     clearTimeout(this.pollTimer);
+    await this.filling;
     const finished = await Promise.race([
       Promise.allSettled([...this.tasks]).then(() => true),
-      new Promise<false>((done) => setTimeout(done, graceMs, false).unref()),
+      new Promise<false>((done) => setTimeout(done, Math.max(0, deadline - Date.now()), false).unref()),
     ]);
     if (!finished) {
       for (const controller of this.running.values()) controller.abort(new Error('shutting down'));
       await Promise.allSettled([...this.tasks]);
     }
     clearInterval(this.heartbeat);
-    const released = this.queue.release(this.owner);
-    if (released) this.log.info({ released }, 'unfinished jobs handed back to the queue');
+    try {
+      const released = await this.queue.release(this.owner);
+      if (released) this.log.info({ released }, 'unfinished jobs handed back to the queue');
+    } catch (err) {
+      this.log.error({ err }, 'job worker could not hand its jobs back (their leases will run out)');
+    }
   }
 
-  private fill(): void {
+  /** One claim at a time: a wake during a claim runs another once it is done. */
+  private fill(): Promise<void> {
+    if (this.filling) {
+      this.refill = true;
+      return this.filling;
+    }
+    this.filling = this.claimOnce().finally(() => {
+      this.filling = undefined;
+      if (this.refill) {
+        this.refill = false;
+        this.wake();
+      }
+    });
+    return this.filling;
+  }
+
+  private async claimOnce(): Promise<void> {
     if (this.stopped) return;
     clearTimeout(this.pollTimer);
     try {
-      this.stopLost();
-      const { claimed, exhausted, canceled } = this.queue.claim(this.owner, this.options.capacity - this.running.size);
-      if (exhausted) this.onEvent();
+      await this.stopLost();
+      const { claimed, canceled } = await this.queue.claim(this.owner, this.options.capacity - this.running.size);
       for (const id of canceled) this.abort(id);
-      for (const job of claimed) this.begin(job);
+      // A stop that began during the claim hands these back (release) without starting them.
+      if (!this.stopped) for (const job of claimed) this.begin(job);
     } catch (err) {
       this.log.error({ err }, 'job worker could not claim jobs'); // a tick never throws; try again at the next poll
     }
-    this.pollTimer = setTimeout(() => this.fill(), this.options.pollIntervalMs);
+    if (this.stopped) return;
+    this.pollTimer = setTimeout(() => void this.fill(), this.options.pollIntervalMs);
     this.pollTimer.unref();
   }
 
@@ -112,9 +138,9 @@ export class JobWorker {
    * with the CLI, another instance's API) or taken over. Without this the render would hold its slot to
    * the end and only then find it has nothing to record.
    */
-  private stopLost(): void {
+  private async stopLost(): Promise<void> {
     if (this.running.size === 0) return;
-    const held = this.queue.runningOf(this.owner);
+    const held = await this.queue.runningOf(this.owner);
     for (const [id, controller] of this.running) {
       if (!held.has(id) && !controller.signal.aborted) {
         this.log.info({ job: id }, "job is no longer this worker's (canceled or taken over): stopping it");
@@ -137,23 +163,29 @@ export class JobWorker {
   }
 
   private async process(job: JobRecord, signal: AbortSignal): Promise<void> {
+    const runner = this.queue.runnerOf(job.kind);
+    let outcome: JobOutcome | undefined;
+    let recorded = false;
     try {
-      await this.runners[job.kind].run(job, this.owner, signal);
+      outcome = await runner.run(job, { owner: this.owner, signal });
+      // Canceled, taken over or stopping while it ran: its outcome is not this try's to record.
+      recorded = !signal.aborted && (await this.queue.succeed(job, this.owner, outcome));
     } catch (err) {
       if (signal.aborted) return; // canceled (recorded by the canceller), or stopping (handed back at stop)
-      this.recordFailure(job, err);
+      await this.recordFailure(job, err);
+    } finally {
+      if (outcome && !recorded) await runner.discard?.(outcome);
     }
   }
 
-  private recordFailure(job: JobRecord, err: unknown): void {
+  private async recordFailure(job: JobRecord, err: unknown): Promise<void> {
     const final = err instanceof AppError && FINAL_CODES.has(err.code) && err.extra.retryable !== true;
     const error =
       err instanceof AppError
         ? { code: err.code, message: err.message }
         : { code: 'internal', message: 'an internal error; the service log has the cause' };
     if (!(err instanceof AppError)) this.log.error({ err, job: job.id }, 'job failed with an internal error');
-    const outcome = this.queue.failOrRetry(job, this.owner, error, !final);
-    if (outcome === 'failed') this.onEvent();
+    const outcome = await this.queue.failOrRetry(job, this.owner, error, !final);
     // The caller's record says only what it may know (a url_blocked job: "not allowed"); the log keeps why.
     const reason = err instanceof AppError ? err.extra.logDetail : undefined;
     this.log.info(
@@ -162,10 +194,10 @@ export class JobWorker {
     );
   }
 
-  private renew(): void {
+  private async renew(): Promise<void> {
     if (this.running.size === 0) return;
     try {
-      this.queue.renew(this.owner);
+      await this.queue.renew(this.owner);
     } catch (err) {
       this.log.error({ err }, 'job worker could not renew its lease');
     }

@@ -1,15 +1,13 @@
 // The runner of `capture` jobs: capture the monitor's page, compare it with the baseline (in a diff
 // thread), capture once more before reporting a change when `diff.confirm` asks, store the images and
-// record the outcome. Failures are thrown to the job worker, which retries or fails the job (and the
-// recorder then writes a failed capture).
+// return the capture as the job's outcome; the queue records it (through the recorder) in the
+// transaction that ends the job. Failures are thrown to the job worker, which retries or fails the job
+// (and the recorder then writes a failed capture).
 import { performance } from 'node:perf_hooks';
-import type { CaptureRecord, CaptureStore, NewCapture, Region } from '../db/captures.js';
-import type { JobRecord } from '../db/jobs.js';
-import type { MonitorRecord, MonitorStore } from '../db/monitors.js';
 import type { DiffResult } from '../diff/compare.js';
 import { ImageTooLarge, pngSize, sha256, type CaptureImage, type Differ } from '../diff/differ.js';
 import { renderFailed } from '../errors.js';
-import type { JobRunner } from '../jobs/worker.js';
+import type { JobOf, JobOutcome, JobRunner, RunContext } from '../jobs/runner.js';
 import type { Logger } from '../log.js';
 import type { Box } from '../geometry.js';
 import type { PageBlock, PageFacts } from '../render/page-facts.js';
@@ -18,6 +16,10 @@ import type { ImageSpec } from '../render/spec.js';
 import type { RunStep } from '../render/steps.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../storage/file-store.js';
+import type { Stores, Tx } from '../stores/backend.js';
+import type { CaptureRecord, NewCapture, Region } from '../stores/captures.js';
+import type { JobRecord } from '../stores/jobs.js';
+import type { MonitorRecord } from '../stores/monitors.js';
 import { openSecrets } from './capture-secrets.js';
 import { evaluateConditions } from './conditions.js';
 import { isChange } from './diff-mode.js';
@@ -42,33 +44,29 @@ interface Outcome {
   changed: boolean;
 }
 
-export class CaptureJobRunner implements JobRunner {
+export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture> {
   constructor(
-    private readonly monitors: MonitorStore,
-    private readonly captures: CaptureStore,
+    /** Read outside any transaction: a capture takes seconds. */
+    private readonly stores: Pick<Stores, 'monitors' | 'captures'>,
     private readonly recorder: CaptureRecorder,
     private readonly renderer: Renderer,
     private readonly differ: Differ,
     private readonly files: FileStore,
-    /** Called when events may have been recorded in the outbox (so the dispatcher sends them now). */
-    private readonly onEvent: () => void,
     private readonly log: Logger,
     private readonly secrets: SecretBox,
   ) {}
 
-  async run(job: JobRecord, owner: string, signal: AbortSignal): Promise<void> {
-    const { reason } = JSON.parse(job.request) as CaptureJobRequest;
-    const monitor = this.monitors.get(job.monitorId!);
-    if (!monitor) {
-      this.recorder.abandoned(job, owner); // deleted after the job was queued
-      return;
-    }
+  /** The capture, its files stored, as the outcome's detail; none when the monitor is gone or the job aborted. */
+  async run(job: JobOf<CaptureJobRequest>, { signal }: RunContext): Promise<JobOutcome<NewCapture>> {
+    const { reason, monitorId } = job.request;
+    const monitor = await this.stores.monitors.get(monitorId);
+    if (!monitor) return {}; // deleted after the job was queued: the job ends with nothing recorded
     const started = performance.now();
     const takenAt = new Date();
     let shot = await this.shoot(monitor, signal);
-    const baseline = this.captures.baseline(monitor.id, monitor.specVersion);
+    const baseline = await this.stores.captures.baseline(monitor.id, monitor.specVersion);
     const baselineImage = baseline && (await this.baselineImage(baseline));
-    const baselineBlocks = baselineImage ? await this.baselineBlocks(baseline!) : undefined;
+    const baselineBlocks = baselineImage ? await this.baselineBlocks(baseline) : undefined;
     let outcome: Outcome | undefined;
     let confirmed = false;
     if (baseline && baselineImage) {
@@ -81,7 +79,7 @@ export class CaptureJobRunner implements JobRunner {
       }
     }
     const conditions = evaluateConditions(monitor.settings.notifyWhen, shot.facts.probes, baseline);
-    if (signal.aborted) return;
+    if (signal.aborted) return {};
 
     const id = newCaptureId();
     const keys = captureFileKeys(monitor.id, id);
@@ -105,7 +103,7 @@ export class CaptureJobRunner implements JobRunner {
       sha256: shot.sha256,
       imageKey: keys.image,
       diffKey,
-      baselineId: baselineImage ? baseline!.id : null,
+      baselineId: baselineImage ? baseline.id : null,
       changed: outcome?.changed ?? false,
       confirmed,
       diffPixels: outcome?.diff.diffPixels ?? 0,
@@ -122,14 +120,29 @@ export class CaptureJobRunner implements JobRunner {
       conditionErrors: conditions.errors,
       conditionsMet: conditions.met,
     };
-    const released = this.recorder.succeeded(job, owner, monitor, capture, new Date());
-    if (released === undefined) {
-      // Not this worker's job any more (canceled, taken over) or the monitor is gone: nothing was recorded.
-      await Promise.all([keys.image, diffKey, keys.text].map((key) => key && this.files.remove(key)));
-      return;
-    }
-    this.onEvent();
-    for (const key of released) await this.files.remove(key);
+    return { detail: capture };
+  }
+
+  /** Recorded with the job's success, in the queue's transaction. */
+  async onSucceeded(tx: Tx, job: JobRecord, outcome: JobOutcome<NewCapture>, now: Date): Promise<void> {
+    if (outcome.detail) await this.recorder.succeeded(tx, job, outcome.detail, now);
+  }
+
+  /** A failed capture, recorded with the job's failure in the queue's transaction. */
+  onFailed(tx: Tx, job: JobRecord, now: Date): Promise<void> {
+    return this.recorder.failed(tx, job, now);
+  }
+
+  /** Not recorded (canceled, taken over, stopping): the files `run` stored are nobody's. */
+  async discard({ detail }: JobOutcome<NewCapture>): Promise<void> {
+    if (!detail) return;
+    const keys = [detail.imageKey, detail.diffKey, detail.textKey].filter((key): key is string => key !== null);
+    await Promise.all(keys.map((key) => this.files.remove(key)));
+  }
+
+  /** A monitor id and a reason (and a tick's time): nothing secret, and the failed capture needs the reason. */
+  keepAfterFinish(request: CaptureJobRequest): CaptureJobRequest {
+    return request;
   }
 
   private async shoot(monitor: MonitorRecord, signal: AbortSignal): Promise<Shot> {

@@ -99,8 +99,7 @@ export class MonitorScheduler implements Lifecycle {
   /** One capture for runs missed while stopped; a key at its queue cap gets none (the schedule goes on). */
   private async catchUp(monitor: MonitorRecord, now: Date): Promise<void> {
     try {
-      // INTERIM: Promise.resolve while MonitorRuns is synchronous on this branch (async with the queue's).
-      const { created } = await Promise.resolve(this.runs.start(monitor, 'catch-up', now));
+      const { created } = await this.runs.start(monitor, 'catch-up', now);
       this.log.info(
         { monitor: monitor.id, missed: monitor.nextRunAt, created },
         'catch-up capture for a run missed while stopped',
@@ -120,7 +119,7 @@ export class MonitorScheduler implements Lifecycle {
    */
   private async tick(monitorId: string, at: Date, task: ScheduledTask): Promise<void> {
     try {
-      const outcome = await Promise.resolve(this.runs.tick(monitorId, at)); // INTERIM: see catchUp
+      const outcome = await this.runs.tick(monitorId, at);
       if (outcome === 'skipped')
         this.log.warn(
           { monitor: monitorId, tick: at },

@@ -4,10 +4,10 @@
 // shown (secrets masked), so absent and sent-back "••••" values alike keep what is stored — unless
 // the PATCH would send them to another origin or widen where headers go (secret-binding.ts).
 import { randomBytes } from 'node:crypto';
-import type { JobRecord } from '../stores/jobs.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { conflict, invalidRequest, notFound, urlBlocked, webhookUrlBlocked } from '../errors.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import type { JobRecord } from '../stores/jobs.js';
 import type { FileStore } from '../storage/file-store.js';
 import type { Backend } from '../stores/backend.js';
 import type { CaptureListQuery, CaptureRecord } from '../stores/captures.js';
@@ -105,7 +105,7 @@ export class MonitorService {
     this.scheduler.unschedule(id);
     // Its pending captures are canceled with it, so none records into a monitor that is gone.
     const canceled = await this.backend.transaction(async (tx) => {
-      const ids = await tx.jobs.cancelCaptures(id, new Date());
+      const ids = await tx.jobs.cancelFor(id, new Date());
       await tx.monitors.delete(id); // captures rows go with it (ON DELETE CASCADE)
       return ids;
     });

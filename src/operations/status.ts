@@ -3,6 +3,7 @@
 import type { BrowserManager } from '../render/browser-manager.js';
 import type { RenderLimiter } from '../render/limiter.js';
 import type { Stores } from '../stores/backend.js';
+import { RENDER_JOB_KINDS } from '../jobs/render-job.js';
 
 export interface StatusSources {
   version: string;
@@ -20,7 +21,7 @@ export interface StatusSources {
 export async function statusSnapshot(s: StatusSources, now = new Date()) {
   const { jobs, monitors, deliveries } = s.stores;
   const [jobCounts, monitorCounts, nextRuns, deliveryCounts] = await Promise.all([
-    jobs.countByStatus(),
+    jobs.countByStatus(RENDER_JOB_KINDS), // the kinds the jobs API shows
     monitors.counts(),
     monitors.nextRuns(5),
     deliveries.countByStatus(),

@@ -11,14 +11,14 @@ export const ORPHAN_MIN_AGE_MS = 3600_000;
 /** Removes the files of `store` older than `before` that `isReferenced` does not claim; returns how many. */
 export async function removeOrphans(
   store: FileStore,
-  isReferenced: (key: string) => boolean,
+  isReferenced: (key: string) => boolean | Promise<boolean>,
   before: Date,
   shouldStop: () => boolean = () => false,
 ): Promise<number> {
   let removed = 0;
   for await (const file of store.files()) {
     if (shouldStop()) break;
-    if (file.modifiedAt >= before || isReferenced(file.key)) continue;
+    if (file.modifiedAt >= before || (await isReferenced(file.key))) continue;
     await store.remove(file.key);
     removed++;
   }

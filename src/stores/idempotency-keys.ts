@@ -1,8 +1,17 @@
-// INTERIM (issue 12 skeleton): the async interface of the idempotency-keys store, for now the async face of the
-// synchronous class. Its owner replaces this with an explicit interface and typed records, moved here.
-import type { IdempotencyKeyStore as SyncIdempotencyKeyStore } from '../db/idempotency-keys.js';
-import type { Async } from './async.js';
+// Idempotency-Key → job, per API key. A key is honoured for a fixed window (24 h, as the contract
+// says); after it the same key starts a new job.
 
-export type * from '../db/idempotency-keys.js';
+export interface IdempotencyRecord {
+  jobId: string;
+  requestHash: string;
+  createdAt: string;
+}
 
-export type IdempotencyKeyStore = Async<SyncIdempotencyKeyStore>;
+export interface IdempotencyKeyStore {
+  /** The entry for this API key's `idemKey`, if it was made at or after `since`. */
+  find(keyId: string, idemKey: string, since: Date): Promise<IdempotencyRecord | undefined>;
+  /** Record (or replace a stale entry with) this key → job. */
+  put(keyId: string, idemKey: string, requestHash: string, jobId: string, now: Date): Promise<void>;
+  /** Delete entries made before `olderThan`; how many. */
+  sweep(olderThan: Date): Promise<number>;
+}

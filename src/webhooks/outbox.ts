@@ -1,7 +1,7 @@
 // Recording an event to be told to a receiver. Callers do this inside the transaction that makes the
 // change the event reports, so a crash can lose neither: the dispatcher sends what the outbox holds.
 import { randomBytes } from 'node:crypto';
-import type { NewDelivery } from '../stores/webhook-deliveries.js';
+import type { DeliveryStore } from '../stores/webhook-deliveries.js';
 import { newMessageId } from './sign.js';
 
 export type EventType = 'job.succeeded' | 'job.failed' | 'monitor.changed' | 'capture.completed' | 'capture.failed';
@@ -20,17 +20,8 @@ export function eventBody(type: EventType, data: Record<string, unknown>, now: D
   return JSON.stringify({ type, timestamp: now.toISOString(), data });
 }
 
-/**
- * Record `event` in the outbox through `deliveries` (the caller's transaction's: `tx.deliveries`).
- * Returns what the store's insert returns: a promise to await for the async store (the INTERIM
- * synchronous outbox in src/db/webhook-deliveries.ts returns nothing).
- */
-export function recordEvent<R>(
-  deliveries: { insert(d: NewDelivery, now: Date): R },
-  event: OutgoingEvent,
-  now: Date,
-): R {
-  return deliveries.insert(
+export async function recordEvent(deliveries: DeliveryStore, event: OutgoingEvent, now: Date): Promise<void> {
+  await deliveries.insert(
     {
       id: `dlv_${randomBytes(10).toString('hex')}`,
       keyId: event.keyId,

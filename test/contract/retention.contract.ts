@@ -36,7 +36,7 @@ export function retentionContract(open: Open) {
       await backend.stores.jobs.markResultRemoved(removed, at(2 * DAY + 1));
       const failed = await seedFailedJob(backend, keyId, at(0));
       const canceled = await seedJob(backend, keyId, at(0));
-      await backend.stores.jobs.cancel(keyId, canceled, at(DAY / 2));
+      await backend.stores.jobs.cancel(keyId, canceled, ['pdf'], at(DAY / 2));
       await seedRunningJob(backend, keyId, at(0));
       await seedJob(backend, keyId, at(0));
 

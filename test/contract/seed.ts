@@ -39,7 +39,14 @@ export async function seedDelivery(
 export async function seedJob(backend: Backend, keyId: string, now: Date): Promise<string> {
   const id = nextId('job');
   await backend.stores.jobs.insert(
-    { id, keyId, kind: 'pdf', request: JSON.stringify({ html: '<p>x</p>' }), baseUrl: 'http://x.test' },
+    {
+      id,
+      keyId,
+      kind: 'pdf',
+      request: { html: '<p>x</p>' },
+      keptRequest: { filename: null, format: null },
+      baseUrl: 'http://x.test',
+    },
     now,
   );
   return id;

@@ -6,6 +6,8 @@ import { monitorsContract } from './monitors.contract.js';
 import { apiKeysContract } from './api-keys.contract.js';
 import { keyDataContract } from './key-data.contract.js';
 import { retentionContract } from './retention.contract.js';
+import { idempotencyKeysContract } from './idempotency-keys.contract.js';
+import { jobsContract } from './jobs.contract.js';
 import { openSqliteBackend } from './sqlite-backend.js';
 import { webhookDeliveriesContract } from './webhook-deliveries.contract.js';
 
@@ -23,3 +25,5 @@ apiKeysContract(openSqliteBackend);
 webhookDeliveriesContract(openSqliteBackend);
 keyDataContract(openSqliteBackend);
 retentionContract(openSqliteBackend);
+jobsContract(openSqliteBackend);
+idempotencyKeysContract(openSqliteBackend);

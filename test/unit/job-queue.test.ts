@@ -5,20 +5,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SyncKeys } from '../helpers/sync-keys.js';
-import { IdempotencyKeyStore } from '../../src/db/idempotency-keys.js';
-import { JobStore, type StoredResult } from '../../src/db/jobs.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
-import { DeliveryStore } from '../../src/db/webhook-deliveries.js';
+import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { AppError } from '../../src/errors.js';
 import { canonicalJson, JobQueue, type Submission } from '../../src/jobs/queue.js';
+import { RENDER_JOB_KINDS, RenderJobRunner } from '../../src/jobs/render-job.js';
 import { projectRoot } from '../../src/project-root.js';
+import type { JobStore, StoredResult } from '../../src/stores/jobs.js';
 
 let dir: string;
 let db: Db;
+let backend: SqliteBackend;
 let jobs: JobStore;
-let deliveries: DeliveryStore;
 let queue: JobQueue;
 let keyId: string;
 
@@ -26,21 +25,20 @@ const LEASE = 30_000;
 const T0 = new Date('2026-11-22T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-queue-'));
   db = openDatabase(join(dir, 'test.db'));
   migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
-  jobs = new JobStore(db);
-  deliveries = new DeliveryStore(db);
-  queue = new JobQueue(db, jobs, deliveries, new IdempotencyKeyStore(db), {
-    maxAttempts: 3,
-    leaseMs: LEASE,
-    maxQueuedPerKey: 5,
-  });
-  keyId = new SyncKeys(db).create('queue-test').id;
+  backend = new SqliteBackend(db);
+  jobs = backend.stores.jobs;
+  queue = new JobQueue(backend, { maxAttempts: 3, leaseMs: LEASE, maxQueuedPerKey: 5 });
+  // The real runner's hooks (its webhook events, what a finished job keeps); nothing is rendered here.
+  const renderJobs = new RenderJobRunner({} as never, {} as never, 86_400_000);
+  for (const kind of RENDER_JOB_KINDS) queue.register(kind, renderJobs);
+  keyId = (await backend.stores.keys.create('queue-test')).id;
 });
-afterEach(() => {
-  db.close();
+afterEach(async () => {
+  await backend.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -51,67 +49,69 @@ const submission = (over: Partial<Submission> = {}): Submission => ({
   baseUrl: 'http://pagewatch.test',
   ...over,
 });
-const result = (key: string): StoredResult => ({
+const stored = (key: string): StoredResult => ({
   key,
   contentType: 'application/pdf',
   bytes: 10,
   expiresAt: at(86_400_000).toISOString(),
   meta: { renderMs: 5, truncated: false },
 });
+const result = (key: string) => ({ result: stored(key) });
 const events = () =>
   db.prepare('SELECT event_type AS type, job_id AS jobId, url FROM webhook_deliveries ORDER BY created_at').all();
 
 describe('claiming', () => {
-  it('gives each job to one worker, oldest first, and counts the try', () => {
-    const ids = [0, 1, 2].map((i) => queue.submit(submission(), at(i)).job.id);
-    const a = queue.claim('worker_a', 2, at(10)).claimed;
-    const b = queue.claim('worker_b', 5, at(10)).claimed;
+  it('gives each job to one worker, oldest first, and counts the try', async () => {
+    const ids: string[] = [];
+    for (const i of [0, 1, 2]) ids.push((await queue.submit(submission(), at(i))).job.id);
+    const a = (await queue.claim('worker_a', 2, at(10))).claimed;
+    const b = (await queue.claim('worker_b', 5, at(10))).claimed;
     expect(a.map((j) => j.id)).toEqual(ids.slice(0, 2));
     expect(b.map((j) => j.id)).toEqual(ids.slice(2));
     expect([...a, ...b].every((j) => j.status === 'running' && j.attempts === 1)).toBe(true);
-    expect(queue.claim('worker_c', 5, at(20)).claimed).toEqual([]);
+    expect((await queue.claim('worker_c', 5, at(20))).claimed).toEqual([]);
   });
 
-  it('takes a job back only after its lease has run out, and renewing keeps it', () => {
-    const { id } = queue.submit(submission(), at(0)).job;
-    queue.claim('worker_a', 1, at(0));
-    expect(queue.claim('worker_b', 1, at(LEASE - 1)).claimed).toEqual([]);
-    queue.renew('worker_a', at(LEASE - 1));
-    expect(queue.claim('worker_b', 1, at(LEASE + 1)).claimed).toEqual([]);
-    const [taken] = queue.claim('worker_b', 1, at(2 * LEASE)).claimed;
+  it('takes a job back only after its lease has run out, and renewing keeps it', async () => {
+    const { id } = (await queue.submit(submission(), at(0))).job;
+    await queue.claim('worker_a', 1, at(0));
+    expect((await queue.claim('worker_b', 1, at(LEASE - 1))).claimed).toEqual([]);
+    await queue.renew('worker_a', at(LEASE - 1));
+    expect((await queue.claim('worker_b', 1, at(LEASE + 1))).claimed).toEqual([]);
+    const [taken] = (await queue.claim('worker_b', 1, at(2 * LEASE))).claimed;
     expect(taken).toMatchObject({ id, attempts: 2, leaseOwner: 'worker_b' });
     // The first worker's late result is refused: the job is no longer its own.
-    expect(queue.succeed(jobs.get(id)!, 'worker_a', result('late'), at(2 * LEASE + 1))).toBe(false);
-    expect(queue.succeed(taken!, 'worker_b', result('mine'), at(2 * LEASE + 2))).toBe(true);
-    expect(jobs.get(id)).toMatchObject({ status: 'succeeded', result: { key: 'mine' } });
+    expect(await queue.succeed((await jobs.get(id))!, 'worker_a', result('late'), at(2 * LEASE + 1))).toBe(false);
+    expect(await queue.succeed(taken!, 'worker_b', result('mine'), at(2 * LEASE + 2))).toBe(true);
+    expect(await jobs.get(id)).toMatchObject({ status: 'succeeded', result: { key: 'mine' } });
   });
 
-  it('fails a job whose worker died on its last try, with an event for its webhook', () => {
-    const { id } = queue.submit(submission({ webhookUrl: 'https://receiver.test/hook' }), at(0)).job;
-    for (let i = 0; i < 3; i++) queue.claim(`worker_${i}`, 1, at(i * 2 * LEASE));
-    expect(jobs.get(id)).toMatchObject({ status: 'running', attempts: 3 });
-    expect(queue.claim('worker_x', 1, at(7 * LEASE))).toEqual({ claimed: [], exhausted: 1, canceled: [] });
-    expect(jobs.get(id)).toMatchObject({ status: 'failed', error: { code: 'internal' } });
+  it('fails a job whose worker died on its last try, with an event for its webhook', async () => {
+    const { id } = (await queue.submit(submission({ webhookUrl: 'https://receiver.test/hook' }), at(0))).job;
+    for (let i = 0; i < 3; i++) await queue.claim(`worker_${i}`, 1, at(i * 2 * LEASE));
+    expect(await jobs.get(id)).toMatchObject({ status: 'running', attempts: 3 });
+    expect(await queue.claim('worker_x', 1, at(7 * LEASE))).toEqual({ claimed: [], exhausted: 1, canceled: [] });
+    expect(await jobs.get(id)).toMatchObject({ status: 'failed', error: { code: 'internal' } });
     expect(events()).toEqual([{ type: 'job.failed', jobId: id, url: 'https://receiver.test/hook' }]);
   });
 
-  it('a stopping worker hands its jobs back without counting the interrupted try', () => {
-    const { id } = queue.submit(submission(), at(0)).job;
-    queue.claim('worker_a', 1, at(0));
-    expect(queue.release('worker_a')).toBe(1);
-    expect(jobs.get(id)).toMatchObject({ status: 'queued', attempts: 0, leaseOwner: null });
+  it('a stopping worker hands its jobs back without counting the interrupted try', async () => {
+    const { id } = (await queue.submit(submission(), at(0))).job;
+    await queue.claim('worker_a', 1, at(0));
+    expect(await queue.release('worker_a')).toBe(1);
+    expect(await jobs.get(id)).toMatchObject({ status: 'queued', attempts: 0, leaseOwner: null });
   });
 });
 
 describe('outcomes', () => {
-  it('success and its event are one write; no event without a webhookUrl', () => {
-    const withHook = queue.submit(submission({ webhookUrl: 'https://receiver.test/a' }), at(0)).job;
-    const without = queue.submit(submission(), at(1)).job;
-    const claimed = queue.claim('w', 2, at(2)).claimed;
-    for (const job of claimed) expect(queue.succeed(job, 'w', result(job.id), at(3))).toBe(true);
+  it('success and its event are one write; no event without a webhookUrl', async () => {
+    const withHook = (await queue.submit(submission({ webhookUrl: 'https://receiver.test/a' }), at(0))).job;
+    const without = (await queue.submit(submission(), at(1))).job;
+    const { claimed } = await queue.claim('w', 2, at(2));
+    for (const job of claimed) expect(await queue.succeed(job, 'w', result(job.id), at(3))).toBe(true);
     expect(events()).toEqual([{ type: 'job.succeeded', jobId: withHook.id, url: 'https://receiver.test/a' }]);
-    expect(jobs.get(without.id)!.status).toBe('succeeded');
-    const payload = JSON.parse(
+    expect((await jobs.get(without.id))!.status).toBe('succeeded');
+    const payload: unknown = JSON.parse(
       (db.prepare('SELECT payload FROM webhook_deliveries').get() as { payload: string }).payload,
     );
     expect(payload).toMatchObject({
@@ -120,7 +120,30 @@ describe('outcomes', () => {
     });
   });
 
-  it('a finished job keeps only filename and format of its request, not the credentials it rendered with', () => {
+  it('a recorded event tells the backend a delivery is due, once the job has ended', async () => {
+    let told = 0;
+    backend.changes.on('deliveries', () => told++);
+    await queue.submit(submission({ webhookUrl: 'https://receiver.test/a' }), at(0));
+    const [job] = (await queue.claim('w', 1, at(1))).claimed;
+    expect(told).toBe(0);
+    await queue.succeed(job!, 'w', result('r'), at(2));
+    expect(told).toBe(1);
+  });
+
+  it('a hook that throws rolls the job back with it: the job is still running, no event', async () => {
+    const failing = new JobQueue(backend, { maxAttempts: 3, leaseMs: LEASE, maxQueuedPerKey: 5 });
+    failing.register('pdf', {
+      run: () => Promise.reject(new Error('not run here')),
+      keepAfterFinish: (request) => request,
+      onSucceeded: () => Promise.reject(new Error('the hook failed')),
+    });
+    const { id } = (await failing.submit(submission({ webhookUrl: 'https://receiver.test/a' }), at(0))).job;
+    const [job] = (await failing.claim('w', 1, at(1))).claimed;
+    await expect(failing.succeed(job!, 'w', result('r'), at(2))).rejects.toThrow('the hook failed');
+    expect(await jobs.get(id)).toMatchObject({ status: 'running', result: null });
+  });
+
+  it('a finished job keeps only filename and format of its request, not the credentials it rendered with', async () => {
     const secretRequest = {
       url: 'https://example.com',
       filename: 'report.pdf',
@@ -128,77 +151,101 @@ describe('outcomes', () => {
       cookies: [{ name: 'sid', value: 'SECRET' }],
       httpCredentials: { username: 'u', password: 'SECRET' },
     };
-    const ids = [0, 1, 2].map((i) => queue.submit(submission({ request: secretRequest }), at(i)).job.id);
-    const [a, b] = queue.claim('w', 2, at(3)).claimed;
-    queue.succeed(a!, 'w', result('r'), at(4));
-    queue.failOrRetry(b!, 'w', { code: 'render_failed', message: 'x' }, false, at(4));
-    queue.cancel(keyId, ids[2]!, at(5));
+    const ids: string[] = [];
+    for (const i of [0, 1, 2, 3]) ids.push((await queue.submit(submission({ request: secretRequest }), at(i))).job.id);
+    const [a, b] = (await queue.claim('w', 2, at(4))).claimed;
+    await queue.succeed(a!, 'w', result('r'), at(5));
+    await queue.failOrRetry(b!, 'w', { code: 'render_failed', message: 'x' }, false, at(5));
+    await queue.cancel(keyId, ids[2]!, RENDER_JOB_KINDS, at(6));
+    // Bulk statements apply the same cut: a revoked key's stragglers are canceled in the next claim.
+    db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(at(7).toISOString(), keyId);
+    expect((await queue.claim('w', 1, at(8))).canceled).toEqual([ids[3]]);
     for (const id of ids) {
-      expect(jobs.get(id)!.request).not.toContain('SECRET');
-      expect(JSON.parse(jobs.get(id)!.request)).toEqual({ filename: 'report.pdf', format: null });
+      const job = (await jobs.get(id))!;
+      expect(JSON.stringify(job.request)).not.toContain('SECRET');
+      expect(job.request).toEqual({ filename: 'report.pdf', format: null });
     }
   });
 
-  it('a retryable failure queues the job again while tries are left, then fails it', () => {
-    const { id } = queue.submit(submission({ webhookUrl: 'https://receiver.test/a' }), at(0)).job;
+  it('a retryable failure queues the job again while tries are left, then fails it', async () => {
+    const { id } = (await queue.submit(submission({ webhookUrl: 'https://receiver.test/a' }), at(0))).job;
     const error = { code: 'unavailable', message: 'the browser stopped' };
     for (let attempt = 1; attempt <= 2; attempt++) {
-      const [job] = queue.claim('w', 1, at(attempt)).claimed;
-      expect(queue.failOrRetry(job!, 'w', error, true, at(attempt))).toBe('retried');
-      expect(jobs.get(id)).toMatchObject({ status: 'queued', attempts: attempt });
+      const [job] = (await queue.claim('w', 1, at(attempt))).claimed;
+      expect(await queue.failOrRetry(job!, 'w', error, true, at(attempt))).toBe('retried');
+      expect(await jobs.get(id)).toMatchObject({ status: 'queued', attempts: attempt });
     }
-    const [last] = queue.claim('w', 1, at(10)).claimed;
-    expect(queue.failOrRetry(last!, 'w', error, true, at(11))).toBe('failed');
-    expect(jobs.get(id)).toMatchObject({ status: 'failed', attempts: 3, error });
+    const [last] = (await queue.claim('w', 1, at(10))).claimed;
+    expect(await queue.failOrRetry(last!, 'w', error, true, at(11))).toBe('failed');
+    expect(await jobs.get(id)).toMatchObject({ status: 'failed', attempts: 3, error });
     expect(events()).toHaveLength(1);
   });
 
-  it('a final failure fails at once; a canceled job records no outcome', () => {
-    const a = queue.submit(submission(), at(0)).job;
-    const b = queue.submit(submission(), at(1)).job;
-    const [ja, jb] = queue.claim('w', 2, at(2)).claimed;
-    expect(queue.failOrRetry(ja!, 'w', { code: 'render_failed', message: 'HTTP 404' }, false, at(3))).toBe('failed');
-    expect(jobs.get(a.id)).toMatchObject({ status: 'failed', attempts: 1 });
-    expect(queue.cancel(keyId, b.id, at(4))).toMatchObject({ status: 'canceled' });
-    expect(queue.succeed(jb!, 'w', result('x'), at(5))).toBe(false);
-    expect(queue.failOrRetry(jb!, 'w', { code: 'internal', message: 'x' }, true, at(5))).toBe('gone');
-    expect(jobs.get(b.id)).toMatchObject({ status: 'canceled', result: null });
-    expect(queue.cancel(keyId, b.id, at(6))).toBeUndefined();
+  it('a final failure fails at once; a canceled job records no outcome', async () => {
+    const a = (await queue.submit(submission(), at(0))).job;
+    const b = (await queue.submit(submission(), at(1))).job;
+    const [ja, jb] = (await queue.claim('w', 2, at(2))).claimed;
+    expect(await queue.failOrRetry(ja!, 'w', { code: 'render_failed', message: 'HTTP 404' }, false, at(3))).toBe(
+      'failed',
+    );
+    expect(await jobs.get(a.id)).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(await queue.cancel(keyId, b.id, RENDER_JOB_KINDS, at(4))).toMatchObject({ status: 'canceled' });
+    expect(await queue.succeed(jb!, 'w', result('x'), at(5))).toBe(false);
+    expect(await queue.failOrRetry(jb!, 'w', { code: 'internal', message: 'x' }, true, at(5))).toBe('gone');
+    expect(await jobs.get(b.id)).toMatchObject({ status: 'canceled', result: null });
+    expect(await queue.cancel(keyId, b.id, RENDER_JOB_KINDS, at(6))).toBeUndefined();
   });
 });
 
 describe('submission', () => {
-  it('an Idempotency-Key with the same request returns the job it made; another request is 409', () => {
-    const first = queue.submit(submission({ idempotencyKey: 'k1', request: { html: 'a', timeout: 1 } }), at(0));
+  it('an Idempotency-Key with the same request returns the job it made; another request is 409', async () => {
+    const first = await queue.submit(submission({ idempotencyKey: 'k1', request: { html: 'a', timeout: 1 } }), at(0));
     expect(first.created).toBe(true);
     // The same request with its keys in another order is the same request.
-    const again = queue.submit(submission({ idempotencyKey: 'k1', request: { timeout: 1, html: 'a' } }), at(1000));
+    const again = await queue.submit(
+      submission({ idempotencyKey: 'k1', request: { timeout: 1, html: 'a' } }),
+      at(1000),
+    );
     expect(again).toMatchObject({ created: false, job: { id: first.job.id } });
-    expect(() =>
+    await expect(
       queue.submit(submission({ idempotencyKey: 'k1', request: { html: 'b', timeout: 1 } }), at(2000)),
-    ).toThrow(expect.objectContaining({ status: 409, code: 'conflict' }) as AppError);
-    expect(() =>
+    ).rejects.toThrow(expect.objectContaining({ status: 409, code: 'conflict' }) as AppError);
+    await expect(
       queue.submit(submission({ idempotencyKey: 'k1', kind: 'image', request: { html: 'a', timeout: 1 } }), at(2000)),
-    ).toThrow(AppError);
+    ).rejects.toThrow(AppError);
   });
 
-  it('an Idempotency-Key is honoured for 24 hours, then starts a new job', () => {
-    const first = queue.submit(submission({ idempotencyKey: 'k2' }), at(0));
+  it('an Idempotency-Key is honoured for 24 hours, then starts a new job', async () => {
+    const first = await queue.submit(submission({ idempotencyKey: 'k2' }), at(0));
     const day = 24 * 3600_000;
-    expect(queue.submit(submission({ idempotencyKey: 'k2' }), at(day - 1)).job.id).toBe(first.job.id);
-    const later = queue.submit(submission({ idempotencyKey: 'k2' }), at(day + 1));
+    expect((await queue.submit(submission({ idempotencyKey: 'k2' }), at(day - 1))).job.id).toBe(first.job.id);
+    const later = await queue.submit(submission({ idempotencyKey: 'k2' }), at(day + 1));
     expect(later.created).toBe(true);
     expect(later.job.id).not.toBe(first.job.id);
   });
 
-  it('maxQueuedPerKey: the 5th active job is accepted, the 6th is 429 queue_full, a finished one frees room', () => {
-    for (let i = 0; i < 5; i++) queue.submit(submission(), at(i));
-    expect(() => queue.submit(submission(), at(6))).toThrow(
+  it('maxQueuedPerKey: the 5th active job is accepted, the 6th is 429 queue_full, a finished one frees room', async () => {
+    for (let i = 0; i < 5; i++) await queue.submit(submission(), at(i));
+    await expect(queue.submit(submission(), at(6))).rejects.toThrow(
       expect.objectContaining({ status: 429, code: 'queue_full' }) as AppError,
     );
-    const [job] = queue.claim('w', 1, at(7)).claimed;
-    queue.succeed(job!, 'w', result('r'), at(8));
-    expect(queue.submit(submission(), at(9)).created).toBe(true);
+    const [job] = (await queue.claim('w', 1, at(7))).claimed;
+    await queue.succeed(job!, 'w', result('r'), at(8));
+    expect((await queue.submit(submission(), at(9))).created).toBe(true);
+  });
+
+  it('tells the backend a job became claimable, once the submission has committed', async () => {
+    let told = 0;
+    backend.changes.on('jobs', () => told++);
+    await queue.submit(submission(), at(0));
+    expect(told).toBe(1);
+    await expect(
+      backend.transaction(async (tx) => {
+        await queue.enqueue(tx, submission(), at(1));
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(told).toBe(1);
   });
 });
 

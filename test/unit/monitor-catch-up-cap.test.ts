@@ -5,29 +5,31 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { SyncKeys } from '../helpers/sync-keys.js';
-import { JobStore } from '../../src/db/jobs.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { MonitorStore } from '../../src/db/monitors.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { SqliteBackend } from '../../src/db/sqlite-backend.js';
+import { JobQueue } from '../../src/jobs/queue.js';
+import type { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/log.js';
+import { CAPTURE_JOB_KIND } from '../../src/monitors/recorder.js';
 import { MonitorRuns } from '../../src/monitors/runs.js';
 import { MonitorScheduler } from '../../src/monitors/scheduler.js';
 import { projectRoot } from '../../src/project-root.js';
 
 let dir: string;
 let db: Db;
+let backend: SqliteBackend;
 let scheduler: MonitorScheduler | undefined;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-catchup-'));
   db = openDatabase(join(dir, 'test.db'));
   migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+  backend = new SqliteBackend(db);
 });
 afterEach(async () => {
   await scheduler?.stop(Date.now());
   vi.useRealTimers();
-  db.close();
+  await backend.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -47,17 +49,15 @@ it.each([
   { queued: 2, caught: 0, what: 'at the cap: no catch-up' },
 ])('cap 2, $queued render jobs queued — $what; the monitor is scheduled either way', async ({ queued, caught }) => {
   vi.useFakeTimers({ now: new Date('2026-06-01T00:00:00.000Z') }); // the scheduler's clock and node-cron's
-  const keyId = new SyncKeys(db).create('k').id;
-  const jobs = new JobStore(db);
+  const keyId = (await backend.stores.keys.create('k')).id;
+  const queue = new JobQueue(backend, { maxAttempts: 3, leaseMs: 30_000, maxQueuedPerKey: 2 });
+  const idle: JobRunner = { run: () => Promise.resolve({}), keepAfterFinish: (request) => request };
+  for (const kind of ['pdf', CAPTURE_JOB_KIND]) queue.register(kind, idle);
   for (let i = 0; i < queued; i++)
-    jobs.insert({ id: `job_${i}`, keyId, kind: 'pdf', request: '{}', baseUrl: 'http://x' }, new Date());
+    await queue.submit({ keyId, kind: 'pdf', request: {}, baseUrl: 'http://x' }, new Date());
   monitorMissedARun(keyId, 'mon_1');
-  const monitors = new SqliteBackend(db).stores.monitors;
-  scheduler = new MonitorScheduler(
-    monitors,
-    new MonitorRuns(db, new MonitorStore(db), jobs, () => undefined, 2),
-    createLogger('silent'),
-  );
+  const monitors = backend.stores.monitors;
+  scheduler = new MonitorScheduler(monitors, new MonitorRuns(backend, queue), createLogger('silent'));
   await scheduler.start();
   expect(captureJobs('mon_1')).toBe(caught);
   expect(scheduler.scheduledCount).toBe(1);

@@ -6,12 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { JobStore } from '../../src/db/jobs.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { MonitorStore } from '../../src/db/monitors.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { SqliteBackend } from '../../src/db/sqlite-backend.js';
+import { JobQueue } from '../../src/jobs/queue.js';
+import type { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/log.js';
+import { CAPTURE_JOB_KIND } from '../../src/monitors/recorder.js';
 import type { NamedSettings } from '../../src/monitors/settings.js';
 import { MonitorRuns } from '../../src/monitors/runs.js';
 import { MonitorScheduler } from '../../src/monitors/scheduler.js';
@@ -26,6 +27,7 @@ const START = new Date('2026-06-01T12:00:00.500Z');
 
 let dir: string;
 let db: Db;
+let backend: SqliteBackend;
 let monitors: Monitors;
 let keyId: string;
 let scheduler: MonitorScheduler;
@@ -35,7 +37,7 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-schedule-'));
   db = openDatabase(join(dir, 'test.db'));
   migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
-  const backend = new SqliteBackend(db);
+  backend = new SqliteBackend(db);
   monitors = backend.stores.monitors;
   keyId = (await backend.stores.keys.create('k')).id;
   scheduler = newScheduler();
@@ -43,12 +45,17 @@ beforeEach(async () => {
 afterEach(async () => {
   await scheduler.stop(Date.now());
   vi.useRealTimers();
-  db.close();
+  await backend.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** The real runs: capture jobs queued in the jobs table (no worker takes them here). */
-const newRuns = () => new MonitorRuns(db, new MonitorStore(db), new JobStore(db), () => undefined, 100, 1);
+const newRuns = () => {
+  const queue = new JobQueue(backend, { maxAttempts: 3, leaseMs: 30_000, maxQueuedPerKey: 100 });
+  const idle: JobRunner = { run: () => Promise.resolve({}), keepAfterFinish: (request) => request };
+  queue.register(CAPTURE_JOB_KIND, idle);
+  return new MonitorRuns(backend, queue, 1);
+};
 const newScheduler = () => new MonitorScheduler(monitors, newRuns(), createLogger('silent'));
 
 async function addMonitor(id: string, over: Partial<NamedSettings> = {}) {

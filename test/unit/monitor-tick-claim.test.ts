@@ -7,25 +7,34 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { SyncKeys } from '../helpers/sync-keys.js';
-import { JobStore } from '../../src/db/jobs.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { MonitorStore } from '../../src/db/monitors.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
+import { SqliteBackend } from '../../src/db/sqlite-backend.js';
+import { JobQueue } from '../../src/jobs/queue.js';
+import { CAPTURE_JOB_KIND } from '../../src/monitors/recorder.js';
 import { MonitorRuns } from '../../src/monitors/runs.js';
 import { projectRoot } from '../../src/project-root.js';
 
 let dir: string;
 let db: Db;
+let backend: SqliteBackend;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-tick-'));
   db = openDatabase(join(dir, 'test.db'));
   migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+  backend = new SqliteBackend(db);
 });
-afterEach(() => {
-  db.close();
+afterEach(async () => {
+  await backend.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The runs over a real queue; nothing claims or runs the capture jobs. */
+function runsWith(minIntervalSeconds: number): MonitorRuns {
+  const queue = new JobQueue(backend, { maxAttempts: 3, leaseMs: 30_000, maxQueuedPerKey: 1000 });
+  queue.register(CAPTURE_JOB_KIND, { run: () => Promise.resolve({}), keepAfterFinish: (request) => request });
+  return new MonitorRuns(backend, queue, minIntervalSeconds);
+}
 
 /** A monitor as an older version stored it: every second, which today's validation would refuse. */
 function everySecondMonitor(keyId: string, id: string): void {
@@ -41,15 +50,14 @@ const captureJobs = (monitorId: string) =>
 const finishCaptures = (monitorId: string) =>
   db.prepare(`UPDATE jobs SET status = 'succeeded', finished_at = 'x' WHERE monitor_id = ?`).run(monitorId);
 
-it('a stored every-second schedule is held to minIntervalSeconds: ticks closer than 60 s to the last one taken are passed over', () => {
-  const keyId = new SyncKeys(db).create('k').id;
+it('a stored every-second schedule is held to minIntervalSeconds: ticks closer than 60 s to the last one taken are passed over', async () => {
+  const keyId = (await backend.stores.keys.create('k')).id;
   everySecondMonitor(keyId, 'mon_1');
-  const monitors = new MonitorStore(db);
-  const runs = new MonitorRuns(db, monitors, new JobStore(db), () => undefined, 1000, 60);
+  const runs = runsWith(60);
   const t0 = Date.parse('2026-06-01T00:00:00.000Z');
   const outcomes = [];
   for (let s = 0; s <= 120; s++) {
-    outcomes.push(runs.tick('mon_1', new Date(t0 + s * 1000)));
+    outcomes.push(await runs.tick('mon_1', new Date(t0 + s * 1000)));
     finishCaptures('mon_1');
   }
   // Seconds 0, 60 and 120 are taken: 60 s apart exactly (the edge) is allowed, 59 s is not.
@@ -57,32 +65,31 @@ it('a stored every-second schedule is held to minIntervalSeconds: ticks closer t
   expect(captureJobs('mon_1')).toBe(3);
 });
 
-it('without a minimum (the limit set to 1 s) the same monitor takes every tick', () => {
-  const keyId = new SyncKeys(db).create('k').id;
+it('without a minimum (the limit set to 1 s) the same monitor takes every tick', async () => {
+  const keyId = (await backend.stores.keys.create('k')).id;
   everySecondMonitor(keyId, 'mon_1');
-  const runs = new MonitorRuns(db, new MonitorStore(db), new JobStore(db), () => undefined, 1000, 1);
+  const runs = runsWith(1);
   const t0 = Date.parse('2026-06-01T00:00:00.000Z');
   for (let s = 0; s < 5; s++) {
-    expect(runs.tick('mon_1', new Date(t0 + s * 1000))).toBe('queued');
+    expect(await runs.tick('mon_1', new Date(t0 + s * 1000))).toBe('queued');
     finishCaptures('mon_1');
   }
 });
 
-it("a revoked key's monitor that was left unpaused queues nothing, and its next run is not kept (the scheduler drops it)", () => {
-  const keys = new SyncKeys(db);
-  const revoked = keys.create('revoked').id;
-  const active = keys.create('active').id;
+it("a revoked key's monitor that was left unpaused queues nothing, and its next run is not kept (the scheduler drops it)", async () => {
+  const { keys, monitors } = backend.stores;
+  const revoked = (await keys.create('revoked')).id;
+  const active = (await keys.create('active')).id;
   everySecondMonitor(revoked, 'mon_revoked');
   everySecondMonitor(active, 'mon_active');
-  keys.revoke(revoked);
+  await keys.revoke(revoked);
   // The revocation paused it; a request that passed the key check just before then wrote it back unpaused.
   db.prepare('UPDATE monitors SET paused = 0').run();
-  const monitors = new MonitorStore(db);
-  const runs = new MonitorRuns(db, monitors, new JobStore(db), () => undefined, 1000, 1);
+  const runs = runsWith(1);
   const tick = new Date('2026-06-01T00:00:00.000Z');
-  expect(runs.tick('mon_revoked', tick)).toBe('taken');
-  expect(runs.tick('mon_active', tick)).toBe('queued');
+  expect(await runs.tick('mon_revoked', tick)).toBe('taken');
+  expect(await runs.tick('mon_active', tick)).toBe('queued');
   expect(captureJobs('mon_revoked')).toBe(0);
-  expect(monitors.setNextRunIfActive('mon_revoked', new Date(tick.getTime() + 1000))).toBe(false);
-  expect(monitors.setNextRunIfActive('mon_active', new Date(tick.getTime() + 1000))).toBe(true);
+  expect(await monitors.setNextRunIfActive('mon_revoked', new Date(tick.getTime() + 1000))).toBe(false);
+  expect(await monitors.setNextRunIfActive('mon_active', new Date(tick.getTime() + 1000))).toBe(true);
 });

@@ -1,7 +1,7 @@
 // GET /api/jobs, GET /api/jobs/{id}, GET /api/jobs/{id}/result, DELETE /api/jobs/{id}.
 import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
-import type { JobStatus } from '../../db/jobs.js';
+import type { JobStatus } from '../../stores/jobs.js';
 import type { JobService } from '../../jobs/service.js';
 import { jobView } from '../../jobs/view.js';
 import { decodeCursor, page } from '../cursor.js';
@@ -13,9 +13,9 @@ import { contentDisposition, safeFilename } from '../filename.js';
 export function jobRoutes(jobs: JobService): Router {
   const router = exactRouter();
 
-  router.get('/api/jobs', (ctx) => {
+  router.get('/api/jobs', async (ctx) => {
     const q = parseBody(jobListQuery, { ...ctx.query });
-    const rows = jobs.list(keyIdOf(ctx), {
+    const rows = await jobs.list(keyIdOf(ctx), {
       status: q.status as JobStatus | undefined,
       limit: q.limit + 1,
       before: decodeCursor(q.cursor),
@@ -23,22 +23,23 @@ export function jobRoutes(jobs: JobService): Router {
     ctx.body = page(rows, q.limit, (job) => jobView(job));
   });
 
-  router.get('/api/jobs/:id', (ctx) => {
-    ctx.body = jobView(jobs.get(keyIdOf(ctx), ctx.params.id!));
+  router.get('/api/jobs/:id', async (ctx) => {
+    ctx.body = jobView(await jobs.get(keyIdOf(ctx), ctx.params.id!));
   });
 
   router.get('/api/jobs/:id/result', async (ctx) => {
     const { job, bytes } = await jobs.result(keyIdOf(ctx), ctx.params.id!);
-    const request = JSON.parse(job.request) as { filename?: string; format?: string };
+    // What a finished render job keeps of its request (render-job.ts, keepAfterFinish).
+    const request = job.request as { filename?: string | null; format?: string | null };
     const fallback =
       job.kind === 'pdf' ? 'render.pdf' : `screenshot.${request.format === 'jpeg' ? 'jpg' : (request.format ?? 'png')}`;
-    ctx.set('Content-Disposition', contentDisposition(safeFilename(request.filename, fallback)));
+    ctx.set('Content-Disposition', contentDisposition(safeFilename(request.filename ?? undefined, fallback)));
     ctx.type = job.result!.contentType;
     ctx.body = bytes;
   });
 
-  router.delete('/api/jobs/:id', (ctx) => {
-    ctx.body = jobView(jobs.cancel(keyIdOf(ctx), ctx.params.id!));
+  router.delete('/api/jobs/:id', async (ctx) => {
+    ctx.body = jobView(await jobs.cancel(keyIdOf(ctx), ctx.params.id!));
   });
 
   return router;

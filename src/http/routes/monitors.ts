@@ -60,7 +60,7 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
     const { job, created } = await monitors.run(keyIdOf(ctx), ctx.params.id!);
     ctx.status = 202;
     ctx.set('Location', `/api/monitors/${ctx.params.id}/captures`);
-    const { reason } = JSON.parse(job.request) as { reason: string };
+    const { reason } = job.request as { reason: string };
     ctx.body = {
       monitorId: ctx.params.id,
       status: job.status,

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
 import type { Context } from 'koa';
 import { anonymousBodyLimit } from '../../config.js';
-import type { RenderJobKind } from '../../db/jobs.js';
+import type { RenderJobKind } from '../../jobs/render-job.js';
 import { invalidRequest } from '../../errors.js';
 import type { JobService } from '../../jobs/service.js';
 import { jobView } from '../../jobs/view.js';

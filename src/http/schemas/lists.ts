@@ -1,6 +1,6 @@
 // Query strings of the list routes. Values arrive as strings, so numbers are coerced.
 import { z } from 'zod';
-import { JOB_STATUSES } from '../../db/jobs.js';
+import { JOB_STATUSES } from '../../stores/jobs.js';
 import { DELIVERY_STATUSES } from '../../stores/webhook-deliveries.js';
 
 const paging = {
