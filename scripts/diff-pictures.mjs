@@ -4,6 +4,7 @@
 // Colours of the zoomed pictures: red = strong real difference, orange = faint real difference (an edge moved
 // by part of a pixel), pink = anti-aliased pixel next to a real difference (counted), yellow = anti-aliased
 // pixel on its own (not counted), cyan = a lone speck (not counted); the page faded to grey.
+/* global document -- read inside page.evaluate, which runs in the browser */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright';

@@ -53,6 +53,7 @@ describe('safeFilename', () => {
   it('removes control characters, so no header injection (CR/LF) or NUL gets through', () => {
     const out = safeFilename('a\r\nSet-Cookie: x=1\u0000\u0007\u001f\u007f.pdf', 'render.pdf');
     expect(out).toBe('aSet-Cookie: x=1.pdf');
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what must be absent
     expect(out).not.toMatch(/[\u0000-\u001f\u007f]/);
   });
 
@@ -70,6 +71,7 @@ describe('safeFilename', () => {
     const nasty = ['a/b', 'a\\b', '"', '\u0000', '../"x"\r\n', 'ok', '\\\\server\\share\\f', 'a\u0085b'];
     for (const n of nasty) {
       const out = safeFilename(n, 'render.pdf');
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what must be absent
       expect(out, JSON.stringify(n)).not.toMatch(/[\\/"\u0000-\u001f\u007f]/);
       expect(out.endsWith('.pdf'), JSON.stringify(n)).toBe(true);
       expect(out.length).toBeGreaterThan(4);
