@@ -34,3 +34,13 @@ export function sleep(ms: number): Promise<void> {
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * Waits until the wall clock is past `iso`, a timestamp the service wrote: the next record it writes
+ * gets a later one, so "newest first" has one right answer.
+ */
+export async function clockPast(iso: string): Promise<void> {
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) throw new Error(`not a timestamp: ${iso}`);
+  await until(`the clock to pass ${iso}`, () => Date.now() > at, 1000, 1);
+}

@@ -15,7 +15,7 @@ import type { CaptureView, MonitorView } from '../../src/monitors/view.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, isPng } from '../helpers/png.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
-import { sleep, until } from '../helpers/until.js';
+import { clockPast, until } from '../helpers/until.js';
 
 type MonitorJson = MonitorView & { webhookUrl?: string };
 type CaptureJson = CaptureView;
@@ -306,7 +306,7 @@ describe('monitors API', () => {
         made.push(
           await h.createOk(pager, { name: `m${n}`, url: `${stableUrl()}?n=${n}`, schedule: YEARLY, paused: true }),
         );
-        await sleep(5); // distinct createdAt, so "newest first" has one right answer
+        await clockPast(made.at(-1)!.createdAt); // distinct createdAt, so "newest first" has one right answer
       }
       const [m1, m2, m3] = made as [MonitorJson, MonitorJson, MonitorJson];
 
@@ -564,7 +564,7 @@ describe('monitors API', () => {
     it('a new schedule (and timezone) moves nextRunAt accordingly; updatedAt moves, createdAt does not', async () => {
       expect(Date.parse(monitor.nextRunAt!)).toBe(nextNewYear(0));
       const hour = (new Date().getUTCHours() + 12) % 24; // far from now either way
-      await sleep(5);
+      await clockPast(monitor.updatedAt);
       const daily = await patchOk({ schedule: `30 ${hour} * * *` });
       expect(daily.schedule).toBe(`30 ${hour} * * *`);
       expect(Date.parse(daily.nextRunAt!)).toBe(nextDailyUtc(hour, 30));
@@ -986,7 +986,9 @@ describe('monitors API', () => {
         status: string;
       }[];
       expect(jobs).toEqual([{ status: 'canceled' }]);
-      await sleep(500); // let an (incorrectly) surviving render finish writing, if it were going to
+      // A render that (incorrectly) survived would still be running or writing its file while the worker
+      // holds its job: once the worker holds none, the files are all there will be.
+      await until('the worker to finish its runs', () => svc.worker.runningCount === 0, 30_000);
       expect(existsSync(join(svc.dataDir, 'captures', monitor.id))).toBe(false);
       expect(
         (svc.db.prepare('SELECT COUNT(*) AS n FROM captures WHERE monitor_id = ?').get(monitor.id) as { n: number }).n,
