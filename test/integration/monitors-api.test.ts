@@ -250,9 +250,9 @@ describe('monitors API', () => {
         notifyWhen: [],
         notify: ['change', 'failure'],
         retention: { keep: 100 },
-        createdAt: expect.stringMatching(ISO),
+        createdAt: expect.stringMatching(ISO) as unknown,
         updatedAt: m.createdAt,
-        nextRunAt: expect.stringMatching(ISO),
+        nextRunAt: expect.stringMatching(ISO) as unknown,
         skippedRuns: 0,
       });
       expect(Date.parse(m.createdAt)).toBeGreaterThanOrEqual(before - 1000);
@@ -711,7 +711,7 @@ describe('monitors API', () => {
           monitorId: monitor.id,
           status: 'queued',
           reason: 'manual',
-          queuedAt: expect.stringMatching(ISO),
+          queuedAt: expect.stringMatching(ISO) as unknown,
           alreadyPending: false,
         });
         await runNow(); // straight away: queued or already rendering
@@ -741,12 +741,12 @@ describe('monitors API', () => {
 
     it('the first capture is the baseline: 1280×800, manual, unchanged, an image and no diff', async () => {
       expect(first).toStrictEqual({
-        id: expect.stringMatching(/^cap_[0-9a-f]+$/),
+        id: expect.stringMatching(/^cap_[0-9a-f]+$/) as unknown,
         monitorId: monitor.id,
         status: 'succeeded',
         reason: 'manual',
-        takenAt: expect.stringMatching(ISO),
-        durationMs: expect.any(Number),
+        takenAt: expect.stringMatching(ISO) as unknown,
+        durationMs: expect.any(Number) as unknown,
         width: 1280,
         height: 800,
         changed: false,
@@ -913,7 +913,7 @@ describe('monitors API', () => {
         reason: 'manual',
         changed: false,
         baselineId: null,
-        error: { code: 'render_failed', message: expect.any(String) },
+        error: { code: 'render_failed', message: expect.any(String) as unknown },
       });
       expect(failed).not.toHaveProperty('imageUrl');
       expect(failed).not.toHaveProperty('diffUrl');
