@@ -160,12 +160,13 @@ describe('monitors stored before encryption', () => {
     await restart();
     expect(holdsAny(databaseBytes(dataDir), secrets)).toEqual([]);
     expect(holdsAny(databaseBytes(dataDir), older)).toEqual([]);
-    const sealed = JSON.parse(captureColumn(m.id)) as {
+    const sealed = captureColumn(m.id);
+    const capture = JSON.parse(sealed) as {
       headers: Record<string, string>;
       httpCredentials: { username: string; password: string };
     };
-    expect(sealed.headers['X-Api-Token']).toMatch(/^enc:v1:/);
-    expect(sealed.httpCredentials).toMatchObject({
+    expect(capture.headers['X-Api-Token']).toMatch(/^enc:v1:/);
+    expect(capture.httpCredentials).toMatchObject({
       username: 'watcher',
       password: expect.stringMatching(/^enc:v1:/) as unknown,
     });
