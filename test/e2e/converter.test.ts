@@ -70,7 +70,7 @@ async function convert(): Promise<string> {
 /** The file behind the Download link, fetched the way a user gets it (a download). */
 async function downloaded(): Promise<{ name: string; bytes: Buffer }> {
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
-  return { name: download.suggestedFilename(), bytes: readFileSync((await download.path())!) };
+  return { name: download.suggestedFilename(), bytes: readFileSync(await download.path()) };
 }
 
 /** Chromium's viewer shows the page itself in the frame: white paper in the middle, not only its grey. */

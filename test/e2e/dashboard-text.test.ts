@@ -460,7 +460,7 @@ it("shows a capture's text diff beside the image, struck through and underlined,
   );
   capture.textChanges.forEach((change, i) => {
     const row = shown[i]!;
-    expect(row.kind!.toLowerCase()).toBe(change.kind);
+    expect(row.kind.toLowerCase()).toBe(change.kind);
     if (change.kind === 'added') expect(row).toMatchObject({ before: '', after: change.after, dels: [] });
     if (change.kind === 'removed') expect(row).toMatchObject({ before: change.before, after: '', inses: [] });
     if (change.kind === 'changed') {

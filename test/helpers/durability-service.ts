@@ -10,9 +10,16 @@ import { FIXTURE_EGRESS } from './service.js';
 
 export interface DurableService extends Service {
   dataDir: string;
-  createKey(name?: string): IssuedKey;
+  // Function-valued properties, not methods: tests pass `svc.call` around, and neither uses `this`.
+  createKey: (name?: string) => IssuedKey;
   /** GET/DELETE/POST `path` with the key (and a JSON body, if given). */
-  call(method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  call: (
+    method: string,
+    path: string,
+    key: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => Promise<Response>;
 }
 
 export async function startServiceOn(

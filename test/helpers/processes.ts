@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { until } from './until.js';
 
 export interface ProcInfo {
   pid: number;
@@ -37,11 +38,13 @@ export function zombiesOf(ppid: number): ProcInfo[] {
   return listProcesses().filter((p) => p.state === 'Z' && p.ppid === ppid);
 }
 
+/**
+ * `until` for callers that want a boolean instead of an exception (the durability CLI helper reports it
+ * itself). New code waits with `until`, whose timeout names what never happened.
+ */
 export async function waitFor(check: () => boolean, timeoutMs: number, intervalMs = 100): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  return check();
+  return until('a process condition', () => check(), timeoutMs, intervalMs).then(
+    () => true,
+    () => check(),
+  );
 }

@@ -8,30 +8,27 @@ import type { IssuedKey } from '../../src/stores/api-keys.js';
 import { SyncKeys } from './sync-keys.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/main.js';
+import { FIXTURE_EGRESS, RELAXED_ANONYMOUS_LIMITS } from './test-config.js';
 
 export interface TestService extends Service {
   dataDir: string;
+  // Function-valued properties, not methods: tests pass `svc.call` around, and none of them uses `this`.
   /** POST a JSON body to `path`; returns the fetch Response. */
-  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  post: (path: string, body: unknown, headers?: Record<string, string>) => Promise<Response>;
   /** A new API key (as `pagewatch keys create` makes it). */
-  createKey(name?: string): IssuedKey;
+  createKey: (name?: string) => IssuedKey;
   /** GET/DELETE/POST `path` with the key (and a JSON body, if given). */
-  call(method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
-  close(): Promise<void>;
+  call: (
+    method: string,
+    path: string,
+    key: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => Promise<Response>;
+  close: () => Promise<void>;
 }
 
-/**
- * The fixture servers run on loopback, which the egress policy refuses by default: test services
- * allow exactly the fixture hosts. Egress tests pass their own `egress` to turn the policy fully on.
- */
-export const FIXTURE_EGRESS = { allowHosts: ['127.0.0.1', 'localhost'] };
-
-/** The anonymous tier as wide as a key's: tests that render without one are not about its limits. */
-export const RELAXED_ANONYMOUS_LIMITS = {
-  anonymousConcurrencyPerIp: 1000,
-  anonymousMaxTimeoutMs: 3_600_000,
-  anonymousMaxPdfPages: 100_000,
-};
+export { FIXTURE_EGRESS, RELAXED_ANONYMOUS_LIMITS } from './test-config.js';
 
 export async function startTestService(overrides: Record<string, unknown> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-test-'));
@@ -52,6 +49,11 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
     },
   });
   const service = await startService(config, createLogger(config.logLevel));
+  // fetch keeps connections alive for as long as the server's Keep-Alive header allows (5 s by default). On
+  // a loaded machine a connection left idle that long can be reused just as the server closes it: the
+  // request then fails with ECONNRESET (seen after a 7 s render in http-contract). A longer server timeout
+  // leaves no test idle long enough for that race.
+  service.server.keepAliveTimeout = 60_000;
   return {
     ...service,
     dataDir,

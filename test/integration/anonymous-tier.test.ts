@@ -79,7 +79,7 @@ describe('the anonymous tier', () => {
       const err = await errorOf(over);
       expect(err.code).toBe('invalid_request');
       expect(err.details).toEqual([
-        { path: 'timeout', message: expect.stringMatching(/at most 30000 without an API key/) },
+        { path: 'timeout', message: expect.stringMatching(/at most 30000 without an API key/) as unknown },
       ]);
     });
 
@@ -110,7 +110,7 @@ describe('the anonymous tier', () => {
       expect(refused.headers.get('retry-after')).toBe('1');
       expect(await errorOf(refused)).toMatchObject({
         code: 'rate_limited',
-        message: expect.stringMatching(/1 render at a time per client address.*API key/),
+        message: expect.stringMatching(/1 render at a time per client address.*API key/) as unknown,
       });
       expect((await from('198.51.100.11', '/api/pdf', quick)).status).toBe(200);
       expect((await service.call('POST', '/api/pdf', key, quick, { 'x-forwarded-for': '198.51.100.10' })).status).toBe(
@@ -165,7 +165,7 @@ describe('the anonymous tier', () => {
       expect(over.res.status).toBe(422);
       expect(await errorOf(over.res)).toMatchObject({
         code: 'render_failed',
-        message: expect.stringMatching(/more than 50 pages.*without an API key.*API key lifts it/),
+        message: expect.stringMatching(/more than 50 pages.*without an API key.*API key lifts it/) as unknown,
       });
     });
 

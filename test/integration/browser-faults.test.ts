@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng } from '../helpers/png.js';
-import { processGroup, waitFor, zombiesOf } from '../helpers/processes.js';
+import { processGroup, zombiesOf } from '../helpers/processes.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
-import { sleep, until } from '../helpers/until.js';
+import { until } from '../helpers/until.js';
 
 const SMALL = {
   html: '<p style="margin:0;background:#0f0;height:100vh">ok</p>',
@@ -14,21 +14,24 @@ const SMALL = {
 
 describe('browser crash', () => {
   let service: TestService;
+  let fixture: FixtureServer;
   beforeAll(async () => {
-    service = await startTestService();
+    [service, fixture] = await Promise.all([startTestService(), startFixtureServer()]);
   });
   afterAll(async () => {
-    await service?.close();
+    await Promise.all([service?.close(), fixture?.close()]);
   });
 
   it('a render in flight when Chromium is killed fails with 503; the next render succeeds on a new browser', async () => {
     const oldPid = service.browsers.stats().pid!;
     expect(oldPid).toBeGreaterThan(0);
-    const inFlight = service.post('/api/image', { html: '<p>slow</p>', delay: 10_000 });
+    const inFlight = service.post('/api/image', {
+      html: `<p>slow</p><img src="${fixture.url}/img/dot.png?crash">`,
+      delay: 10_000,
+    });
     // Kill only once the render holds its page inside Chromium (a render still waiting for the browser
-    // would simply get the relaunched one).
-    await until('the render to start', () => service.limiter.activeCount === 1, 10_000, 20);
-    await sleep(500);
+    // would simply get the relaunched one): the page has asked for its image.
+    await until('the page to load in Chromium', () => fixture.requests.some((r) => r.path === '/img/dot.png?crash'));
     process.kill(oldPid, 'SIGKILL');
     const killedAt = Date.now();
 
@@ -45,7 +48,7 @@ describe('browser crash', () => {
     expect(stats.restarts).toBeGreaterThanOrEqual(1);
 
     // Nothing of the killed browser remains: no process of its group, no unreaped child.
-    expect(await waitFor(() => processGroup(oldPid).length === 0, 5000)).toBe(true);
+    await until('the killed browser to be gone', () => processGroup(oldPid).length === 0, 5000);
     expect(zombiesOf(process.pid)).toEqual([]);
   });
 });
@@ -75,7 +78,11 @@ describe('browser recycling', () => {
 
     const current = service.browsers.stats().pid!;
     const retired = [...pids].filter((pid) => pid !== current);
-    expect(await waitFor(() => retired.every((pid) => processGroup(pid).length === 0), 10_000)).toBe(true);
+    await until(
+      'the retired browsers to be gone',
+      () => retired.every((pid) => processGroup(pid).length === 0),
+      10_000,
+    );
     expect(zombiesOf(process.pid)).toEqual([]);
   });
 });
@@ -105,11 +112,11 @@ describe('client disconnect', () => {
 
   it('a running render whose client goes away is stopped and frees its slot at once', async () => {
     const slow = abandonable({ url: `${fixture.url}/slow?ms=20000`, timeout: 30000 });
-    expect(await waitFor(() => service.limiter.activeCount === 1, 5000, 20)).toBe(true);
+    await until('one render running', () => service.limiter.activeCount === 1, 5000, 20);
     const abortedAt = Date.now();
     slow.abort();
     await slow.done;
-    expect(await waitFor(() => service.limiter.activeCount === 0, 3000, 20)).toBe(true);
+    await until('no render running', () => service.limiter.activeCount === 0, 3000, 20);
     expect(Date.now() - abortedAt).toBeLessThan(3000); // not the 20 s the page would have taken
 
     const next = await service.post('/api/image', SMALL);
@@ -118,14 +125,14 @@ describe('client disconnect', () => {
 
   it('a queued render whose client goes away leaves the line', async () => {
     const running = abandonable({ url: `${fixture.url}/slow?ms=20000`, timeout: 30000 });
-    expect(await waitFor(() => service.limiter.activeCount === 1, 5000, 20)).toBe(true);
+    await until('one render running', () => service.limiter.activeCount === 1, 5000, 20);
     const queued = abandonable({ html: '<p>queued</p>' });
-    expect(await waitFor(() => service.limiter.queuedCount === 1, 5000, 20)).toBe(true);
+    await until('one render queued', () => service.limiter.queuedCount === 1, 5000, 20);
     queued.abort();
-    expect(await waitFor(() => service.limiter.queuedCount === 0, 2000, 20)).toBe(true);
+    await until('the queue to empty', () => service.limiter.queuedCount === 0, 2000, 20);
     expect(service.limiter.activeCount).toBe(1);
     running.abort();
     await Promise.all([running.done, queued.done]);
-    expect(await waitFor(() => service.limiter.activeCount === 0, 3000, 20)).toBe(true);
+    await until('no render running', () => service.limiter.activeCount === 0, 3000, 20);
   });
 });

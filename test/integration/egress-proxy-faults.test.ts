@@ -27,7 +27,7 @@ const listen = async <T extends net.Server>(server: T) => {
 
 beforeAll(async () => {
   proxy = new EgressProxy(new EgressPolicy({ allowPrivate: false, allowHosts: ['127.0.0.1'], denyHosts: [] }), {
-    isOwnBrowser: async () => true,
+    isOwnBrowser: () => Promise.resolve(true),
   });
   await proxy.start();
   proxyPort = Number(new URL(proxy.url).port);

@@ -248,7 +248,7 @@ describe('allowed site, forbidden canary', () => {
       const all = (prefix: string) => KINDS.map((k) => `${prefix}${k}`).sort();
       await until(
         'every probe to arrive',
-        async () => arrived('/probe/url-').length === KINDS.length && arrived('/probe/html-').length === KINDS.length,
+        () => arrived('/probe/url-').length === KINDS.length && arrived('/probe/html-').length === KINDS.length,
         10_000,
       ).catch(() => undefined);
       expect(arrived('/probe/url-')).toEqual(all('/probe/url-'));

@@ -4,6 +4,7 @@ import { startFixtureServer, type FixtureServer } from '../helpers/fixture-serve
 import { parsePdf } from '../helpers/pdf.js';
 import { findChromium } from '../../src/render/chromium-path.js';
 import { decodePng, isJpeg, isPng, isWebp, jpegSize } from '../helpers/png.js';
+import { until } from '../helpers/until.js';
 
 const CHROMIUM = findChromium(process.env.PAGEWATCH_CHROMIUM_PATH ?? '');
 
@@ -107,7 +108,7 @@ describe('fixture server', () => {
     const s = await startFixtureServer();
     const pending = fetch(`${s.url}/slow?ms=60000`).catch(() => 'aborted');
     // Make sure the request reached the server before closing.
-    while (s.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await until('the request to reach the server', () => s.requests.length > 0, 5000, 10);
     await s.close();
     await s.close();
     expect(await pending).toBe('aborted');

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { parsePdf } from '../helpers/pdf.js';
-import { processGroup, waitFor, zombiesOf } from '../helpers/processes.js';
+import { processGroup, zombiesOf } from '../helpers/processes.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
+import { sleep, until } from '../helpers/until.js';
 
 const TIMEOUT = 5000;
 /** Functional bound of the contract (a render ends at its timeout, plus answer/teardown), not a benchmark. */
@@ -124,8 +125,8 @@ describe('hostile pages', () => {
     await fixture?.close();
   });
 
-  /** A hostile render: ends within the wall limit, with one of `allowed` statuses, never a 500. */
-  async function hostile(name: string, body: Record<string, unknown>, allowed: number[]): Promise<Outcome> {
+  /** A hostile render: ends within the wall limit, with the one status it must have (never a 500). */
+  async function hostile(name: string, body: Record<string, unknown>, expected: number): Promise<Outcome> {
     const started = performance.now();
     const res = await service.post('/api/pdf', { timeout: TIMEOUT, ...body });
     const out: Outcome = { name, status: res.status, ms: 0 };
@@ -134,7 +135,7 @@ describe('hostile pages', () => {
     out.ms = Math.round(performance.now() - started);
     outcomes.push(out);
     expect(out.status, `${name}: ${out.code} ${out.message}`).not.toBe(500);
-    expect(allowed, `${name} got ${out.status} ${out.code}: ${out.message}`).toContain(out.status);
+    expect(out.status, `${name} got ${out.status} ${out.code}: ${out.message}`).toBe(expected);
     expect(out.ms, `${name} wall time`).toBeLessThan(WALL_LIMIT);
     if (out.status === 504) expect(out.code).toBe('render_timeout');
     if (out.status === 422) expect(out.code).toBe('render_failed');
@@ -153,17 +154,17 @@ describe('hostile pages', () => {
   }
 
   it('an infinite loop ends with 504 render_timeout', async () => {
-    const out = await hostile('infinite loop', { html: page('<p>LOOP</p><script>for(;;){}</script>') }, [504]);
+    const out = await hostile('infinite loop', { html: page('<p>LOOP</p><script>for(;;){}</script>') }, 504);
     expect(out.ms).toBeGreaterThanOrEqual(TIMEOUT - 100);
     await nextRenderWorks();
   });
 
-  it('endless allocation crashes the page (422) or times out (504); the browser stays usable', async () => {
+  it('endless allocation crashes the page (422); the browser stays usable', async () => {
     const pid = service.browsers.stats().pid;
     await hostile(
       'memory without end',
       { html: page('<script>const a=[];for(;;)a.push(new Array(1e6).fill(Math.random()))</script>') },
-      [422, 504],
+      422,
     );
     const stats = service.browsers.stats();
     expect(stats.up).toBe(true);
@@ -171,14 +172,19 @@ describe('hostile pages', () => {
     await nextRenderWorks();
   });
 
-  it('dialog storms end within the timeout (dialogs are dismissed)', async () => {
-    await hostile(
-      '1000 alerts',
-      { html: page('<p>ALERTS</p><script>for(let i=0;i<1000;i++)alert(i)</script>') },
-      [200, 504],
+  it('dialogs are dismissed: a burst of them renders; an endless storm ends at the timeout', async () => {
+    // Each dismissal is a round trip to the browser (1000 alerts outlast a 5 s timeout on a loaded
+    // machine, and might not on a fast one): 20 finish in well under a second anywhere.
+    const burst = await hostile(
+      '20 alerts',
+      { html: page('<p>ALERTS</p><script>for(let i=0;i<20;i++)alert(i)</script>') },
+      200,
     );
+    expect(burst.text).toContain('ALERTS');
     await nextRenderWorks();
-    await hostile('endless confirm', { html: page(`<script>for(;;)confirm('x')</script>`) }, [200, 504]);
+    await hostile('endless alerts', { html: page(`<script>for(;;)alert('x')</script>`) }, 504);
+    await nextRenderWorks();
+    await hostile('endless confirm', { html: page(`<script>for(;;)confirm('x')</script>`) }, 504);
     await nextRenderWorks();
   });
 
@@ -205,7 +211,7 @@ describe('hostile pages', () => {
         ['window.open interval', interval],
       ] as const) {
         const hitsBefore = popupHits;
-        expect((await hostile(name, { html: page(html), delay: 300 }, [200])).text).toMatch(/FLOOD|INTERVAL/);
+        expect((await hostile(name, { html: page(html), delay: 300 }, 200)).text).toMatch(/FLOOD|INTERVAL/);
         perRender.push(popupHits - hitsBefore);
       }
     }
@@ -218,60 +224,60 @@ describe('hostile pages', () => {
     // which lets the page open one window per gesture. They are closed at once and go through the
     // egress proxy like any request; what matters is that none lingers (checked above and below).
     expect(Math.max(...perRender), `popup loads per render: ${perRender.join(',')}`).toBeLessThanOrEqual(10);
-    await new Promise((r) => setTimeout(r, 500));
+    // An open popup pings every 100 ms. A bounded wait: 500 ms for pings already in flight to land, then
+    // 1 s — ten ping periods — in which a popup still open would ping.
+    await sleep(500);
     const beats = popupHeartbeats;
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
     expect(popupHeartbeats - beats, 'heartbeats of popups still open').toBe(0);
-    expect(
-      await waitFor(() => chromiums() <= before + 1, 5000),
-      `chromium processes: ${before} before, ${chromiums()} after`,
-    ).toBe(true);
+    await until(
+      () => `chromium processes back to ${before} (+1); ${chromiums()} now`,
+      () => chromiums() <= before + 1,
+      5000,
+    );
     const stats = service.browsers.stats();
     expect(stats.pid).toBe(pid);
     expect(stats.pagesCreated - createdBefore).toBeLessThanOrEqual(1); // successful renders reuse the page
     expect(stats.warmPages).toBeLessThanOrEqual(1);
   });
 
-  it('self-navigation loops end with 200, 422 or 504', async () => {
-    await hostile('reload every 20 ms after load', { url: `${fixture.url}/reload-loop` }, [200, 422, 504]);
+  it('self-navigation loops: reloading after load is a 422; navigating before load never loads (504)', async () => {
+    const reload = await hostile('reload every 20 ms after load', { url: `${fixture.url}/reload-loop` }, 422);
+    expect(reload.message).toMatch(/kept navigating itself/);
     await nextRenderWorks();
-    await hostile('location.href loop', { url: `${fixture.url}/href-loop` }, [200, 422, 504]);
+    // Each navigation replaces the document before its load event: the page is never loaded.
+    await hostile('location.href loop', { url: `${fixture.url}/href-loop` }, 504);
     await nextRenderWorks();
   });
 
   it('a document that never finishes loading times out (load), and domcontentloaded cannot save it', async () => {
-    await hostile('never ends (load)', { url: `${fixture.url}/never-ends` }, [504]);
+    await hostile('never ends (load)', { url: `${fixture.url}/never-ends` }, 504);
     await nextRenderWorks();
-    // The parser has not seen the end of the document, so DOMContentLoaded never fires either; a 200
-    // would be acceptable only with the body that was sent.
-    const out = await hostile(
+    // The parser has not seen the end of the document, so DOMContentLoaded never fires either.
+    await hostile(
       'never ends (domcontentloaded)',
       { url: `${fixture.url}/never-ends`, waitUntil: 'domcontentloaded' },
-      [200, 504],
+      504,
     );
-    if (out.status === 200) expect(out.text).toContain('PARTIAL-BODY');
     await nextRenderWorks();
   });
 
   it('downloads: an attachment document is a clear 422; scripted downloads render; nothing reaches the disk', async () => {
-    const att = await hostile('attachment as document', { url: `${fixture.url}/attachment` }, [422]);
+    const att = await hostile('attachment as document', { url: `${fixture.url}/attachment` }, 422);
     expect(att.message).toMatch(/download/i);
     await nextRenderWorks();
     const local = `<p>DL-PAGE</p><script>${clickDownload(`URL.createObjectURL(new Blob(['BLOB']))`)} ${clickDownload(`'data:text/plain,DATA'`)}</script>`;
+    expect((await hostile('scripted blob: + data: downloads', { html: page(local), delay: 300 }, 200)).text).toContain(
+      'DL-PAGE',
+    );
     expect(
-      (await hostile('scripted blob: + data: downloads', { html: page(local), delay: 300 }, [200])).text,
-    ).toContain('DL-PAGE');
-    expect(
-      (
-        await hostile(
-          'scripted same-origin download (url)',
-          { url: `${fixture.url}/dl-same-origin`, delay: 300 },
-          [200],
-        )
-      ).text,
+      (await hostile('scripted same-origin download (url)', { url: `${fixture.url}/dl-same-origin`, delay: 300 }, 200))
+        .text,
     ).toContain('DL-PAGE');
     await nextRenderWorks();
-    await new Promise((r) => setTimeout(r, 500));
+    // A bounded wait: Chromium creates a download's file as the download starts, and these are a few
+    // bytes from loopback; half a second after the next render has finished, any would be on disk.
+    await sleep(500);
     expect([...artifactFiles()].filter((f) => !artifactsBefore.has(f))).toEqual([]);
   });
 
@@ -281,7 +287,7 @@ describe('hostile pages', () => {
   // the whole timeout instead of a render.
   it('a scripted download of an http URL from an html source renders', async () => {
     const html = page(`<p>DL-HTTP</p><script>${clickDownload(`'${fixture.url}/attachment'`)}</script>`);
-    const out = await hostile('scripted http download (html)', { html, delay: 300 }, [200]);
+    const out = await hostile('scripted http download (html)', { html, delay: 300 }, 200);
     expect(out.text).toContain('DL-HTTP');
     await nextRenderWorks();
     expect([...artifactFiles()].filter((f) => !artifactsBefore.has(f))).toEqual([]);
@@ -293,7 +299,7 @@ describe('hostile pages', () => {
     const a = await hostile(
       'state setter with alerts + interval',
       { url: `${fixture.url}/set-state`, delay: 300 },
-      [200],
+      200,
     );
     expect(a.text).toContain('STATE-SET');
     const res = await service.post('/api/pdf', { url: `${fixture.url}/read-state` });
@@ -308,6 +314,6 @@ describe('hostile pages', () => {
     expect(outcomes.length).toBeGreaterThanOrEqual(19);
     expect(outcomes.filter((o) => o.status === 500)).toEqual([]);
     await nextRenderWorks();
-    expect(await waitFor(() => zombiesOf(process.pid).length === 0, 3000)).toBe(true);
+    await until('no zombie children', () => zombiesOf(process.pid).length === 0, 3000);
   });
 });

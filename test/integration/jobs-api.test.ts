@@ -15,7 +15,7 @@ import { parsePdf } from '../helpers/pdf.js';
 import { decodePng } from '../helpers/png.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import type { JobView } from '../../src/jobs/view.js';
-import { sleep, until } from '../helpers/until.js';
+import { clockPast, until } from '../helpers/until.js';
 
 type JobJson = JobView; // what the API sends
 interface JobPage {
@@ -373,8 +373,8 @@ describe('jobs API on a service with 2 render slots', () => {
       expect((await h.getJob(key, other!.id)).status).toBe('running');
 
       await h.freeSlots(key, [other!]);
-      // Give the worker time for several polls: nothing may record an outcome for the canceled job.
-      await sleep(600);
+      // Once the worker holds no job, every run has ended: whatever the canceled one recorded is there.
+      await until('the worker to finish its runs', () => svc.worker.runningCount === 0, 30_000);
       for (const id of [running!.id, other!.id]) {
         const job = await h.getJob(key, id);
         expect(job.status).toBe('canceled');
@@ -475,11 +475,13 @@ describe('jobs API on a service with 2 render slots', () => {
       key = svc.createKey('lister');
       // 5 that succeed, 1 that fails (404 page), 1 canceled; a few ms apart so createdAt orders them.
       for (let i = 0; i < 5; i++) {
-        submitted.push({ id: (await h.submitOk(key, { html: `<p>LIST-${i}</p>` })).id, status: 'succeeded' });
-        await sleep(5);
+        const job = await h.submitOk(key, { html: `<p>LIST-${i}</p>` });
+        submitted.push({ id: job.id, status: 'succeeded' });
+        await clockPast(job.createdAt);
       }
-      submitted.push({ id: (await h.submitOk(key, { url: `${fixture.url}/status/404` })).id, status: 'failed' });
-      await sleep(5);
+      const failing = await h.submitOk(key, { url: `${fixture.url}/status/404` });
+      submitted.push({ id: failing.id, status: 'failed' });
+      await clockPast(failing.createdAt);
       const hang = await h.submitOk(key, { url: `${fixture.url}/hang`, timeout: 120_000 });
       expect((await svc.call('DELETE', `/api/jobs/${hang.id}`, key.key)).status).toBe(200);
       submitted.push({ id: hang.id, status: 'canceled' });

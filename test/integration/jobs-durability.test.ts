@@ -13,10 +13,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyWithCli, killHard, startCli, type CliService } from '../helpers/durability-cli.js';
 import { startServiceOn, type DurableService } from '../helpers/durability-service.js';
 import { parsePdf } from '../helpers/pdf.js';
-import { processGroup, waitFor } from '../helpers/processes.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { processGroup } from '../helpers/processes.js';
 import { bytesOf, startTestService, type TestService } from '../helpers/service.js';
 import { startWebhookReceiver, verifyHit, type Hit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { sleep } from '../helpers/until.js';
+import { until } from '../helpers/until.js';
 
 interface JobJson {
   id: string;
@@ -41,14 +42,16 @@ async function waitForJob(
   statuses: string[],
   timeoutMs = 30_000,
 ): Promise<JobJson> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await getJob(svc, key, id);
-    if (statuses.includes(job.status)) return job;
-    if (Date.now() > until)
-      throw new Error(`job ${id} still ${job.status} (attempts ${job.attempts}) after ${timeoutMs} ms`);
-    await sleep(100);
-  }
+  let last: JobJson | undefined;
+  return until(
+    () => `job ${id} to be ${statuses.join(' or ')}; still ${last?.status} (attempts ${last?.attempts})`,
+    async () => {
+      last = await getJob(svc, key, id);
+      return statuses.includes(last.status) && last;
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 async function submit(svc: Caller, key: string, body: Record<string, unknown>): Promise<string> {
@@ -73,6 +76,26 @@ function resultFilesOf(dataDir: string, jobId: string): string[] {
 /** The hits that speak of `jobId`, each verified with the reference implementation (throws if one is not). */
 function hitsFor(hits: Hit[], secret: string, jobId: string): { hit: Hit; event: ReturnType<typeof verifyHit> }[] {
   return hits.map((hit) => ({ hit, event: verifyHit(secret, hit) })).filter(({ event }) => event.data.jobId === jobId);
+}
+
+/**
+ * The job's webhook deliveries once none is pending (at least one). The receiver records a hit before the
+ * sender has read its 204 and marked the row, so this is also when every hit has arrived.
+ */
+async function sentDeliveriesOf(svc: TestService, jobId: string): Promise<{ type: string; status: string }[]> {
+  const rowsOf = () =>
+    svc.db.prepare('SELECT event_type AS type, status FROM webhook_deliveries WHERE job_id = ?').all(jobId) as {
+      type: string;
+      status: string;
+    }[];
+  return until(
+    `the webhook deliveries of ${jobId} to be sent`,
+    () => {
+      const rows = rowsOf();
+      return rows.length > 0 && rows.every((r) => r.status !== 'pending') && rows;
+    },
+    10_000,
+  );
 }
 
 /** A job row as a worker that claimed it and then died leaves it behind. */
@@ -110,12 +133,13 @@ const newJobId = () => `job_${randomBytes(10).toString('hex')}`;
 describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', () => {
   let svc: TestService;
   let hooks: WebhookReceiver;
+  let fixture: FixtureServer;
   let key: { id: string; key: string; webhookSecret: string };
   /** The `request` column of a real async PDF job: what the route stores after validation. */
   let template: Record<string, unknown>;
 
   beforeAll(async () => {
-    [svc, hooks] = await Promise.all([
+    [svc, hooks, fixture] = await Promise.all([
       startTestService({
         // A lease of 2 s is renewed every 667 ms: a stall of the loaded test process shorter than 1.3 s never
         // lets the worker take its own job over. The generous answer timeout keeps a stall from causing a retry.
@@ -124,6 +148,7 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
         rateLimit: { anonymousPerMinute: 1_000_000, perKeyPerMinute: 1_000_000 }, // the tests poll jobs often
       }),
       startWebhookReceiver(),
+      startFixtureServer(),
     ]);
     key = svc.createKey('durability');
     // Read while the job is still unfinished: a finished job keeps only filename and format of its
@@ -131,11 +156,11 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
     const id = await submit(svc, key.key, { html: '<p>template</p>', delay: 5000 });
     const row = svc.db.prepare('SELECT request FROM jobs WHERE id = ?').get(id) as { request: string };
     template = { ...(JSON.parse(row.request) as Record<string, unknown>), delay: 0 };
-    expect(template).toMatchObject({ html: '<p>template</p>', timeout: expect.any(Number) });
+    expect(template).toMatchObject({ html: '<p>template</p>', timeout: expect.any(Number) as unknown });
     expect((await svc.call('DELETE', `/api/jobs/${id}`, key.key)).status).toBe(200);
   });
   afterAll(async () => {
-    await Promise.all([svc?.close(), hooks?.close()]);
+    await Promise.all([svc?.close(), hooks?.close(), fixture?.close()]);
   });
 
   const requestWith = (marker: string) => JSON.stringify({ ...template, html: `<h1>${marker}</h1>` });
@@ -199,23 +224,22 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
     const leaseOf = () =>
       (svc.db.prepare('SELECT lease_expires_at AS at FROM jobs WHERE id = ?').get(id) as { at: string | null }).at;
     const first = leaseOf();
-    expect(
-      await waitFor(
-        () => {
-          const now = leaseOf();
-          return now !== null && first !== null && now > first;
-        },
-        5000,
-        50,
-      ),
-    ).toBe(true);
+    await until(
+      'the lease to move forward',
+      () => {
+        const now = leaseOf();
+        return now !== null && first !== null && now > first;
+      },
+      5000,
+    );
 
     const done = await waitForJob(svc, key.key, id, ['succeeded', 'failed']);
     expect(done).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(await pdfTextOf(svc, key.key, id)).toContain(marker);
     expect(resultFilesOf(svc.dataDir, id)).toEqual([`${id}-1`]);
-    expect(await waitFor(() => hitsFor(hooks.hits, key.webhookSecret, id).length >= 1, 10_000)).toBe(true);
-    await sleep(500); // a second event, if one were recorded, would be sent by now
+    // The outbox records every event in the job's own transaction: once its rows are all sent, the hits
+    // the receiver has are all there will be (a second event would be a second row).
+    expect(await sentDeliveriesOf(svc, id)).toEqual([{ type: 'job.succeeded', status: 'succeeded' }]);
     const hits = hitsFor(hooks.hits, key.webhookSecret, id);
     expect(hits).toHaveLength(1);
     expect(hits[0]!.event).toMatchObject({ type: 'job.succeeded', data: { jobId: id, attempts: 1 } });
@@ -262,20 +286,13 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
       [silent, failedSilent],
       [withError, failedWithError],
     ] as const) {
-      expect(await waitFor(() => hitsFor(hooks.hits, key.webhookSecret, id).length >= 1, 10_000)).toBe(true);
+      // The receiver records the hit before the sender has read its 204 and marked the row: wait for the row.
+      expect(await sentDeliveriesOf(svc, id)).toEqual([{ type: 'job.failed', status: 'succeeded' }]);
       const [first] = hitsFor(hooks.hits, key.webhookSecret, id);
       expect(first!.event).toMatchObject({
         type: 'job.failed',
         data: { jobId: id, status: 'failed', attempts: 3, error: job.error },
       });
-      // The receiver records the hit before the sender has read its 204 and marked the row: wait for the row.
-      const rowsOf = () =>
-        svc.db.prepare('SELECT event_type AS type, status FROM webhook_deliveries WHERE job_id = ?').all(id) as {
-          type: string;
-          status: string;
-        }[];
-      expect(await waitFor(() => rowsOf().every((r) => r.status !== 'pending'), 10_000)).toBe(true);
-      expect(rowsOf()).toEqual([{ type: 'job.failed', status: 'succeeded' }]);
     }
   });
 
@@ -283,10 +300,13 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
     const marker = `BROWSER-CRASH-${randomBytes(4).toString('hex')}`;
     const oldPid = svc.browsers.stats().pid!;
     expect(oldPid).toBeGreaterThan(0);
-    const id = await submit(svc, key.key, { html: `<h1>${marker}</h1>`, delay: 4000, webhookUrl: hooks.url });
-    await waitForJob(svc, key.key, id, ['running']);
-    expect(await waitFor(() => svc.limiter.activeCount >= 1, 5000, 20)).toBe(true);
-    await sleep(700); // well inside the page's 4 s delay
+    const id = await submit(svc, key.key, {
+      html: `<h1>${marker}</h1><img src="${fixture.url}/img/dot.png?${marker}">`,
+      delay: 4000,
+      webhookUrl: hooks.url,
+    });
+    // The page asked for its image: it is loaded in the browser and inside its 4 s delay.
+    await until('the page to load in the browser', () => fixture.requests.some((r) => r.path.endsWith(marker)));
     expect((await getJob(svc, key.key, id)).status).toBe('running');
     process.kill(oldPid, 'SIGKILL');
 
@@ -296,24 +316,26 @@ describe('leases, maxAttempts and browser crashes (one service, leaseMs 2000)', 
     expect(await pdfTextOf(svc, key.key, id)).toContain(marker);
     expect(resultFilesOf(svc.dataDir, id)).toEqual([`${id}-2`]);
 
-    expect(await waitFor(() => hitsFor(hooks.hits, key.webhookSecret, id).length >= 1, 10_000)).toBe(true);
-    await sleep(500);
+    expect(await sentDeliveriesOf(svc, id)).toEqual([{ type: 'job.succeeded', status: 'succeeded' }]);
     const hits = hitsFor(hooks.hits, key.webhookSecret, id);
     expect(hits).toHaveLength(1);
     expect(hits[0]!.event).toMatchObject({ type: 'job.succeeded', data: { jobId: id, attempts: 2 } });
     expect(svc.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE job_id = ?').get(id)).toEqual({ n: 1 });
-    expect(await waitFor(() => processGroup(oldPid).length === 0, 5000)).toBe(true);
+    await until('the killed browser to be gone', () => processGroup(oldPid).length === 0, 5000);
   });
 });
 
 describe('graceful stop hands unfinished jobs back', () => {
   let dataDir: string;
   const services: DurableService[] = [];
-  beforeAll(() => {
+  let fixture: FixtureServer;
+  beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-durability-'));
+    fixture = await startFixtureServer();
   });
   afterAll(async () => {
     for (const s of services) await s.stop().catch(() => undefined);
+    await fixture?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -324,12 +346,15 @@ describe('graceful stop hands unfinished jobs back', () => {
     const key = first.createKey('graceful');
     const markers = [0, 1, 2].map((i) => `GRACEFUL-${i}-${randomBytes(4).toString('hex')}`);
     const ids: string[] = [];
-    for (const m of markers) ids.push(await submit(first, key.key, { html: `<h1>${m}</h1>`, delay: 2500 }));
-    // Two render (concurrency 2), one waits.
+    for (const m of markers)
+      ids.push(
+        await submit(first, key.key, { html: `<h1>${m}</h1><img src="${fixture.url}/img/dot.png?${m}">`, delay: 2500 }),
+      );
+    // Two render (concurrency 2), one waits: the stop comes while two pages are loaded and in their delay.
     const running = () =>
       (first.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE status = 'running'`).get() as { n: number }).n;
-    expect(await waitFor(() => running() === 2, 10_000, 50)).toBe(true);
-    await sleep(300);
+    const loaded = () => markers.filter((m) => fixture.requests.some((r) => r.path.endsWith(m))).length;
+    await until('two jobs rendering, their pages loaded', () => running() === 2 && loaded() === 2, 10_000);
     await first.stop();
 
     const db = new Database(join(dataDir, 'pagewatch.db'), { readonly: true });
@@ -463,15 +488,14 @@ describe('kill -9 with 50 jobs in flight', () => {
       };
       // An attempt that will stay unanswered for a while yet (not one about to be answered).
       const holdingLong = () => [...holds].some((at) => Date.now() - at < 400);
-      const ready = await waitFor(
+      await until(
+        () => `the kill point; reached ${JSON.stringify({ ...counts(), holding: holds.size })}`,
         () => {
           const c = counts();
           return c.succeeded >= 5 && c.queued >= 10 && c.retrying >= 1 && holdingLong();
         },
         60_000,
-        50,
       );
-      expect(ready, `never reached the kill point: ${JSON.stringify({ ...counts(), holding: holds.size })}`).toBe(true);
       first.child.kill('SIGKILL');
       expect(await first.exit).toBe('SIGKILL');
       // The killed service's Chromium is killed too (it would otherwise be orphaned), and is gone.
@@ -505,7 +529,8 @@ describe('kill -9 with 50 jobs in flight', () => {
       // Same data directory, same port (so the result URLs recorded in jobs and webhooks stay valid).
       const second = await startCli({ ...env, PAGEWATCH_PORT: String(first.port) });
       children.push(second);
-      const done = await waitFor(
+      await until(
+        () => `every job and delivery finished; ${JSON.stringify(counts())}; stderr: ${second.stderrTail()}`,
         () => {
           const row = db
             .prepare(
@@ -519,7 +544,6 @@ describe('kill -9 with 50 jobs in flight', () => {
         90_000,
         200,
       );
-      expect(done, `not finished: ${JSON.stringify(counts())}; stderr: ${second.stderrTail()}`).toBe(true);
       expect(hooks.hits.length).toBeGreaterThan(hitsBeforeRestart);
 
       // Every job succeeded with its own content; jobs that finished before the kill were not done again;

@@ -5,6 +5,7 @@ import { bytesOf, errorOf, startTestService, type TestService } from '../helpers
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { decodePng } from '../helpers/png.js';
+import { until } from '../helpers/until.js';
 import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 let svc: TestService;
@@ -29,13 +30,17 @@ async function waitForJob(
   statuses = ['succeeded', 'failed', 'canceled'],
   timeoutMs = 30_000,
 ): Promise<Record<string, unknown>> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const job = (await (await svc.call('GET', `/api/jobs/${id}`, key.key)).json()) as Record<string, unknown>;
-    if (statuses.includes(job.status as string)) return job;
-    if (Date.now() > until) throw new Error(`job ${id} still ${String(job.status)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let status: unknown;
+  return until(
+    () => `job ${id} to be ${statuses.join(' or ')}; still ${String(status)}`,
+    async () => {
+      const job = (await (await svc.call('GET', `/api/jobs/${id}`, key.key)).json()) as Record<string, unknown>;
+      status = job.status;
+      return statuses.includes(job.status as string) && job;
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 describe('async PDF with a webhook', () => {

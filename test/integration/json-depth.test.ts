@@ -46,7 +46,7 @@ describe('JSON nesting depth', () => {
     expect(over.status).toBe(400);
     expect(await errorOf(over)).toMatchObject({
       code: 'invalid_request',
-      message: expect.stringMatching(DEPTH_MESSAGE),
+      message: expect.stringMatching(DEPTH_MESSAGE) as unknown,
     });
   });
 
@@ -55,7 +55,7 @@ describe('JSON nesting depth', () => {
     expect(res.status).toBe(400);
     expect(await errorOf(res)).toMatchObject({
       code: 'invalid_request',
-      message: expect.stringMatching(DEPTH_MESSAGE),
+      message: expect.stringMatching(DEPTH_MESSAGE) as unknown,
     });
     const after = await service.call('GET', `/api/monitors/${monitorId}`, key);
     expect(after.status).toBe(200);

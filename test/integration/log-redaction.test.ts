@@ -13,6 +13,7 @@ import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/main.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { FIXTURE_EGRESS } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 /** Every secret a test sends; none may ever appear in the log. */
 const SECRETS = [
@@ -44,6 +45,7 @@ describe('log redaction', () => {
   let service: Service;
   let fixture: FixtureServer;
   let dataDir: string;
+  let warmPages: number;
   let issued: IssuedKey; // a real key: renders with it pass authentication; it is a secret too
   const chunks: string[] = [];
   const logText = () => chunks.join('');
@@ -100,6 +102,7 @@ describe('log redaction', () => {
         chunks.push(s);
       },
     });
+    warmPages = config.render.warmPages;
     service = await startService(config, logger);
     issued = new SyncKeys(service.db).create('log-redaction');
   });
@@ -214,7 +217,13 @@ describe('log redaction', () => {
   });
 
   it('after everything (and the late logs of discarded pages): request lines everywhere, no secret anywhere', async () => {
-    await new Promise((r) => setTimeout(r, 1500)); // pages thrown away after the 504 are wiped/closed in the background
+    // Pages thrown away after the 504 are wiped or closed and replaced in the background: once the warm
+    // pool is full and idle again, that is over and its log lines are written.
+    await until(
+      () => `the warm pool to refill (${service.browsers.stats().warmPages} of ${warmPages} idle)`,
+      () => service.limiter.activeCount === 0 && service.browsers.stats().warmPages === warmPages,
+      10_000,
+    );
     const requests = lines().filter((l) => l.msg === 'request');
     expect(requests.length).toBeGreaterThanOrEqual(11);
     for (const l of requests) {

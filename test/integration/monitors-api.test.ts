@@ -15,7 +15,7 @@ import type { CaptureView, MonitorView } from '../../src/monitors/view.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, isPng } from '../helpers/png.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
-import { sleep, until } from '../helpers/until.js';
+import { clockPast, until } from '../helpers/until.js';
 
 type MonitorJson = MonitorView & { webhookUrl?: string };
 type CaptureJson = CaptureView;
@@ -250,9 +250,9 @@ describe('monitors API', () => {
         notifyWhen: [],
         notify: ['change', 'failure'],
         retention: { keep: 100 },
-        createdAt: expect.stringMatching(ISO),
+        createdAt: expect.stringMatching(ISO) as unknown,
         updatedAt: m.createdAt,
-        nextRunAt: expect.stringMatching(ISO),
+        nextRunAt: expect.stringMatching(ISO) as unknown,
         skippedRuns: 0,
       });
       expect(Date.parse(m.createdAt)).toBeGreaterThanOrEqual(before - 1000);
@@ -306,7 +306,7 @@ describe('monitors API', () => {
         made.push(
           await h.createOk(pager, { name: `m${n}`, url: `${stableUrl()}?n=${n}`, schedule: YEARLY, paused: true }),
         );
-        await sleep(5); // distinct createdAt, so "newest first" has one right answer
+        await clockPast(made.at(-1)!.createdAt); // distinct createdAt, so "newest first" has one right answer
       }
       const [m1, m2, m3] = made as [MonitorJson, MonitorJson, MonitorJson];
 
@@ -564,7 +564,7 @@ describe('monitors API', () => {
     it('a new schedule (and timezone) moves nextRunAt accordingly; updatedAt moves, createdAt does not', async () => {
       expect(Date.parse(monitor.nextRunAt!)).toBe(nextNewYear(0));
       const hour = (new Date().getUTCHours() + 12) % 24; // far from now either way
-      await sleep(5);
+      await clockPast(monitor.updatedAt);
       const daily = await patchOk({ schedule: `30 ${hour} * * *` });
       expect(daily.schedule).toBe(`30 ${hour} * * *`);
       expect(Date.parse(daily.nextRunAt!)).toBe(nextDailyUtc(hour, 30));
@@ -711,7 +711,7 @@ describe('monitors API', () => {
           monitorId: monitor.id,
           status: 'queued',
           reason: 'manual',
-          queuedAt: expect.stringMatching(ISO),
+          queuedAt: expect.stringMatching(ISO) as unknown,
           alreadyPending: false,
         });
         await runNow(); // straight away: queued or already rendering
@@ -741,12 +741,12 @@ describe('monitors API', () => {
 
     it('the first capture is the baseline: 1280×800, manual, unchanged, an image and no diff', async () => {
       expect(first).toStrictEqual({
-        id: expect.stringMatching(/^cap_[0-9a-f]+$/),
+        id: expect.stringMatching(/^cap_[0-9a-f]+$/) as unknown,
         monitorId: monitor.id,
         status: 'succeeded',
         reason: 'manual',
-        takenAt: expect.stringMatching(ISO),
-        durationMs: expect.any(Number),
+        takenAt: expect.stringMatching(ISO) as unknown,
+        durationMs: expect.any(Number) as unknown,
         width: 1280,
         height: 800,
         changed: false,
@@ -913,7 +913,7 @@ describe('monitors API', () => {
         reason: 'manual',
         changed: false,
         baselineId: null,
-        error: { code: 'render_failed', message: expect.any(String) },
+        error: { code: 'render_failed', message: expect.any(String) as unknown },
       });
       expect(failed).not.toHaveProperty('imageUrl');
       expect(failed).not.toHaveProperty('diffUrl');
@@ -986,7 +986,9 @@ describe('monitors API', () => {
         status: string;
       }[];
       expect(jobs).toEqual([{ status: 'canceled' }]);
-      await sleep(500); // let an (incorrectly) surviving render finish writing, if it were going to
+      // A render that (incorrectly) survived would still be running or writing its file while the worker
+      // holds its job: once the worker holds none, the files are all there will be.
+      await until('the worker to finish its runs', () => svc.worker.runningCount === 0, 30_000);
       expect(existsSync(join(svc.dataDir, 'captures', monitor.id))).toBe(false);
       expect(
         (svc.db.prepare('SELECT COUNT(*) AS n FROM captures WHERE monitor_id = ?').get(monitor.id) as { n: number }).n,

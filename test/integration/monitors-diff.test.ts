@@ -544,7 +544,7 @@ describe('minChangeRatio', () => {
     for (const x of [c, f]) {
       expect(x.diffPixels).toBe(100);
       expect(x.diffRatio).toBeCloseTo(100 / VIEWPORT_PIXELS, 12);
-      expect(x.regions).toEqual([{ ...DOT, pixels: 100, elements: expect.any(Array) }]);
+      expect(x.regions).toEqual([{ ...DOT, pixels: 100, elements: expect.any(Array) as unknown }]);
     }
     expect(c.changed).toBe(false);
     expect(c.confirmed).toBe(false); // not a change, so nothing to confirm

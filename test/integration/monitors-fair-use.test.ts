@@ -127,7 +127,7 @@ describe('monitor fair use', () => {
       const refused = await svc.call('PATCH', `/api/monitors/${monitor.id}`, key, { schedule: '0,59 * * * * *' });
       expect(refused.status).toBe(400);
       expect((await errorOf(refused)).details).toEqual([
-        { path: 'schedule', message: expect.stringMatching(/as little as 1 s apart.*minimum is 60 s/) },
+        { path: 'schedule', message: expect.stringMatching(/as little as 1 s apart.*minimum is 60 s/) as unknown },
       ]);
       expect(
         (await json<{ schedule: string }>(await svc.call('GET', `/api/monitors/${monitor.id}`, key), 200)).schedule,

@@ -99,7 +99,7 @@ describe('the secrets key', () => {
     expect(failed.status).toBe('failed');
     expect(failed.error).toEqual({
       code: 'render_failed',
-      message: expect.stringMatching(/secrets .* cannot be decrypted: sealed with another key/),
+      message: expect.stringMatching(/secrets .* cannot be decrypted: sealed with another key/) as unknown,
     });
     expect(failed.error!.message).toMatch(/secrets\.key or dataDir\/secret\.key/);
     expect(fx.requests.length).toBe(requestsBefore); // decrypting comes before rendering: nothing was sent
@@ -161,10 +161,14 @@ describe('monitors stored before encryption', () => {
     expect(holdsAny(databaseBytes(dataDir), secrets)).toEqual([]);
     expect(holdsAny(databaseBytes(dataDir), older)).toEqual([]);
     const sealed = captureColumn(m.id);
-    expect(JSON.parse(sealed).headers['X-Api-Token']).toMatch(/^enc:v1:/);
-    expect(JSON.parse(sealed).httpCredentials).toMatchObject({
+    const capture = JSON.parse(sealed) as {
+      headers: Record<string, string>;
+      httpCredentials: { username: string; password: string };
+    };
+    expect(capture.headers['X-Api-Token']).toMatch(/^enc:v1:/);
+    expect(capture.httpCredentials).toMatchObject({
       username: 'watcher',
-      password: expect.stringMatching(/^enc:v1:/),
+      password: expect.stringMatching(/^enc:v1:/) as unknown,
     });
     expect((await monitorOf(await svc!.call('GET', `/api/monitors/${m.id}`, key.key))).capture).toMatchObject(
       MASKED_CAPTURE,

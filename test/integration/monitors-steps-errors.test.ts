@@ -10,7 +10,7 @@ import { findChromium } from '../../src/render/chromium-path.js';
 import { runSteps, STEP_RESERVE_MS, type RunStep } from '../../src/render/steps.js';
 
 const SECRET = `pw-${Math.random().toString(36).slice(2)}-typed`;
-const hooks = { checkUrl: async () => undefined, failOnHttpError: true };
+const hooks = { checkUrl: () => Promise.resolve(undefined), failOnHttpError: true };
 
 let browser: Browser;
 let page: Page;

@@ -281,8 +281,18 @@ describe('monitor steps', () => {
     expect(stored[1]!.value).toMatch(/^enc:v1:/);
 
     // The whole monitor as shown, masks included, sent back: the password still logs in, no new baseline.
-    const { id, createdAt, updatedAt, nextRunAt, lastRunAt, lastStatus, lastChangeAt, skippedRuns, ...settings } =
-      shown as MonitorView & Record<string, unknown>;
+    // Everything the server sets is left out; the rest is what a client may send back.
+    const {
+      id: _id,
+      createdAt: _createdAt,
+      updatedAt: _updatedAt,
+      nextRunAt: _nextRunAt,
+      lastRunAt: _lastRunAt,
+      lastStatus: _lastStatus,
+      lastChangeAt: _lastChangeAt,
+      skippedRuns: _skippedRuns,
+      ...settings
+    } = shown as MonitorView & Record<string, unknown>;
     await json(await call('PATCH', `/api/monitors/${login.id}`, settings), 200);
     const again = await capture(login.id);
     expect(again.status, JSON.stringify(again)).toBe('succeeded');
@@ -330,7 +340,7 @@ describe('monitor steps', () => {
     const error = await errorOf(refused);
     expect(error.code).toBe('invalid_request');
     expect(error.details).toEqual([
-      { path: 'capture.steps.1.value', message: expect.stringContaining('send the real value') },
+      { path: 'capture.steps.1.value', message: expect.stringContaining('send the real value') as unknown },
     ]);
   });
 
@@ -449,7 +459,9 @@ describe('monitor steps', () => {
       capture: { steps: Array(21).fill(click) },
     });
     expect(over.status).toBe(400);
-    expect((await errorOf(over)).details).toEqual([{ path: 'capture.steps', message: expect.stringContaining('20') }]);
+    expect((await errorOf(over)).details).toEqual([
+      { path: 'capture.steps', message: expect.stringContaining('20') as unknown },
+    ]);
     const noValue = await call('POST', '/api/monitors', {
       url: `${fx.url}/login`,
       schedule: '0 0 1 1 *',

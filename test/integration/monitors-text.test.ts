@@ -160,7 +160,7 @@ describe('a shop page whose price changes (default settings)', () => {
 
     const [event] = await until(
       'monitor.changed for the shop',
-      async () => {
+      () => {
         const e = changedEvents(monitor.id);
         return e.length ? e : undefined;
       },
@@ -217,7 +217,7 @@ describe('blocks added and removed', () => {
     expect(c.textChanges![49]).toMatchObject({ before: 'Row 49 before', after: 'Row 49 after' });
     const [event] = await until(
       'monitor.changed for rows',
-      async () => {
+      () => {
         const e = changedEvents(monitor.id);
         return e.length ? e : undefined;
       },

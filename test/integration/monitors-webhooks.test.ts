@@ -178,8 +178,16 @@ describe('notify ["change", "failure", "capture"]: a baseline, then a change', (
     await hooks.waitForHits(1);
     page.state.variant = 'B';
     changed = await captureNow(monitor.id);
-    await hooks.waitForHits(3);
-    await sleep(500); // an extra event, if one were recorded, would have arrived by now
+    // Events are recorded in the outbox with their capture: once the monitor's deliveries are all sent,
+    // the receiver has every hit there will be (an extra event would be an extra delivery).
+    await until(
+      'the three deliveries to be sent',
+      async () => {
+        const items = await deliveriesOf(monitor.id);
+        return items.length === 3 && items.every((d) => d.status === 'succeeded');
+      },
+      10_000,
+    );
     events = hooks.hits.map((hit) => ({ hit, event: verifyHit(owner.webhookSecret, hit) }));
   });
 
@@ -298,8 +306,8 @@ it('default notify (change, failure): an unchanged capture sends nothing; a fail
   const baseline = await captureNow(monitor.id);
   const unchanged = await captureNow(monitor.id);
   expect(unchanged).toMatchObject({ status: 'succeeded', changed: false, diffPixels: 0, baselineId: baseline.id });
-  await sleep(1500); // the dispatcher polls every 100 ms: anything recorded would have been sent
-  expect(hooks.hits).toHaveLength(0);
+  // A capture's events are recorded with it, so none is coming; and the failure below proves the receiver
+  // is reached: its event is the only delivery the monitor ever has.
   expect(await deliveriesOf(monitor.id)).toEqual([]);
 
   page.state.status = 500;
@@ -316,11 +324,9 @@ it('default notify (change, failure): an unchanged capture sends nothing; a fail
     url: page.url,
     status: 'failed',
     reason: 'manual',
-    error: { code: 'render_failed', message: expect.any(String) },
+    error: { code: 'render_failed', message: expect.any(String) as unknown },
   });
   expect(event.data.imageUrl).toBeUndefined();
-  await sleep(500);
-  expect(hooks.hits).toHaveLength(1);
   const [delivery] = await until(
     'the capture.failed delivery to succeed',
     async () => {
@@ -330,6 +336,7 @@ it('default notify (change, failure): an unchanged capture sends nothing; a fail
     10_000,
     100,
   );
+  expect(hooks.hits).toHaveLength(1); // none for the unchanged capture, and no repeat of this one
   expect(delivery).toMatchObject({
     eventType: 'capture.failed',
     monitorId: monitor.id,
@@ -367,7 +374,9 @@ it('a receiver that answers 500 first gets the event again with the same webhook
     lastResponseStatus: 204,
     webhookId: first!.headers['webhook-id'],
   });
-  await sleep(600); // beyond the retry schedule: nothing more comes
+  // Nothing more may follow a success. A bounded wait: the whole retry schedule (2 × 200 ms) plus two
+  // dispatcher polls (100 ms each) — a delivery still scheduled would have been sent within it.
+  await sleep(600);
   expect(hooks.hits).toHaveLength(2);
 });
 
@@ -449,8 +458,16 @@ it('retention keep 2 with failing captures: the newest two plus the last good ca
     history.push((await capturesOf(monitor.id)).map((c) => c.id));
   }
   expect(failed.map((c) => c.status)).toEqual(['failed', 'failed', 'failed']);
-  await sleep(500); // file removal follows the commit
-  const filesAfterFailures = readdirSync(folder).sort();
+  // Pruned captures' files are removed after their rows' commit: wait for that.
+  const kept = [good.id, `${good.id}-diff`, `${good.id}-text`].sort();
+  const filesAfterFailures = await until(
+    () => `only the baseline's files in ${folder}; found ${readdirSync(folder).join(', ')}`,
+    () => {
+      const files = readdirSync(folder).sort();
+      return files.join() === kept.join() && files;
+    },
+    10_000,
+  );
 
   // Failures do not move the baseline: the next good capture is still compared with the last good one.
   page.state.status = 200;

@@ -142,7 +142,9 @@ describe('headers (headersScope "origin", the default)', () => {
     expect(res.status).toBe(400);
     const err = await errorOf(res);
     expect(err.code).toBe('invalid_request');
-    expect(err.details).toEqual([{ path: 'headers', message: expect.stringMatching(/baseUrl.*headersScope "all"/) }]);
+    expect(err.details).toEqual([
+      { path: 'headers', message: expect.stringMatching(/baseUrl.*headersScope "all"/) as unknown },
+    ]);
     await render({
       html: `<img src="${third.url}/img/dot.png">`,
       headers: { 'X-Secret': 'delta' },
@@ -253,7 +255,7 @@ describe('httpCredentials', () => {
     const res = await svc.post('/api/image', { html: '<p>x</p>', httpCredentials: { username: 'u', password: 'p' } });
     expect(res.status).toBe(400);
     expect((await errorOf(res)).details).toEqual([
-      { path: 'httpCredentials', message: expect.stringContaining('baseUrl') },
+      { path: 'httpCredentials', message: expect.stringContaining('baseUrl') as unknown },
     ]);
   });
 });

@@ -279,7 +279,7 @@ describe('retries', () => {
       attempts: 1,
       lastResponseStatus: 410,
       nextAttemptAt: null,
-      lastError: expect.stringMatching(/410/),
+      lastError: expect.stringMatching(/410/) as unknown,
       history: [{ attempt: 1, responseStatus: 410 }],
     });
   });
@@ -351,7 +351,7 @@ describe(`a receiver that never answers (webhooks.timeoutMs ${SHORT_TIMEOUT_MS})
     for (const a of history)
       expect(a).toMatchObject({
         responseStatus: null,
-        error: expect.stringContaining(`no answer within ${SHORT_TIMEOUT_MS} ms`),
+        error: expect.stringContaining(`no answer within ${SHORT_TIMEOUT_MS} ms`) as unknown,
       });
   });
 });
@@ -585,7 +585,11 @@ describe('the egress policy at send time (loopback refused, only "localhost" all
     expect(d.lastError).toMatch(/egress policy/);
     expect(JSON.stringify(d)).not.toMatch(/not a public address|resolves to/); // the policy's reason stays in the log
     expect(d.history).toEqual([
-      expect.objectContaining({ attempt: 1, responseStatus: null, error: expect.stringMatching(/egress policy/) }),
+      expect.objectContaining({
+        attempt: 1,
+        responseStatus: null,
+        error: expect.stringMatching(/egress policy/) as unknown,
+      }) as unknown,
     ]);
 
     // Control: the same receiver, reached by the allowed name, gets its delivery — so only the policy
@@ -667,7 +671,7 @@ describe('secret rotation through the CLI (pagewatch keys rotate-secret)', () =>
       () => undefined,
       (err: unknown) => err,
     );
-    expect(failure).toMatchObject({ code: expect.any(Number) });
+    expect(failure).toMatchObject({ code: expect.any(Number) as unknown });
     expect((failure as { code: number }).code).not.toBe(0);
     expect((failure as { stderr: string }).stderr).toMatch(/no active key/);
   });
@@ -698,7 +702,7 @@ describe('webhooks.maxInFlight', () => {
       (small.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE key_id = ?').get(key.id) as { n: number })
         .n;
     // All six events are due (every job has finished); two POSTs are open and held.
-    await until('six events due and two POSTs open', async () =>
+    await until('six events due and two POSTs open', () =>
       recorded() === 6 && hooks.hits.length >= 2 ? true : undefined,
     );
     await sleep(1000); // ten polls of the dispatcher: it would have sent more by now if the cap allowed

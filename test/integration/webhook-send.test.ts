@@ -108,9 +108,8 @@ describe('sendWebhook', () => {
     const r = await receiver((res) => res.writeHead(200).end());
     let lookups = 0;
     // First answer: the allowed receiver; any later answer would be the metadata address.
-    const rebinding = new EgressPolicy(
-      { allowPrivate: false, allowHosts: ['127.0.0.1/32'], denyHosts: [] },
-      async () => [{ address: lookups++ === 0 ? '127.0.0.1' : '169.254.169.254', family: 4 }],
+    const rebinding = new EgressPolicy({ allowPrivate: false, allowHosts: ['127.0.0.1/32'], denyHosts: [] }, () =>
+      Promise.resolve([{ address: lookups++ === 0 ? '127.0.0.1' : '169.254.169.254', family: 4 }]),
     );
     const result = await send(rebinding, `http://hooks.test:${r.port}/hook`);
     expect(result).toMatchObject({ ok: true, status: 200 });

@@ -251,6 +251,8 @@ describe('readBlocks', () => {
     const html = `<p id="a">alpha</p><p id="b">beta</p><p class="c">gamma</p>`;
     const blocks = await withPage(html, async (page) => {
       await page.evaluate(() => {
+        // Called below with .call(this): the element it is bound to is the one asked.
+        // eslint-disable-next-line @typescript-eslint/unbound-method
         const real = Element.prototype.getBoundingClientRect;
         Element.prototype.getBoundingClientRect = function (this: Element) {
           if (this.id === 'a') return { x: NaN, y: 0, width: 10, height: 10 } as DOMRect;
