@@ -1,5 +1,5 @@
-// The named errors of the API contract (shared/API.md, "Errors"). Anything thrown that is not an
-// AppError becomes a generic 500 in the error middleware, with its cause logged, never sent.
+// The named errors of the API contract (the error codes /docs and docs/rendering.md list). Anything
+// thrown that is not an AppError becomes a generic 500 in the error middleware, with its cause logged, never sent.
 
 /** Every code of the contract's error table (and 410 gone, which "Jobs" adds), with its HTTP status. */
 export const ERROR_STATUS = {

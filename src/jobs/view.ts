@@ -1,4 +1,4 @@
-// A job as the API shows it (shared/API.md, "Jobs"), and the thin data of its webhook events.
+// A job as the API shows it (docs/async-jobs.md), and the thin data of its webhook events.
 import type { JobRecord } from '../stores/jobs.js';
 import type { RenderJobKind } from './render-job.js';
 

@@ -46,7 +46,7 @@ describe('routing', () => {
   });
 
   // Under /api/ only the sync renders are open to anonymous callers: anything else is 401 without a
-  // key (API.md, "Authentication"), and 404 with one when the route does not exist.
+  // key (docs/api-keys.md), and 404 with one when the route does not exist.
   it('an unknown /api/ route or GET on a render route → 401 without a key, 404 with one', async () => {
     await expectError(await app.post('/api/nope', { html: TINY }), 401, 'unauthorized');
     await expectError(await get('/api/pdf'), 401, 'unauthorized');

@@ -1,4 +1,4 @@
-// The HTTP contract of shared/API.md ("Errors", "POST /api/pdf and POST /api/image", "Operations",
+// The HTTP contract of /docs and /openapi.json ("Errors", "POST /api/pdf and POST /api/image", "Operations",
 // "Limits") checked over real HTTP against the real service: status codes, error shape, request ids,
 // media types, validation details, field ranges at and just past their edges, body size limits, the
 // raw-HTML shortcut and the render queue.

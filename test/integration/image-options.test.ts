@@ -1,5 +1,5 @@
 // POST /api/image: every image option proven by its effect on the real output (decoded pixels, sizes,
-// headers), against the real service with a real Chromium. See ../shared/API.md "POST /api/pdf and POST /api/image".
+// headers), against the real service with a real Chromium. See docs/rendering.md.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, isJpeg, isPng, isWebp, jpegSize, webpSize, type DecodedPng, type Rgba } from '../helpers/png.js';

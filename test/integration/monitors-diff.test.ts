@@ -1,7 +1,7 @@
 // Monitors: the quality of change detection, end to end — the real service (real Chromium, real SQLite,
 // the diff worker thread running dist/ code) watching fixture pages the test changes between captures.
 // Captures are driven by POST /api/monitors/{id}/run and read back from the captures list; images and diff
-// images are decoded and checked pixel by pixel. See ../shared/API.md "Monitors" and issue #5.
+// images are decoded and checked pixel by pixel. See docs/monitors.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

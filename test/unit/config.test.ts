@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, configSchema, describeSettings, envName, loadConfig } from '../../src/config.js';
 import { projectRoot } from '../../src/project-root.js';
 
-// The defaults shared/API.md ("Limits") and the settings' descriptions promise. Settings added later
+// The defaults docs/configuration.md and the settings' descriptions promise. Settings added later
 // are covered by the schema-driven checks below (every leaf present, default.json equal to the schema).
 const DOCUMENTED_DEFAULTS = {
   port: 3000,

@@ -1,5 +1,5 @@
-// The one place errors become responses (shared/API.md, "Errors"). Anything that is not an AppError
-// is a bug: the client gets a generic 500, the log gets the cause with the request id.
+// The one place errors become responses (the error codes /docs and docs/rendering.md list). Anything
+// that is not an AppError is a bug: the client gets a generic 500, the log gets the cause with the request id.
 import type { Middleware } from 'koa';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../log.js';
