@@ -3,7 +3,7 @@
 // hold one job; every later write names the lease owner, so a worker whose lease was taken over (or
 // whose job was canceled) cannot record a result. The `subject` of a job is the `monitor_id` column
 // (a capture job's monitor), kept under its old name so the migrations stay additive.
-import type { ExpressionBuilder, Kysely, Selectable, Transaction, UpdateObject } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transaction, type UpdateObject } from 'kysely';
 import type {
   JobError,
   JobRecord,
@@ -26,7 +26,9 @@ import type { DB, JobsTable } from './schema.js';
  */
 export const KEEP_AFTER_FINISH = 'request = kept_request';
 
-const ACTIVE = ['queued', 'running'] as const;
+// Literals, not parameters: SQLite uses the partial indexes on unfinished jobs (`WHERE status IN
+// ('queued', 'running')`) only when a query repeats that condition with the same literal values.
+const ACTIVE = [sql.lit('queued'), sql.lit('running')];
 
 type Row = Selectable<JobsTable>;
 type Eb = ExpressionBuilder<DB, 'jobs'>;
@@ -202,6 +204,7 @@ export class SqlJobStore implements JobStore {
           eb.val('the worker rendering it stopped before finishing, on every try'),
         ),
       }))
+      .where('status', 'in', ACTIVE) // read through the index of unfinished jobs, not the whole table
       .where('status', '=', 'running')
       .where('lease_expires_at', '<', now.toISOString())
       .where('attempts', '>=', maxAttempts)
@@ -214,8 +217,9 @@ export class SqlJobStore implements JobStore {
     await this.db
       .updateTable('jobs')
       .set({ lease_expires_at: new Date(now.getTime() + leaseMs).toISOString() })
-      .where('lease_owner', '=', owner)
+      .where('status', 'in', ACTIVE) // read through the index of unfinished jobs, not the whole table
       .where('status', '=', 'running')
+      .where('lease_owner', '=', owner)
       .execute();
   }
 
