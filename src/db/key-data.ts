@@ -4,6 +4,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { KeyDataStore, PurgedRows, StoppedWork } from '../stores/key-data.js';
 import { KEEP_AFTER_FINISH } from './jobs.js';
 import type { DB } from './schema.js';
+import { PENDING } from './webhook-deliveries.js';
 
 export class SqlKeyDataStore implements KeyDataStore {
   // No Notify: stopping or deleting a key's work makes nothing claimable or due.
@@ -26,7 +27,7 @@ export class SqlKeyDataStore implements KeyDataStore {
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', next_attempt_at: null, last_error: deliveryError })
       .where('key_id', '=', keyId)
-      .where('status', '=', 'pending')
+      .where('status', '=', PENDING)
       .executeTakeFirst();
     return {
       jobs: canceled.rows.map((r) => r.id),

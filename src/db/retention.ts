@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { OldJob, RecordRetention } from '../stores/retention.js';
 import { inTransaction } from './in-transaction.js';
 import type { DB } from './schema.js';
+import { PENDING } from './webhook-deliveries.js';
 
 export class SqlRecordRetention implements RecordRetention {
   // No Notify: deleting finished records makes nothing claimable or due.
@@ -43,7 +44,7 @@ export class SqlRecordRetention implements RecordRetention {
       const old = await trx
         .selectFrom('webhook_deliveries')
         .select('id')
-        .where('status', '<>', 'pending')
+        .where('status', '<>', PENDING)
         .where((eb) => eb(eb.fn.coalesce('last_attempt_at', 'created_at'), '<', before.toISOString()))
         .limit(limit)
         .execute();
@@ -53,7 +54,7 @@ export class SqlRecordRetention implements RecordRetention {
         const { numDeletedRows } = await trx
           .deleteFrom('webhook_deliveries')
           .where('id', '=', id)
-          .where('status', '<>', 'pending')
+          .where('status', '<>', PENDING)
           .executeTakeFirst();
         deleted += Number(numDeletedRows);
       }

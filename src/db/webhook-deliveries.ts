@@ -14,6 +14,12 @@ import { inTransaction } from './in-transaction.js';
 import type { DB, WebhookDeliveriesTable } from './schema.js';
 import type { Notify } from './sqlite-backend.js';
 
+/**
+ * A literal, not a parameter: SQLite uses the partial indexes on deliveries (`WHERE status = 'pending'`,
+ * `WHERE status <> 'pending'`) only when a query repeats that condition with the same literal value.
+ */
+export const PENDING = sql.lit('pending');
+
 const toRecord = (r: Selectable<WebhookDeliveriesTable>): DeliveryRecord => ({
   id: r.id,
   keyId: r.key_id,
@@ -72,7 +78,7 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
         eb
           .selectFrom('webhook_deliveries')
           .select('id')
-          .where('status', '=', 'pending')
+          .where('status', '=', PENDING)
           .where('next_attempt_at', '<=', at)
           .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<', at)]))
           .where('key_id', 'not in', (k) => k.selectFrom('api_keys').select('id').where('revoked_at', 'is not', null))
@@ -90,7 +96,7 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
     const row = await this.db
       .selectFrom('webhook_deliveries')
       .select(sql<string | null>`MIN(MAX(next_attempt_at, COALESCE(lease_expires_at, '')))`.as('at'))
-      .where('status', '=', 'pending')
+      .where('status', '=', PENDING)
       .executeTakeFirst();
     return row?.at ? new Date(row.at) : undefined;
   }
@@ -134,7 +140,7 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
           };
         })
         .where('id', '=', d.id)
-        .where('status', '=', 'pending') // failed meanwhile (its key was revoked): it stays failed
+        .where('status', '=', PENDING) // failed meanwhile (its key was revoked): it stays failed
         .execute();
     });
   }
@@ -146,7 +152,7 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
     const { numUpdatedRows } = await this.db
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', next_attempt_at: null, last_error: REVOKED_REASON })
-      .where('status', '=', 'pending')
+      .where('status', '=', PENDING)
       .where(sql<string>`+key_id`, 'in', (eb) =>
         eb.selectFrom('api_keys').select('id').where('revoked_at', 'is not', null),
       )
@@ -160,7 +166,7 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
       .set({ status: 'failed', next_attempt_at: null, last_error: reason })
       .where('key_id', '=', d.keyId)
       .where('url', '=', d.url)
-      .where('status', '=', 'pending')
+      .where('status', '=', PENDING)
       .where('id', '<>', d.id)
       .where('lease_expires_at', 'is', null)
       .executeTakeFirst();
