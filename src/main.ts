@@ -1,9 +1,10 @@
 // The one place that wires things together and knows their order.
 // Start: config → database + migrations → the long-lived parts in one list (egress proxy, browser, diff
-// pool, webhook dispatcher, sweeper, job worker and HTTP server, monitor schedules).
-// Stop: the same list in reverse, by one deadline (shutdownGraceMs): schedules stop → the HTTP server
-// and the job worker stop taking work while renders and jobs in flight drain (unfinished jobs go back
-// to the queue) → sweeper → webhook attempts in flight → diff threads, browser, egress proxy → database.
+// pool, webhook dispatcher, sweeper, then job worker, monitor schedules and HTTP server).
+// Stop: the same list in reverse, by one deadline (shutdownGraceMs): the schedules stop and the HTTP
+// server and the job worker stop taking work while renders and jobs in flight drain (unfinished jobs go
+// back to the queue) → sweeper → webhook attempts in flight → diff threads, browser, egress proxy →
+// database.
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Config } from './config.js';
@@ -198,16 +199,16 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const http = new HttpServer(app, { port: config.port, host: config.host, drained: () => limiter.idle(), log });
 
   // The proxy before the browser (it connects through it); a browser that cannot start is logged and the
-  // service runs on without it. The HTTP server and the job worker drain the same renders, so they stop
-  // together.
+  // service runs on without it. The schedules start before the HTTP server (a PATCH must not meet a
+  // half-read schedule list), and the three stop together: the schedules queue nothing more while the
+  // HTTP server and the job worker drain the same renders.
   const parts: Lifecycle[] = [
     proxy,
     browsers,
     diffPool,
     dispatcher,
     sweeper,
-    together('job worker and http server', [worker, http]),
-    scheduler,
+    together('job worker, monitor schedules and http server', [worker, scheduler, http]),
   ];
   try {
     await startAll(parts, log);

@@ -124,7 +124,7 @@ export class JobQueue {
     return this.backend.transaction(async (tx) => {
       const canceled = await tx.jobs.cancelRevoked(now);
       const exhausted = await tx.jobs.failExhausted(this.limits.maxAttempts, now);
-      for (const job of exhausted) await this.runnerOf(job.kind).onFailed?.(tx, job, now);
+      for (const job of exhausted) await this.runners.get(job.kind)?.onFailed?.(tx, job, now);
       const claimed =
         limit > 0 ? await tx.jobs.claim(owner, limit, this.limits.leaseMs, this.limits.maxAttempts, now) : [];
       return { claimed, exhausted: exhausted.length, canceled };
@@ -148,7 +148,7 @@ export class JobQueue {
     return this.backend.transaction(async (tx) => {
       const done = await tx.jobs.succeed(job.id, owner, outcome.result, now);
       if (!done) return false;
-      await this.runnerOf(done.kind).onSucceeded?.(tx, done, outcome, now);
+      await this.runners.get(done.kind)?.onSucceeded?.(tx, done, outcome, now);
       return true;
     });
   }
@@ -167,7 +167,7 @@ export class JobQueue {
       }
       const failed = await tx.jobs.fail(job.id, owner, error, now);
       if (!failed) return 'gone';
-      await this.runnerOf(failed.kind).onFailed?.(tx, failed, now);
+      await this.runners.get(failed.kind)?.onFailed?.(tx, failed, now);
       return 'failed';
     });
   }

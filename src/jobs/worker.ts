@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 import type { Backend } from '../stores/backend.js';
 import type { JobRecord } from '../stores/jobs.js';
 import type { JobQueue } from './queue.js';
-import type { JobOutcome } from './runner.js';
+import type { JobOutcome, JobRunner } from './runner.js';
 
 export interface WorkerOptions {
   /** Jobs rendering (or waiting for a render slot) at once. */
@@ -163,18 +163,20 @@ export class JobWorker implements Lifecycle {
   }
 
   private async process(job: JobRecord, signal: AbortSignal): Promise<void> {
-    const runner = this.queue.runnerOf(job.kind);
+    let runner: JobRunner | undefined;
     let outcome: JobOutcome | undefined;
     let recorded = false;
     try {
-      outcome = await runner.run(job, { owner: this.owner, signal });
+      runner = this.queue.runnerOf(job.kind); // a kind no runner knows fails like any other error
+      const done = await runner.run(job, { owner: this.owner, signal });
+      outcome = done;
       // Canceled, taken over or stopping while it ran: its outcome is not this try's to record.
-      recorded = !signal.aborted && (await this.queue.succeed(job, this.owner, outcome));
+      recorded = !signal.aborted && (await this.queue.succeed(job, this.owner, done));
     } catch (err) {
       if (signal.aborted) return; // canceled (recorded by the canceller), or stopping (handed back at stop)
       await this.recordFailure(job, err);
     } finally {
-      if (outcome && !recorded) await runner.discard?.(outcome);
+      if (outcome && !recorded) await runner?.discard?.(outcome);
     }
   }
 

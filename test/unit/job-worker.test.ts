@@ -150,3 +150,20 @@ it('stop: a job unfinished at the deadline is aborted and handed back, its try n
   expect(await backend.stores.jobs.get(id)).toMatchObject({ status: 'queued', attempts: 0, leaseOwner: null });
   expect(runner.recorded).toEqual([]);
 });
+
+it('a job of a kind no runner is registered for fails (after its tries) and holds no other job back', async () => {
+  // `image` has no runner in this test: a job of it must not stall the queue nor stay running.
+  const stray = 'job_no_runner';
+  await backend.stores.jobs.insert(
+    { id: stray, keyId, kind: 'image', request: {}, keptRequest: {}, baseUrl: 'http://x' },
+    new Date(),
+  );
+  const id = await submit();
+  (await until('the registered job to start', () => runner.started[0])).finish({ detail: 'ok' });
+  await until('the registered job to succeed', async () => (await status(id)) === 'succeeded');
+  const failed = await until('the stray job to fail', async () => {
+    const job = (await backend.stores.jobs.get(stray))!;
+    return job.status === 'failed' ? job : undefined;
+  });
+  expect(failed).toMatchObject({ attempts: 2, error: { code: 'internal' } });
+});
