@@ -50,8 +50,16 @@ export class SqliteBackend implements Backend {
       const stores = storesOver(trx, (topic) => topics.add(topic));
       return fn({ ...stores, afterCommit: (f) => after.push(f) });
     });
-    for (const topic of topics) this.changes.emit(topic);
+    // Committed: what waits on it runs now. A listener that throws must not skip the rest nor turn the
+    // committed transaction into an error for its caller.
     for (const f of after) f();
+    for (const topic of topics) {
+      try {
+        this.changes.emit(topic);
+      } catch {
+        // the listeners are wake-ups; the poll catches up with anything a failed one missed
+      }
+    }
     return result;
   }
 
