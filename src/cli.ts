@@ -175,7 +175,8 @@ async function keysCommand(
     console.log(`webhook secret: ${secret}`);
     console.log(
       graceHours > 0
-        ? `Webhooks carry signatures with both the new and the old secret for ${graceHours} h; switch your receivers within that time.`
+        ? `Webhooks carry signatures with both the new and the old secret for ${graceHours} h; switch your ` +
+            `receivers within that time.`
         : 'The old secret no longer signs.',
     );
     return 0;

@@ -30,13 +30,15 @@ export const configSchema = z
       .union([int(0, 16), z.boolean().transform((on) => (on ? 1 : 0))])
       .default(0)
       .describe(
-        'Reverse proxies in front of the service whose X-Forwarded-For is believed: the client is that many hops from the right; 0 = none',
+        'Reverse proxies in front of the service whose X-Forwarded-For is believed: the client is that many ' +
+          'hops from the right; 0 = none',
       ),
     publicUrl: z
       .union([z.literal(''), z.url({ protocol: /^https?$/ })])
       .default('')
       .describe(
-        'The address clients reach the service at, for absolute URLs in jobs and webhooks; empty = taken from each request',
+        'The address clients reach the service at, for absolute URLs in jobs and webhooks; empty = taken from ' +
+          'each request',
       ),
     limits: z
       .object({
@@ -49,7 +51,8 @@ export const configSchema = z
         maxFullPageHeight: int(100, 100_000)
           .default(16_384)
           .describe(
-            'Largest width or height of a captured image in CSS px, every capture mode; a full page is cut here (X-Truncated)',
+            'Largest width or height of a captured image in CSS px, every capture mode; a full page is cut ' +
+              'here (X-Truncated)',
           ),
         maxImagePixels: int(10_000, 1_000_000_000)
           .default(50_000_000)
@@ -82,7 +85,8 @@ export const configSchema = z
           .enum(['auto', 'on', 'off'])
           .default('auto')
           .describe(
-            "Chromium's sandbox: auto = on unless the service runs as root; on = always (fails to start where it cannot); off = never",
+            "Chromium's sandbox: auto = on unless the service runs as root; on = always (fails to start where " +
+              'it cannot); off = never',
           ),
       })
       .strict()
@@ -148,7 +152,8 @@ export const configSchema = z
           .max(30)
           .default([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000])
           .describe(
-            'Delays before each retry of a failed delivery (each with ±20 % jitter); its length is the number of retries',
+            'Delays before each retry of a failed delivery (each with ±20 % jitter); its length is the number ' +
+              'of retries',
           ),
         timeoutMs: int(100, 120_000)
           .default(15_000)
@@ -176,7 +181,8 @@ export const configSchema = z
         maxStoredBytesPerKey: int(1024 * 1024, Number.MAX_SAFE_INTEGER)
           .default(2 * 1024 ** 3)
           .describe(
-            'Capture images and diffs kept per API key, in bytes; past it the oldest captures that are not a baseline are removed',
+            'Capture images and diffs kept per API key, in bytes; past it the oldest captures that are not a ' +
+              'baseline are removed',
           ),
       })
       .strict()
@@ -205,7 +211,8 @@ export const configSchema = z
           .regex(/^(|[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, '64 hex digits or 44 base64 characters (32 bytes)')
           .default('')
           .describe(
-            'Key that encrypts monitor secrets at rest (AES-256-GCM), 32 bytes as hex or base64; empty = generated once into dataDir/secret.key',
+            'Key that encrypts monitor secrets at rest (AES-256-GCM), 32 bytes as hex or base64; empty = ' +
+              'generated once into dataDir/secret.key',
           ),
       })
       .strict()

@@ -34,7 +34,8 @@ export function claimSql(p: ClaimParams): RawBuilder<JobRow> {
       SELECT j.id, j.key_id, j.created_at,
         ROW_NUMBER() OVER (PARTITION BY j.key_id ORDER BY j.created_at, j.id) AS key_rank
       FROM jobs j INDEXED BY jobs_claimable_by_key JOIN api_keys k ON k.id = j.key_id AND k.revoked_at IS NULL
-      WHERE j.status IN ('queued', 'running') AND (j.status = 'queued' OR j.lease_expires_at < ${p.now}) AND j.attempts < ${p.maxAttempts}
+      WHERE j.status IN ('queued', 'running') AND (j.status = 'queued' OR j.lease_expires_at < ${p.now})
+        AND j.attempts < ${p.maxAttempts}
     ),
     busy AS (
       SELECT key_id, COUNT(*) AS running FROM jobs

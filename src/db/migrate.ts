@@ -36,7 +36,8 @@ export function migrate(db: Db, migrations: Migration[]): string[] {
     const file = migrations[i];
     if (!file || file.name !== row.name) {
       throw new MigrationMismatchError(
-        `database has migration ${row.name} applied, but the migrations directory ${file ? `has ${file.name} in its place` : 'does not have it'}; refusing to start`,
+        `database has migration ${row.name} applied, but the migrations directory ` +
+          `${file ? `has ${file.name} in its place` : 'does not have it'}; refusing to start`,
       );
     }
     if (file.checksum !== row.checksum) {

@@ -27,7 +27,8 @@ export function sqliteScrub(db: Db): Scrub {
       }
     },
     flush() {
-      // A TRUNCATE checkpoint that completed: SQLite reports busy = 1 (and does not say so otherwise) when it could not.
+      // A TRUNCATE checkpoint that completed: SQLite reports busy = 1 (and does not say so otherwise)
+      // when it could not.
       for (let i = 0; i < CHECKPOINT_TRIES; i++) {
         const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
         if (result?.busy === 0) return Promise.resolve(true);

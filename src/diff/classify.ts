@@ -141,7 +141,9 @@ export function classifyPixels(
   return classes;
 }
 
-/** Anti-aliased pixels that touch a real difference (8 neighbours) become part of it: the soft edge of a changed glyph. */
+/**
+ * Anti-aliased pixels that touch a real difference (8 neighbours) become part of it: the soft edge of a changed glyph.
+ */
 export function joinAntiAliasedEdges(classes: Uint8Array, width: number, height: number): void {
   // Anti-aliased pixels are few; the native indexOf finds them without a JS test per pixel.
   for (let i = classes.indexOf(PX.aaAlone); i !== -1; i = classes.indexOf(PX.aaAlone, i + 1)) {

@@ -19,7 +19,8 @@ export function assertPngWithin(bytes: Buffer, maxPixels: number, which: string)
   const { width, height } = pngSize(bytes);
   if (width * height > maxPixels) {
     throw new ImageTooLarge(
-      `the ${which} image is ${width}×${height} = ${width * height} pixels, over the limit of ${maxPixels} (limits.maxImagePixels)`,
+      `the ${which} image is ${width}×${height} = ${width * height} pixels, over the limit of ${maxPixels} ` +
+        `(limits.maxImagePixels)`,
     );
   }
 }

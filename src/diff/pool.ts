@@ -32,7 +32,9 @@ interface Slot {
   task: Task | null;
 }
 
-/** A fresh ArrayBuffer with a copy of the bytes: a Buffer may share Node's pooled slab, which must never be transferred. */
+/**
+ * A fresh ArrayBuffer with a copy of the bytes: a Buffer may share Node's pooled slab, which must never be transferred.
+ */
 function transferable(bytes: Buffer): ArrayBuffer {
   const copy = new ArrayBuffer(bytes.byteLength);
   new Uint8Array(copy).set(bytes);

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import type { JsonSchema } from './openapi-schemas.js';
 
-/** zod → JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). Refinements are not representable and are left out. */
+/**
+ * zod → JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). Refinements are not representable and are left out.
+ */
 export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
   const out = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as JsonSchema;
   delete out.$schema;

@@ -30,7 +30,10 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
 
   const renderBody = (schemaName: string) => ({
     required: true,
-    description: `JSON with every option, or (the raw-HTML shortcut) an HTML document as text/html: the same as {"html": <body>} with every default. At most ${config.limits.maxBodyBytes} bytes${anonymous ? ` (${anonBody} without a key)` : ''}.`,
+    description:
+      'JSON with every option, or (the raw-HTML shortcut) an HTML document as text/html: ' +
+      'the same as {"html": <body>} with every default. ' +
+      `At most ${config.limits.maxBodyBytes} bytes${anonymous ? ` (${anonBody} without a key)` : ''}.`,
     content: {
       'application/json': { schema: ref(schemaName) },
       'text/html': { schema: { type: 'string', description: 'The HTML to render' } },
@@ -64,11 +67,15 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
         ? 'a key was sent but is unknown or revoked, or "async" without a key'
         : 'missing, unknown or revoked API key',
       conflict: 'the Idempotency-Key was used with a different request',
-      payload_too_large: `the body is over ${config.limits.maxBodyBytes} bytes${anonymous ? ` (${anonBody} without a key)` : ''}`,
+      payload_too_large:
+        `the body is over ${config.limits.maxBodyBytes} bytes` + `${anonymous ? ` (${anonBody} without a key)` : ''}`,
       unsupported_media_type: 'the body is neither application/json nor text/html',
       render_failed:
-        'navigation error, main document status >= 400 with failOnHttpError, waitForSelector never matched, selector not found',
-      queue_full: `more than render.queueSize (${config.render.queueSize}) renders waiting, or jobs.maxQueuedPerKey (${config.jobs.maxQueuedPerKey}) async jobs`,
+        'navigation error, main document status >= 400 with failOnHttpError, waitForSelector never matched, ' +
+        'selector not found',
+      queue_full:
+        `more than render.queueSize (${config.render.queueSize}) renders waiting, or jobs.maxQueuedPerKey ` +
+        `(${config.jobs.maxQueuedPerKey}) async jobs`,
     },
   );
   const renderOp = (id: string, schemaName: string, summary: string, types: string[], extraHeaders: string[]) =>
@@ -77,14 +84,23 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
       summary,
       tag: 'Rendering',
       access: anonymous ? 'anonymous' : 'key',
-      description:
-        `Synchronous by default: the answer is the output. With "async": true (API key required) the answer is 202 with a job. ${anonymous ? `Without a key: synchronous only, bodies up to ${anonBody} bytes, ${config.rateLimit.anonymousPerMinute} requests a minute per IP.` : ''}`.trim(),
+      description: (
+        'Synchronous by default: the answer is the output. ' +
+        'With "async": true (API key required) the answer is 202 with a job. ' +
+        `${
+          anonymous
+            ? `Without a key: synchronous only, bodies up to ${anonBody} bytes, ` +
+              `${config.rateLimit.anonymousPerMinute} requests a minute per IP.`
+            : ''
+        }`
+      ).trim(),
       parameters: [idempotencyKey],
       requestBody: renderBody(schemaName),
       responses: {
         200: {
           description:
-            'The output (or, with "response": "json", JSON with base64 data; for a repeated Idempotency-Key, the earlier job)',
+            'The output (or, with "response": "json", JSON with base64 data; for a repeated Idempotency-Key, ' +
+            'the earlier job)',
           headers: hdr('Content-Disposition', 'X-Render-Ms', 'X-Final-Url', ...extraHeaders),
           content: { ...binary(...types), ...json({ anyOf: [ref('RenderJson'), ref('Job')] }) },
         },
@@ -373,7 +389,8 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
           200: one('Ready', 'Ready'),
           ...errors(['internal', 'unavailable'], {
             unavailable:
-              "not ready (details name the failing checks and, when Chromium's sandbox cannot start, why and the fix) or shutting down",
+              "not ready (details name the failing checks and, when Chromium's sandbox cannot start, why and " +
+              'the fix) or shutting down',
           }),
         },
       }),
@@ -387,7 +404,8 @@ export function buildPaths(config: Readonly<Config>): Record<string, Record<stri
         description:
           operationsAccess === 'anonymous'
             ? 'Public: no key needed (a key that is sent must be valid).'
-            : 'Needs an API key (auth.publicOperations is false here): Prometheus sends it with `authorization: {credentials: <key>}`.',
+            : 'Needs an API key (auth.publicOperations is false here): ' +
+              'Prometheus sends it with `authorization: {credentials: <key>}`.',
         responses: {
           200: {
             description: 'Prometheus text exposition format',

@@ -240,7 +240,8 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     ['monitorId', 'captureId', 'url', 'status', 'reason', 'takenAt'],
     {
       description:
-        '`data` of monitor.changed, capture.completed and capture.failed (a failed capture carries error instead of the figures)',
+        '`data` of monitor.changed, capture.completed and capture.failed (a failed capture carries error ' +
+        'instead of the figures)',
     },
   ),
 

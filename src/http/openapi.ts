@@ -71,7 +71,8 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
   const MonitorPatch: JsonSchema = {
     type: 'object',
     description:
-      'A JSON Merge Patch (RFC 7396) of the monitor: objects merge key by key, null removes a key. The merged monitor is validated as a create is.',
+      'A JSON Merge Patch (RFC 7396) of the monitor: objects merge key by key, null removes a key. The merged ' +
+      'monitor is validated as a create is.',
     properties: Object.fromEntries(
       Object.entries(propsOf(MonitorCreate)).map(([name, p]) => [name, { anyOf: [p, { type: 'null' }] }]),
     ),

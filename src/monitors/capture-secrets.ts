@@ -1,6 +1,6 @@
-// The secrets among a monitor's capture options — header values, cookie values, the Basic-auth
-// password and the values of `secret` fill steps — as they are kept and shown. At rest they are sealed by the SecretBox (bound to the
-// monitor's id); in answers they read "••••"; a "••••" sent back stands for the value already kept.
+// The secrets among a monitor's capture options — header values, cookie values, the Basic-auth password and the values
+// of `secret` fill steps — as they are kept and shown. At rest they are sealed by the SecretBox (bound to the monitor's
+// id); in answers they read "••••"; a "••••" sent back stands for the value already kept.
 // The service seals at the store boundary, the view masks, the capture job opens them to render.
 import { invalidRequest, renderFailed, type ErrorDetail } from '../errors.js';
 import { canonicalJson } from '../jobs/queue.js';
@@ -10,7 +10,10 @@ import type { MovedSecrets } from './secret-binding.js';
 /** What a secret looks like in an answer; sent back, it means "keep what is stored". */
 export const MASK = '••••';
 
-/** The secret-bearing capture options, as the monitor schema produces them (declared here: monitors do not depend on HTTP). */
+/**
+ * The secret-bearing capture options, as the monitor schema produces them (declared here: monitors do not depend on
+ * HTTP).
+ */
 interface Cookie {
   name: string;
   value: string;
@@ -142,8 +145,10 @@ export function openSecrets<T extends SecretFields>(capture: T, box: SecretBox, 
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
     throw renderFailed(
-      `the monitor's secrets (capture headers, cookies, httpCredentials.password, secret step values) cannot be decrypted: ${err.message}. ` +
-        'Start the service with the secrets key they were sealed with (secrets.key or dataDir/secret.key), or send the values again with PATCH',
+      `the monitor's secrets (capture headers, cookies, httpCredentials.password, secret step values) cannot ` +
+        `be decrypted: ${err.message}. ` +
+        'Start the service with the secrets key they were sealed with (secrets.key or dataDir/secret.key), or ' +
+        'send the values again with PATCH',
       err,
     );
   }

@@ -72,7 +72,8 @@ interface Verdict {
 }
 
 function evaluate(rule: Rule, test: RuleTest, probe: Probe | undefined, before: ConditionResult | undefined): Verdict {
-  if (!probe) return { met: false, value: null, error: 'the element was not read' }; // defensive: probes follow the rules
+  // defensive: probes follow the rules
+  if (!probe) return { met: false, value: null, error: 'the element was not read' };
   if (probe.error) return { met: false, value: null, error: probe.error };
   if (!probe.found || probe.text === null) {
     if (test === 'disappears') return { met: true, value: null };

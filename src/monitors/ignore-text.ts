@@ -18,7 +18,10 @@ export function ignoreTextProblem(pattern: string): string | null {
   // A pattern that matches nothing at all would blank between every two characters.
   if (new RegExp(pattern).test('')) return 'matches the empty string; it must match at least one character';
   if (!safeRegex(pattern))
-    return 'may take exponential time (nested quantifiers such as "(a+)+"); rewrite it without a repeated group that repeats';
+    return (
+      'may take exponential time (nested quantifiers such as "(a+)+"); rewrite it without a repeated group that ' +
+      'repeats'
+    );
   return null;
 }
 

@@ -46,7 +46,8 @@ export function firstNumber(text: string, locale?: string | null): number | null
   const ascii = normalizeSeparators(asciiDigits(text));
   const start = ascii.search(/\d/);
   if (start < 0) return null;
-  // Read within a bounded window: no real number is that long, and a hostile page could send 2,000 characters of "1,1,1".
+  // Read within a bounded window: no real number is that long, and a hostile page could send 2,000 characters of
+  // "1,1,1".
   const token = NUMBER_TOKEN.exec(ascii.slice(start, start + MAX_NUMBER_CHARS + 1))![0];
   if (token.length > MAX_NUMBER_CHARS) return null;
   const bySeparators = locale ? localeSeparators(locale) : null;
@@ -116,7 +117,10 @@ function read(token: string, { groups, decimal }: Separators): Reading {
   return { value: Number(digits), whole: used === runs.length };
 }
 
-/** How many of the groups, from the first, are well formed: threes ("1,299,999") or Indian twos then a three ("1,29,999"). */
+/**
+ * How many of the groups, from the first, are well formed: threes ("1,299,999") or Indian twos then a three
+ * ("1,29,999").
+ */
 function wellFormedPrefix(groups: string[]): number {
   let threes = 0;
   while (threes < groups.length && groups[threes]!.length === 3) threes++;

@@ -22,9 +22,9 @@ export class MonitorRuns {
   ) {}
 
   /**
-   * A schedule tick. `taken`: another process (or an earlier call) already handled this tick, the
-   * monitor is paused or gone or its key revoked, or the tick comes sooner than minIntervalSeconds after
-   * the last one (a schedule stored before that limit). `skipped`: its previous capture has not finished, or its key's queue is full.
+   * A schedule tick. `taken`: another process (or an earlier call) already handled this tick, the monitor is paused or
+   * gone or its key revoked, or the tick comes sooner than minIntervalSeconds after the last one (a schedule stored
+   * before that limit). `skipped`: its previous capture has not finished, or its key's queue is full.
    */
   tick(monitorId: string, at: Date): Promise<TickOutcome> {
     return this.backend.transaction(async (tx): Promise<TickOutcome> => {

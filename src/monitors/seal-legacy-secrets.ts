@@ -38,7 +38,9 @@ export async function sealLegacySecrets(
       if (!(await scrub.compact())) {
         log.warn(
           { monitors: sealed.length },
-          'the secrets are sealed, but another process kept the database busy and it could not be vacuumed: pages freed before this version may still hold the old plaintext; run VACUUM on the database while the service is stopped',
+          'the secrets are sealed, but another process kept the database busy and it could not be vacuumed: ' +
+            'pages freed before this version may still hold the old plaintext; run VACUUM on the database while ' +
+            'the service is stopped',
         );
         return sealed;
       }
@@ -47,7 +49,8 @@ export async function sealLegacySecrets(
       if (!(await scrub.flush())) {
         log.warn(
           { monitors: sealed.length },
-          'the secrets are sealed, but a reader kept the database busy and the WAL could not be emptied: the old plaintext stays in the database files until the next complete checkpoint',
+          'the secrets are sealed, but a reader kept the database busy and the WAL could not be emptied: the ' +
+            'old plaintext stays in the database files until the next complete checkpoint',
         );
       }
     }

@@ -49,11 +49,17 @@ export function movedSecrets(before: SecretDestination, after: SecretDestination
   const to = originOf(after.url);
   const moved: MovedSecrets = {};
   if (from !== to) {
-    moved.origin = `the url moved from ${from} to ${to}, and a stored secret is only sent to the origin it was given for: ${AGAIN}`;
+    moved.origin =
+      `the url moved from ${from} to ${to}, ` +
+      `and a stored secret is only sent to the origin it was given for: ${AGAIN}`;
     moved.headers = moved.origin;
-    moved.steps = `the url moved from ${from} to ${to}, and a stored secret step value is only typed into the page it was given for: ${AGAIN}`;
+    moved.steps =
+      `the url moved from ${from} to ${to}, ` +
+      `and a stored secret step value is only typed into the page it was given for: ${AGAIN}`;
   } else if ((before.capture.headersScope ?? 'origin') === 'origin' && after.capture.headersScope === 'all') {
-    moved.headers = `headersScope "all" would send this stored header to every host the page loads from, and it was given for ${from} only: ${AGAIN}`;
+    moved.headers =
+      `headersScope "all" would send this stored header to every host the page loads from, ` +
+      `and it was given for ${from} only: ${AGAIN}`;
   }
   // New or changed code only: removing it takes nothing anywhere.
   const changed = PAGE_CODE.filter(
@@ -63,17 +69,23 @@ export function movedSecrets(before: SecretDestination, after: SecretDestination
   );
   if (changed.length > 0) {
     const what = changed.map((f) => `capture.${f}`).join(', ');
-    moved.cookies = `${what} changed, and code added to the page can read a stored cookie and send it anywhere: ${AGAIN}`;
-    moved.steps ??= `${what} changed, and code added to the page can read what a step types and send it anywhere: ${AGAIN}`;
+    moved.cookies =
+      `${what} changed, ` + `and code added to the page can read a stored cookie and send it anywhere: ${AGAIN}`;
+    moved.steps ??=
+      `${what} changed, ` + `and code added to the page can read what a step types and send it anywhere: ${AGAIN}`;
     if (after.capture.headersScope === 'all') {
-      moved.headers ??= `${what} changed, and with headersScope "all" the page's requests to any host carry this stored header: ${AGAIN}`;
+      moved.headers ??=
+        `${what} changed, ` +
+        `and with headersScope "all" the page's requests to any host carry this stored header: ${AGAIN}`;
     }
   }
   if (after.capture.headersScope === 'all') {
     const known = new Set([from, ...gotoOrigins(before)]);
     const added = [...gotoOrigins(after)].filter((origin) => !known.has(origin));
     if (added.length > 0) {
-      moved.headers ??= `a goto step now leads to ${added.join(', ')}, and with headersScope "all" the page's requests there carry this stored header: ${AGAIN}`;
+      moved.headers ??=
+        `a goto step now leads to ${added.join(', ')}, and with headersScope "all" the page's requests there ` +
+        `carry this stored header: ${AGAIN}`;
     }
   }
   return moved;

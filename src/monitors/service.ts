@@ -137,7 +137,8 @@ export class MonitorService {
       throw notFound(
         which === 'image'
           ? `capture ${id} failed and has no image`
-          : `capture ${id} has no diff image (${capture.baselineId ? 'nothing differed from its baseline' : 'it is a baseline'})`,
+          : `capture ${id} has no diff image ` +
+              `(${capture.baselineId ? 'nothing differed from its baseline' : 'it is a baseline'})`,
       );
     }
     try {

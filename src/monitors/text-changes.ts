@@ -40,7 +40,8 @@ export async function compareTexts(
         () =>
           reject(
             renderFailed(
-              `comparing the page's text took longer than ${limit / 1000} s and was stopped; a diff.ignoreText pattern may be too slow`,
+              `comparing the page's text took longer than ${limit / 1000} s and was stopped; a diff.ignoreText ` +
+                `pattern may be too slow`,
             ),
           ),
         limit,

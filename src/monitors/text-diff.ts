@@ -18,7 +18,9 @@ export interface TextComparison {
  * still find the blocks that stayed (as "moved") and pair the rest in order, so little is lost.
  */
 export const MAX_BLOCK_EDITS = 200;
-/** diffWords gives up past this many inserted plus deleted words: the whole text is then one removed and one added part. */
+/**
+ * diffWords gives up past this many inserted plus deleted words: the whole text is then one removed and one added part.
+ */
 export const MAX_WORD_EDITS = 100;
 
 interface Comparable {

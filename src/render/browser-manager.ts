@@ -273,7 +273,9 @@ export class BrowserManager implements Lifecycle {
     }
   }
 
-  /** A failed launch: a 503 for the render that asked; if the sandbox failed, the reason and fix for /ready and the log. */
+  /**
+   * A failed launch: a 503 for the render that asked; if the sandbox failed, the reason and fix for /ready and the log.
+   */
   private launchFailed(err: unknown): Error {
     const reason = this.opts.sandbox
       ? explainSandboxFailure(String((err as Error)?.message ?? err), process.geteuid?.())

@@ -59,9 +59,15 @@ export function truncationOf(cut: Fitted['cut'], fullPage: boolean): string | un
  */
 export function viewportOverCaps(width: number, height: number, scale: number, caps: ImageCaps): string | undefined {
   if (width > caps.maxSide || height > caps.maxSide) {
-    return `the viewport, ${width}×${height} CSS px, is over the limit of ${caps.maxSide} CSS px a side (limits.maxFullPageHeight)`;
+    return (
+      `the viewport, ${width}×${height} CSS px, is over the limit of ${caps.maxSide} CSS px a side ` +
+      `(limits.maxFullPageHeight)`
+    );
   }
   const pixels = outputPixels(width, height, scale);
   if (pixels <= caps.maxPixels) return undefined;
-  return `the viewport, ${width}×${height} CSS px at scale ${scale}, is ${pixels} output pixels, over the limit of ${caps.maxPixels} (limits.maxImagePixels)`;
+  return (
+    `the viewport, ${width}×${height} CSS px at scale ${scale}, is ${pixels} output pixels, over the limit of ` +
+    `${caps.maxPixels} (limits.maxImagePixels)`
+  );
 }

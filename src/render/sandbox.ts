@@ -12,7 +12,8 @@ export interface SandboxDecision {
 }
 
 export const RUN_UNPRIVILEGED =
-  'run the service as an unprivileged user (systemd `User=`, Docker `USER`; see docs/security.md, "Running unprivileged")';
+  'run the service as an unprivileged user (systemd `User=`, Docker `USER`; ' +
+  'see docs/security.md, "Running unprivileged")';
 
 /** `uid` is the service's effective user id; undefined where there is none (not POSIX). */
 export function decideSandbox(setting: SandboxSetting, uid: number | undefined): SandboxDecision {
@@ -21,7 +22,10 @@ export function decideSandbox(setting: SandboxSetting, uid: number | undefined):
   // Chromium refuses to start sandboxed as root, so `auto` gives the sandbox up there, loudly.
   return {
     enabled: false,
-    warning: `Chromium runs WITHOUT its sandbox because the service runs as root (render.sandbox=auto): a renderer exploit in a page would run as root. To keep the sandbox, ${RUN_UNPRIVILEGED}; render.sandbox=off says you accept this and silences the warning`,
+    warning:
+      `Chromium runs WITHOUT its sandbox because the service runs as root (render.sandbox=auto): a renderer ` +
+      `exploit in a page would run as root. To keep the sandbox, ${RUN_UNPRIVILEGED}; render.sandbox=off says ` +
+      `you accept this and silences the warning`,
   };
 }
 
@@ -31,11 +35,21 @@ export function decideSandbox(setting: SandboxSetting, uid: number | undefined):
  */
 export function explainSandboxFailure(launchError: string, uid: number | undefined): string | undefined {
   if (uid === 0 || /Running as root without --no-sandbox/.test(launchError)) {
-    return `Chromium's sandbox cannot start as root and render.sandbox is on. Fix: ${RUN_UNPRIVILEGED}, or set render.sandbox=auto (runs without the sandbox as root, with a warning)`;
+    return (
+      `Chromium's sandbox cannot start as root and render.sandbox is on. Fix: ${RUN_UNPRIVILEGED}, or set ` +
+      `render.sandbox=auto (runs without the sandbox as root, with a warning)`
+    );
   }
   // Chromium's and Playwright's words for it (357670: Ubuntu's AppArmor restricting user namespaces).
   if (/No usable sandbox|sandboxing failed|crbug\.com\/357670|user namespace/i.test(launchError)) {
-    return "Chromium's sandbox could not start: it needs unprivileged user namespaces. Fix: enable them (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; on Ubuntu 23.10+ also kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for Chromium; in Docker, a seccomp profile that allows clone/unshare of user namespaces), or install Chromium's setuid chrome-sandbox helper (Debian: the chromium-sandbox package; not usable under NoNewPrivileges), or set render.sandbox=off knowingly";
+    return (
+      "Chromium's sandbox could not start: it needs unprivileged user namespaces. Fix: enable them (sysctl " +
+      'kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; on Ubuntu 23.10+ also ' +
+      'kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for Chromium; in Docker, a seccomp ' +
+      "profile that allows clone/unshare of user namespaces), or install Chromium's setuid chrome-sandbox helper " +
+      '(Debian: the chromium-sandbox package; not usable under NoNewPrivileges), or set render.sandbox=off ' +
+      'knowingly'
+    );
   }
   return undefined;
 }

@@ -62,14 +62,16 @@ function readKeyFile(path: string): Buffer {
   if (!stat.isFile()) throw new Error(`${path} must be a file holding the secrets key`);
   if ((stat.mode & 0o077) !== 0) {
     throw new Error(
-      `${path} can be read by other users (mode ${(stat.mode & 0o777).toString(8).padStart(4, '0')}); it holds the key of monitor secrets: chmod 600 it`,
+      `${path} can be read by other users (mode ${(stat.mode & 0o777).toString(8).padStart(4, '0')}); it holds ` +
+        `the key of monitor secrets: chmod 600 it`,
     );
   }
   try {
     return parseSecretKey(readFileSync(path, 'utf8'));
   } catch {
     throw new Error(
-      `${path} does not hold a secrets key (expected 64 hex digits); restore the file that was there, or remove it only if no monitor has secrets (they could not be decrypted any more)`,
+      `${path} does not hold a secrets key (expected 64 hex digits); restore the file that was there, or ` +
+        `remove it only if no monitor has secrets (they could not be decrypted any more)`,
     );
   }
 }

@@ -86,7 +86,10 @@ export interface CaptureRecord {
 
 export const MAX_TEXT_CHANGES = 50;
 
-/** `storedBytes`: what its image and diff image take on disk (counted against monitors.maxStoredBytesPerKey); 0 if absent. */
+/**
+ * `storedBytes`: what its image and diff image take on disk (counted against monitors.maxStoredBytesPerKey); 0 if
+ * absent.
+ */
 export type NewCapture = Omit<CaptureRecord, 'createdAt'> & { storedBytes?: number };
 
 /** Newest first; `before` is the cursor: the last capture of the previous page. */

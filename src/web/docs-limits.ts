@@ -49,13 +49,19 @@ export function limitRows(c: Readonly<Config>): LimitRow[] {
       setting: 'limits.maxFullPageHeight',
       value: v(c.limits.maxFullPageHeight, 'px'),
       meaning:
-        "Largest width or height of an image, every capture mode. A larger viewport or clip is 400 (422 render_failed for a monitor or job stored before the limit was lowered); a full page or element is cut and answers X-Truncated (full-page, width, height). Sizes are measured by the browser, never taken from the page's own JavaScript.",
+        'Largest width or height of an image, every capture mode. A larger viewport or clip is 400 (422 ' +
+        'render_failed for a monitor or job stored before the limit was lowered); a full page or element is ' +
+        'cut and answers X-Truncated (full-page, width, height). Sizes are measured by the browser, never ' +
+        "taken from the page's own JavaScript.",
     },
     {
       setting: 'limits.maxImagePixels',
       value: v(c.limits.maxImagePixels, 'pixels'),
       meaning:
-        'Largest image in output pixels (width × height × deviceScaleFactor²), counted at the scale the request asked for, whatever the page claims. A larger viewport or clip is 400 (422 render_failed for a monitor or job stored before the limit was lowered); a full page or element keeps its width and is cut in height.',
+        'Largest image in output pixels (width × height × deviceScaleFactor²), counted at the scale the ' +
+        'request asked for, whatever the page claims. A larger viewport or clip is 400 (422 render_failed for ' +
+        'a monitor or job stored before the limit was lowered); a full page or element keeps its width and is ' +
+        'cut in height.',
     },
     {
       setting: 'render.concurrency',
@@ -97,7 +103,8 @@ export function limitRows(c: Readonly<Config>): LimitRow[] {
       setting: 'jobs.maxQueuedPerKey',
       value: v(c.jobs.maxQueuedPerKey, 'jobs'),
       meaning:
-        "Queued and running async jobs and monitor captures per key; beyond it 429 queue_full, and a monitor's schedule tick is skipped.",
+        "Queued and running async jobs and monitor captures per key; beyond it 429 queue_full, and a monitor's " +
+        'schedule tick is skipped.',
     },
     {
       setting: 'jobs.maxAttempts',
@@ -123,7 +130,8 @@ export function limitRows(c: Readonly<Config>): LimitRow[] {
       setting: 'monitors.maxStoredBytesPerKey',
       value: v(c.monitors.maxStoredBytesPerKey, 'bytes', bytes(c.monitors.maxStoredBytesPerKey)),
       meaning:
-        "Capture and diff images kept per key; past it the oldest captures that are not a monitor's baseline are removed.",
+        "Capture and diff images kept per key; past it the oldest captures that are not a monitor's baseline " +
+        'are removed.',
     },
     {
       setting: 'webhooks.timeoutMs',
@@ -136,7 +144,9 @@ export function limitRows(c: Readonly<Config>): LimitRow[] {
         ? html`${retries.map((ms, i) => html`${i ? ', ' : ''}<strong>${ms}</strong>`)} ms
             <span class="muted">(${retries.map(duration).join(', ')})</span>`
         : html`<strong>none</strong>`,
-      meaning: `Delays before each retry of a failed delivery, each ±20\u00a0% jitter: ${retries.length} ${retries.length === 1 ? 'retry' : 'retries'}, then the delivery has failed.`,
+      meaning:
+        `Delays before each retry of a failed delivery, each ±20\u00a0% jitter: ${retries.length} ` +
+        `${retries.length === 1 ? 'retry' : 'retries'}, then the delivery has failed.`,
     },
   ];
 }

@@ -209,7 +209,10 @@ npm test                   # the whole test suite: real Chromium, real HTTP, rea
                 <h2 id="errors-title">Errors</h2>
                 <p>
                   Every error is JSON:
-                  ${code('{"error": {"code": "…", "message": "…", "details": [{"path", "message"}]?}, "requestId": "…"}')}.
+                  ${code(
+                    '{"error": {"code": "…", "message": "…", "details": [{"path", "message"}]?}, ' +
+                      '"requestId": "…"}',
+                  )}.
                   Every response carries ${code('X-Request-Id')} (echoed if you sent one); the service log has the cause
                   under it.
                 </p>

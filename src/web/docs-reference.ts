@@ -24,7 +24,15 @@ export function referenceSection(c: Readonly<Config>, guides: readonly DocLink[]
       </li>
       <li>
         <a href="/metrics">/metrics</a>: Prometheus
-        metrics.${c.auth.publicOperations ? '' : html` Here ${code('/api/status')} and ${code('/metrics')} need an API key (${code('auth.publicOperations')} is false); Prometheus sends it with ${code('authorization: {credentials: <key>}')}.`}
+        metrics.${
+          c.auth.publicOperations
+            ? ''
+            : [
+                html` Here ${code('/api/status')} and ${code('/metrics')} need an API key (`,
+                html`${code('auth.publicOperations')} is false); Prometheus sends it with `,
+                html`${code('authorization: {credentials: <key>}')}.`,
+              ]
+        }
       </li>
       <li>
         <a href="/health">/health</a> (the process runs) and <a href="/ready">/ready</a> (the database and the browser

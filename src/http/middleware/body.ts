@@ -4,8 +4,8 @@ import { invalidRequest, payloadTooLarge, unsupportedMediaType } from '../../err
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 
 /**
- * Reads a JSON body, or an HTML body as `{html}` (the raw-HTML shortcut, render routes only). The size limit is enforced
- * while reading (and up front from Content-Length), so an oversized body is never held in memory.
+ * Reads a JSON body, or an HTML body as `{html}` (the raw-HTML shortcut, render routes only). The size limit is
+ * enforced while reading (and up front from Content-Length), so an oversized body is never held in memory.
  */
 export async function readRenderBody(ctx: Context, maxBytes: number): Promise<unknown> {
   const type = mediaType(ctx);

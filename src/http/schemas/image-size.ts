@@ -31,7 +31,8 @@ const isSize = (v: unknown): v is { width: number; height: number } =>
 export function imageSizeRules(limits: ImageSizeLimits) {
   const side = `at most ${limits.maxFullPageHeight} CSS px (limits.maxFullPageHeight)`;
   const pixels = (w: number, h: number, scale: number) =>
-    `${w}×${h} CSS px at scale ${scale} is ${outputPixels(w, h, scale)} output pixels, over the limit of ${limits.maxImagePixels} (limits.maxImagePixels)`;
+    `${w}×${h} CSS px at scale ${scale} is ${outputPixels(w, h, scale)} output pixels, over the limit of ` +
+    `${limits.maxImagePixels} (limits.maxImagePixels)`;
 
   return (value: SizeFields, ctx: z.RefinementCtx): void => {
     // Read defensively: these run even when a field failed its own check.

@@ -53,7 +53,9 @@ const cronExpression = (minIntervalSeconds: number) =>
     if (gap < minIntervalSeconds) {
       ctx.addIssue({
         code: 'custom',
-        message: `runs as little as ${gap} s apart; the minimum is ${minIntervalSeconds} s between runs (monitors.minIntervalSeconds)`,
+        message:
+          `runs as little as ${gap} s apart; the minimum is ${minIntervalSeconds} s between runs ` +
+          `(monitors.minIntervalSeconds)`,
       });
     }
   });
@@ -102,7 +104,8 @@ export const ignoreTextSchema = z
   .max(20)
   .default([])
   .describe(
-    'Regular expressions (JavaScript syntax, case-sensitive) whose matches are blanked before texts are compared, e.g. dates',
+    'Regular expressions (JavaScript syntax, case-sensitive) whose matches are blanked before texts are ' +
+      'compared, e.g. dates',
   );
 
 export const diffOptionsSchema = z
@@ -111,7 +114,8 @@ export const diffOptionsSchema = z
       .enum(DIFF_MODES)
       .default('visual')
       .describe(
-        'What counts as a change: "visual" (changed regions; text explains), "text" (only a text change), "both" (either)',
+        'What counts as a change: "visual" (changed regions; text explains), "text" (only a text change), ' +
+          '"both" (either)',
       ),
     textSelector: z
       .string()
@@ -125,7 +129,8 @@ export const diffOptionsSchema = z
       .boolean()
       .default(false)
       .describe(
-        'Strict: every pixel over the threshold counts as a strong difference, none is put down to anti-aliasing or sub-pixel movement',
+        'Strict: every pixel over the threshold counts as a strong difference, none is put down to ' +
+          'anti-aliasing or sub-pixel movement',
       ),
     minChangeRatio: z
       .number()

@@ -110,7 +110,8 @@ export function pageOptions(limits: SchemaLimits) {
       .enum(['origin', 'all'])
       .default('origin')
       .describe(
-        'Where headers go: "origin" (default) only to requests to the target\'s origin, never across a redirect to another; "all" to every request the page makes',
+        'Where headers go: "origin" (default) only to requests to the target\'s origin, never across a ' +
+          'redirect to another; "all" to every request the page makes',
       ),
     cookies: z.array(cookie).max(100).optional(),
     httpCredentials: z
@@ -218,7 +219,8 @@ export function imageOptions() {
       .strict()
       .optional()
       .describe(
-        'Region in CSS px; each side at most limits.maxFullPageHeight, and width × height × scale² at most limits.maxImagePixels',
+        'Region in CSS px; each side at most limits.maxFullPageHeight, and width × height × scale² at most ' +
+          'limits.maxImagePixels',
       ),
     omitBackground: z.boolean().default(false).describe('Transparent background (png)'),
     animations: z.enum(['disabled', 'allow']).default('disabled'),

@@ -34,7 +34,8 @@ export const stepSchema = z
       .max(10_000)
       .optional()
       .describe(
-        'fill: the text; press: the key (e.g. "Enter"); select: the option value; waitForTimeout: milliseconds; goto: an http(s) URL',
+        'fill: the text; press: the key (e.g. "Enter"); select: the option value; waitForTimeout: ' +
+          'milliseconds; goto: an http(s) URL',
       ),
     secret: z.boolean().optional().describe('fill only: the value is write-only, stored encrypted and shown as "••••"'),
   })
@@ -82,7 +83,9 @@ export function stepsFitTimeout(value: { steps: Step[]; timeout: number }, ctx: 
       ctx.addIssue({
         code: 'custom',
         path: ['steps', i, 'value'],
-        message: `the steps would wait ${waited} ms in all, which leaves nothing of timeout (${value.timeout} ms) for the page and the capture`,
+        message:
+          `the steps would wait ${waited} ms in all, which leaves nothing of timeout (${value.timeout} ms) for ` +
+          `the page and the capture`,
       });
       return;
     }
