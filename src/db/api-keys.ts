@@ -1,6 +1,6 @@
 // The api_keys table. Keys themselves are never stored: they are shown once, at creation.
 import type { Kysely, Transaction } from 'kysely';
-import { hashApiKey, KEY_PREFIX, newApiKey, newKeyId, newWebhookSecret } from '../auth/key-material.js';
+import { hashApiKey, KEY_PREFIX, newApiKey, newKeyId, newWebhookSecret } from '../domain/key-material.js';
 import type { ApiKeyRecord, ApiKeyStore, IssuedKey } from '../stores/api-keys.js';
 import type { DB } from './schema.js';
 

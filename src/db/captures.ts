@@ -1,7 +1,7 @@
 // The captures table over Kysely: one row per finished capture of a monitor, successful or not. Its
 // regions, text changes and conditions are JSON columns, parsed here and nowhere else.
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 import type {
   CaptureListQuery,
   CaptureReason,

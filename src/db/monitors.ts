@@ -1,7 +1,7 @@
 // The monitors table over Kysely: a monitor's settings (JSON columns, parsed here and nowhere else)
 // and the state the scheduler keeps current.
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { CaptureOptions, MonitorSettings, NamedSettings } from '../monitors/settings.js';
+import type { CaptureOptions, MonitorSettings, NamedSettings } from '../domain/monitor-settings.js';
 import type { MonitorListQuery, MonitorRecord, MonitorStatus, MonitorStore, NewMonitor } from '../stores/monitors.js';
 import type { DB, MonitorsTable } from './schema.js';
 import type { Notify } from './sqlite-backend.js';

@@ -3,7 +3,7 @@
  * thread and be tested without one.
  */
 import { PNG } from 'pngjs';
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 import { classifyPixels, dropLonePixels, isCounted, joinAntiAliasedEdges, PX } from './classify.js';
 import { renderDiffPng } from './diff-image.js';
 import { assertPngWithin } from './png-size.js';

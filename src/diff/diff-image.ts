@@ -4,7 +4,7 @@
  */
 import { endianness } from 'node:os';
 import { PNG } from 'pngjs';
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 
 export interface DiffImageInput {
   width: number;

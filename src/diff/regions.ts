@@ -5,7 +5,7 @@
  * within the gap), not one per glyph. Each cluster is judged on its own (see isSignificant), so a change is
  * found the same way on a 800 px viewport and on a 10,000 px page.
  */
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 import { isCounted, PX } from './classify.js';
 
 export const MAX_REGIONS = 10;

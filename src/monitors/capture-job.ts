@@ -9,7 +9,7 @@ import { ImageTooLarge, pngSize, sha256, type CaptureImage, type Differ } from '
 import { renderFailed } from '../errors.js';
 import type { JobOf, JobOutcome, JobRunner, RunContext } from '../jobs/runner.js';
 import type { Logger } from '../log.js';
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 import type { PageBlock, PageFacts } from '../render/page-facts.js';
 import type { Renderer } from '../render/renderer.js';
 import type { ImageSpec } from '../render/spec.js';
@@ -22,7 +22,7 @@ import type { JobRecord } from '../stores/jobs.js';
 import type { MonitorRecord } from '../stores/monitors.js';
 import { openSecrets } from './capture-secrets.js';
 import { evaluateConditions } from './conditions.js';
-import { isChange } from './diff-mode.js';
+import { isChange } from '../domain/diff-mode.js';
 import { hideTypedSecrets } from './typed-secrets.js';
 import { withElements } from './region-elements.js';
 import { compareTexts, parseStoredBlocks, type TextComparison } from './text-changes.js';

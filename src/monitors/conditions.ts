@@ -4,7 +4,7 @@
 // when it drops, not again at every later change while it stays below. Rules that came to hold on a
 // capture that was not a change (nothing was told) stay news until a change tells them.
 import type { ConditionResult } from '../stores/captures.js';
-import { RULE_TESTS, type Rule, type RuleTest } from './rules.js';
+import { RULE_TESTS, type Rule, type RuleTest } from '../domain/notify-rules.js';
 import type { Probe } from '../render/page-facts.js';
 import { firstNumber } from './number-parse.js';
 

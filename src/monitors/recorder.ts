@@ -3,7 +3,7 @@
 // hooks). A crash can lose none of them, a try that lost its job (canceled, lease taken over) records
 // nothing, and files released by retention are removed only once that transaction has committed.
 import { randomBytes } from 'node:crypto';
-import type { NotifyEvent } from './settings.js';
+import type { NotifyEvent } from '../domain/monitor-settings.js';
 import type { Logger } from '../log.js';
 import type { FileStore } from '../storage/file-store.js';
 import type { Tx } from '../stores/backend.js';

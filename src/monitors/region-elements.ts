@@ -3,7 +3,7 @@
 // the baseline and of this capture, matched by selector (the same element in both), ranked by how much
 // of the region they cover and how tightly they fit it, so a price wins over the card around it.
 import type { Region, RegionElement } from '../stores/captures.js';
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 import type { PageBlock } from '../render/page-facts.js';
 
 /** Elements listed per region. */

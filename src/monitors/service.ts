@@ -17,7 +17,7 @@ import type { MonitorRuns } from './runs.js';
 import type { MonitorScheduler } from './scheduler.js';
 import { foldHeaderNames } from './header-names.js';
 import { movedSecrets } from './secret-binding.js';
-import { mergePatch, named, type MonitorSettings } from './settings.js';
+import { mergePatch, named, type MonitorSettings } from '../domain/monitor-settings.js';
 
 export class MonitorService {
   constructor(

@@ -3,7 +3,7 @@
 // a thread of its own (text-changes.ts), since ignoreText patterns are user code.
 import { diffArrays, diffWords } from 'diff';
 import { MAX_TEXT_CHANGES, type TextChange, type WordPart } from '../stores/captures.js';
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 import type { PageBlock } from '../render/page-facts.js';
 import { blankIgnored, compileIgnoreText } from './ignore-text.js';
 

@@ -1,5 +1,5 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright';
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 import { fitToCaps, truncationOf, type ImageCaps } from './image-caps.js';
 import { measureBoxes } from './measure-boxes.js';
 import { readPageFacts, type FactsRequest, type PageFacts } from './page-facts.js';

@@ -4,7 +4,7 @@
 // to finite numbers, clamped to the image and limited in number, since they are stored with the capture.
 import type { Page } from 'playwright';
 import { renderFailed } from '../errors.js';
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 import type { Layout, Rect } from './page-geometry.js';
 
 /** More boxes than this are dropped: their areas then count as change, never the other way round. */

@@ -2,7 +2,7 @@
 // same moment as the screenshot: the visible text blocks (to say which text changed and which element
 // sits behind a changed region) and the elements its notifyWhen rules look at.
 import type { Page } from 'playwright';
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 import type { Layout, Rect } from './page-geometry.js';
 import { readBlocks } from './text-blocks.js';
 import { readProbes } from './probes.js';

@@ -6,7 +6,7 @@ import type { EgressPolicy } from '../egress/policy.js';
 import { AppError, renderFailed, renderTimeout, unavailable, urlBlocked } from '../errors.js';
 import type { BrowserManager, Lease } from './browser-manager.js';
 import { Budget } from './budget.js';
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 import { captureImage } from './capture-image.js';
 import { capturePdf } from './capture-pdf.js';
 import { viewportOverCaps } from './image-caps.js';

@@ -5,7 +5,7 @@
 // page can only lie about itself: whatever comes back is coerced and bounded here before it is kept.
 import type { Page } from 'playwright';
 import { renderFailed } from '../errors.js';
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 import { clampToImage } from './measure-boxes.js';
 import type { PageBlock } from './page-facts.js';
 import { collectBlocks, type Limits, type RawBlock } from './collect-blocks.js';

@@ -1,5 +1,5 @@
 // The captures store: one record per finished capture of a monitor, successful or not.
-import type { Box } from '../geometry.js';
+import type { Box } from '../domain/geometry.js';
 
 export type CaptureReason = 'schedule' | 'manual' | 'catch-up';
 

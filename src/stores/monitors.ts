@@ -1,7 +1,7 @@
 // The monitors store: a monitor's settings, and the state the scheduler keeps current. The secrets
 // among the capture options arrive sealed (see monitors/capture-secrets.ts): a store keeps them as
 // the opaque strings they are.
-import type { CaptureOptions, NamedSettings } from '../monitors/settings.js';
+import type { CaptureOptions, NamedSettings } from '../domain/monitor-settings.js';
 
 export type MonitorStatus = 'baseline' | 'unchanged' | 'changed' | 'failed';
 

@@ -2,7 +2,7 @@
 // written through the Backend's stores only.
 import type { Backend } from '../../src/stores/backend.js';
 import type { NewCapture } from '../../src/stores/captures.js';
-import type { NamedSettings } from '../../src/monitors/settings.js';
+import type { NamedSettings } from '../../src/domain/monitor-settings.js';
 
 export function settings(over: Partial<NamedSettings> = {}): NamedSettings {
   return {

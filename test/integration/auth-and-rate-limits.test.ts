@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../../src/auth/key-material.js';
+import { hashApiKey } from '../../src/domain/key-material.js';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '../../src/auth/key-material.js';
+import { newWebhookSecret } from '../../src/domain/key-material.js';
 import { EgressPolicy } from '../../src/egress/policy.js';
 import { sendWebhook } from '../../src/webhooks/send.js';
 import { newMessageId, signedHeaders } from '../../src/webhooks/sign.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConditionResult } from '../../src/db/captures.js';
-import type { Rule } from '../../src/monitors/rules.js';
+import type { Rule } from '../../src/domain/notify-rules.js';
 import { evaluateConditions, type PreviousCapture } from '../../src/monitors/conditions.js';
 import type { Probe } from '../../src/render/page-facts.js';
 

@@ -1,7 +1,7 @@
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { comparePngs, coveredArea, type DiffOptions } from '../../src/diff/compare.js';
-import type { Box } from '../../src/geometry.js';
+import type { Box } from '../../src/domain/geometry.js';
 import { pngSize } from '../../src/diff/png-size.js';
 import { pngHeaderOnly } from '../helpers/png-header.js';
 

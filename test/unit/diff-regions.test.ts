@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dropLonePixels, PX } from '../../src/diff/classify.js';
-import type { Box } from '../../src/geometry.js';
+import type { Box } from '../../src/domain/geometry.js';
 import { findRegions as find, MAX_REGIONS, MIN_REGION_PIXELS, MIN_STRONG_PIXELS } from '../../src/diff/regions.js';
 
 /** Pixel classes with the boxes filled with `value` (strong real differences unless told). */

@@ -81,6 +81,20 @@ describe('layering', () => {
     expect(above).toEqual([]);
   });
 
+  it('the stores import no engine, service or HTTP module (only src/domain, the shared value types)', () => {
+    const store = (file: string) => within(file, 'src/stores') || within(file, 'src/db');
+    const above = [...ENGINES, ...SERVICES, 'src/http', 'src/web'].flatMap((dir) => violations(store, dir));
+    expect(above).toEqual([]);
+  });
+
+  it('src/domain imports nothing outside itself: every layer may use it', () => {
+    const domain = (file: string) => within(file, 'src/domain');
+    const outside = files
+      .filter(({ file }) => domain(file))
+      .flatMap(({ file, text }) => importsOf(file, text).filter((t) => !within(t, 'src/domain')));
+    expect(outside).toEqual([]);
+  });
+
   it("the job queue knows no job kind: no 'capture' literal in src/jobs", () => {
     const literal = /(['"`])capture\1/;
     const found = files.filter(({ file, text }) => within(file, 'src/jobs') && literal.test(text)).map((f) => f.file);

@@ -13,7 +13,7 @@ import { JobQueue } from '../../src/jobs/queue.js';
 import type { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/log.js';
 import { CAPTURE_JOB_KIND } from '../../src/monitors/recorder.js';
-import type { NamedSettings } from '../../src/monitors/settings.js';
+import type { NamedSettings } from '../../src/domain/monitor-settings.js';
 import { MonitorRuns } from '../../src/monitors/runs.js';
 import { MonitorScheduler } from '../../src/monitors/scheduler.js';
 import { projectRoot } from '../../src/project-root.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '../../src/auth/key-material.js';
+import { newWebhookSecret } from '../../src/domain/key-material.js';
 import { describeSettings } from '../../src/config.js';
 import { VERIFY_CRYPTO, VERIFY_STANDARDWEBHOOKS } from '../../src/web/docs-texts.js';
 import { newMessageId, signedHeaders } from '../../src/webhooks/sign.js';

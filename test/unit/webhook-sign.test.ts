@@ -2,7 +2,7 @@
 // must also reject a tampered body, a wrong secret and an old timestamp.
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '../../src/auth/key-material.js';
+import { newWebhookSecret } from '../../src/domain/key-material.js';
 import { newMessageId, signedHeaders } from '../../src/webhooks/sign.js';
 
 const body = JSON.stringify({ type: 'job.succeeded', timestamp: '2026-11-22T12:00:00Z', data: { id: 'job_1' } });

@@ -1,7 +1,7 @@
 // `notifyWhen`: rules that must become true for a detected change to be notified ("tell me when the
 // price drops below 20"). Each rule reads one element, chosen by `selector`, and tests one thing.
 import { z } from 'zod';
-import { RULE_TESTS } from '../../monitors/rules.js';
+import { RULE_TESTS } from '../../domain/notify-rules.js';
 
 export const MAX_RULES = 20;
 

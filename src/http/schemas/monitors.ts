@@ -5,14 +5,19 @@ import cron from 'node-cron';
 import { z } from 'zod';
 import { ignoreTextProblem } from '../../monitors/ignore-text.js';
 import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
-import { DIFF_MODES } from '../../monitors/diff-mode.js';
-import { NOTIFY_EVENTS, type CaptureOptions, type DiffOptions, type MonitorSettings } from '../../monitors/settings.js';
+import { DIFF_MODES } from '../../domain/diff-mode.js';
+import {
+  NOTIFY_EVENTS,
+  type CaptureOptions,
+  type DiffOptions,
+  type MonitorSettings,
+} from '../../domain/monitor-settings.js';
 import { notifyWhenSchema } from './conditions.js';
 import { imageSizeRules } from './image-size.js';
 import { httpUrl, imageOptions, oneCaptureMode, pageOptions, validTimeZone, type SchemaLimits } from './render.js';
 import { stepsFitTimeout, stepsSchema } from './steps.js';
 
-export { mergePatch } from '../../monitors/settings.js';
+export { mergePatch } from '../../domain/monitor-settings.js';
 
 const box = z
   .object({

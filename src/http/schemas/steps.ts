@@ -1,7 +1,7 @@
 // `capture.steps`: what a monitor does on the page after it has loaded and before it is captured
 // (log in, accept a consent banner, open a tab). They share the render's time budget.
 import { z } from 'zod';
-import { STEP_ACTIONS, type Step } from '../../monitors/settings.js';
+import { STEP_ACTIONS, type Step } from '../../domain/monitor-settings.js';
 import { httpUrl } from './render.js';
 
 export const MAX_STEPS = 20;

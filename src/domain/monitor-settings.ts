@@ -1,9 +1,9 @@
 // What a monitor is set to do: the page, its schedule, how it is captured and compared, whom to tell.
 // The HTTP schema (src/http/schemas/monitors.ts) validates a request body into this shape, defaults
 // filled; the store keeps it and the scheduler, the capture job and the service read it.
-import type { Box } from '../geometry.js';
+import type { Box } from './geometry.js';
 import type { DiffMode } from './diff-mode.js';
-import type { Rule } from './rules.js';
+import type { Rule } from './notify-rules.js';
 
 export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];

@@ -1,3 +1,4 @@
+// How API keys and their webhook secrets are made and hashed: the store keeps only the hash and the prefix.
 import { createHash, randomBytes } from 'node:crypto';
 
 export const KEY_PREFIX = 'pw_live_';
