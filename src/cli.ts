@@ -5,7 +5,7 @@ import { ConfigError, describeSettings, loadConfig } from './config.js';
 import { KeyPurge } from './auth/purge.js';
 import { KeyRevocation } from './auth/revocation.js';
 import { migrate, readMigrations } from './db/migrate.js';
-import { openDatabase } from './db/open.js';
+import { openDatabase } from './db/sqlite.js';
 import { SqliteBackend } from './db/sqlite-backend.js';
 import { createLogger } from './log.js';
 import { projectRoot } from './project-root.js';

@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Config } from './config.js';
 import { migrate, readMigrations } from './db/migrate.js';
-import { openDatabase, type Db } from './db/open.js';
+import { openDatabase, type Db } from './db/sqlite.js';
 import { sqliteScrub } from './db/scrub.js';
 import { SqliteBackend } from './db/sqlite-backend.js';
 import { Differ } from './diff/differ.js';

@@ -95,4 +95,3 @@ export class SqlApiKeyStore implements ApiKeyStore {
 }
 
 // Tests import the record types from here, as they did before the stores had interfaces.
-export type { ApiKeyRecord, IssuedKey } from '../stores/api-keys.js';

@@ -16,18 +16,6 @@ import type {
 import type { CapturesTable, DB } from './schema.js';
 import type { Notify } from './sqlite-backend.js';
 
-export type {
-  CaptureReason,
-  CaptureRecord,
-  ConditionResult,
-  NewCapture,
-  Region,
-  RegionElement,
-  TextChange,
-  WordPart,
-} from '../stores/captures.js';
-export { MAX_TEXT_CHANGES } from '../stores/captures.js';
-
 type Row = Selectable<CapturesTable>;
 
 function toRecord(r: Row): CaptureRecord {

@@ -20,15 +20,9 @@ import type { Notify } from './sqlite-backend.js';
 import { claimSql } from './fair-claim.js';
 import type { DB, JobsTable } from './schema.js';
 
-/**
- * For statements outside this store that end jobs in bulk (a key's revocation): a finished job keeps
- * only what its runner chose at submission; headers, cookies and credentials it ran with are dropped.
- */
-export const KEEP_AFTER_FINISH = 'request = kept_request';
-
 // Literals, not parameters: SQLite uses the partial indexes on unfinished jobs (`WHERE status IN
 // ('queued', 'running')`) only when a query repeats that condition with the same literal values.
-const ACTIVE = [sql.lit('queued'), sql.lit('running')];
+export const ACTIVE = [sql.lit('queued'), sql.lit('running')];
 
 type Row = Selectable<JobsTable>;
 type Eb = ExpressionBuilder<DB, 'jobs'>;
@@ -63,7 +57,11 @@ function toRecord(r: Row): JobRecord {
 }
 
 /** What every statement that ends a job sets: no lease, the finish time, only the kept request. */
-function ended(status: JobStatus, now: Date) {
+/**
+ * The columns of a job that ends now. It keeps only what its runner chose at submission (kept_request):
+ * headers, cookies and credentials it ran with are dropped. Also used where a key's work ends in bulk.
+ */
+export function ended(status: JobStatus, now: Date) {
   return (eb: Eb): UpdateObject<DB, 'jobs'> => ({
     status,
     lease_owner: null,

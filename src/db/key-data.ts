@@ -1,8 +1,8 @@
 // Everything one API key owns, across tables. Each method is several statements; callers run it in
 // one transaction (tx.keyData), so a revocation or a purge is all or nothing.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { KeyDataStore, PurgedRows, StoppedWork } from '../stores/key-data.js';
-import { KEEP_AFTER_FINISH } from './jobs.js';
+import { ACTIVE, ended } from './jobs.js';
 import type { DB } from './schema.js';
 import { PENDING } from './webhook-deliveries.js';
 
@@ -12,11 +12,13 @@ export class SqlKeyDataStore implements KeyDataStore {
 
   async stopWork(keyId: string, deliveryError: string, now: Date): Promise<StoppedWork> {
     const at = now.toISOString();
-    // Raw: what a finished job keeps of its request is the jobs store's rule, written with SQLite's
-    // json functions (KEEP_AFTER_FINISH).
-    const canceled = await sql<{ id: string }>`UPDATE jobs SET status = 'canceled', lease_owner = NULL,
-        lease_expires_at = NULL, finished_at = ${at}, ${sql.raw(KEEP_AFTER_FINISH)}
-      WHERE key_id = ${keyId} AND status IN ('queued', 'running') RETURNING id`.execute(this.db);
+    const canceled = await this.db
+      .updateTable('jobs')
+      .set(ended('canceled', now))
+      .where('key_id', '=', keyId)
+      .where('status', 'in', ACTIVE)
+      .returning('id')
+      .execute();
     const paused = await this.db
       .updateTable('monitors')
       .set({ paused: 1, next_run_at: null, updated_at: at })
@@ -30,7 +32,7 @@ export class SqlKeyDataStore implements KeyDataStore {
       .where('status', '=', PENDING)
       .executeTakeFirst();
     return {
-      jobs: canceled.rows.map((r) => r.id),
+      jobs: canceled.map((r) => r.id),
       monitors: Number(paused.numUpdatedRows),
       deliveries: Number(failed.numUpdatedRows),
     };

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Db } from './open.js';
+import type { Db } from './sqlite.js';
 
 export interface Migration {
   name: string;

@@ -6,8 +6,6 @@ import type { MonitorListQuery, MonitorRecord, MonitorStatus, MonitorStore, NewM
 import type { DB, MonitorsTable } from './schema.js';
 import type { Notify } from './sqlite-backend.js';
 
-export type { MonitorRecord, MonitorStatus } from '../stores/monitors.js';
-
 type Row = Selectable<MonitorsTable>;
 
 function toRecord(r: Row): MonitorRecord {

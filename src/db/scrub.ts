@@ -1,7 +1,7 @@
 // SQLite's Scrub: secure_delete zeroes freed pages, VACUUM rebuilds the file from live rows only, and a
 // truncating WAL checkpoint copies the rebuilt pages over the old ones and empties the WAL.
 import type { Scrub } from '../stores/scrub.js';
-import type { Db } from './open.js';
+import type { Db } from './sqlite.js';
 
 /**
  * How many times the checkpoint is tried. Each try already waits up to the connection's busy_timeout

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IssuedKey } from '../../src/db/api-keys.js';
+import type { IssuedKey } from '../../src/stores/api-keys.js';
 import type { CaptureView, MonitorView } from '../../src/monitors/view.js';
 import type { FixtureServer, RecordedRequest } from './fixture-server.js';
 import { until } from './until.js';

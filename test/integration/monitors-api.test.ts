@@ -10,7 +10,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IssuedKey } from '../../src/db/api-keys.js';
+import type { IssuedKey } from '../../src/stores/api-keys.js';
 import type { CaptureView, MonitorView } from '../../src/monitors/view.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, isPng } from '../helpers/png.js';

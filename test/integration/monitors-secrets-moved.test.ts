@@ -5,7 +5,7 @@
 // Also here: a header name in another case replaces the stored header instead of joining it.
 import type http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { IssuedKey } from '../../src/db/api-keys.js';
+import type { IssuedKey } from '../../src/stores/api-keys.js';
 import type { MonitorView } from '../../src/monitors/view.js';
 import {
   addPrivatePage,

@@ -3,7 +3,7 @@
 // the clear, survive PATCHes that leave them out or send the masks back, and still reach the page a
 // capture renders — proved by a fixture page that records what it received.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IssuedKey } from '../../src/db/api-keys.js';
+import type { IssuedKey } from '../../src/stores/api-keys.js';
 import type { MonitorView } from '../../src/monitors/view.js';
 import {
   addPrivatePage,

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeyRevocation } from '../../src/auth/revocation.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { openDatabase, type Db } from '../../src/db/open.js';
+import { openDatabase, type Db } from '../../src/db/sqlite.js';
 import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { AppError } from '../../src/errors.js';
 import { JobQueue, type Submission } from '../../src/jobs/queue.js';

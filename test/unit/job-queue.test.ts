@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { openDatabase, type Db } from '../../src/db/open.js';
+import { openDatabase, type Db } from '../../src/db/sqlite.js';
 import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { AppError } from '../../src/errors.js';
 import { canonicalJson, JobQueue, type Submission } from '../../src/jobs/queue.js';

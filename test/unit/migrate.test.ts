@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MigrationMismatchError, migrate, readMigrations } from '../../src/db/migrate.js';
-import { openDatabase, type Db } from '../../src/db/open.js';
+import { openDatabase, type Db } from '../../src/db/sqlite.js';
 import { projectRoot } from '../../src/project-root.js';
 
 describe('migrations', () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { openDatabase, type Db } from '../../src/db/open.js';
+import { openDatabase, type Db } from '../../src/db/sqlite.js';
 import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { CAPTURE_JOB_KIND } from '../../src/monitors/recorder.js';

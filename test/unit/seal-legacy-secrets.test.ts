@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { SyncKeys } from '../helpers/sync-keys.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { openDatabase, type Db } from '../../src/db/open.js';
+import { openDatabase, type Db } from '../../src/db/sqlite.js';
 import { sqliteScrub } from '../../src/db/scrub.js';
 import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { sealLegacySecrets } from '../../src/monitors/seal-legacy-secrets.js';

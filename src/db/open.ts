@@ -1,1 +1,0 @@
-export { openDatabase, type Db } from './sqlite.js';
