@@ -2,6 +2,7 @@
 // The HTTP schema (src/http/schemas/monitors.ts) validates a request body into this shape, defaults
 // filled; the store keeps it and the scheduler, the capture job and the service read it.
 import type { Box } from './geometry.js';
+import type { Cookie, ImageOptions, PageSpec, ResourceType } from './render-spec.js';
 import type { DiffMode } from './diff-mode.js';
 import type { Rule } from './notify-rules.js';
 
@@ -20,58 +21,19 @@ export interface Step {
   secret?: boolean;
 }
 
-export interface Cookie {
-  name: string;
-  value: string;
-  domain?: string;
-  path?: string;
-  url?: string;
-  httpOnly?: boolean;
-  secure?: boolean;
-  sameSite?: 'Strict' | 'Lax' | 'None';
-}
-
-export type ResourceType = 'image' | 'media' | 'font' | 'stylesheet' | 'script' | 'xhr' | 'fetch' | 'websocket';
+export type { Cookie, ResourceType };
 
 /**
  * How the page is captured: an image render's page and image options, without what a monitor sets
- * itself (url), has no use for (html, output format, async delivery) or decides otherwise (reducedMotion).
+ * itself (url), has no use for (html, baseUrl, output format and quality) or decides otherwise
+ * (reducedMotion, "reduce" by default: motion that respects the preference stops, so a carousel is no
+ * change); plus the steps run before the capture.
  */
-export interface CaptureOptions {
-  viewport?: { width: number; height: number };
-  deviceScaleFactor?: number;
-  device?: string;
-  userAgent?: string;
-  locale?: string;
-  timezoneId?: string;
-  colorScheme: 'light' | 'dark';
-  /** "reduce" by default: motion that respects the preference stops, so a carousel is no change. */
-  reducedMotion: 'reduce' | 'no-preference';
-  media?: 'screen' | 'print';
-  javaScriptEnabled: boolean;
-  waitUntil: 'load' | 'domcontentloaded' | 'networkidle';
-  waitForSelector?: string;
-  waitForFunction?: string;
-  delay: number;
-  timeout: number;
-  headers?: Record<string, string>;
-  headersScope: 'origin' | 'all';
-  cookies?: Cookie[];
-  httpCredentials?: { username: string; password: string };
-  css?: string;
-  js?: string;
-  hideSelectors?: string[];
-  blockResources?: ResourceType[];
-  scrollPage: boolean;
-  failOnHttpError?: boolean;
-  fullPage: boolean;
-  selector?: string;
-  clip?: { x: number; y: number; width: number; height: number };
-  omitBackground: boolean;
-  animations: 'disabled' | 'allow';
-  caret: 'hide' | 'initial';
-  steps: Step[];
-}
+export type CaptureOptions = Omit<PageSpec, 'url' | 'html' | 'baseUrl' | 'reducedMotion'> &
+  Omit<ImageOptions, 'format' | 'quality'> & {
+    reducedMotion: 'reduce' | 'no-preference';
+    steps: Step[];
+  };
 
 /** What counts as a change, and what is left out of the comparison. */
 export interface DiffOptions {

@@ -1,7 +1,7 @@
 // The runner of `pdf` and `image` jobs: render through the shared renderer and store the bytes; the
 // queue records the result, and this runner's webhook event, in one transaction.
 import type { Renderer, RenderOutput } from '../render/renderer.js';
-import type { ImageSpec, PdfSpec } from '../render/spec.js';
+import type { ImageSpec, PdfSpec } from '../domain/render-spec.js';
 import type { FileStore } from '../storage/file-store.js';
 import type { Tx } from '../stores/backend.js';
 import type { JobRecord, JobRequest } from '../stores/jobs.js';

@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import type { Box } from '../domain/geometry.js';
 import type { PageBlock, PageFacts } from '../render/page-facts.js';
 import type { Renderer } from '../render/renderer.js';
-import type { ImageSpec } from '../render/spec.js';
+import type { ImageSpec } from '../domain/render-spec.js';
 import type { RunStep } from '../render/steps.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../storage/file-store.js';

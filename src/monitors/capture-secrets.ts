@@ -2,6 +2,7 @@
 // of `secret` fill steps — as they are kept and shown. At rest they are sealed by the SecretBox (bound to the monitor's
 // id); in answers they read "••••"; a "••••" sent back stands for the value already kept.
 // The service seals at the store boundary, the view masks, the capture job opens them to render.
+import type { Cookie, Step } from '../domain/monitor-settings.js';
 import { invalidRequest, renderFailed, type ErrorDetail } from '../errors.js';
 import { canonicalJson } from '../jobs/queue.js';
 import { isSealed, SecretBoxError, type SecretBox } from '../secrets/secret-box.js';
@@ -10,26 +11,7 @@ import type { MovedSecrets } from './secret-binding.js';
 /** What a secret looks like in an answer; sent back, it means "keep what is stored". */
 export const MASK = '••••';
 
-/**
- * The secret-bearing capture options, as the monitor schema produces them (declared here: monitors do not depend on
- * HTTP).
- */
-interface Cookie {
-  name: string;
-  value: string;
-  domain?: string;
-  path?: string;
-  url?: string;
-  httpOnly?: boolean;
-  secure?: boolean;
-  sameSite?: 'Strict' | 'Lax' | 'None';
-}
-interface Step {
-  action: string;
-  selector?: string;
-  value?: string;
-  secret?: boolean;
-}
+/** The secret-bearing capture options. */
 interface SecretFields {
   headers?: Record<string, string>;
   cookies?: Cookie[];

@@ -3,7 +3,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AppError } from '../errors.js';
 import { RenderAborted, type RenderOptions, type RenderOutput, type Renderer } from '../render/renderer.js';
-import type { ImageSpec, PdfSpec } from '../render/spec.js';
+import type { ImageSpec, PdfSpec } from '../domain/render-spec.js';
 import type { StatusSnapshot } from './status.js';
 
 export class Metrics {

@@ -4,7 +4,7 @@ import { fitToCaps, truncationOf, type ImageCaps } from './image-caps.js';
 import { measureBoxes } from './measure-boxes.js';
 import { readPageFacts, type FactsRequest, type PageFacts } from './page-facts.js';
 import { elementRect, readLayout, type Layout, type Rect } from './page-geometry.js';
-import type { ImageSpec } from './spec.js';
+import type { ImageSpec } from '../domain/render-spec.js';
 import { deviceScaleFor, viewportFor } from './viewport.js';
 
 export interface ImageCapture {

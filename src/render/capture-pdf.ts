@@ -1,6 +1,6 @@
 import type { Page } from 'playwright';
 import { invalidRequest } from '../errors.js';
-import type { PdfSpec } from './spec.js';
+import type { PdfSpec } from '../domain/render-spec.js';
 
 export interface PdfCapture {
   bytes: Buffer;

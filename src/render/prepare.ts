@@ -5,7 +5,7 @@ import { errors as pwErrors } from 'playwright';
 import { invalidRequest, renderFailed } from '../errors.js';
 import { Budget } from './budget.js';
 import { attachOriginHeaders, targetOrigin } from './origin-headers.js';
-import type { PageSpec } from './spec.js';
+import type { PageSpec } from '../domain/render-spec.js';
 
 /** The media emulation each page has now, so an unchanged one is not sent again (~6 ms a call). */
 const emulated = new WeakMap<Page, string>();

@@ -17,7 +17,7 @@ import { MainFrameNavigations } from './navigations.js';
 import { targetOrigin } from './origin-headers.js';
 import type { FactsRequest, PageFacts } from './page-facts.js';
 import { documentReady, firstLine, preparePage, readyPage } from './prepare.js';
-import type { ImageSpec, PdfSpec, RenderSpec } from './spec.js';
+import type { ImageSpec, PdfSpec, RenderSpec } from '../domain/render-spec.js';
 import { runSteps, type RunStep } from './steps.js';
 import { deviceScaleFor, viewportFor } from './viewport.js';
 

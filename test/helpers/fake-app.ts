@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { createApp, type AppDeps } from '../../src/http/app.js';
 import { createLogger } from '../../src/log.js';
 import type { Renderer, RenderOutput } from '../../src/render/renderer.js';
-import type { ImageSpec, PdfSpec } from '../../src/render/spec.js';
+import type { ImageSpec, PdfSpec } from '../../src/domain/render-spec.js';
 import { RELAXED_ANONYMOUS_LIMITS } from './test-config.js';
 
 export interface FakeRender {

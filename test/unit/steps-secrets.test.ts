@@ -8,13 +8,14 @@ import { AppError } from '../../src/errors.js';
 import { MASK, maskSecrets, openSecrets, sameCapture, sealSecrets } from '../../src/monitors/capture-secrets.js';
 import { movedSecrets } from '../../src/monitors/secret-binding.js';
 import { SecretBox } from '../../src/secrets/secret-box.js';
+import type { Step } from '../../src/domain/monitor-settings.js';
 
 const box = new SecretBox(randomBytes(32));
 const ID = 'mon_steps';
 const click: Step = { action: 'click', selector: '#more' };
 const PASSWORD = `pw-${randomBytes(8).toString('hex')}`;
 
-type Step = { action: string; selector?: string; value?: string; secret?: boolean };
+// The domain's step type: these tests build steps as a monitor's settings hold them.
 
 const login = (password: string, extra: Step[] = []): { steps: Step[] } => ({
   steps: [
@@ -54,26 +55,29 @@ describe('secret steps', () => {
   it.each([
     {
       what: 'another selector',
-      steps: (s: Step[]) => s.with(2, { action: 'fill', selector: '#comment', value: MASK, secret: true }),
+      steps: (s: Step[]): Step[] => s.with(2, { action: 'fill', selector: '#comment', value: MASK, secret: true }),
     },
     {
       what: 'another index (a step inserted before it)',
-      steps: (s: Step[]) => [{ action: 'click', selector: '#cookie-ok' }, ...s],
+      steps: (s: Step[]): Step[] => [{ action: 'click', selector: '#cookie-ok' }, ...s],
     },
     {
       what: 'a changed goto before it',
-      steps: (s: Step[]) => s.with(0, { action: 'goto', value: 'https://shop.example.evil.example/login' }),
+      steps: (s: Step[]): Step[] => s.with(0, { action: 'goto', value: 'https://shop.example.evil.example/login' }),
     },
     {
       what: 'a changed value before it',
-      steps: (s: Step[]) => s.with(1, { action: 'fill', selector: '#user', value: 'bob' }),
+      steps: (s: Step[]): Step[] => s.with(1, { action: 'fill', selector: '#user', value: 'bob' }),
     },
-    { what: 'a step removed before it', steps: (s: Step[]) => s.slice(1) },
+    { what: 'a step removed before it', steps: (s: Step[]): Step[] => s.slice(1) },
     // A step after it can show the secret (a "show password" toggle before the capture) or send it on.
-    { what: 'a step added after it', steps: (s: Step[]) => [...s, { action: 'click', selector: '.show-password' }] },
+    {
+      what: 'a step added after it',
+      steps: (s: Step[]): Step[] => [...s, { action: 'click', selector: '.show-password' }],
+    },
     {
       what: 'a changed step after it',
-      steps: (s: Step[]) => s.with(3, { action: 'click', selector: '.show-password' }),
+      steps: (s: Step[]): Step[] => s.with(3, { action: 'click', selector: '.show-password' }),
     },
   ])('"••••" with $what is 400 naming the step value', ({ steps }) => {
     const found = refusal(() => sealSecrets({ steps: steps(login(MASK).steps) }, stored, box, ID));

@@ -3,7 +3,13 @@
 // domain's render spec (src/render/spec.ts) plus the fields that say how to answer.
 import { devices } from 'playwright';
 import { z } from 'zod';
-import { IMAGE_FORMATS, PAPER_FORMATS, RESOURCE_TYPES, type ImageSpec, type PdfSpec } from '../../render/spec.js';
+import {
+  IMAGE_FORMATS,
+  PAPER_FORMATS,
+  RESOURCE_TYPES,
+  type ImageSpec,
+  type PdfSpec,
+} from '../../domain/render-spec.js';
 import { imageSizeRules, type ImageSizeLimits } from './image-size.js';
 
 export interface SchemaLimits extends ImageSizeLimits {
