@@ -1,6 +1,6 @@
 // One schema per render endpoint. They validate requests and (later) generate the OpenAPI document,
 // so a field's range, default and description are written exactly once. What they produce is the
-// domain's render spec (src/render/spec.ts) plus the fields that say how to answer.
+// domain's render spec (src/domain/render-spec.ts) plus the fields that say how to answer.
 import { devices } from 'playwright';
 import { z } from 'zod';
 import {
