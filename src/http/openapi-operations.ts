@@ -1,4 +1,4 @@
-// The building blocks of the OpenAPI document's operations (openapi.ts, openapi-paths.ts): zod → JSON
+// The building blocks of the OpenAPI document's operations (openapi.ts, openapi-paths*.ts): zod → JSON
 // Schema, the shared error responses by code, and one operation's shape with its security and headers.
 // Kept apart from the route table so each stays readable on its own.
 import { z } from 'zod';
@@ -43,6 +43,8 @@ export const hdr = (...names: string[]) =>
 const BINARY = { type: 'string', format: 'binary' };
 export const binary = (...types: string[]) => Object.fromEntries(types.map((t) => [t, { schema: BINARY }]));
 export const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+/** A response whose body is the named component schema as JSON. */
+export const one = (name: string, description: string) => ({ description, content: json(ref(name)) });
 
 const CODE_WHEN: Record<ErrorCode, string> = {
   invalid_request: 'the body or query failed validation; `details` lists `{path, message}` per field',

@@ -2,7 +2,7 @@
 // requests, built once per service from its configuration, so every range and maximum it states is the
 // one the service enforces. Only the JSON answers no zod schema describes are written by hand
 // (openapi-schemas.ts).
-// The route table is in openapi-paths.ts, the operation helpers in openapi-operations.ts.
+// The route table is in openapi-paths*.ts, the operation helpers in openapi-operations.ts.
 import type { z } from 'zod';
 import type { Config } from '../config.js';
 import { PACKAGE_VERSION } from '../version.js';

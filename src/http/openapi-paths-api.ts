@@ -1,0 +1,221 @@
+// The /api/ resource routes of GET /openapi.json: the async jobs, the monitors with their captures, and the
+// webhook delivery log. Kept apart from the render routes (openapi-paths.ts) and the operations and page
+// routes (openapi-paths-site.ts) so each route table stays readable on its own.
+import type { Config } from '../config.js';
+import type { ErrorCode } from '../errors.js';
+import { listOf, type JsonSchema } from './openapi-schemas.js';
+import {
+  API_ERRORS,
+  binary,
+  errors,
+  hdr,
+  idParam,
+  json,
+  one,
+  operation,
+  queryParameters,
+  ref,
+} from './openapi-operations.js';
+import { deliveryListQuery, jobListQuery, pagingQuery } from './schemas/lists.js';
+
+/** The `paths` of the async jobs, the monitors and their captures, and the webhook deliveries. */
+export function buildResourcePaths(config: Readonly<Config>): Record<string, Record<string, unknown>> {
+  const keyed = (codes: ErrorCode[], why?: Partial<Record<ErrorCode, string>>) =>
+    errors([...codes, ...API_ERRORS], why);
+  const list = (item: string) => ({ description: 'A page, newest first', content: json(listOf(item)) });
+  const jsonBody = (schema: JsonSchema) => ({ required: true, content: { 'application/json': { schema } } });
+  const bodyErrors: ErrorCode[] = ['invalid_request', 'payload_too_large', 'unsupported_media_type'];
+
+  return {
+    '/api/jobs': {
+      get: operation({
+        id: 'listJobs',
+        summary: "List the key's async jobs",
+        tag: 'Jobs',
+        access: 'key',
+        parameters: queryParameters(jobListQuery),
+        responses: { 200: list('Job'), ...keyed(['invalid_request']) },
+      }),
+    },
+    '/api/jobs/{id}': {
+      parameters: [idParam('job')],
+      get: operation({
+        id: 'getJob',
+        summary: 'Get a job',
+        tag: 'Jobs',
+        access: 'key',
+        responses: { 200: one('Job', 'The job'), ...keyed(['not_found']) },
+      }),
+      delete: operation({
+        id: 'cancelJob',
+        summary: 'Cancel a queued or running job',
+        tag: 'Jobs',
+        access: 'key',
+        responses: {
+          200: one('Job', 'The canceled job'),
+          ...keyed(['not_found', 'conflict'], { conflict: 'the job has already finished' }),
+        },
+      }),
+    },
+    '/api/jobs/{id}/result': {
+      parameters: [idParam('job')],
+      get: operation({
+        id: 'getJobResult',
+        summary: "Download a job's result",
+        tag: 'Jobs',
+        access: 'key',
+        description: `Kept for jobs.resultTtlHours (${config.jobs.resultTtlHours} h), then 410.`,
+        responses: {
+          200: {
+            description: 'The output',
+            headers: hdr('Content-Disposition'),
+            content: binary('application/pdf', 'image/png', 'image/jpeg', 'image/webp'),
+          },
+          ...keyed(['not_found', 'gone'], { not_found: 'unknown job, or it has not succeeded' }),
+        },
+      }),
+    },
+
+    '/api/monitors': {
+      post: operation({
+        id: 'createMonitor',
+        summary: 'Create a monitor',
+        tag: 'Monitors',
+        access: 'key',
+        requestBody: jsonBody(ref('MonitorCreate')),
+        responses: {
+          201: { description: 'Created', headers: hdr('Location'), content: json(ref('Monitor')) },
+          ...keyed([...bodyErrors, 'url_blocked', 'conflict'], {
+            conflict: `the key already has monitors.maxPerKey (${config.monitors.maxPerKey}) monitors`,
+          }),
+        },
+      }),
+      get: operation({
+        id: 'listMonitors',
+        summary: "List the key's monitors",
+        tag: 'Monitors',
+        access: 'key',
+        parameters: queryParameters(pagingQuery),
+        responses: { 200: list('Monitor'), ...keyed(['invalid_request']) },
+      }),
+    },
+    '/api/monitors/{id}': {
+      parameters: [idParam('monitor')],
+      get: operation({
+        id: 'getMonitor',
+        summary: 'Get a monitor',
+        tag: 'Monitors',
+        access: 'key',
+        responses: { 200: one('Monitor', 'The monitor'), ...keyed(['not_found']) },
+      }),
+      patch: operation({
+        id: 'updateMonitor',
+        summary: 'Change a monitor (JSON Merge Patch)',
+        tag: 'Monitors',
+        access: 'key',
+        requestBody: jsonBody(ref('MonitorPatch')),
+        responses: {
+          200: one('Monitor', 'The changed monitor'),
+          ...keyed([...bodyErrors, 'url_blocked', 'not_found']),
+        },
+      }),
+      delete: operation({
+        id: 'deleteMonitor',
+        summary: 'Delete a monitor with its captures and files',
+        tag: 'Monitors',
+        access: 'key',
+        responses: { 204: { description: 'Deleted' }, ...keyed(['not_found']) },
+      }),
+    },
+    '/api/monitors/{id}/run': {
+      parameters: [idParam('monitor')],
+      post: operation({
+        id: 'runMonitor',
+        summary: 'Capture now',
+        tag: 'Monitors',
+        access: 'key',
+        description: 'Queues a capture (also for a paused monitor). While one is pending, answers that one.',
+        responses: {
+          202: { description: 'Queued', headers: hdr('Location'), content: json(ref('RunAccepted')) },
+          ...keyed(['not_found']),
+        },
+      }),
+    },
+    '/api/monitors/{id}/captures': {
+      parameters: [idParam('monitor')],
+      get: operation({
+        id: 'listCaptures',
+        summary: "A monitor's captures",
+        tag: 'Monitors',
+        access: 'key',
+        parameters: queryParameters(pagingQuery),
+        responses: { 200: list('Capture'), ...keyed(['invalid_request', 'not_found']) },
+      }),
+    },
+    '/api/captures/{id}': {
+      parameters: [idParam('capture')],
+      get: operation({
+        id: 'getCapture',
+        summary: 'Get a capture',
+        tag: 'Monitors',
+        access: 'key',
+        responses: { 200: one('Capture', 'The capture'), ...keyed(['not_found']) },
+      }),
+    },
+    '/api/captures/{id}/image': {
+      parameters: [idParam('capture')],
+      get: operation({
+        id: 'getCaptureImage',
+        summary: 'The captured image',
+        tag: 'Monitors',
+        access: 'key',
+        responses: { 200: { description: 'PNG', content: binary('image/png') }, ...keyed(['not_found']) },
+      }),
+    },
+    '/api/captures/{id}/diff': {
+      parameters: [idParam('capture')],
+      get: operation({
+        id: 'getCaptureDiff',
+        summary: 'The diff image: changed pixels in red',
+        tag: 'Monitors',
+        access: 'key',
+        responses: {
+          200: { description: 'PNG', content: binary('image/png') },
+          ...keyed(['not_found'], { not_found: 'unknown capture, or no pixel differed' }),
+        },
+      }),
+    },
+
+    '/api/webhook-deliveries': {
+      get: operation({
+        id: 'listDeliveries',
+        summary: 'The webhook delivery log',
+        tag: 'Webhooks',
+        access: 'key',
+        parameters: queryParameters(deliveryListQuery),
+        responses: { 200: list('Delivery'), ...keyed(['invalid_request']) },
+      }),
+    },
+    '/api/webhook-deliveries/{id}': {
+      parameters: [idParam('delivery')],
+      get: operation({
+        id: 'getDelivery',
+        summary: 'A delivery with every attempt',
+        tag: 'Webhooks',
+        access: 'key',
+        responses: { 200: one('DeliveryDetail', 'The delivery and its history'), ...keyed(['not_found']) },
+      }),
+    },
+    '/api/webhook-deliveries/{id}/redeliver': {
+      parameters: [idParam('delivery')],
+      post: operation({
+        id: 'redeliver',
+        summary: 'Send a delivery again now',
+        tag: 'Webhooks',
+        access: 'key',
+        description: 'Works on pending, failed and succeeded deliveries; the retry schedule starts over.',
+        responses: { 202: one('Delivery', 'Due now'), ...keyed(['not_found']) },
+      }),
+    },
+  };
+}
