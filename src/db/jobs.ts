@@ -3,73 +3,16 @@
 // hold one job; every later write names the lease owner, so a worker whose lease was taken over (or
 // whose job was canceled) cannot record a result. The `subject` of a job is the `monitor_id` column
 // (a capture job's monitor), kept under its old name so the migrations stay additive.
-import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transaction, type UpdateObject } from 'kysely';
-import type {
-  JobError,
-  JobRecord,
-  JobRequest,
-  JobStatus,
-  JobStore,
-  ListQuery,
-  NewJob,
-  ResultMeta,
-  StoredResult,
-} from '../stores/jobs.js';
+// Its statements that end jobs are in job-endings.ts; the row mapping, shared columns and list cursor in
+// job-rows.ts.
+import type { Kysely, Transaction } from 'kysely';
+import type { JobError, JobRecord, JobStatus, JobStore, ListQuery, NewJob, StoredResult } from '../stores/jobs.js';
 import { JOB_STATUSES } from '../stores/jobs.js';
 import type { Notify } from './sqlite-backend.js';
 import { claimSql } from './fair-claim.js';
-import type { DB, JobsTable } from './schema.js';
-
-// Literals, not parameters: SQLite uses the partial indexes on unfinished jobs (`WHERE status IN
-// ('queued', 'running')`) only when a query repeats that condition with the same literal values.
-export const ACTIVE = [sql.lit('queued'), sql.lit('running')];
-
-type Row = Selectable<JobsTable>;
-type Eb = ExpressionBuilder<DB, 'jobs'>;
-
-function toRecord(r: Row): JobRecord {
-  return {
-    id: r.id,
-    keyId: r.key_id,
-    kind: r.kind,
-    status: r.status as JobStatus,
-    request: JSON.parse(r.request) as JobRequest,
-    baseUrl: r.base_url,
-    webhookUrl: r.webhook_url,
-    subject: r.monitor_id,
-    attempts: r.attempts,
-    leaseOwner: r.lease_owner,
-    error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
-    result: r.result_key
-      ? {
-          key: r.result_key,
-          contentType: r.result_type!,
-          bytes: r.result_bytes!,
-          meta: JSON.parse(r.result_meta!) as ResultMeta,
-          expiresAt: r.result_expires_at!,
-          removed: r.result_removed_at !== null,
-        }
-      : null,
-    createdAt: r.created_at,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
-  };
-}
-
-/** What every statement that ends a job sets: no lease, the finish time, only the kept request. */
-/**
- * The columns of a job that ends now. It keeps only what its runner chose at submission (kept_request):
- * headers, cookies and credentials it ran with are dropped. Also used where a key's work ends in bulk.
- */
-export function ended(status: JobStatus, now: Date) {
-  return (eb: Eb): UpdateObject<DB, 'jobs'> => ({
-    status,
-    lease_owner: null,
-    lease_expires_at: null,
-    finished_at: now.toISOString(),
-    request: eb.ref('kept_request'),
-  });
-}
+import { cancelJob, cancelJobsFor, cancelRevokedJobs, failExhaustedJobs, failJob, succeedJob } from './job-endings.js';
+import { ACTIVE, olderThan, toRecord } from './job-rows.js';
+import type { DB } from './schema.js';
 
 export class SqlJobStore implements JobStore {
   constructor(
@@ -118,14 +61,7 @@ export class SqlJobStore implements JobStore {
     const { before, status } = q;
     let query = this.db.selectFrom('jobs').selectAll().where('key_id', '=', keyId).where('kind', 'in', kinds);
     if (status !== undefined) query = query.where('status', '=', status);
-    if (before) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('created_at', '<', before.createdAt),
-          eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
-        ]),
-      );
-    }
+    if (before) query = query.where(olderThan(before));
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
     return rows.map(toRecord);
   }
@@ -167,16 +103,8 @@ export class SqlJobStore implements JobStore {
     return rows.map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
-  async cancelRevoked(now: Date): Promise<string[]> {
-    // Stragglers: jobs of a revoked key queued after (or running despite) its revocation.
-    const rows = await this.db
-      .updateTable('jobs')
-      .set(ended('canceled', now))
-      .where('status', 'in', ACTIVE)
-      .where('key_id', 'in', (eb) => eb.selectFrom('api_keys').select('id').where('revoked_at', 'is not', null))
-      .returning('id')
-      .execute();
-    return rows.map((r) => r.id);
+  cancelRevoked(now: Date): Promise<string[]> {
+    return cancelRevokedJobs(this.db, now);
   }
 
   async runningOf(owner: string): Promise<Set<string>> {
@@ -191,24 +119,8 @@ export class SqlJobStore implements JobStore {
     return new Set(rows.map((r) => r.id));
   }
 
-  async failExhausted(maxAttempts: number, now: Date): Promise<JobRecord[]> {
-    const rows = await this.db
-      .updateTable('jobs')
-      .set((eb) => ({
-        ...ended('failed', now)(eb),
-        error_code: eb.fn.coalesce('error_code', eb.val('internal')),
-        error_message: eb.fn.coalesce(
-          'error_message',
-          eb.val('the worker rendering it stopped before finishing, on every try'),
-        ),
-      }))
-      .where('status', 'in', ACTIVE) // read through the index of unfinished jobs, not the whole table
-      .where('status', '=', 'running')
-      .where('lease_expires_at', '<', now.toISOString())
-      .where('attempts', '>=', maxAttempts)
-      .returningAll()
-      .execute();
-    return rows.map(toRecord);
+  failExhausted(maxAttempts: number, now: Date): Promise<JobRecord[]> {
+    return failExhaustedJobs(this.db, maxAttempts, now);
   }
 
   async renew(owner: string, leaseMs: number, now: Date): Promise<void> {
@@ -221,44 +133,12 @@ export class SqlJobStore implements JobStore {
       .execute();
   }
 
-  async succeed(
-    id: string,
-    owner: string,
-    result: StoredResult | undefined,
-    now: Date,
-  ): Promise<JobRecord | undefined> {
-    const row = await this.db
-      .updateTable('jobs')
-      .set((eb) => ({
-        ...ended('succeeded', now)(eb),
-        error_code: null,
-        error_message: null,
-        ...(result && {
-          result_key: result.key,
-          result_type: result.contentType,
-          result_bytes: result.bytes,
-          result_meta: JSON.stringify(result.meta),
-          result_expires_at: result.expiresAt,
-        }),
-      }))
-      .where('id', '=', id)
-      .where('lease_owner', '=', owner)
-      .where('status', '=', 'running')
-      .returningAll()
-      .executeTakeFirst();
-    return row && toRecord(row);
+  succeed(id: string, owner: string, result: StoredResult | undefined, now: Date): Promise<JobRecord | undefined> {
+    return succeedJob(this.db, id, owner, result, now);
   }
 
-  async fail(id: string, owner: string, error: JobError, now: Date): Promise<JobRecord | undefined> {
-    const row = await this.db
-      .updateTable('jobs')
-      .set((eb) => ({ ...ended('failed', now)(eb), error_code: error.code, error_message: error.message }))
-      .where('id', '=', id)
-      .where('lease_owner', '=', owner)
-      .where('status', '=', 'running')
-      .returningAll()
-      .executeTakeFirst();
-    return row && toRecord(row);
+  fail(id: string, owner: string, error: JobError, now: Date): Promise<JobRecord | undefined> {
+    return failJob(this.db, id, owner, error, now);
   }
 
   async requeue(id: string, owner: string, error: JobError): Promise<boolean> {
@@ -298,18 +178,8 @@ export class SqlJobStore implements JobStore {
     return released;
   }
 
-  async cancel(keyId: string, id: string, kinds: readonly string[], now: Date): Promise<JobRecord | undefined> {
-    if (kinds.length === 0) return undefined;
-    const row = await this.db
-      .updateTable('jobs')
-      .set(ended('canceled', now))
-      .where('id', '=', id)
-      .where('key_id', '=', keyId)
-      .where('kind', 'in', kinds)
-      .where('status', 'in', ACTIVE)
-      .returningAll()
-      .executeTakeFirst();
-    return row && toRecord(row);
+  cancel(keyId: string, id: string, kinds: readonly string[], now: Date): Promise<JobRecord | undefined> {
+    return cancelJob(this.db, keyId, id, kinds, now);
   }
 
   async activeFor(subject: string): Promise<JobRecord | undefined> {
@@ -324,15 +194,8 @@ export class SqlJobStore implements JobStore {
     return row && toRecord(row);
   }
 
-  async cancelFor(subject: string, now: Date): Promise<string[]> {
-    const rows = await this.db
-      .updateTable('jobs')
-      .set(ended('canceled', now))
-      .where('monitor_id', '=', subject)
-      .where('status', 'in', ACTIVE)
-      .returning('id')
-      .execute();
-    return rows.map((r) => r.id);
+  cancelFor(subject: string, now: Date): Promise<string[]> {
+    return cancelJobsFor(this.db, subject, now);
   }
 
   async expiredResults(now: Date, limit: number): Promise<JobRecord[]> {

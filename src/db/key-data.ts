@@ -2,7 +2,7 @@
 // one transaction (tx.keyData), so a revocation or a purge is all or nothing.
 import type { Kysely, Transaction } from 'kysely';
 import type { KeyDataStore, PurgedRows, StoppedWork } from '../stores/key-data.js';
-import { ACTIVE, ended } from './jobs.js';
+import { ACTIVE, ended } from './job-rows.js';
 import type { DB } from './schema.js';
 import { PENDING } from './webhook-deliveries.js';
 
