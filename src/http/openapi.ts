@@ -1,7 +1,7 @@
 // GET /openapi.json: an OpenAPI 3.1 document generated from the same zod schemas that validate
 // requests, built once per service from its configuration, so every range and maximum it states is the
 // one the service enforces. Only the JSON answers no zod schema describes are written by hand
-// (openapi-schemas.ts).
+// (openapi-schemas.ts, with openapi-capture-schemas.ts).
 // The route table is in openapi-paths*.ts, the operation helpers in openapi-operations.ts.
 import type { z } from 'zod';
 import type { Config } from '../config.js';
