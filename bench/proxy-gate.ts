@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config-load.js';
 import { EgressPolicy } from '../src/egress/policy.js';
 import { EgressProxy } from '../src/egress/proxy.js';
 import { heldByBrowsers } from '../src/egress/socket-owner.js';

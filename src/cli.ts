@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `pagewatch` command: `serve` (the default) and `migrate`.
 import { resolve } from 'node:path';
-import { ConfigError, describeSettings, loadConfig } from './config.js';
+import { ConfigError } from './config.js';
+import { describeSettings, loadConfig } from './config-load.js';
 import { KeyPurge } from './auth/purge.js';
 import { KeyRevocation } from './auth/revocation.js';
 import { migrate, readMigrations } from './db/migrate.js';

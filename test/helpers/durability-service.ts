@@ -1,7 +1,7 @@
 // For durability tests: the real service in-process on a data directory the test chooses, so a second
 // service can start on the same directory (the same SQLite file and results) after the first stopped.
 // Unlike test/helpers/service.ts, stopping never removes the directory; the test owns it.
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config-load.js';
 import type { IssuedKey } from '../../src/stores/api-keys.js';
 import { SyncKeys } from './sync-keys.js';
 import { createLogger } from '../../src/log.js';

@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config-load.js';
 import { createApp, type AppDeps } from '../../src/http/app.js';
 import { createLogger } from '../../src/log.js';
 import type { Renderer, RenderOutput } from '../../src/render/renderer.js';

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config-load.js';
 import type { IssuedKey } from '../../src/stores/api-keys.js';
 import { SyncKeys } from './sync-keys.js';
 import { createLogger } from '../../src/log.js';

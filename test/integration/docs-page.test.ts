@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config-load.js';
 import { projectRoot } from '../../src/project-root.js';
 import { findChromium } from '../../src/render/chromium-path.js';
 import { renderDocsPage } from '../../src/web/docs-page.js';

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config-load.js';
 import { SyncKeys } from '../helpers/sync-keys.js';
 import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/main.js';

@@ -4,7 +4,7 @@
 import type Router from '@koa/router';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config-load.js';
 import { createApp, type AppDeps } from '../../src/http/app.js';
 import { PACKAGE_VERSION } from '../../src/version.js';
 import { parsePdf } from '../helpers/pdf.js';

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, configSchema, describeSettings, envName, loadConfig } from '../../src/config.js';
+import { ConfigError, configSchema } from '../../src/config.js';
+import { describeSettings, envName, loadConfig } from '../../src/config-load.js';
 import { projectRoot } from '../../src/project-root.js';
 
 // The defaults docs/configuration.md and the settings' descriptions promise. Settings added later

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config-load.js';
 import { docsRoutes } from '../../src/http/routes/docs.js';
 import { DOCS_DIR, readDocsFiles } from '../../src/web/docs-files.js';
 

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../src/domain/key-material.js';
-import { describeSettings } from '../../src/config.js';
+import { describeSettings } from '../../src/config-load.js';
 import { VERIFY_CRYPTO, VERIFY_STANDARDWEBHOOKS } from '../../src/web/docs-texts.js';
 import { newMessageId, signedHeaders } from '../../src/webhooks/sign.js';
 
