@@ -10,7 +10,7 @@ import { readJsonBody } from '../middleware/body.js';
 import { baseUrlOf, keyIdOf } from '../principal.js';
 import { pagingQuery } from '../schemas/lists.js';
 import { monitorSchema } from '../schemas/monitors.js';
-import type { SchemaLimits } from '../schemas/render.js';
+import type { SchemaLimits } from '../schemas/request-options.js';
 import { parseBody } from '../validate.js';
 
 export interface MonitorRouteDeps {

@@ -14,7 +14,14 @@ import {
 } from '../../domain/monitor-settings.js';
 import { notifyWhenSchema } from './conditions.js';
 import { imageSizeRules } from './image-size.js';
-import { httpUrl, imageOptions, oneCaptureMode, pageOptions, validTimeZone, type SchemaLimits } from './render.js';
+import {
+  httpUrl,
+  imageOptions,
+  oneCaptureMode,
+  pageOptions,
+  validTimeZone,
+  type SchemaLimits,
+} from './request-options.js';
 import { stepsFitTimeout, stepsSchema } from './steps.js';
 
 export { mergePatch } from '../../domain/monitor-settings.js';

@@ -1,150 +1,16 @@
 // One schema per render endpoint. They validate requests and (later) generate the OpenAPI document,
 // so a field's range, default and description are written exactly once. What they produce is the
 // domain's render spec (src/domain/render-spec.ts) plus the fields that say how to answer.
-import { devices } from 'playwright';
+// The field groups they share with the monitor schemas are in request-options.ts.
 import { z } from 'zod';
-import {
-  IMAGE_FORMATS,
-  PAPER_FORMATS,
-  RESOURCE_TYPES,
-  type ImageSpec,
-  type PdfSpec,
-} from '../../domain/render-spec.js';
-import { imageSizeRules, type ImageSizeLimits } from './image-size.js';
+import { PAPER_FORMATS, type ImageSpec, type PdfSpec } from '../../domain/render-spec.js';
+import { imageSizeRules } from './image-size.js';
+import { imageOptions, oneCaptureMode, pageOptions, type SchemaLimits } from './request-options.js';
 
-export interface SchemaLimits extends ImageSizeLimits {
-  maxTimeoutMs: number;
-}
-
-const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const cssLength = z.union([
   z.string().regex(/^\s*\d+(\.\d+)?\s*(px|in|cm|mm)?\s*$/, 'a CSS length such as "10mm", "1in", "96px"'),
   z.number().min(0),
 ]);
-
-export const httpUrl = (what: string) =>
-  z.string().refine((value) => {
-    // The URL parser quietly drops surrounding spaces and embedded tabs/newlines; an odd spelling is
-    // refused rather than normalised into something the caller did not write.
-    // eslint-disable-next-line no-control-regex
-    if (value !== value.trim() || /[\u0000-\u001f\u007f]/.test(value)) return false;
-    try {
-      const u = new URL(value);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, `${what} must be an absolute http or https URL`);
-
-export const validTimeZone = (tz: string) => {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-const cookie = z
-  .object({
-    name: z.string().min(1),
-    value: z.string(),
-    domain: z.string().optional(),
-    path: z.string().optional(),
-    url: httpUrl('cookie url').optional(),
-    httpOnly: z.boolean().optional(),
-    secure: z.boolean().optional(),
-    sameSite: z.enum(['Strict', 'Lax', 'None']).optional(),
-  })
-  .strict();
-
-/** RFC 9110 token names and values without CR, LF or NUL: what Chromium will send at all. */
-const headerRecord = z
-  .record(z.string(), z.string().regex(/^[^\r\n\0]*$/, 'a header value cannot hold CR, LF or NUL'))
-  .superRefine((headers, ctx) => {
-    for (const name of Object.keys(headers)) {
-      if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [name],
-          message: "not a valid header name (a token: letters, digits and !#$%&'*+-.^_`|~)",
-        });
-      }
-    }
-  });
-
-export function pageOptions(limits: SchemaLimits) {
-  return {
-    url: httpUrl('url').optional().describe('Address of the page to render (http or https)'),
-    html: z.string().optional().describe('HTML to render'),
-    baseUrl: httpUrl('baseUrl').optional().describe('Resolves relative links in html'),
-    viewport: z
-      .object({ width: int(1, 3840), height: int(1, 2160) })
-      .strict()
-      .optional()
-      .describe("Viewport in CSS pixels; default 1280×800 (or the device's)"),
-    deviceScaleFactor: z.number().min(1).max(3).optional().describe('Device pixel ratio, 1..3; default 1'),
-    device: z
-      .string()
-      .refine(
-        (name) => Object.hasOwn(devices, name),
-        'unknown device; use a Playwright device name such as "iPhone 13"',
-      )
-      .optional()
-      .describe('Playwright device name: sets viewport, user agent, scale and touch'),
-    userAgent: z.string().min(1).optional(),
-    locale: z
-      .string()
-      .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a BCP 47 locale such as "en-US"')
-      .optional(),
-    timezoneId: z.string().refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"').optional(),
-    colorScheme: z.enum(['light', 'dark']).default('light'),
-    reducedMotion: z.enum(['reduce', 'no-preference']).optional(),
-    media: z.enum(['screen', 'print']).optional().describe('CSS media type; image default screen, pdf default print'),
-    javaScriptEnabled: z.boolean().default(true),
-    waitUntil: z.enum(['load', 'domcontentloaded', 'networkidle']).default('load'),
-    waitForSelector: z.string().min(1).optional().describe('Wait until it is visible; 422 if it never is'),
-    waitForFunction: z.string().min(1).optional().describe('JS expression waited until truthy'),
-    delay: int(0, 10_000).default(0).describe('Extra wait after readiness, ms'),
-    timeout: int(1000, limits.maxTimeoutMs).default(30_000).describe('Whole render budget, ms'),
-    headers: headerRecord
-      .optional()
-      .describe(
-        'Extra HTTP headers, sent to the target\'s origin only (url, or baseUrl for html) unless headersScope is "all"',
-      ),
-    headersScope: z
-      .enum(['origin', 'all'])
-      .default('origin')
-      .describe(
-        'Where headers go: "origin" (default) only to requests to the target\'s origin, never across a ' +
-          'redirect to another; "all" to every request the page makes',
-      ),
-    cookies: z.array(cookie).max(100).optional(),
-    httpCredentials: z
-      .object({ username: z.string(), password: z.string() })
-      .strict()
-      .optional()
-      .describe("Basic/Digest credentials, given only to the target's origin (url, or baseUrl for html)"),
-    css: z.string().optional().describe('Style added after load, before capture'),
-    js: z.string().optional().describe('Script added after load, before capture'),
-    hideSelectors: z.array(z.string().min(1)).max(100).optional().describe('CSS selectors set to visibility:hidden'),
-    blockResources: z.array(z.enum(RESOURCE_TYPES)).optional().describe('Resource types not loaded'),
-    scrollPage: z.boolean().default(false).describe('Scroll to the bottom and back to trigger lazy loading'),
-    failOnHttpError: z.boolean().optional().describe('Main document status >= 400 → 422; default true for url'),
-    filename: z.string().min(1).max(200).optional().describe('Used in Content-Disposition'),
-    response: z
-      .enum(['binary', 'json'])
-      .default('binary')
-      .describe('Synchronous answer: the bytes, or JSON with base64 data'),
-    async: z
-      .boolean()
-      .default(false)
-      .describe('Answer 202 with a job at once; the result is fetched later (API key required)'),
-    webhookUrl: httpUrl('webhookUrl')
-      .optional()
-      .describe("Told of the async job's end (job.succeeded / job.failed); needs async"),
-  };
-}
 
 /**
  * Rules that span fields; each adds a detail naming the field to fix. They run even when some field
@@ -207,46 +73,6 @@ function crossFieldRules(
       });
     }
   });
-}
-
-export function imageOptions() {
-  return {
-    format: z.enum(IMAGE_FORMATS).default('png'),
-    quality: int(1, 100).optional().describe('jpeg/webp quality; default 80'),
-    fullPage: z.boolean().default(false).describe('The whole page; cut to the size caps (X-Truncated)'),
-    selector: z.string().min(1).optional().describe('Capture one element; cut to the size caps (X-Truncated)'),
-    clip: z
-      .object({
-        x: z.number().min(0),
-        y: z.number().min(0),
-        width: z.number().positive(),
-        height: z.number().positive(),
-      })
-      .strict()
-      .optional()
-      .describe(
-        'Region in CSS px; each side at most limits.maxFullPageHeight, and width × height × scale² at most ' +
-          'limits.maxImagePixels',
-      ),
-    omitBackground: z.boolean().default(false).describe('Transparent background (png)'),
-    animations: z.enum(['disabled', 'allow']).default('disabled'),
-    caret: z.enum(['hide', 'initial']).default('hide'),
-  };
-}
-
-/** fullPage, selector and clip each choose what is captured: one at most. */
-export function oneCaptureMode(
-  value: { fullPage?: unknown; selector?: unknown; clip?: unknown },
-  ctx: z.RefinementCtx,
-): void {
-  const modes = [
-    value.fullPage === true && 'fullPage',
-    value.selector !== undefined && 'selector',
-    value.clip !== undefined && 'clip',
-  ].filter(Boolean);
-  if (modes.length > 1) {
-    ctx.addIssue({ code: 'custom', path: [String(modes[1])], message: `${modes.join(' and ')} cannot be combined` });
-  }
 }
 
 export function imageRequestSchema(limits: SchemaLimits) {

@@ -2,7 +2,7 @@
 // (log in, accept a consent banner, open a tab). They share the render's time budget.
 import { z } from 'zod';
 import { STEP_ACTIONS, type Step } from '../../domain/monitor-settings.js';
-import { httpUrl } from './render.js';
+import { httpUrl } from './request-options.js';
 
 export const MAX_STEPS = 20;
 
