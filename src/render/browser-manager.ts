@@ -1,28 +1,17 @@
 // One long-lived Chromium, recycled after `restartAfter` renders and relaunched after a crash.
 // Renders lease a page: a warm reusable one (wiped after use), or — when the render needs options a
 // reused page cannot take (user agent, locale, device...) — a single-use context of its own.
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright';
+// One browser's generation and its leases are in browser-generation.ts.
+import type { BrowserContextOptions } from 'playwright';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import { unavailable } from '../errors.js';
 import { abortable } from './abortable.js';
+import { Generation, watchLoss, type Lease } from './browser-generation.js';
 import { launchChromium, killProcessGroup } from './launch.js';
 import { explainSandboxFailure } from './sandbox.js';
 import { BASE_CONTEXT_OPTIONS, guardPage } from './warm-page.js';
 import { WarmPool } from './warm-pool.js';
-
-export interface Lease {
-  page: Page;
-  context: BrowserContext;
-  /** Hand the page back. `reusable: false` after a timeout, abort or crash: the page is thrown away. */
-  release(reusable: boolean): void;
-  browserConnected(): boolean;
-  /**
-   * Aborts when the browser dies or the page crashes. Pending Playwright calls do not all reject
-   * when that happens (a wait can sit until its own timeout), so renders race against this.
-   */
-  lost: AbortSignal;
-}
 
 export interface BrowserManagerOptions {
   executablePath: string | undefined;
@@ -51,33 +40,6 @@ export interface BrowserStats {
   /** Warm pages idle now, and created by the current browser so far (reuse keeps the latter flat). */
   warmPages: number;
   pagesCreated: number;
-}
-
-class Generation {
-  renders = 0;
-  inFlight = 0;
-  retired = false;
-  readonly disconnected = new AbortController();
-
-  constructor(
-    readonly browser: Browser,
-    readonly pid: number | undefined,
-    readonly version: string,
-    readonly pool: WarmPool,
-    private readonly onGone: () => void,
-  ) {}
-
-  get connected(): boolean {
-    return this.browser.isConnected();
-  }
-
-  async close(): Promise<void> {
-    this.retired = true;
-    await this.pool.close();
-    await this.browser.close().catch(() => undefined);
-    killProcessGroup(this.pid);
-    this.onGone();
-  }
 }
 
 export class BrowserManager implements Lifecycle {
@@ -284,14 +246,4 @@ export class BrowserManager implements Lifecycle {
     this.launchFailure = reason;
     return unavailable('the browser could not be started', err);
   }
-}
-
-function watchLoss(gen: Generation, page: Page): { signal: AbortSignal; dispose: () => void } {
-  const crashed = new AbortController();
-  const onCrash = () => crashed.abort(new Error('page crashed'));
-  page.once('crash', onCrash);
-  return {
-    signal: AbortSignal.any([gen.disconnected.signal, crashed.signal]),
-    dispose: () => page.off('crash', onCrash),
-  };
 }

@@ -4,7 +4,8 @@
 import { devices, errors as pwErrors, type BrowserContextOptions, type Page } from 'playwright';
 import type { EgressPolicy } from '../egress/policy.js';
 import { AppError, renderFailed, renderTimeout, unavailable, urlBlocked } from '../errors.js';
-import type { BrowserManager, Lease } from './browser-manager.js';
+import type { Lease } from './browser-generation.js';
+import type { BrowserManager } from './browser-manager.js';
 import { Budget } from './budget.js';
 import type { Box } from '../domain/geometry.js';
 import { captureImage } from './capture-image.js';
