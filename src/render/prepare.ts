@@ -1,8 +1,9 @@
-// Everything between "a page is ours" and "capture": emulation, cookies, routes, navigation, the
-// waits that make a capture stable, and the caller's css/js/hide/scroll.
+// Everything between "a page is ours" and its loaded document: emulation, cookies, routes and
+// navigation. The waits that make a capture stable and the caller's css/js/hide/scroll follow in
+// ready-page.ts.
 import type { BrowserContext, Page, Response } from 'playwright';
 import { errors as pwErrors } from 'playwright';
-import { invalidRequest, renderFailed } from '../errors.js';
+import { renderFailed } from '../errors.js';
 import { Budget } from './budget.js';
 import { attachOriginHeaders, targetOrigin } from './origin-headers.js';
 import type { PageSpec } from '../domain/render-spec.js';
@@ -38,16 +39,6 @@ export async function preparePage(
   if (req.blockResources?.length) await blockResources(page, req.blockResources);
 
   await navigate(page, req, budget);
-}
-
-/**
- * The post-load steps: the document ready as `waitUntil` says, the caller's waits, then the caller's
- * css/js/hide/scroll/delay. Run again by the renderer if the page moves to another document.
- */
-export async function readyPage(page: Page, req: PageSpec, budget: Budget): Promise<void> {
-  await documentReady(page, req);
-  await waitUntilReady(page, req, budget);
-  await applyPageChanges(page, req, budget);
 }
 
 /**
@@ -167,123 +158,6 @@ async function goto(
     if (err instanceof pwErrors.TimeoutError) throw err; // the budget ran out: a timeout, not a failure
     throw renderFailed(`could not load ${url}: ${firstLine(err)}`, err);
   }
-}
-
-async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promise<void> {
-  if (req.waitForSelector) {
-    try {
-      await page
-        .locator(req.waitForSelector)
-        .first()
-        .waitFor({ state: 'visible', timeout: budget.remaining(100) });
-    } catch (err) {
-      if (err instanceof pwErrors.TimeoutError)
-        throw renderFailed(`waitForSelector "${req.waitForSelector}" never became visible`);
-      throw renderFailed(`waitForSelector "${req.waitForSelector}": ${firstLine(err)}`, err);
-    }
-  }
-  if (req.waitForFunction) {
-    try {
-      await page.waitForFunction(req.waitForFunction, undefined, { timeout: budget.remaining(100) });
-    } catch (err) {
-      if (err instanceof pwErrors.TimeoutError) throw renderFailed('waitForFunction never became truthy');
-      throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);
-    }
-  }
-  if (req.javaScriptEnabled) await fontsAndImagesReady(page, !('fullPage' in req) || req.fullPage === true, budget);
-}
-
-/** At most this many images are waited for: the page decides how many there are. */
-const MAX_AWAITED_IMAGES = 500;
-
-/**
- * Fonts loaded and the images of the captured area decoded, so the capture does not catch them half-drawn
- * (an image that arrives late would otherwise read as a change). The captured area is the viewport, or the
- * whole document for a full-page capture or a PDF: there, `loading="lazy"` images are switched to eager
- * first, since nothing scrolls them into view before the capture. The wait takes at most half of what is
- * left of the render's budget; an image that never arrives is captured as it is then.
- */
-async function fontsAndImagesReady(page: Page, wholePage: boolean, budget: Budget): Promise<void> {
-  await page.evaluate(
-    async ({ wholePage, maxMs, maxImages }) => {
-      const timeUp = new Promise<void>((resolve) => setTimeout(resolve, maxMs));
-      await Promise.race([document.fonts.ready, timeUp]);
-      const captured = [...document.images]
-        .filter((img) => {
-          if (wholePage) return true;
-          const r = img.getBoundingClientRect();
-          return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
-        })
-        .slice(0, maxImages);
-      for (const img of captured) if (img.loading === 'lazy') img.loading = 'eager';
-      await Promise.race([Promise.all(captured.map((img) => img.decode().catch(() => undefined))), timeUp]);
-      // Text drawn by an image's arrival (a late layout) may need a font the first wait did not.
-      await Promise.race([document.fonts.ready, timeUp]);
-    },
-    { wholePage, maxMs: Math.floor(budget.remaining() / 2), maxImages: MAX_AWAITED_IMAGES },
-  );
-}
-
-async function applyPageChanges(page: Page, req: PageSpec, budget: Budget): Promise<void> {
-  if (req.css) await page.addStyleTag({ content: req.css });
-  if (req.js) {
-    try {
-      await page.addScriptTag({ content: req.js });
-    } catch (err) {
-      throw renderFailed(`js could not be added: ${firstLine(err)}`, err);
-    }
-  }
-  if (req.hideSelectors?.length) await hide(page, req.hideSelectors);
-  if (req.scrollPage) await scrollThrough(page, budget);
-  if (req.delay > 0) await page.waitForTimeout(Math.min(req.delay, budget.remaining()));
-}
-
-async function hide(page: Page, selectors: string[]): Promise<void> {
-  const bad = await page.evaluate((sels) => {
-    for (const [i, sel] of sels.entries()) {
-      try {
-        document
-          .querySelectorAll<HTMLElement>(sel)
-          .forEach((el) => el.style.setProperty('visibility', 'hidden', 'important'));
-      } catch {
-        return i;
-      }
-    }
-    return -1;
-  }, selectors);
-  if (bad >= 0)
-    throw invalidRequest('hideSelectors holds an invalid CSS selector', [
-      { path: `hideSelectors.${bad}`, message: 'not a valid CSS selector' },
-    ]);
-}
-
-/** Scroll down a viewport at a time so lazy content loads, then back to the top and wait for images. */
-async function scrollThrough(page: Page, budget: Budget): Promise<void> {
-  await page.evaluate(
-    async (maxMs) => {
-      const until = Date.now() + maxMs;
-      const pause = () => new Promise((r) => setTimeout(r, 100));
-      for (let y = 0; y < document.documentElement.scrollHeight && Date.now() < until; y += innerHeight) {
-        scrollTo(0, y);
-        await pause();
-      }
-      scrollTo(0, 0);
-      const pending = [...document.images].filter((img) => !img.complete);
-      await Promise.race([
-        Promise.all(
-          pending.map(
-            (img) =>
-              new Promise((r) => {
-                img.addEventListener('load', r);
-                img.addEventListener('error', r);
-              }),
-          ),
-        ),
-        new Promise((r) => setTimeout(r, Math.max(0, until - Date.now()))),
-      ]);
-    },
-    Math.max(0, budget.remaining() - 500),
-  );
 }
 
 export function firstLine(err: unknown): string {
