@@ -3,6 +3,7 @@
 // return the capture as the job's outcome; the queue records it (through the recorder) in the
 // transaction that ends the job. Failures are thrown to the job worker, which retries or fails the job
 // (and the recorder then writes a failed capture).
+// Its render request is built in capture-request.ts, its file keys in capture-files.ts.
 import { performance } from 'node:perf_hooks';
 import type { DiffResult } from '../diff/compare.js';
 import { ImageTooLarge, pngSize, sha256, type CaptureImage, type Differ } from '../diff/differ.js';
@@ -12,21 +13,20 @@ import type { Logger } from '../log.js';
 import type { Box } from '../domain/geometry.js';
 import type { PageBlock, PageFacts } from '../render/page-facts.js';
 import type { Renderer } from '../render/renderer.js';
-import type { ImageSpec } from '../domain/render-spec.js';
-import type { RunStep } from '../render/steps.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../storage/file-store.js';
 import type { Stores, Tx } from '../stores/backend.js';
 import type { CaptureRecord, NewCapture, Region } from '../stores/captures.js';
 import type { JobRecord } from '../stores/jobs.js';
 import type { MonitorRecord } from '../stores/monitors.js';
-import { openSecrets } from './capture-secrets.js';
 import { evaluateConditions } from './conditions.js';
 import { isChange } from '../domain/diff-mode.js';
 import { hideTypedSecrets } from './typed-secrets.js';
 import { withElements } from './region-elements.js';
 import { compareTexts, parseStoredBlocks, type TextComparison } from './text-changes.js';
 import { newCaptureId, type CaptureJobRequest, type CaptureRecorder } from './recorder.js';
+import { captureFileKeys } from './capture-files.js';
+import { captureRequest, captureSteps } from './capture-request.js';
 
 interface Shot extends CaptureImage {
   boxes: Box[];
@@ -232,36 +232,4 @@ async function refuseOversized<T>(step: () => T | Promise<T>): Promise<T> {
     if (err instanceof ImageTooLarge) throw renderFailed(`${err.message}; the capture cannot be compared`, err);
     throw err;
   }
-}
-
-/**
- * The render request of a capture: the monitor's image options with its secrets decrypted, its url,
- * always PNG. Secrets that do not decrypt (another key) fail the capture rather than send garbage.
- */
-export function captureRequest(monitor: MonitorRecord, secrets: SecretBox): ImageSpec {
-  const { steps: _steps, ...capture } = openSecrets(monitor.settings.capture, secrets, monitor.id);
-  return { ...capture, url: monitor.settings.url, format: 'png' };
-}
-
-/**
- * The monitor's steps as the renderer runs them: secret fill values opened (they stay marked secret,
- * so the renderer keeps them out of its errors). Values that do not open fail the capture, as above.
- */
-export function captureSteps(monitor: MonitorRecord, secrets: SecretBox): RunStep[] {
-  const { steps } = openSecrets({ steps: monitor.settings.capture.steps }, secrets, monitor.id);
-  return steps.map(({ action, selector, value, secret }) => ({ action, selector, value, secret }));
-}
-
-/** A capture's files live in its monitor's folder, so deleting the monitor removes them in one go. */
-export function captureFileKeys(monitorId: string, captureId: string): { image: string; diff: string; text: string } {
-  return {
-    image: `${monitorId}/${captureId}`,
-    diff: `${monitorId}/${captureId}-diff`,
-    text: `${monitorId}/${captureId}-text`,
-  };
-}
-
-/** The capture a stored file belongs to: the inverse of captureFileKeys. */
-export function captureIdOfFileKey(key: string): string {
-  return key.slice(key.indexOf('/') + 1).replace(/-(diff|text)$/, '');
 }
