@@ -1,57 +1,11 @@
-// The monitors table over Kysely: a monitor's settings (JSON columns, parsed here and nowhere else)
-// and the state the scheduler keeps current.
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { CaptureOptions, MonitorSettings, NamedSettings } from '../domain/monitor-settings.js';
+// The monitors table over Kysely: a monitor's settings (JSON columns, parsed in monitor-rows.ts and
+// nowhere else) and the state the scheduler keeps current.
+import type { Kysely, Transaction } from 'kysely';
+import type { CaptureOptions, NamedSettings } from '../domain/monitor-settings.js';
 import type { MonitorListQuery, MonitorRecord, MonitorStatus, MonitorStore, NewMonitor } from '../stores/monitors.js';
-import type { DB, MonitorsTable } from './schema.js';
+import { settingsColumns, toRecord } from './monitor-rows.js';
+import type { DB } from './schema.js';
 import type { Notify } from './sqlite-backend.js';
-
-type Row = Selectable<MonitorsTable>;
-
-function toRecord(r: Row): MonitorRecord {
-  return {
-    id: r.id,
-    keyId: r.key_id,
-    settings: {
-      name: r.name,
-      url: r.url,
-      schedule: r.schedule,
-      timezone: r.timezone,
-      paused: r.paused === 1,
-      capture: JSON.parse(r.capture) as CaptureOptions,
-      diff: JSON.parse(r.diff) as MonitorSettings['diff'],
-      notifyWhen: JSON.parse(r.notify_when) as MonitorSettings['notifyWhen'],
-      notify: JSON.parse(r.notify) as MonitorSettings['notify'],
-      retention: JSON.parse(r.retention) as MonitorSettings['retention'],
-      ...(r.webhook_url !== null && { webhookUrl: r.webhook_url }),
-    },
-    baseUrl: r.base_url,
-    specVersion: r.spec_version,
-    lastRunAt: r.last_run_at,
-    nextRunAt: r.next_run_at,
-    lastStatus: r.last_status as MonitorStatus | null,
-    lastChangeAt: r.last_change_at,
-    skippedRuns: r.skipped_runs,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-function settingsColumns(s: NamedSettings) {
-  return {
-    name: s.name,
-    url: s.url,
-    schedule: s.schedule,
-    timezone: s.timezone,
-    paused: s.paused ? 1 : 0,
-    capture: JSON.stringify(s.capture),
-    diff: JSON.stringify(s.diff),
-    notify_when: JSON.stringify(s.notifyWhen),
-    notify: JSON.stringify(s.notify),
-    retention: JSON.stringify(s.retention),
-    webhook_url: s.webhookUrl ?? null,
-  };
-}
 
 export class SqlMonitorStore implements MonitorStore {
   constructor(
