@@ -3,7 +3,15 @@
 // so a transaction holds it until it ends; transactions begin IMMEDIATE, so two processes sharing the
 // file never deadlock upgrading a read lock to a write lock (the second waits up to busy_timeout).
 import Database from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+} from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DB } from './schema.js';
@@ -27,9 +35,35 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * Kysely prepares every query it runs; the service runs the same few dozen statements over and over (a
+ * claim each poll, a tick each second per monitor), so each prepared statement is kept and reused.
+ * Safe on the one connection: Kysely runs one query at a time and reads each result in full.
+ */
+export function withStatementCache(db: Db, max = 500): SqliteDatabase {
+  const cache = new Map<string, Database.Statement>();
+  return {
+    close: () => db.close(),
+    prepare(sql) {
+      let stmt = cache.get(sql);
+      if (!stmt) {
+        stmt = db.prepare(sql);
+        // Bounded: a statement built with a varying number of parameters must not grow it without end.
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+        cache.set(sql, stmt);
+      }
+      return stmt;
+    },
+  };
+}
+
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly database: Db) {
+  private readonly database: SqliteDatabase;
+
+  constructor(db: Db) {
+    const database = withStatementCache(db);
     super({ database });
+    this.database = database;
   }
 
   override createDriver(): Driver {
