@@ -226,9 +226,9 @@ describe('hostile pages', () => {
     expect(Math.max(...perRender), `popup loads per render: ${perRender.join(',')}`).toBeLessThanOrEqual(10);
     // An open popup pings every 100 ms. A bounded wait: 500 ms for pings already in flight to land, then
     // 1 s — ten ping periods — in which a popup still open would ping.
-    await sleep(500);
+    await sleep(500); // bound: pings already in flight land (see above)
     const beats = popupHeartbeats;
-    await sleep(1000);
+    await sleep(1000); // bound: ten ping periods of a popup still open
     expect(popupHeartbeats - beats, 'heartbeats of popups still open').toBe(0);
     await until(
       () => `chromium processes back to ${before} (+1); ${chromiums()} now`,
@@ -277,7 +277,7 @@ describe('hostile pages', () => {
     await nextRenderWorks();
     // A bounded wait: Chromium creates a download's file as the download starts, and these are a few
     // bytes from loopback; half a second after the next render has finished, any would be on disk.
-    await sleep(500);
+    await sleep(500); // bound: a started download's file would be on disk by now (see above)
     expect([...artifactFiles()].filter((f) => !artifactsBefore.has(f))).toEqual([]);
   });
 

@@ -376,7 +376,7 @@ it('a receiver that answers 500 first gets the event again with the same webhook
   });
   // Nothing more may follow a success. A bounded wait: the whole retry schedule (2 × 200 ms) plus two
   // dispatcher polls (100 ms each) — a delivery still scheduled would have been sent within it.
-  await sleep(600);
+  await sleep(600); // bound: retry schedule (400 ms) + two dispatcher polls (200 ms), see above
   expect(hooks.hits).toHaveLength(2);
 });
 
