@@ -13,6 +13,8 @@
  * PAGEWATCH_CHROMIUM_PATH (/usr/bin/chromium).
  *
  *   npm run bench -- --diff            # only the detection corpus (bench/diff-corpus.ts)
+ *   npm run bench -- --queue           # only the queue's claims/s (bench/queue.ts) and a keyed request's
+ *                                      # database work (bench/keyed-request-db.ts), PostgreSQL beside SQLite
  *
  * Prints exactly one JSON line on stdout; progress goes to stderr.
  */
@@ -26,6 +28,8 @@ import { launchRaw, openWarmPages, rawNewContextRenderer, rawWarmRenderer, type 
 import { ASYNC_BENCH_ENV, measureAsyncJobs, type AsyncFigures } from './async-jobs.js';
 import { measureDiff, type DiffFigures } from './diff.js';
 import { measureDiffCorpus } from './diff-corpus.js';
+import { measureKeyedRequestDb } from './keyed-request-db.js';
+import { measureQueue } from './queue.js';
 import { MONITOR_BENCH_ENV, measureMonitors, type MonitorFigures } from './monitors.js';
 import { serviceRenderer, startService, type ServiceHandle } from './service.js';
 import { round1, round1OrNull } from './stats.js';
@@ -281,6 +285,8 @@ async function main(): Promise<void> {
 
 try {
   if (process.argv.includes('--diff')) process.stdout.write(`${JSON.stringify(await measureDiffCorpus())}\n`);
+  else if (process.argv.includes('--queue'))
+    process.stdout.write(`${JSON.stringify({ ...(await measureQueue()), ...(await measureKeyedRequestDb()) })}\n`);
   else await main();
 } catch (err) {
   log(`FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -5,16 +5,16 @@ import { ConfigError } from './config.js';
 import { describeSettings, loadConfig } from './config-load.js';
 import { KeyPurge } from './auth/purge.js';
 import { KeyRevocation } from './auth/revocation.js';
-import { migrate, readMigrations } from './db/migrate.js';
-import { openDatabase } from './db/sqlite.js';
-import { SqliteBackend } from './db/sqlite-backend.js';
+import { DatabaseOpenError, openBackend } from './db/open-backend.js';
 import { createLogger } from './log.js';
-import { projectRoot } from './project-root.js';
 import { LocalFileStore } from './storage/file-store.js';
+import { isRole, ROLES } from './roles.js';
 import type { Backend } from './stores/backend.js';
+import type { NodeRole } from './stores/nodes.js';
 
 const USAGE = `usage: pagewatch <command>
-  serve                      start the service (default)
+  serve [--role all|api|worker]
+                             start the service (default); --role overrides the setting role
   keys create --name NAME    make an API key; prints the key and its webhook secret once
   keys list                  list keys (never the keys themselves)
   keys revoke ID             revoke a key: its requests are refused, its jobs canceled, its monitors paused
@@ -41,35 +41,32 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   if (command === 'migrate' || command === 'keys') {
-    const db = openDatabase(resolve(config.dataDir, 'pagewatch.db'));
-    let applied: string[];
-    try {
-      applied = migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
-    } catch (err) {
-      db.close();
-      throw err;
-    }
+    // SQLite in dataDir, or PostgreSQL at database.url; either way migrated: the stores are made for its tables.
+    const { backend, applied } = await openBackend(config, log);
     if (command === 'migrate') {
-      db.close();
+      await backend.close();
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
       return 0;
     }
-    // Only over a migrated database: the backend's stores are made for its tables.
-    const backend = new SqliteBackend(db);
     try {
       return await keysCommand(backend, resolve(config.dataDir), argv.slice(1), config.webhooks.secretGraceHours);
     } finally {
-      await backend.close(); // closes the handle
+      await backend.close(); // closes the handle, or the pool
     }
   }
   if (command !== 'serve') {
     console.error(USAGE);
     return 2;
   }
+  const role = roleOption(argv.slice(1));
+  if (role instanceof Error) {
+    console.error(`${role.message}\n${USAGE}`);
+    return 2;
+  }
 
   // Loaded only to serve: it pulls in Playwright, which `keys` and `migrate` have no use for.
   const { startService } = await import('./main.js');
-  const service = await startService(config, log);
+  const service = await startService(role ? { ...config, role } : config, log);
   await new Promise<void>((done) => {
     const onSignal = (signal: NodeJS.Signals) => {
       log.info({ signal }, 'shutting down');
@@ -83,6 +80,18 @@ async function main(argv: string[]): Promise<number> {
     process.once('SIGINT', onSignal);
   });
   return process.exitCode === undefined ? 0 : Number(process.exitCode);
+}
+
+/** `--role X` or `--role=X` among serve's arguments: the role, none, or an Error that says what is wrong. */
+function roleOption(args: string[]): NodeRole | undefined | Error {
+  const at = args.findIndex((a) => a === '--role' || a.startsWith('--role='));
+  if (at < 0) return undefined;
+  const value = args[at]!.startsWith('--role=') ? args[at]!.slice('--role='.length) : args[at + 1];
+  if (value === undefined || !isRole(value))
+    return new Error(
+      `--role must be one of ${ROLES.join(', ')} (got ${value === undefined ? 'nothing' : `"${value}"`})`,
+    );
+  return value;
 }
 
 const PURGE_USAGE = `usage: pagewatch keys delete ID --purge
@@ -189,7 +198,7 @@ async function keysCommand(
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    console.error(err instanceof ConfigError ? err.message : err);
+    console.error(err instanceof ConfigError || err instanceof DatabaseOpenError ? err.message : err);
     process.exit(1);
   },
 );

@@ -6,7 +6,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, configSchema, type Config } from './config.js';
+import { checkStorageDriver, ConfigError, configSchema, type Config } from './config.js';
 import { projectRoot } from './project-root.js';
 
 /** Every setting path (e.g. "render.queueSize"), derived from the schema so env names never drift. */
@@ -110,6 +110,7 @@ export function validate(raw: unknown): Readonly<Config> {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const cfg = parsed.data;
+  checkStorageDriver(cfg);
   if (cfg.render.concurrency === 0) cfg.render.concurrency = Math.max(2, availableParallelism());
   if (cfg.render.warmPages === 0) cfg.render.warmPages = cfg.render.concurrency + 1;
   if (cfg.monitors.diffThreads === 0) cfg.monitors.diffThreads = Math.max(1, availableParallelism() - 1);

@@ -37,6 +37,58 @@ export const configSchema = z
         'The address clients reach the service at, for absolute URLs in jobs and webhooks; empty = taken from ' +
           'each request',
       ),
+    role: z
+      .enum(['all', 'api', 'worker'])
+      .default('all')
+      .describe(
+        'What this node does: all = everything; api = HTTP (synchronous renders included), no jobs, schedules ' +
+          'or webhooks; worker = jobs, schedules and webhooks, HTTP only for /health, /ready and /metrics',
+      ),
+    database: z
+      .object({
+        url: z
+          .union([z.literal(''), z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')])
+          .default('')
+          .describe('Empty = SQLite in dataDir; postgres://user:password@host:port/database = PostgreSQL'),
+        poolSize: int(1, 1000).default(10).describe('PostgreSQL connections this node keeps at most'),
+        preparedStatements: z
+          .boolean()
+          .default(true)
+          .describe(
+            'Keep the statements the service repeats prepared on each PostgreSQL connection (planned once); ' +
+              'false for PgBouncer in transaction mode before 1.21',
+          ),
+        tls: z
+          .object({
+            mode: z
+              .enum(['', 'disable', 'require', 'verify-full'])
+              .default('')
+              .describe(
+                'TLS to PostgreSQL: disable, require (encrypted, server not verified) or verify-full; empty = ' +
+                  "what the URL's sslmode says, else disable",
+              ),
+            caFile: z
+              .string()
+              .default('')
+              .describe('PEM file of the certificate authority that verify-full trusts; empty = the system CAs'),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    storage: z
+      .object({
+        driver: z
+          .enum(['', 'fs', 'database'])
+          .default('')
+          .describe(
+            'Where results, captures and diff images are kept: fs = files under dataDir (several nodes need a ' +
+              'shared volume); database = in PostgreSQL; empty = database with PostgreSQL, fs with SQLite',
+          ),
+      })
+      .strict()
+      .prefault({}),
     limits: z
       .object({
         maxBodyBytes: int(1024, 256 * 1024 * 1024)
@@ -175,6 +227,12 @@ export const configSchema = z
         minIntervalSeconds: int(1, 86_400)
           .default(60)
           .describe("Shortest time between two runs of a monitor's schedule; a faster schedule is 400"),
+        reconcileIntervalMs: int(100, 3_600_000)
+          .default(10_000)
+          .describe(
+            "How often a node's monitor schedules are compared with the database anyway (monitors changed " +
+              'through another node are also picked up at once when the database says so)',
+          ),
         maxStoredBytesPerKey: int(1024 * 1024, Number.MAX_SAFE_INTEGER)
           .default(2 * 1024 ** 3)
           .describe(
@@ -220,6 +278,16 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {}
+
+/** storage.driver=database keeps files in PostgreSQL: with SQLite it is refused at start-up, with this. */
+export function checkStorageDriver(config: Pick<Config, 'storage' | 'database'>): void {
+  if (config.storage.driver === 'database' && !config.database.url) {
+    throw new ConfigError(
+      'storage.driver is "database", which keeps files in PostgreSQL, but database.url is empty (SQLite): set ' +
+        'database.url to a postgres:// URL, or storage.driver to "fs" (or leave it empty)',
+    );
+  }
+}
 
 /** The largest body without a key: the anonymous limit, never more than the keyed one. */
 export function anonymousBodyLimit(limits: { maxBodyBytes: number; anonymousMaxBodyBytes: number }): number {

@@ -1,49 +1,48 @@
-// The one place that wires things together and knows their order.
-// Start: config → database + migrations → the long-lived parts in one list (egress proxy, browser, diff
-// pool, webhook dispatcher, sweeper, then job worker, monitor schedules and HTTP server).
+// The one place that wires things together and knows their order; the node's role (src/roles.ts) says
+// which parts run. Start: config → database + migrations → the long-lived parts in one list (registry
+// heartbeat, egress proxy, browser, diff pool, webhook dispatcher, sweeper, then job worker, monitor
+// schedules and HTTP server; an api node: heartbeat, proxy, browser, HTTP server).
 // Stop: the same list in reverse, by one deadline (shutdownGraceMs): the schedules stop and the HTTP
 // server and the job worker stop taking work while renders and jobs in flight drain (unfinished jobs go
 // back to the queue) → sweeper → webhook attempts in flight → diff threads, browser, egress proxy →
 // database.
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
+import { browserAndProxy } from './browser-and-proxy.js';
 import type { Config } from './config.js';
-import { migrate, readMigrations } from './db/migrate.js';
-import { openDatabase, type Db } from './db/sqlite.js';
-import { sqliteScrub } from './db/scrub.js';
-import { SqliteBackend } from './db/sqlite-backend.js';
+import { openBackend } from './db/open-backend.js';
+import type { Db } from './db/sqlite.js';
+import { withSqliteHandle } from './sqlite-handle.js';
 import { Differ } from './diff/differ.js';
 import { DiffPool } from './diff/pool.js';
-import { EgressPolicy } from './egress/policy.js';
-import { EgressProxy } from './egress/proxy.js';
-import { heldByBrowsers } from './egress/socket-owner.js';
 import { createApp } from './http/app.js';
+import { createProbeApp } from './http/probe-app.js';
 import { HttpServer } from './http/server.js';
 import { JobQueue } from './jobs/queue.js';
 import { jobIdOfResultKey, RENDER_JOB_KINDS, RenderJobRunner } from './jobs/render-job.js';
 import { JobService } from './jobs/service.js';
 import { Sweeper } from './jobs/sweeper.js';
 import { JobWorker } from './jobs/worker.js';
-import { startAll, stopAll, together, type Lifecycle } from './lifecycle.js';
+import { startAll, stopAll } from './lifecycle.js';
 import type { Logger } from './log.js';
 import { captureIdOfFileKey } from './monitors/capture-files.js';
 import { CaptureJobRunner } from './monitors/capture-job.js';
 import { CAPTURE_JOB_KEEP_MS, CAPTURE_JOB_KIND, CaptureRecorder } from './monitors/recorder.js';
 import { MonitorRuns } from './monitors/runs.js';
-import { MonitorScheduler } from './monitors/scheduler.js';
+import { MonitorScheduler, schedulesElsewhere, systemClock } from './monitors/scheduler.js';
 import { sealLegacySecrets } from './monitors/seal-legacy-secrets.js';
 import { MonitorService } from './monitors/service.js';
 import { Metrics } from './operations/metrics.js';
+import { NodeHeartbeat, nodeId } from './operations/node-heartbeat.js';
 import { statusSnapshot } from './operations/status.js';
-import { projectRoot } from './project-root.js';
-import { BrowserManager } from './render/browser-manager.js';
-import { findChromium } from './render/chromium-path.js';
+import type { BrowserManager } from './render/browser-manager.js';
 import { RenderLimiter } from './render/limiter.js';
 import { PlaywrightRenderer } from './render/renderer.js';
-import { decideSandbox } from './render/sandbox.js';
+import { lifecyclesOf, partsOf } from './roles.js';
 import { loadSecretsKey } from './secrets/key-file.js';
 import { SecretBox } from './secrets/secret-box.js';
-import { LocalFileStore } from './storage/file-store.js';
+import { openFileStores } from './storage/open-file-stores.js';
+import type { Backend } from './stores/backend.js';
 import { PACKAGE_VERSION } from './version.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
@@ -53,64 +52,51 @@ export interface Service {
   url: string;
   /** The egress proxy Chromium uses (it serves no other process). */
   proxyUrl: string;
-  /** The raw SQLite handle, for tests and tools that read the file as another process would. */
+  /**
+   * The raw SQLite handle, for tests and tools that read the file as another process would. On PostgreSQL
+   * there is none: reading it throws (and it is left out of object spreads).
+   */
   db: Db;
-  backend: SqliteBackend;
+  backend: Backend;
+  /** Which database the service runs on (database.url). */
+  databaseKind: 'sqlite' | 'postgres';
   browsers: BrowserManager;
   limiter: RenderLimiter;
   worker: JobWorker;
   dispatcher: WebhookDispatcher;
   sweeper: Sweeper;
   scheduler: MonitorScheduler;
+  /** This node: its id in the node registry and its role (what it runs: src/roles.ts). */
+  node: NodeHeartbeat['node'];
   stop(): Promise<void>;
 }
 
 export async function startService(config: Readonly<Config>, log: Logger): Promise<Service> {
   const startedAt = new Date();
+  const node = { id: nodeId(), role: config.role, version: PACKAGE_VERSION, startedAt };
+  const duties = partsOf(config.role);
   const dataDir = resolve(config.dataDir);
   // Before anything else: without its key the service could neither read nor keep monitor secrets.
   const secretsKey = loadSecretsKey(config.secrets.key, dataDir);
   if (secretsKey.source === 'generated')
     log.info({ path: secretsKey.path }, 'generated the key of monitor secrets; back it up with the database');
   const secrets = new SecretBox(secretsKey.key);
-  const db = openDatabase(resolve(dataDir, 'pagewatch.db'));
-  try {
-    const applied = migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
-    if (applied.length) log.info({ applied }, 'migrations applied');
-  } catch (err) {
-    db.close();
-    throw err;
-  }
-  const backend = new SqliteBackend(db);
+  const opened = await openBackend(config, log);
+  if (opened.applied.length) log.info({ applied: opened.applied }, 'migrations applied');
+  const { backend } = opened;
   const stores = backend.stores;
-  const sealedNow = await sealLegacySecrets(backend, sqliteScrub(db), secrets, log);
+  const sealedNow = await sealLegacySecrets(backend, opened.scrub, secrets, log);
   if (sealedNow.length)
     log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
 
-  const egress = new EgressPolicy(config.egress);
-  const sandbox = decideSandbox(config.render.sandbox, process.geteuid?.());
-  if (sandbox.warning) log.warn({ sandbox: false }, sandbox.warning);
-  const browsers: BrowserManager = new BrowserManager({
-    executablePath: findChromium(config.chromiumPath),
-    proxyUrl: (): string => proxy.url, // read at launch, once the proxy below listens
-    sandbox: sandbox.enabled,
-    warmPages: config.render.warmPages,
-    restartAfter: config.render.restartAfter,
-    pageMaxUses: config.render.pageMaxUses,
-    log,
-  });
-  // Only our own Chromium may use the proxy: a connection from any other local process gets 407.
-  const proxy = new EgressProxy(egress, { isOwnBrowser: (socket) => heldByBrowsers(socket, browsers.browserPids()) });
-  proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
-  proxy.on('refusedClient', ({ port }) =>
-    log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'),
-  );
+  const { egress, sandbox, browsers, proxy } = browserAndProxy(config, log);
   const diffPool = new DiffPool(config.monitors.diffThreads);
   const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
   const status = () =>
     statusSnapshot({
       version: PACKAGE_VERSION,
       startedAt,
+      node,
       browsers,
       limiter,
       stores,
@@ -119,8 +105,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const metrics = new Metrics(status);
   // Every render — synchronous, async job or monitor capture — is counted and timed.
   const renderer = metrics.metered(new PlaywrightRenderer(browsers, limiter, config.limits, egress));
-  const results = new LocalFileStore(resolve(dataDir, 'results'));
-  const captureFiles = new LocalFileStore(resolve(dataDir, 'captures'));
+  const { results, captures: captureFiles } = openFileStores(config, dataDir, opened.databaseFiles);
 
   // Jobs: one durable queue; each kind registers its runner. As many jobs in the render line as there
   // are slots: with no synchronous traffic jobs fill every slot; with it, the first-come line shares the
@@ -161,11 +146,16 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     ],
     config.jobs.recordTtlDays * 86_400_000,
     [{ kind: CAPTURE_JOB_KIND, keepMs: CAPTURE_JOB_KEEP_MS }],
+    backend,
   );
   const runs = new MonitorRuns(backend, queue, config.monitors.minIntervalSeconds);
-  const scheduler = new MonitorScheduler(stores.monitors, runs, log);
+  const reconcile = { changes: backend.changes, intervalMs: config.monitors.reconcileIntervalMs };
+  const scheduler = new MonitorScheduler(stores.monitors, runs, log, systemClock, reconcile);
 
   let shuttingDown = false;
+  const readiness = { database: () => backend.ping(), browser: () => browsers.readiness(), sandbox };
+  const isShuttingDown = () => shuttingDown;
+  const probes = { log, readiness, metrics, keys: stores.keys, auth: config.auth, isShuttingDown };
   const app = createApp({
     log,
     renderer,
@@ -177,11 +167,12 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     },
     auth: config.auth,
     rateLimit: config.rateLimit,
+    rateLimits: opened.rateLimits,
     jobs: new JobService(queue, stores, results, worker, egress),
     monitors: new MonitorService(
       backend,
       runs,
-      scheduler,
+      duties.background ? scheduler : schedulesElsewhere,
       captureFiles,
       egress,
       (jobId) => worker.abort(jobId),
@@ -194,23 +185,20 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     metrics,
     config,
     trustProxy: config.trustProxy,
-    isShuttingDown: () => shuttingDown,
-    readiness: { database: () => backend.ping(), browser: () => browsers.readiness(), sandbox },
+    isShuttingDown,
+    readiness,
   });
-  const http = new HttpServer(app, { port: config.port, host: config.host, drained: () => limiter.idle(), log });
+  // A worker node serves only its probes (the API is the api nodes').
+  const http = new HttpServer(duties.api ? app : createProbeApp(probes), {
+    port: config.port,
+    host: config.host,
+    drained: () => limiter.idle(),
+    log,
+  });
 
-  // The proxy before the browser (it connects through it); a browser that cannot start is logged and the
-  // service runs on without it. The schedules start before the HTTP server (a PATCH must not meet a
-  // half-read schedule list), and the three stop together: the schedules queue nothing more while the
-  // HTTP server and the job worker drain the same renders.
-  const parts: Lifecycle[] = [
-    proxy,
-    browsers,
-    diffPool,
-    dispatcher,
-    sweeper,
-    together('job worker, monitor schedules and http server', [worker, scheduler, http]),
-  ];
+  const heartbeat = new NodeHeartbeat(stores.nodes, node, log);
+  const all = { heartbeat, proxy, browsers, diffPool, dispatcher, sweeper, worker, scheduler, http };
+  const parts = lifecyclesOf(config.role, all);
   try {
     await startAll(parts, log);
   } catch (err) {
@@ -218,7 +206,18 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     throw err;
   }
   const { port, server } = http;
-  log.info({ port, host: config.host, dataDir, concurrency: config.render.concurrency }, 'pagewatch listening');
+  log.info(
+    {
+      port,
+      host: config.host,
+      dataDir,
+      database: opened.kind,
+      concurrency: config.render.concurrency,
+      node: node.id,
+      role: config.role,
+    },
+    'pagewatch listening',
+  );
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -229,19 +228,21 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       log.info('pagewatch stopped');
     })());
 
-  return {
+  const service = {
     server,
     port,
     url: `http://127.0.0.1:${port}`,
     proxyUrl: proxy.url,
-    db,
     backend,
+    databaseKind: opened.kind,
     browsers,
     limiter,
     worker,
     dispatcher,
     sweeper,
     scheduler,
+    node,
     stop,
   };
+  return withSqliteHandle(service, opened.sqlite);
 }

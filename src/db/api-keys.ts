@@ -3,6 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { hashApiKey, KEY_PREFIX, newApiKey, newKeyId, newWebhookSecret } from '../domain/key-material.js';
 import type { ApiKeyRecord, ApiKeyStore, IssuedKey } from '../stores/api-keys.js';
 import type { DB } from './schema.js';
+import type { Notify } from './stores-over.js';
 
 const COLUMNS = [
   'id',
@@ -14,8 +15,12 @@ const COLUMNS = [
 ] as const;
 
 export class SqlApiKeyStore implements ApiKeyStore {
-  // No Notify: nothing waits for a key to change (a revocation is seen at the next claim).
-  constructor(private readonly db: Kysely<DB> | Transaction<DB>) {}
+  // `keys` after a revocation: the claims already refuse a revoked key's work; this lets every node stop
+  // what it has in flight for the key at once rather than at its next poll.
+  constructor(
+    private readonly db: Kysely<DB> | Transaction<DB>,
+    private readonly notify: Notify,
+  ) {}
 
   async create(name: string): Promise<IssuedKey> {
     const issued = { id: newKeyId(), name, key: newApiKey(), webhookSecret: newWebhookSecret() };
@@ -57,7 +62,9 @@ export class SqlApiKeyStore implements ApiKeyStore {
       .where('id', '=', id)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    return numUpdatedRows === 1n;
+    const revoked = numUpdatedRows === 1n;
+    if (revoked) this.notify('keys');
+    return revoked;
   }
 
   async touch(id: string, when = new Date()): Promise<void> {

@@ -14,7 +14,7 @@ import type {
   TextChange,
 } from '../stores/captures.js';
 import type { CapturesTable, DB } from './schema.js';
-import type { Notify } from './sqlite-backend.js';
+import type { Notify } from './stores-over.js';
 
 type Row = Selectable<CapturesTable>;
 

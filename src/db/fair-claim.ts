@@ -5,8 +5,9 @@
 // - Keys take turns: each key's claimable jobs are ranked oldest first, and a job's turn is its rank
 //   plus the jobs its key has running now. So a key with 1,000 jobs queued holds back another key's
 //   single job by at most one render per slot, and equal turns go oldest first.
-// Raw SQL: the window functions, INDEXED BY and the partial-index spelling are SQLite's (PostgreSQL will add
-// SKIP LOCKED). The same UPDATE ... RETURNING as before, so two workers can never hold one job. Both parts read only
+// Raw SQL: the window functions, INDEXED BY and the partial-index spelling are SQLite's (PostgreSQL's, with
+// SKIP LOCKED, is postgres/claims.ts; the stores pick theirs through their SqlFlavor, flavor.ts). One
+// UPDATE ... RETURNING, so two workers can never hold one job. Both parts read only
 // partial indexes of unfinished jobs (`status IN ('queued', 'running')` is spelled out so SQLite may use
 // them), so finished rows, kept for jobs.recordTtlDays, cost nothing here; jobs_claimable_by_key hands
 // each key's jobs over already in rank order (no sort of the whole queue). Measured: ~1 ms with 1,000

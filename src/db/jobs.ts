@@ -1,23 +1,24 @@
-// The jobs store on SQLite (see src/stores/jobs.ts). Workers claim with one `UPDATE ... RETURNING`
-// (fair-claim.ts; PostgreSQL has the same statement, plus SKIP LOCKED later), so two workers can never
+// The jobs store on SQLite and PostgreSQL (see src/stores/jobs.ts). Workers claim with one `UPDATE ...
+// RETURNING` (the flavor's: fair-claim.ts, or postgres/claims.ts with SKIP LOCKED), so two workers can never
 // hold one job; every later write names the lease owner, so a worker whose lease was taken over (or
 // whose job was canceled) cannot record a result. The `subject` of a job is the `monitor_id` column
 // (a capture job's monitor), kept under its old name so the migrations stay additive.
 // Its statements that end jobs are in job-endings.ts; the row mapping, shared columns and list cursor in
 // job-rows.ts.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { JobError, JobRecord, JobStatus, JobStore, ListQuery, NewJob, StoredResult } from '../stores/jobs.js';
 import { JOB_STATUSES } from '../stores/jobs.js';
-import type { Notify } from './sqlite-backend.js';
-import { claimSql } from './fair-claim.js';
 import { cancelJob, cancelJobsFor, cancelRevokedJobs, failExhaustedJobs, failJob, succeedJob } from './job-endings.js';
 import { ACTIVE, olderThan, toRecord } from './job-rows.js';
 import type { DB } from './schema.js';
+import type { SqlFlavor } from './flavor.js';
+import type { Notify } from './stores-over.js';
 
 export class SqlJobStore implements JobStore {
   constructor(
     private readonly db: Kysely<DB> | Transaction<DB>,
     private readonly notify: Notify,
+    private readonly flavor: SqlFlavor,
   ) {}
 
   async insert(job: NewJob, now: Date): Promise<void> {
@@ -93,13 +94,15 @@ export class SqlJobStore implements JobStore {
   async claim(owner: string, limit: number, leaseMs: number, maxAttempts: number, now: Date): Promise<JobRecord[]> {
     // A worker that died leaves its job `running` with a lease that runs out: such a job is claimable
     // again, as long as it has tries left (exhausted ones are failed by `failExhausted`).
-    const { rows } = await claimSql({
-      owner,
-      limit,
-      maxAttempts,
-      now: now.toISOString(),
-      leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
-    }).execute(this.db);
+    const { rows } = await this.flavor
+      .claimJobs({
+        owner,
+        limit,
+        maxAttempts,
+        now: now.toISOString(),
+        leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+      })
+      .execute(this.db);
     return rows.map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
@@ -168,7 +171,7 @@ export class SqlJobStore implements JobStore {
         status: 'queued',
         lease_owner: null,
         lease_expires_at: null,
-        attempts: eb.fn<number>('max', [eb('attempts', '-', 1), eb.lit(0)]),
+        attempts: this.flavor.max2(sql<number>`${eb.ref('attempts')} - 1`, sql<number>`0`),
       }))
       .where('lease_owner', '=', owner)
       .where('status', '=', 'running')

@@ -4,11 +4,16 @@ import type { Kysely, Transaction } from 'kysely';
 import type { KeyDataStore, PurgedRows, StoppedWork } from '../stores/key-data.js';
 import { ACTIVE, ended } from './job-rows.js';
 import type { DB } from './schema.js';
+import type { Notify } from './stores-over.js';
 import { PENDING } from './webhook-deliveries.js';
 
 export class SqlKeyDataStore implements KeyDataStore {
-  // No Notify: stopping or deleting a key's work makes nothing claimable or due.
-  constructor(private readonly db: Kysely<DB> | Transaction<DB>) {}
+  // Stopping or deleting a key's work makes nothing claimable or due; but its monitors paused (or gone)
+  // change every node's schedules (`monitors`), and a deleted key is news to every node (`keys`).
+  constructor(
+    private readonly db: Kysely<DB> | Transaction<DB>,
+    private readonly notify: Notify,
+  ) {}
 
   async stopWork(keyId: string, deliveryError: string, now: Date): Promise<StoppedWork> {
     const at = now.toISOString();
@@ -31,6 +36,7 @@ export class SqlKeyDataStore implements KeyDataStore {
       .where('key_id', '=', keyId)
       .where('status', '=', PENDING)
       .executeTakeFirst();
+    if (paused.numUpdatedRows > 0n) this.notify('monitors');
     return {
       jobs: canceled.map((r) => r.id),
       monitors: Number(paused.numUpdatedRows),
@@ -72,6 +78,8 @@ export class SqlKeyDataStore implements KeyDataStore {
     const captures = await count(db.deleteFrom('captures').where('monitor_id', 'in', keysMonitors));
     const monitors = await count(db.deleteFrom('monitors').where('key_id', '=', keyId));
     if ((await count(db.deleteFrom('api_keys').where('id', '=', keyId))) === 0) return undefined;
+    if (monitors > 0) this.notify('monitors');
+    this.notify('keys');
     return {
       jobs,
       monitors,

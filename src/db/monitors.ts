@@ -5,13 +5,14 @@ import type { CaptureOptions, NamedSettings } from '../domain/monitor-settings.j
 import type { MonitorListQuery, MonitorRecord, MonitorStatus, MonitorStore, NewMonitor } from '../stores/monitors.js';
 import { settingsColumns, toRecord } from './monitor-rows.js';
 import type { DB } from './schema.js';
-import type { Notify } from './sqlite-backend.js';
+import type { Notify } from './stores-over.js';
 
 export class SqlMonitorStore implements MonitorStore {
   constructor(
     private readonly db: Kysely<DB> | Transaction<DB>,
-    // Nothing written here is waited on by others (ticks enqueue jobs through the queue).
-    _notify: Notify,
+    // `monitors` after a monitor is created, changed (paused and resumed too) or deleted: with several
+    // nodes, each keeps its own schedules, and this tells the others to read them again.
+    private readonly notify: Notify,
   ) {}
 
   /** The monitor's key has not been revoked. */
@@ -32,6 +33,7 @@ export class SqlMonitorStore implements MonitorStore {
         updated_at: at,
       })
       .execute();
+    this.notify('monitors');
   }
 
   async get(id: string): Promise<MonitorRecord | undefined> {
@@ -137,10 +139,12 @@ export class SqlMonitorStore implements MonitorStore {
       }))
       .where('id', '=', id)
       .execute();
+    this.notify('monitors');
   }
 
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('monitors').where('id', '=', id).execute(); // captures go with it (ON DELETE CASCADE)
+    this.notify('monitors');
   }
 
   async setNextRun(id: string, at: Date | null): Promise<void> {
@@ -156,6 +160,18 @@ export class SqlMonitorStore implements MonitorStore {
       .updateTable('monitors')
       .set({ next_run_at: at?.toISOString() ?? null })
       .where('id', '=', id)
+      .where('paused', '=', 0)
+      .where('key_id', 'in', this.keyActive())
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
+  async claimCatchUp(id: string, missed: string, now: Date): Promise<boolean> {
+    const result = await this.db
+      .updateTable('monitors')
+      .set({ next_run_at: now.toISOString() })
+      .where('id', '=', id)
+      .where('next_run_at', '=', missed)
       .where('paused', '=', 0)
       .where('key_id', 'in', this.keyActive())
       .executeTakeFirst();

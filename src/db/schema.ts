@@ -60,6 +60,16 @@ export interface InstanceTable {
   value: string;
 }
 
+export interface NodesTable {
+  id: string;
+  role: string;
+  host: string;
+  pid: number;
+  version: string;
+  started_at: string;
+  heartbeat_at: string;
+}
+
 export interface JobsTable {
   id: string;
   key_id: string;
@@ -150,6 +160,7 @@ export interface DB {
   instance: InstanceTable;
   jobs: JobsTable;
   monitors: MonitorsTable;
+  nodes: NodesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }

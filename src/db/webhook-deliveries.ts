@@ -11,8 +11,9 @@ import type {
 } from '../stores/webhook-deliveries.js';
 import { REVOKED_REASON } from '../stores/webhook-deliveries.js';
 import { inTransaction } from './in-transaction.js';
+import type { SqlFlavor } from './flavor.js';
 import type { DB, WebhookDeliveriesTable } from './schema.js';
-import type { Notify } from './sqlite-backend.js';
+import type { Notify } from './stores-over.js';
 
 /**
  * A literal, not a parameter: SQLite uses the partial indexes on deliveries (`WHERE status = 'pending'`,
@@ -43,6 +44,7 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
   constructor(
     private readonly db: Kysely<DB> | Transaction<DB>,
     private readonly notify: Notify,
+    private readonly flavor: SqlFlavor,
   ) {}
 
   async insert(d: NewDelivery, now: Date): Promise<void> {
@@ -70,7 +72,8 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
     if (limit <= 0) return [];
     const at = now.toISOString();
     // The lease covers one attempt in flight; a process that dies mid-attempt leaves it to run out,
-    // and the delivery is tried again with the same message id (receivers de-duplicate on it).
+    // and the delivery is tried again with the same message id (receivers de-duplicate on it). On
+    // PostgreSQL the picked rows are locked and those another dispatcher holds are skipped (the flavor).
     const rows = await this.db
       .updateTable('webhook_deliveries')
       .set({ lease_expires_at: new Date(now.getTime() + leaseMs).toISOString() })
@@ -84,7 +87,8 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
           .where('key_id', 'not in', (k) => k.selectFrom('api_keys').select('id').where('revoked_at', 'is not', null))
           .orderBy('next_attempt_at')
           .orderBy('id')
-          .limit(limit),
+          .limit(limit)
+          .$call((qb) => this.flavor.lockSkipping(qb)),
       )
       .returningAll()
       .execute();
@@ -92,10 +96,14 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
   }
 
   async nextDueAt(): Promise<Date | undefined> {
-    // Raw: SQLite's two-argument MAX (GREATEST elsewhere); '' sorts before any time.
+    // The later of the due time and the lease, per row (the flavor's two-argument max); '' sorts before any time.
+    const later = this.flavor.max2(
+      sql.raw<string>('next_attempt_at'),
+      sql.raw<string>("COALESCE(lease_expires_at, '')"),
+    );
     const row = await this.db
       .selectFrom('webhook_deliveries')
-      .select(sql<string | null>`MIN(MAX(next_attempt_at, COALESCE(lease_expires_at, '')))`.as('at'))
+      .select(sql<string | null>`MIN(${later})`.as('at'))
       .where('status', '=', PENDING)
       .executeTakeFirst();
     return row?.at ? new Date(row.at) : undefined;
@@ -147,13 +155,13 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
 
   async failRevoked(): Promise<number> {
     // A revoked key's events are not sent; also those recorded by an instance that had not heard of it
-    // yet. Run before every claim. Raw `+key_id` (SQLite's unary plus) keeps SQLite on the small index
-    // of pending deliveries rather than walking every delivery a revoked key ever had.
+    // yet. Run before every claim. `+key_id` (SQLite's unary plus, through the flavor) keeps SQLite on the
+    // small index of pending deliveries rather than walking every delivery a revoked key ever had.
     const { numUpdatedRows } = await this.db
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', next_attempt_at: null, last_error: REVOKED_REASON })
       .where('status', '=', PENDING)
-      .where(sql<string>`+key_id`, 'in', (eb) =>
+      .where(this.flavor.unindexed('key_id'), 'in', (eb) =>
         eb.selectFrom('api_keys').select('id').where('revoked_at', 'is not', null),
       )
       .executeTakeFirst();
@@ -224,7 +232,7 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
         next_attempt_at: at,
         schedule_from: eb.ref('attempts'),
         // An attempt in flight (leased) records its outcome last: it sees the request and sends again.
-        redeliver_requested: eb.case().when('lease_expires_at', '>', at).then(1).else(0).end(),
+        redeliver_requested: eb.case().when('lease_expires_at', '>', at).then(eb.lit(1)).else(eb.lit(0)).end(),
       }))
       .where('id', '=', id)
       .where('key_id', '=', keyId)

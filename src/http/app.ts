@@ -1,14 +1,16 @@
 // createApp wires middleware and routes around injected services; it never listens, so tests can
 // drive `app.callback()` directly and hand it a fake renderer.
 import Koa from 'koa';
-import { notFound, unavailable } from '../errors.js';
+import { notFound } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Renderer } from '../render/renderer.js';
 import type { ApiKeyStore } from '../stores/api-keys.js';
+import type { RateLimitStore } from '../stores/rate-limits.js';
 import type { DeliveryStore } from '../stores/webhook-deliveries.js';
 import type { JobService } from '../jobs/service.js';
 import type { MonitorService } from '../monitors/service.js';
 import { authenticate } from './middleware/auth.js';
+import { refuseWhileDraining } from './middleware/draining.js';
 import { errorResponses } from './middleware/errors.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
@@ -48,6 +50,8 @@ export interface AppDeps {
   };
   auth: { anonymous: boolean; publicOperations: boolean };
   rateLimit: { perKeyPerMinute: number; anonymousPerMinute: number };
+  /** The token buckets: this node's memory, or shared by every node (PostgreSQL). */
+  rateLimits: RateLimitStore;
   trustProxy: number;
   status: () => Promise<StatusSnapshot>;
   metrics: Metrics;
@@ -77,16 +81,9 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(requestLog(deps.log));
   app.use(errorResponses(deps.log));
-  app.use(async (ctx, next) => {
-    // Draining: /health still answers (the process runs); everything else is refused.
-    if (deps.isShuttingDown() && ctx.path !== '/health') {
-      ctx.set('Connection', 'close');
-      throw unavailable('the service is shutting down');
-    }
-    await next();
-  });
+  app.use(refuseWhileDraining(deps.isShuttingDown));
   app.use(authenticate(deps.keys, deps.auth));
-  app.use(rateLimit(deps.rateLimit));
+  app.use(rateLimit(deps.rateLimit, deps.rateLimits));
   for (const router of routers) app.use(router.routes());
   app.use((ctx) => {
     throw notFound(`no route for ${ctx.method} ${ctx.path}`);

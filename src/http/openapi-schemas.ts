@@ -153,10 +153,34 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       jobs: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Jobs by status' },
       monitors: { type: 'object', description: 'Counts and the next runs' },
       webhooks: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Deliveries by status' },
+      node: obj({ id: str(), role: { enum: ['all', 'api', 'worker'] } }, ['id', 'role'], {
+        description: 'The node that answered',
+      }),
+      cluster: obj(
+        {
+          nodes: {
+            type: 'array',
+            description: 'Every node over this database, oldest start first',
+            items: obj(
+              {
+                id: str(),
+                role: { enum: ['all', 'api', 'worker'] },
+                host: str(),
+                version: str(),
+                startedAt: time(),
+                heartbeatAt: time(),
+                alive: { type: 'boolean', description: 'Its heartbeat (every 5 s) is at most 15 s old' },
+              },
+              ['id', 'role', 'host', 'version', 'startedAt', 'heartbeatAt', 'alive'],
+            ),
+          },
+        },
+        ['nodes'],
+      ),
       time: time(),
     },
     ['status', 'version', 'browser', 'render'],
-    { description: 'Aggregate figures only: no ids, URLs or keys' },
+    { description: 'Aggregate figures, and the nodes of the cluster; no job or key ids, URLs or keys' },
   ),
 
   Health: obj({ status: { const: 'ok' } }, ['status']),

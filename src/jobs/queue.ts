@@ -6,9 +6,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { conflict, queueFull } from '../errors.js';
 import type { Backend, Tx } from '../stores/backend.js';
 import type { JobError, JobRecord, JobRequest } from '../stores/jobs.js';
+import { Gathered } from './gathered.js';
 import type { JobOutcome, JobRunner } from './runner.js';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
+/** How often a claim also fails spent jobs and cancels revoked keys' jobs (see `claim`). */
+export const TIDY_INTERVAL_MS = 1000;
 
 /** A job to queue from inside the caller's own transaction (`enqueue`). */
 export interface Enqueued {
@@ -26,6 +29,17 @@ export interface Submission extends Enqueued {
   idempotencyKey?: string;
 }
 
+export interface Submitted {
+  job: JobRecord;
+  created: boolean;
+}
+
+interface PendingSubmission {
+  s: Submission;
+  requestHash: string;
+  now: Date;
+}
+
 export interface QueueLimits {
   maxAttempts: number;
   leaseMs: number;
@@ -34,11 +48,18 @@ export interface QueueLimits {
 
 export class JobQueue {
   private readonly runners = new Map<string, JobRunner>();
+  /** When `claim` last tidied (the time it was given). */
+  private tidiedAt: number | undefined;
+
+  /** Submissions that arrive together are written in one transaction (see Gathered). */
+  private readonly submissions: Gathered<PendingSubmission, Submitted>;
 
   constructor(
     private readonly backend: Backend,
     private readonly limits: QueueLimits,
-  ) {}
+  ) {
+    this.submissions = new Gathered(backend, (tx, pending) => this.submitIn(tx, pending));
+  }
 
   /** Jobs of `kind` are run (and their ends recorded) by `runner`. Register before submitting any. */
   register<R extends JobRequest, D>(kind: string, runner: JobRunner<R, D>): void {
@@ -57,30 +78,34 @@ export class JobQueue {
    * A new queued job, or — for a repeated Idempotency-Key with the same request within 24 h — the job
    * it made before (`created: false`). The same key with another request is 409.
    */
-  submit(s: Submission, now = new Date()): Promise<{ job: JobRecord; created: boolean }> {
+  submit(s: Submission, now = new Date()): Promise<Submitted> {
     const requestHash = createHash('sha256')
       .update(`${s.kind}\n${s.webhookUrl ?? ''}\n${canonicalJson(s.request)}`)
       .digest('hex');
-    // One transaction (IMMEDIATE on SQLite): the read of the idempotency key and the insert are one step,
-    // even across processes.
-    return this.backend.transaction(async (tx) => {
-      const { idempotencyKey, ...job } = s;
-      if (idempotencyKey !== undefined) {
-        const since = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
-        const earlier = await tx.idempotency.find(s.keyId, idempotencyKey, since);
-        if (earlier) {
-          if (earlier.requestHash !== requestHash) {
-            throw conflict('this Idempotency-Key was used with a different request in the last 24 hours');
-          }
-          const made = await tx.jobs.get(earlier.jobId);
-          if (made) return { job: made, created: false };
+    return this.submissions.run({ s, requestHash, now });
+  }
+
+  /**
+   * One submission inside a transaction (IMMEDIATE on SQLite): the read of the idempotency key and the
+   * insert are one step, even across processes. Every refusal comes before any write (see Gathered).
+   */
+  private async submitIn(tx: Tx, { s, requestHash, now }: PendingSubmission): Promise<Submitted> {
+    const { idempotencyKey, ...job } = s;
+    if (idempotencyKey !== undefined) {
+      const since = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
+      const earlier = await tx.idempotency.find(s.keyId, idempotencyKey, since);
+      if (earlier) {
+        if (earlier.requestHash !== requestHash) {
+          throw conflict('this Idempotency-Key was used with a different request in the last 24 hours');
         }
+        const made = await tx.jobs.get(earlier.jobId);
+        if (made) return { job: made, created: false };
       }
-      await this.assertRoom(tx, s.keyId);
-      const queued = await this.enqueue(tx, job, now);
-      if (idempotencyKey !== undefined) await tx.idempotency.put(s.keyId, idempotencyKey, requestHash, queued.id, now);
-      return { job: queued, created: true };
-    });
+    }
+    await this.assertRoom(tx, s.keyId);
+    const queued = await this.enqueue(tx, job, now);
+    if (idempotencyKey !== undefined) await tx.idempotency.put(s.keyId, idempotencyKey, requestHash, queued.id, now);
+    return { job: queued, created: true };
   }
 
   /** Queue a job inside the caller's transaction (no limit checked: see `isFull`, `assertRoom`). */
@@ -112,22 +137,39 @@ export class JobQueue {
   }
 
   /**
-   * Claim up to `limit` jobs for `owner`, keys taking turns (see fair-claim.ts). Jobs whose tries ran
-   * out with their worker are failed first (`exhausted`: how many), and jobs of revoked keys are
-   * canceled (`canceled`: their ids, so running ones can stop).
+   * Claim up to `limit` jobs for `owner`, keys taking turns (see fair-claim.ts). At most once every
+   * TIDY_INTERVAL_MS, jobs whose tries ran out with their worker are failed first (`exhausted`: how many)
+   * and jobs of revoked keys are canceled (`canceled`: their ids, so running ones can stop).
+   * The claim itself is one statement (atomic on its own: no transaction around it), and the tidying
+   * runs on the poll's rhythm rather than before every claim: neither kind of job is claimable meanwhile
+   * (the claim passes over revoked keys and spent tries), so only the record of their end waits for it.
+   * A worker claims each time a job ends; on PostgreSQL this took the claim from five round trips to one.
    */
-  claim(
+  async claim(
     owner: string,
     limit: number,
     now = new Date(),
   ): Promise<{ claimed: JobRecord[]; exhausted: number; canceled: string[] }> {
+    const tidied = this.tidyDue(now) ? await this.tidy(now) : { exhausted: 0, canceled: [] };
+    const claimed =
+      limit > 0
+        ? await this.backend.stores.jobs.claim(owner, limit, this.limits.leaseMs, this.limits.maxAttempts, now)
+        : [];
+    return { claimed, ...tidied };
+  }
+
+  private tidyDue(now: Date): boolean {
+    const due = this.tidiedAt === undefined || Math.abs(now.getTime() - this.tidiedAt) >= TIDY_INTERVAL_MS;
+    if (due) this.tidiedAt = now.getTime();
+    return due;
+  }
+
+  private tidy(now: Date): Promise<{ exhausted: number; canceled: string[] }> {
     return this.backend.transaction(async (tx) => {
       const canceled = await tx.jobs.cancelRevoked(now);
       const exhausted = await tx.jobs.failExhausted(this.limits.maxAttempts, now);
       for (const job of exhausted) await this.runners.get(job.kind)?.onFailed?.(tx, job, now);
-      const claimed =
-        limit > 0 ? await tx.jobs.claim(owner, limit, this.limits.leaseMs, this.limits.maxAttempts, now) : [];
-      return { claimed, exhausted: exhausted.length, canceled };
+      return { exhausted: exhausted.length, canceled };
     });
   }
 

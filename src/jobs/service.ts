@@ -1,5 +1,6 @@
 // What the HTTP routes ask of jobs: submit (with the egress checks a job would otherwise fail on
 // later), read, list, cancel, fetch the result. Routes stay thin; this is the one place of the rules.
+import type { Readable } from 'node:stream';
 import type { EgressPolicy } from '../egress/policy.js';
 import { conflict, gone, notFound, urlBlocked, webhookUrlBlocked } from '../errors.js';
 import type { FileStore } from '../storage/file-store.js';
@@ -68,14 +69,15 @@ export class JobService {
     throw conflict(`job ${id} has already ${job.status === 'canceled' ? 'been canceled' : job.status}`);
   }
 
-  async result(keyId: string, id: string, now = new Date()): Promise<{ job: JobRecord; bytes: Buffer }> {
+  /** The result for a download: its size and its bytes as a stream, read as the client takes them. */
+  async result(keyId: string, id: string, now = new Date()): Promise<{ job: JobRecord; size: number; body: Readable }> {
     const job = await this.get(keyId, id);
     if (job.status !== 'succeeded' || !job.result) throw notFound(`job ${id} has no result (it is ${job.status})`);
     if (job.result.removed || job.result.expiresAt <= now.toISOString()) {
       throw gone(`the result of job ${id} expired at ${job.result.expiresAt} (jobs.resultTtlHours)`);
     }
     try {
-      return { job, bytes: await this.results.get(job.result.key) };
+      return { job, ...(await this.results.stream(job.result.key)) };
     } catch (err) {
       // The sweeper removed it between the check and the read.
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw gone(`the result of job ${id} has expired`);

@@ -3,12 +3,13 @@
 // short-lived kinds of job (a monitor's capture: its outcome is the capture row) soon after they
 // finished, finished job rows and webhook deliveries (with their attempts) past
 // jobs.recordTtlDays, and — on the first pass and then hourly — stored files no row refers to any more
-// (what a crash can leave behind).
+// (what a crash can leave behind). With several nodes on one database, one sweeps at a time
+// (Backend.runExclusive): the others skip that pass.
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import type { FileStore } from '../storage/file-store.js';
 import { ORPHAN_MIN_AGE_MS, removeOrphans } from '../storage/orphans.js';
-import type { Stores } from '../stores/backend.js';
+import type { Backend, Stores } from '../stores/backend.js';
 import { IDEMPOTENCY_WINDOW_MS } from './queue.js';
 
 const BATCH = 500;
@@ -43,6 +44,8 @@ export class Sweeper implements Lifecycle {
     /** jobs.recordTtlDays: finished jobs and deliveries older than this are deleted. */
     private readonly recordTtlMs: number,
     private readonly shortLived: readonly ShortLivedJobs[] = [],
+    /** One node at a time: another node's pass under way skips this one. */
+    private readonly exclusive: Pick<Backend, 'runExclusive'> = { runExclusive: (_name, fn) => fn() },
   ) {}
 
   start(): Promise<void> {
@@ -65,8 +68,20 @@ export class Sweeper implements Lifecycle {
     await this.running;
   }
 
-  /** One pass; never throws (a failure is logged and the next pass tries again). */
+  /**
+   * One pass, unless another node is sweeping the same database now; never throws (a failure is logged
+   * and the next pass tries again).
+   */
   async sweep(now = new Date()): Promise<void> {
+    try {
+      const ran = await this.exclusive.runExclusive('pagewatch:sweep', () => this.sweepOnce(now).then(() => true));
+      if (!ran) this.log.debug('sweep skipped: another node is sweeping');
+    } catch (err) {
+      this.log.error({ err }, 'sweep failed'); // could not even take the lock (the database is unreachable)
+    }
+  }
+
+  private async sweepOnce(now: Date): Promise<void> {
     const { jobs, idempotency } = this.stores;
     try {
       let removed = 0;

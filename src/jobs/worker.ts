@@ -38,6 +38,11 @@ export class JobWorker implements Lifecycle {
 
   /** A job became claimable (queued, requeued, handed back): claim now rather than at the next poll. */
   private readonly onJobs = () => this.wake();
+  /**
+   * A key was revoked or deleted, maybe through another node: its jobs are canceled in the database, so
+   * look at the running ones now (the claim starts with stopLost) rather than at the next poll.
+   */
+  private readonly onKeys = () => this.wake();
 
   constructor(
     private readonly backend: Pick<Backend, 'changes'>,
@@ -53,6 +58,7 @@ export class JobWorker implements Lifecycle {
   start(): Promise<void> {
     this.stopped = false;
     this.backend.changes.on('jobs', this.onJobs);
+    this.backend.changes.on('keys', this.onKeys);
     this.heartbeat = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.options.leaseMs / 3)));
     this.heartbeat.unref();
     this.wake();
@@ -81,6 +87,7 @@ export class JobWorker implements Lifecycle {
   async stop(deadline: number): Promise<void> {
     this.stopped = true;
     this.backend.changes.off('jobs', this.onJobs);
+    this.backend.changes.off('keys', this.onKeys);
     clearTimeout(this.pollTimer);
     await this.filling;
     const finished = await Promise.race([

@@ -2,10 +2,14 @@
 // job worker does the capture. Changes to a monitor take effect at once through `schedule`/`unschedule`.
 // node-cron keeps its own time (Date and setTimeout); the scheduler's own decisions — which stored
 // next runs were missed while stopped — read the injected clock, so tests can fake both.
+// With several nodes, a monitor may change through another node: the scheduler then reconciles its
+// tasks with the database — on the backend's `monitors` change (another node's, on PostgreSQL) and every
+// reconcileIntervalMs in any case, in case a notification was lost.
 import cron, { type ScheduledTask } from 'node-cron';
 import { AppError } from '../errors.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
+import type { Backend } from '../stores/backend.js';
 import type { MonitorRecord, MonitorStore } from '../stores/monitors.js';
 import type { MonitorRuns } from './runs.js';
 
@@ -14,9 +18,35 @@ export interface Clock {
 }
 export const systemClock: Clock = { now: () => new Date() };
 
+/** An api node's stand-in: the schedules live on the worker nodes, which reconcile with the database. */
+export const schedulesElsewhere: Pick<MonitorScheduler, 'schedule' | 'unschedule'> = {
+  schedule: () => Promise.resolve(),
+  unschedule: () => undefined,
+};
+
+export interface ReconcileOptions {
+  /** The backend's change events: a `monitors` change reconciles at once. */
+  changes?: Backend['changes'];
+  /** Reconcile this often anyway (monitors.reconcileIntervalMs); 0 = only on changes. */
+  intervalMs?: number;
+}
+
+/** What a task was scheduled from: when any of it differs in the database, the task is made again. */
+const stampOf = (m: MonitorRecord) =>
+  JSON.stringify([m.settings.schedule, m.settings.timezone, m.specVersion, m.updatedAt]);
+
 export class MonitorScheduler implements Lifecycle {
   readonly name = 'monitor scheduler';
   private readonly tasks = new Map<string, ScheduledTask>();
+  private readonly stamps = new Map<string, string>();
+  /** When each monitor was last scheduled or unscheduled here (a counter): a reconcile leaves alone what
+   * changed after it read the database, since what it read is older. */
+  private readonly touched = new Map<string, number>();
+  private touches = 0;
+  private reconciling: Promise<void> | undefined;
+  private reconcileAgain = false;
+  private reconcileTimer: NodeJS.Timeout | undefined;
+  private readonly onMonitors = () => void this.reconcile();
   /** Ticks under way, waited for by `stop` so none is cut off by the database closing. */
   private readonly ticking = new Set<Promise<void>>();
   private started = false;
@@ -26,10 +56,16 @@ export class MonitorScheduler implements Lifecycle {
     private readonly runs: MonitorRuns,
     private readonly log: Logger,
     private readonly clock: Clock = systemClock,
+    private readonly reconcileOptions: ReconcileOptions = {},
   ) {}
 
   get scheduledCount(): number {
     return this.tasks.size;
+  }
+
+  /** The next run of this node's task for the monitor; undefined when it has none. */
+  nextRunOf(monitorId: string): Date | null | undefined {
+    return this.tasks.get(monitorId)?.getNextRun();
   }
 
   /**
@@ -48,11 +84,63 @@ export class MonitorScheduler implements Lifecycle {
     const now = this.clock.now();
     for (const monitor of await this.monitors.active()) {
       try {
-        if (monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString()) await this.catchUp(monitor, now);
+        if (monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString())
+          await this.catchUp(monitor, monitor.nextRunAt, now);
         await this.schedule(monitor);
       } catch (err) {
         this.log.error({ err, monitor: monitor.id }, 'monitor could not be scheduled');
       }
+    }
+    const { changes, intervalMs } = this.reconcileOptions;
+    changes?.on('monitors', this.onMonitors);
+    if (intervalMs) {
+      this.reconcileTimer = setInterval(() => void this.reconcile(), intervalMs);
+      this.reconcileTimer.unref();
+    }
+  }
+
+  /**
+   * Bring the tasks in line with the database: schedule active monitors this node has no task for,
+   * reschedule those whose schedule, time zone, spec version or update time differ, drop the ones gone or
+   * paused. One at a time; a call during one runs another after it. Never throws.
+   */
+  reconcile(): Promise<void> {
+    if (this.reconciling) {
+      this.reconcileAgain = true;
+      return this.reconciling;
+    }
+    this.reconciling = this.reconcileOnce().finally(() => {
+      this.reconciling = undefined;
+      if (this.reconcileAgain) {
+        this.reconcileAgain = false;
+        void this.reconcile();
+      }
+    });
+    return this.reconciling;
+  }
+
+  private async reconcileOnce(): Promise<void> {
+    const since = this.touches;
+    const untouched = (id: string) => (this.touched.get(id) ?? 0) <= since;
+    try {
+      if (!this.started) return;
+      const active = await this.monitors.active();
+      const seen = new Set<string>();
+      for (const monitor of active) {
+        seen.add(monitor.id);
+        if (!this.started) return;
+        if (!untouched(monitor.id) || this.stamps.get(monitor.id) === stampOf(monitor)) continue;
+        this.log.info({ monitor: monitor.id }, 'monitor changed elsewhere: (re)scheduled');
+        await this.schedule(monitor);
+      }
+      for (const id of [...this.tasks.keys()]) {
+        if (seen.has(id) || !untouched(id)) continue;
+        this.log.info({ monitor: id }, 'monitor paused or deleted elsewhere: unscheduled');
+        this.unschedule(id);
+      }
+      for (const id of [...this.touched.keys()]) if (!this.tasks.has(id) && untouched(id)) this.touched.delete(id);
+    } catch (err) {
+      this.log.error({ err }, 'could not reconcile the monitor schedules with the database; trying again later');
     }
   }
 
@@ -68,19 +156,25 @@ export class MonitorScheduler implements Lifecycle {
       name: `monitor ${monitor.id}`,
     });
     this.tasks.set(monitor.id, task);
+    this.stamps.set(monitor.id, stampOf(monitor));
     await this.monitors.setNextRun(monitor.id, task.getNextRun());
   }
 
   unschedule(monitorId: string): void {
+    this.touched.set(monitorId, ++this.touches);
     const task = this.tasks.get(monitorId);
     if (!task) return;
     this.tasks.delete(monitorId);
+    this.stamps.delete(monitorId);
     void task.destroy();
   }
 
   /** No tick starts after this; the ones under way (one statement each) finish, by `deadline` at the latest. */
   async stop(deadline: number): Promise<void> {
     this.started = false;
+    this.reconcileOptions.changes?.off('monitors', this.onMonitors);
+    clearInterval(this.reconcileTimer);
+    await this.reconciling;
     for (const id of [...this.tasks.keys()]) this.unschedule(id);
     if (this.ticking.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
@@ -97,11 +191,12 @@ export class MonitorScheduler implements Lifecycle {
   }
 
   /** One capture for runs missed while stopped; a key at its queue cap gets none (the schedule goes on). */
-  private async catchUp(monitor: MonitorRecord, now: Date): Promise<void> {
+  private async catchUp(monitor: MonitorRecord, missed: string, now: Date): Promise<void> {
     try {
-      const { created } = await this.runs.start(monitor, 'catch-up', now);
+      const started = await this.runs.catchUp(monitor, missed, now);
+      if (!started) return; // another node starting at the same time took it
       this.log.info(
-        { monitor: monitor.id, missed: monitor.nextRunAt, created },
+        { monitor: monitor.id, missed, created: started.created },
         'catch-up capture for a run missed while stopped',
       );
     } catch (err) {

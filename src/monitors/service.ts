@@ -4,6 +4,7 @@
 // shown (secrets masked), so absent and sent-back "••••" values alike keep what is stored — unless
 // the PATCH would send them to another origin or widen where headers go (secret-binding.ts).
 import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type { EgressPolicy } from '../egress/policy.js';
 import { conflict, invalidRequest, notFound, urlBlocked, webhookUrlBlocked } from '../errors.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -23,7 +24,8 @@ export class MonitorService {
   constructor(
     private readonly backend: Backend,
     private readonly runs: MonitorRuns,
-    private readonly scheduler: MonitorScheduler,
+    /** This node's schedules (or, on an api node, none: the worker nodes reconcile with the database). */
+    private readonly scheduler: Pick<MonitorScheduler, 'schedule' | 'unschedule'>,
     private readonly files: FileStore,
     private readonly egress: EgressPolicy,
     /** Stop the capture jobs of a deleted monitor that are rendering now. */
@@ -130,7 +132,8 @@ export class MonitorService {
     return { capture, monitor: await this.get(keyId, capture.monitorId) };
   }
 
-  async captureFile(keyId: string, id: string, which: 'image' | 'diff'): Promise<Buffer> {
+  /** A capture's image or diff image for a download: its size and its bytes as a stream. */
+  async captureFile(keyId: string, id: string, which: 'image' | 'diff'): Promise<{ size: number; body: Readable }> {
     const { capture } = await this.capture(keyId, id);
     const key = which === 'image' ? capture.imageKey : capture.diffKey;
     if (!key) {
@@ -142,7 +145,7 @@ export class MonitorService {
       );
     }
     try {
-      return await this.files.get(key);
+      return await this.files.stream(key);
     } catch (err) {
       // Retention removed it between the lookup and the read.
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`capture ${id} is no longer kept`);

@@ -1,13 +1,18 @@
 // What the service is doing, for /api/status, the /status page and /metrics: one snapshot read from
-// the live objects and the database. Only aggregate figures: it is public, so no ids, URLs or keys.
+// the live objects and the database. Aggregate figures, plus the nodes of the cluster (ids, roles,
+// hosts, versions: what an operator needs to see which node is which); no job or key ids, URLs or keys.
 import type { BrowserManager } from '../render/browser-manager.js';
 import type { RenderLimiter } from '../render/limiter.js';
 import type { Stores } from '../stores/backend.js';
+import type { NodeRole } from '../stores/nodes.js';
+import { ALIVE_WITHIN_MS } from './node-heartbeat.js';
 import { RENDER_JOB_KINDS } from '../jobs/render-job.js';
 
 export interface StatusSources {
   version: string;
   startedAt: Date;
+  /** This node (the one answering). */
+  node: { id: string; role: NodeRole };
   browsers: Pick<BrowserManager, 'stats'>;
   limiter: Pick<RenderLimiter, 'activeCount' | 'queuedCount'>;
   limits: { concurrency: number; queueSize: number };
@@ -15,17 +20,20 @@ export interface StatusSources {
     jobs: Pick<Stores['jobs'], 'countByStatus'>;
     monitors: Pick<Stores['monitors'], 'counts' | 'nextRuns'>;
     deliveries: Pick<Stores['deliveries'], 'countByStatus'>;
+    nodes: Pick<Stores['nodes'], 'list'>;
   };
 }
 
 export async function statusSnapshot(s: StatusSources, now = new Date()) {
-  const { jobs, monitors, deliveries } = s.stores;
-  const [jobCounts, monitorCounts, nextRuns, deliveryCounts] = await Promise.all([
+  const { jobs, monitors, deliveries, nodes } = s.stores;
+  const [jobCounts, monitorCounts, nextRuns, deliveryCounts, nodeRows] = await Promise.all([
     jobs.countByStatus(RENDER_JOB_KINDS), // the kinds the jobs API shows
     monitors.counts(),
     monitors.nextRuns(5),
     deliveries.countByStatus(),
+    nodes.list(),
   ]);
+  const aliveSince = new Date(now.getTime() - ALIVE_WITHIN_MS).toISOString();
   // Read after the database: the live figures are as fresh as the snapshot's last read.
   const browser = s.browsers.stats();
   return {
@@ -50,6 +58,18 @@ export async function statusSnapshot(s: StatusSources, now = new Date()) {
     jobs: jobCounts,
     monitors: { ...monitorCounts, nextRuns },
     webhooks: deliveryCounts,
+    node: { id: s.node.id, role: s.node.role },
+    cluster: {
+      nodes: nodeRows.map((n) => ({
+        id: n.id,
+        role: n.role,
+        host: n.host,
+        version: n.version,
+        startedAt: n.startedAt,
+        heartbeatAt: n.heartbeatAt,
+        alive: n.heartbeatAt >= aliveSince,
+      })),
+    },
     time: now.toISOString(),
   };
 }

@@ -1,47 +1,54 @@
-// Where stored files live (job results, monitor captures): behind a small interface so a later
-// S3-compatible store can replace the local directory without touching the callers.
+// Stored files in a local directory (storage.driver=fs). The interface is in src/stores/files.ts (a
+// database implements it too); it is re-exported here so the engines' and services' imports stay put.
 import { mkdirSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import {
+  checkFileKey,
+  checkFolderName,
+  isFileKey,
+  missingFile,
+  type FileStore,
+  type StoredFile,
+} from '../stores/files.js';
 
-export interface StoredFile {
-  key: string;
-  modifiedAt: Date;
-}
-
-export interface FileStore {
-  /** Store the bytes under `key`, replacing any earlier bytes. */
-  put(key: string, bytes: Buffer): Promise<void>;
-  get(key: string): Promise<Buffer>;
-  /** Remove; a missing key is not an error. */
-  remove(key: string): Promise<void>;
-  /** Remove every key under `prefix/` (a monitor's captures). */
-  removeFolder(prefix: string): Promise<void>;
-  /** Every stored file; a half-written one is listed under the key it was meant for. */
-  files(): AsyncIterable<StoredFile>;
-}
-
-const NAME = '[A-Za-z0-9_-]{1,100}';
-/** `name` or `folder/name`: nothing a caller passes can reach outside the store's directory. */
-const SAFE_KEY = new RegExp(`^${NAME}(/${NAME})?$`);
-const SAFE_FOLDER = new RegExp(`^${NAME}$`);
+export type { FileStore, StoredFile } from '../stores/files.js';
 
 export class LocalFileStore implements FileStore {
+  /** The write under way per file: two puts of one key in this process take turns on its aside copy. */
+  private readonly writing = new Map<string, Promise<void>>();
+
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true });
   }
 
   async put(key: string, bytes: Buffer): Promise<void> {
     const file = this.path(key);
-    await mkdir(dirname(file), { recursive: true });
-    // Write aside, then rename: a crash mid-write never leaves a half file under the real name.
-    const partial = `${file}.partial`;
-    await writeFile(partial, bytes);
-    await rename(partial, file);
+    const mine = (this.writing.get(file) ?? Promise.resolve()).catch(() => {}).then(() => this.write(file, bytes));
+    this.writing.set(file, mine);
+    try {
+      await mine;
+    } finally {
+      if (this.writing.get(file) === mine) this.writing.delete(file);
+    }
   }
 
-  get(key: string): Promise<Buffer> {
-    return readFile(this.path(key));
+  async get(key: string): Promise<Buffer> {
+    return readFile(this.path(key)); // async: a refused key rejects rather than throws
+  }
+
+  async stream(key: string): Promise<{ size: number; body: Readable }> {
+    // Size and bytes from one open file: a put (a rename) or remove meanwhile does not change what it reads.
+    const handle = await open(this.path(key), 'r');
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw missingFile(key); // a folder of keys is not a stored file
+      return { size: info.size, body: handle.createReadStream() }; // the stream closes the handle
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
   }
 
   async remove(key: string): Promise<void> {
@@ -51,8 +58,7 @@ export class LocalFileStore implements FileStore {
   }
 
   async removeFolder(prefix: string): Promise<void> {
-    if (!SAFE_FOLDER.test(prefix)) throw new Error(`not a folder name: ${prefix}`);
-    await rm(join(this.dir, prefix), { recursive: true, force: true });
+    await rm(join(this.dir, checkFolderName(prefix)), { recursive: true, force: true });
   }
 
   async *files(): AsyncIterable<StoredFile> {
@@ -65,16 +71,23 @@ export class LocalFileStore implements FileStore {
     }
   }
 
+  private async write(file: string, bytes: Buffer): Promise<void> {
+    await mkdir(dirname(file), { recursive: true });
+    // Write aside, then rename: a crash mid-write never leaves a half file under the real name.
+    const partial = `${file}.partial`;
+    await writeFile(partial, bytes);
+    await rename(partial, file);
+  }
+
   /** The file at `relative`, if it is one of ours (a key, or a key's aside copy) and still there. */
   private async *file(relative: string): AsyncIterable<StoredFile> {
     const key = relative.endsWith('.partial') ? relative.slice(0, -'.partial'.length) : relative;
-    if (!SAFE_KEY.test(key)) return; // not written by the store: not ours to judge
+    if (!isFileKey(key)) return; // not written by the store: not ours to judge
     const info = await stat(join(this.dir, relative)).catch(() => undefined);
     if (info?.isFile()) yield { key, modifiedAt: info.mtime };
   }
 
   private path(key: string): string {
-    if (!SAFE_KEY.test(key)) throw new Error(`not a file key: ${key}`);
-    return join(this.dir, key);
+    return join(this.dir, checkFileKey(key));
   }
 }

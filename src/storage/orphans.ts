@@ -1,6 +1,6 @@
 // Stored files no row refers to: what a crash leaves between writing a file and committing its row, or
 // between deleting rows and their files. They are never served, but nothing else would ever remove them.
-import type { FileStore } from './file-store.js';
+import type { FileStore } from '../stores/files.js';
 
 /**
  * Only files older than this are judged: a file written moments ago may belong to a render whose row

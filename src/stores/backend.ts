@@ -8,6 +8,7 @@ import type { IdempotencyKeyStore } from './idempotency-keys.js';
 import type { JobStore } from './jobs.js';
 import type { KeyDataStore } from './key-data.js';
 import type { MonitorStore } from './monitors.js';
+import type { NodeStore } from './nodes.js';
 import type { RecordRetention } from './retention.js';
 import type { DeliveryStore } from './webhook-deliveries.js';
 
@@ -20,6 +21,7 @@ export interface Stores {
   captures: CaptureStore;
   keyData: KeyDataStore;
   retention: RecordRetention;
+  nodes: NodeStore;
 }
 
 /** The stores of one transaction. */
@@ -30,9 +32,11 @@ export interface Tx extends Stores {
 
 /**
  * What was committed: `jobs` — a job became claimable (queued, requeued, released); `deliveries` — a
- * webhook delivery became due (recorded, redelivered). Emitted after the commit, never from inside.
+ * webhook delivery became due (recorded, redelivered); `monitors` — a monitor was created, changed,
+ * paused, resumed or deleted; `keys` — a key was revoked or deleted. Emitted after the commit, never from
+ * inside. With several nodes on one database, every node hears every topic (a hint: consumers also poll).
  */
-export type ChangeTopic = 'jobs' | 'deliveries';
+export type ChangeTopic = 'jobs' | 'deliveries' | 'monitors' | 'keys';
 
 export interface Backend {
   readonly stores: Stores;
@@ -41,8 +45,14 @@ export interface Backend {
    * use only the `tx` stores: on SQLite the outer stores wait for the transaction to end (a deadlock).
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
-  /** `changes.on('jobs' | 'deliveries', listener)`: see ChangeTopic. */
+  /** `changes.on(topic, listener)`: see ChangeTopic. */
   readonly changes: EventEmitter<Record<ChangeTopic, []>>;
+  /**
+   * Run `fn` unless another node runs the same `name` right now (then resolve undefined without running
+   * it): for work that one node at a time should do, e.g. the sweep. With SQLite (one node per file) fn
+   * always runs; on PostgreSQL a session advisory lock decides.
+   */
+  runExclusive<T>(name: string, fn: () => Promise<T>): Promise<T | undefined>;
   /** Whether the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -67,6 +67,12 @@ export interface MonitorStore {
    * after the last one taken (a schedule stored before the minimum interval was raised runs no faster).
    */
   claimTick(id: string, tick: Date, minGapMs?: number): Promise<boolean>;
+  /**
+   * Take the one catch-up of the run missed at `missed` (the stored next run), once: true for the first
+   * caller only (nodes starting together all find the same missed run). Moves the stored next run to
+   * `now`; the scheduler then stores the real next one.
+   */
+  claimCatchUp(id: string, missed: string, now: Date): Promise<boolean>;
   recordSkip(id: string): Promise<void>;
   /** The outcome of a run; a 'changed' one is also the last change. */
   recordRun(id: string, status: MonitorStatus, at: Date): Promise<void>;

@@ -2,13 +2,15 @@
 // Each store's suite is one line: `<store>Contract(openSqliteBackend);`
 import { describe, expect, it } from 'vitest';
 import { capturesContract } from './captures.contract.js';
+import { concurrencyContract } from './concurrency.contract.js';
 import { monitorsContract } from './monitors.contract.js';
+import { nodesContract } from './nodes.contract.js';
 import { apiKeysContract } from './api-keys.contract.js';
 import { keyDataContract } from './key-data.contract.js';
 import { retentionContract } from './retention.contract.js';
 import { idempotencyKeysContract } from './idempotency-keys.contract.js';
 import { jobsContract } from './jobs.contract.js';
-import { openSqliteBackend } from './sqlite-backend.js';
+import { openSharedSqlite, openSqliteBackend } from './sqlite-backend.js';
 import { webhookDeliveriesContract } from './webhook-deliveries.contract.js';
 
 describe('SQLite backend', () => {
@@ -27,3 +29,5 @@ keyDataContract(openSqliteBackend);
 retentionContract(openSqliteBackend);
 jobsContract(openSqliteBackend);
 idempotencyKeysContract(openSqliteBackend);
+concurrencyContract(openSharedSqlite);
+nodesContract(openSqliteBackend);

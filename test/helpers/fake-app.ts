@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config-load.js';
+import { MemoryRateLimits } from '../../src/db/memory-rate-limits.js';
 import { createApp, type AppDeps } from '../../src/http/app.js';
 import { createLogger } from '../../src/log.js';
 import type { Renderer, RenderOutput } from '../../src/render/renderer.js';
@@ -37,7 +38,11 @@ function output(bytes: Buffer, contentType: string): RenderOutput {
   return { bytes, contentType, renderMs: 1, truncated: false, blockedRequests: 0 };
 }
 
-export async function startFakeApp(overrides: Record<string, unknown> = {}): Promise<FakeApp> {
+/** `deps` replaces parts of the app (e.g. a real JobService over real stores, and their keys). */
+export async function startFakeApp(
+  overrides: Record<string, unknown> = {},
+  deps: Partial<AppDeps> = {},
+): Promise<FakeApp> {
   const config = loadConfig({
     env: {}, // ignore the developer's PAGEWATCH_* variables
     overrides: {
@@ -84,11 +89,13 @@ export async function startFakeApp(overrides: Record<string, unknown> = {}): Pro
     },
     auth: config.auth,
     rateLimit: config.rateLimit,
+    rateLimits: new MemoryRateLimits(),
     trustProxy: 0,
     status: absent,
     metrics: absent,
     config,
     isShuttingDown: () => false,
+    ...deps,
   } satisfies AppDeps);
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

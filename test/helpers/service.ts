@@ -54,7 +54,7 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
   // request then fails with ECONNRESET (seen after a 7 s render in http-contract). A longer server timeout
   // leaves no test idle long enough for that race.
   service.server.keepAliveTimeout = 60_000;
-  return {
+  const test: TestService = {
     ...service,
     dataDir,
     post: (path, body, headers = {}) =>
@@ -79,6 +79,9 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  // On PostgreSQL `db` is a getter that throws (no SQLite handle), which a spread leaves out: keep it.
+  if (service.databaseKind === 'postgres') Object.defineProperty(test, 'db', { get: () => service.db });
+  return test;
 }
 
 /** Reads an error response body, asserting the contract's error shape along the way. */

@@ -57,6 +57,7 @@ function servedRoutes(): string[] {
     },
     auth: config.auth,
     rateLimit: config.rateLimit,
+    rateLimits: dummy,
     trustProxy: 0,
     status: dummy,
     metrics: dummy,

@@ -49,7 +49,7 @@ const oldDiff = (minChangeRatio: number) => ({
 });
 
 it('old monitors get every new default and still pass the schema; only the old default ratio changes', async () => {
-  const all = readMigrations(resolve(projectRoot(), 'migrations'));
+  const all = readMigrations(resolve(projectRoot(), 'migrations', 'sqlite'));
   const at = all.findIndex((m) => m.name.startsWith('0009_'));
   expect(at).toBeGreaterThan(0);
   migrate(db, all.slice(0, at));

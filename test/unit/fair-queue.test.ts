@@ -39,7 +39,7 @@ function queueOf(maxQueuedPerKey: number): JobQueue {
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-fair-'));
   db = openDatabase(join(dir, 'test.db'));
-  migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+  migrate(db, readMigrations(resolve(projectRoot(), 'migrations', 'sqlite')));
   backend = new SqliteBackend(db);
   jobs = backend.stores.jobs;
   keys = backend.stores.keys;

@@ -9,7 +9,7 @@ import { migrate, readMigrations } from '../../src/db/migrate.js';
 import { openDatabase, type Db } from '../../src/db/sqlite.js';
 import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { AppError } from '../../src/errors.js';
-import { canonicalJson, JobQueue, type Submission } from '../../src/jobs/queue.js';
+import { canonicalJson, JobQueue, TIDY_INTERVAL_MS, type Submission, type Submitted } from '../../src/jobs/queue.js';
 import { RENDER_JOB_KINDS, RenderJobRunner } from '../../src/jobs/render-job.js';
 import { projectRoot } from '../../src/project-root.js';
 import type { JobStore, StoredResult } from '../../src/stores/jobs.js';
@@ -28,7 +28,7 @@ const at = (ms: number) => new Date(T0.getTime() + ms);
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-queue-'));
   db = openDatabase(join(dir, 'test.db'));
-  migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+  migrate(db, readMigrations(resolve(projectRoot(), 'migrations', 'sqlite')));
   backend = new SqliteBackend(db);
   jobs = backend.stores.jobs;
   queue = new JobQueue(backend, { maxAttempts: 3, leaseMs: LEASE, maxQueuedPerKey: 5 });
@@ -157,9 +157,11 @@ describe('outcomes', () => {
     await queue.succeed(a!, 'w', result('r'), at(5));
     await queue.failOrRetry(b!, 'w', { code: 'render_failed', message: 'x' }, false, at(5));
     await queue.cancel(keyId, ids[2]!, RENDER_JOB_KINDS, at(6));
-    // Bulk statements apply the same cut: a revoked key's stragglers are canceled in the next claim.
+    // Bulk statements apply the same cut: a revoked key's stragglers are canceled by the claims' tidying,
+    // which runs once every TIDY_INTERVAL_MS (meanwhile the claim passes them over).
     db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(at(7).toISOString(), keyId);
-    expect((await queue.claim('w', 1, at(8))).canceled).toEqual([ids[3]]);
+    expect(await queue.claim('w', 1, at(8))).toMatchObject({ claimed: [], canceled: [] });
+    expect((await queue.claim('w', 1, at(4 + TIDY_INTERVAL_MS))).canceled).toEqual([ids[3]]);
     for (const id of ids) {
       const job = (await jobs.get(id))!;
       expect(JSON.stringify(job.request)).not.toContain('SECRET');
@@ -252,5 +254,36 @@ describe('submission', () => {
 describe('canonicalJson', () => {
   it('sorts keys at every depth and drops undefined, keeping array order', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, 1], c: undefined, b: null } })).toBe('{"a":{"b":null,"d":[2,1]},"b":1}');
+  });
+});
+
+describe('submissions that arrive together', () => {
+  it('are written in one transaction; one refused (its key at maxQueuedPerKey) is refused alone', async () => {
+    let transactions = 0;
+    const counting = Object.create(backend) as SqliteBackend;
+    counting.transaction = (fn) => {
+      transactions++;
+      return backend.transaction(fn);
+    };
+    const gathered = new JobQueue(counting, { maxAttempts: 3, leaseMs: LEASE, maxQueuedPerKey: 5 });
+    for (const kind of RENDER_JOB_KINDS) gathered.register(kind, new RenderJobRunner({} as never, {} as never, 1));
+    const other = (await backend.stores.keys.create('other')).id;
+    const settled = await Promise.allSettled([
+      ...Array.from({ length: 6 }, () => gathered.submit(submission())), // one over this key's 5
+      ...Array.from({ length: 3 }, () => gathered.submit(submission({ keyId: other }))),
+      gathered.submit(submission({ keyId: other, idempotencyKey: 'same' })),
+      gathered.submit(submission({ keyId: other, idempotencyKey: 'same' })), // the same job, once
+    ]);
+    expect(transactions).toBe(1);
+    expect(settled.map((s) => s.status)).toEqual([
+      ...new Array<string>(5).fill('fulfilled'),
+      'rejected',
+      ...new Array<string>(5).fill('fulfilled'),
+    ]);
+    expect((settled[5] as PromiseRejectedResult).reason).toMatchObject({ code: 'queue_full' });
+    const [first, second] = settled.slice(9).map((s) => (s as PromiseFulfilledResult<Submitted>).value);
+    expect(second).toEqual({ job: first!.job, created: false });
+    expect(await jobs.countActive(keyId)).toBe(5);
+    expect(await jobs.countActive(other)).toBe(4);
   });
 });

@@ -63,7 +63,7 @@ let runner: ScriptedRunner;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-worker-'));
   const db = openDatabase(join(dir, 'test.db'));
-  migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+  migrate(db, readMigrations(resolve(projectRoot(), 'migrations', 'sqlite')));
   backend = new SqliteBackend(db);
   queue = new JobQueue(backend, { maxAttempts: 2, leaseMs: 30_000, maxQueuedPerKey: 100 });
   runner = new ScriptedRunner();

@@ -154,7 +154,7 @@ describe('migrations', () => {
   });
 
   it("the repo's own migrations apply cleanly, twice", () => {
-    const ms = readMigrations(resolve(projectRoot(), 'migrations'));
+    const ms = readMigrations(resolve(projectRoot(), 'migrations', 'sqlite'));
     expect(ms.length).toBeGreaterThan(0);
     expect(migrate(db, ms)).toEqual(ms.map((m) => m.name));
     expect(migrate(db, ms)).toEqual([]);

@@ -23,7 +23,7 @@ let scheduler: MonitorScheduler | undefined;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-catchup-'));
   db = openDatabase(join(dir, 'test.db'));
-  migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+  migrate(db, readMigrations(resolve(projectRoot(), 'migrations', 'sqlite')));
   backend = new SqliteBackend(db);
 });
 afterEach(async () => {
@@ -48,7 +48,12 @@ it.each([
   { queued: 1, caught: 1, what: 'one place left (the edge): the catch-up is queued' },
   { queued: 2, caught: 0, what: 'at the cap: no catch-up' },
 ])('cap 2, $queued render jobs queued — $what; the monitor is scheduled either way', async ({ queued, caught }) => {
-  vi.useFakeTimers({ now: new Date('2026-06-01T00:00:00.000Z') }); // the scheduler's clock and node-cron's
+  // The scheduler's clock and node-cron's; setImmediate stays real: the queue gathers the submissions of
+  // one turn of the event loop into one transaction (src/jobs/gathered.ts) and writes them on the next.
+  vi.useFakeTimers({
+    now: new Date('2026-06-01T00:00:00.000Z'),
+    toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'],
+  });
   const keyId = (await backend.stores.keys.create('k')).id;
   const queue = new JobQueue(backend, { maxAttempts: 3, leaseMs: 30_000, maxQueuedPerKey: 2 });
   const idle: JobRunner = { run: () => Promise.resolve({}), keepAfterFinish: (request) => request };

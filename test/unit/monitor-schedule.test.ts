@@ -36,7 +36,7 @@ beforeEach(async () => {
   vi.useFakeTimers({ now: START });
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-schedule-'));
   db = openDatabase(join(dir, 'test.db'));
-  migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+  migrate(db, readMigrations(resolve(projectRoot(), 'migrations', 'sqlite')));
   backend = new SqliteBackend(db);
   monitors = backend.stores.monitors;
   keyId = (await backend.stores.keys.create('k')).id;

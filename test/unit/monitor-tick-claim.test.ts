@@ -14,6 +14,7 @@ import { JobQueue } from '../../src/jobs/queue.js';
 import { CAPTURE_JOB_KIND } from '../../src/monitors/recorder.js';
 import { MonitorRuns } from '../../src/monitors/runs.js';
 import { projectRoot } from '../../src/project-root.js';
+import type { Backend } from '../../src/stores/backend.js';
 
 let dir: string;
 let db: Db;
@@ -21,7 +22,7 @@ let backend: SqliteBackend;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-tick-'));
   db = openDatabase(join(dir, 'test.db'));
-  migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+  migrate(db, readMigrations(resolve(projectRoot(), 'migrations', 'sqlite')));
   backend = new SqliteBackend(db);
 });
 afterEach(async () => {
@@ -92,4 +93,63 @@ it("a revoked key's monitor that was left unpaused queues nothing, and its next 
   expect(captureJobs('mon_revoked')).toBe(0);
   expect(await monitors.setNextRunIfActive('mon_revoked', new Date(tick.getTime() + 1000))).toBe(false);
   expect(await monitors.setNextRunIfActive('mon_active', new Date(tick.getTime() + 1000))).toBe(true);
+});
+
+it('ticks that fire together are taken in one transaction, and the same tick fired twice is taken once', async () => {
+  const keyId = (await backend.stores.keys.create('k')).id;
+  for (let i = 0; i < 30; i++) everySecondMonitor(keyId, `mon_${i}`);
+  let transactions = 0;
+  const claimed: string[] = [];
+  const counting: Pick<Backend, 'transaction'> = {
+    transaction: (fn) => {
+      transactions++;
+      return backend.transaction((tx) => {
+        const claimTick = tx.monitors.claimTick.bind(tx.monitors);
+        tx.monitors.claimTick = (id, ...rest) => (claimed.push(id), claimTick(id, ...rest));
+        return fn(tx);
+      });
+    },
+  };
+  const queue = new JobQueue(backend, { maxAttempts: 3, leaseMs: 30_000, maxQueuedPerKey: 1000 });
+  queue.register(CAPTURE_JOB_KIND, { run: () => Promise.resolve({}), keepAfterFinish: (request) => request });
+  const runs = new MonitorRuns(counting, queue, 1);
+  const tick = new Date('2026-06-01T00:00:00.000Z');
+  // Fired in reverse order; taken in monitor id order, so that nodes taking the same ticks lock the same
+  // rows in the same order (PostgreSQL would otherwise end one of two such transactions as a deadlock).
+  const fired = [...Array.from({ length: 30 }, (_, i) => `mon_${i}`), 'mon_0'].reverse();
+  const outcomes = await Promise.all(fired.map((id) => runs.tick(id, tick)));
+  expect(outcomes.slice(0, 30).every((o) => o === 'queued')).toBe(true);
+  expect(outcomes[30]).toBe('taken'); // the second mon_0 of the same tick
+  expect(transactions).toBe(1);
+  expect(claimed).toEqual([...fired].sort());
+  for (let i = 0; i < 30; i++) expect(captureJobs(`mon_${i}`)).toBe(1);
+});
+
+it('one tick that fails in a gathered transaction costs the others nothing: they are taken one by one', async () => {
+  const keyId = (await backend.stores.keys.create('k')).id;
+  for (let i = 0; i < 5; i++) everySecondMonitor(keyId, `mon_${i}`);
+  // mon_3's row is broken the way a failing statement would be: its tick throws, the rest must not.
+  const failing: Pick<Backend, 'transaction'> = {
+    transaction: (fn) =>
+      backend.transaction((tx) => {
+        const claimTick = tx.monitors.claimTick.bind(tx.monitors);
+        tx.monitors.claimTick = (id, ...rest) =>
+          id === 'mon_3' ? Promise.reject(new Error('broken row')) : claimTick(id, ...rest);
+        return fn(tx);
+      }),
+  };
+  const queue = new JobQueue(backend, { maxAttempts: 3, leaseMs: 30_000, maxQueuedPerKey: 1000 });
+  queue.register(CAPTURE_JOB_KIND, { run: () => Promise.resolve({}), keepAfterFinish: (request) => request });
+  const runs = new MonitorRuns(failing, queue, 1);
+  const tick = new Date('2026-06-01T00:00:00.000Z');
+  const settled = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => runs.tick(`mon_${i}`, tick)));
+  expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : 'rejected'))).toEqual([
+    'queued',
+    'queued',
+    'queued',
+    'rejected',
+    'queued',
+  ]);
+  for (const i of [0, 1, 2, 4]) expect(captureJobs(`mon_${i}`)).toBe(1);
+  expect(captureJobs('mon_3')).toBe(0);
 });

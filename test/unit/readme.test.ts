@@ -87,6 +87,7 @@ describe('README and docs/', () => {
   it.each(MARKDOWN)('every PAGEWATCH_ variable %s names is a setting (or an example shell variable)', (file) => {
     const known = new Set([...describeSettings().map((s) => s.env), 'PAGEWATCH_ENV', 'PAGEWATCH_KEY']);
     known.add('PAGEWATCH_WEBHOOK_SECRET'); // the receiver's own variable in the verification example
+    known.add('PAGEWATCH_TEST_POSTGRES_URL').add('PAGEWATCH_REQUIRE_POSTGRES'); // the tests' PostgreSQL server
     for (const [name] of read(file).matchAll(/PAGEWATCH_[A-Z][A-Z0-9_]*/g)) expect(known, file).toContain(name);
   });
 });

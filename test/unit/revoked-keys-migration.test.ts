@@ -23,7 +23,7 @@ afterEach(() => {
 });
 
 it('stops the work of keys revoked before it, and only theirs', () => {
-  const all = readMigrations(resolve(projectRoot(), 'migrations'));
+  const all = readMigrations(resolve(projectRoot(), 'migrations', 'sqlite'));
   const at = all.findIndex((m) => m.name.includes('_queue_'));
   expect(at).toBeGreaterThan(0);
   migrate(db, all.slice(0, at));

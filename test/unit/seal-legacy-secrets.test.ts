@@ -31,7 +31,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-seal-'));
   file = join(dir, 'test.db');
   db = openDatabase(file);
-  migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+  migrate(db, readMigrations(resolve(projectRoot(), 'migrations', 'sqlite')));
   // What the code before encryption stored: the capture options with their secrets in the clear.
   secrets = newSecrets();
   const keyId = new SyncKeys(db).create('k').id;

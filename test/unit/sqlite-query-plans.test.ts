@@ -27,7 +27,7 @@ let seen: Statement[];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-plans-'));
   db = openDatabase(join(dir, 'test.db'));
-  migrate(db, readMigrations(resolve(projectRoot(), 'migrations')));
+  migrate(db, readMigrations(resolve(projectRoot(), 'migrations', 'sqlite')));
   seen = [];
   const prepare = db.prepare.bind(db);
   // Record every statement Kysely runs on this connection, with its parameters.

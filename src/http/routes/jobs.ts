@@ -28,14 +28,15 @@ export function jobRoutes(jobs: JobService): Router {
   });
 
   router.get('/api/jobs/:id/result', async (ctx) => {
-    const { job, bytes } = await jobs.result(keyIdOf(ctx), ctx.params.id!);
+    const { job, size, body } = await jobs.result(keyIdOf(ctx), ctx.params.id!);
     // What a finished render job keeps of its request (render-job.ts, keepAfterFinish).
     const request = job.request as { filename?: string | null; format?: string | null };
     const fallback =
       job.kind === 'pdf' ? 'render.pdf' : `screenshot.${request.format === 'jpeg' ? 'jpg' : (request.format ?? 'png')}`;
     ctx.set('Content-Disposition', contentDisposition(safeFilename(request.filename ?? undefined, fallback)));
     ctx.type = job.result!.contentType;
-    ctx.body = bytes;
+    ctx.body = body; // streamed as the client reads it: a large result is never whole in memory
+    ctx.length = size; // after the body: Koa knows no length for a stream
   });
 
   router.delete('/api/jobs/:id', async (ctx) => {

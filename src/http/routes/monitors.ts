@@ -86,7 +86,9 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
 
   for (const which of ['image', 'diff'] as const) {
     router.get(`/api/captures/:id/${which}`, async (ctx) => {
-      ctx.body = await monitors.captureFile(keyIdOf(ctx), ctx.params.id!, which);
+      const { size, body } = await monitors.captureFile(keyIdOf(ctx), ctx.params.id!, which);
+      ctx.body = body; // streamed as the client reads it
+      ctx.length = size; // after the body: Koa knows no length for a stream
       ctx.type = 'image/png';
       ctx.set('Cache-Control', 'private, max-age=31536000, immutable'); // a stored capture never changes
     });

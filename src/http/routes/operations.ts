@@ -10,9 +10,15 @@ export function operationsRoutes(deps: { status: () => Promise<StatusSnapshot>; 
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await deps.status();
   });
+  metricsRoute(router, deps.metrics);
+  return router;
+}
+
+/** GET /metrics on `router` (a worker node's probe server serves it alone). */
+export function metricsRoute(router: Router, metrics: Metrics): Router {
   router.get('/metrics', async (ctx) => {
-    ctx.type = deps.metrics.registry.contentType;
-    ctx.body = await deps.metrics.registry.metrics();
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
   });
   return router;
 }

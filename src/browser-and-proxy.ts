@@ -1,0 +1,32 @@
+// The browser and the egress proxy it browses through, as every role has them (synchronous renders on
+// api nodes, jobs and captures on worker nodes): made here, started and stopped by main.ts.
+import type { Config } from './config.js';
+import { EgressPolicy } from './egress/policy.js';
+import { EgressProxy } from './egress/proxy.js';
+import { heldByBrowsers } from './egress/socket-owner.js';
+import type { Logger } from './log.js';
+import { BrowserManager } from './render/browser-manager.js';
+import { findChromium } from './render/chromium-path.js';
+import { decideSandbox } from './render/sandbox.js';
+
+export function browserAndProxy(config: Readonly<Config>, log: Logger) {
+  const egress = new EgressPolicy(config.egress);
+  const sandbox = decideSandbox(config.render.sandbox, process.geteuid?.());
+  if (sandbox.warning) log.warn({ sandbox: false }, sandbox.warning);
+  const browsers: BrowserManager = new BrowserManager({
+    executablePath: findChromium(config.chromiumPath),
+    proxyUrl: (): string => proxy.url, // read at launch, once the proxy below listens
+    sandbox: sandbox.enabled,
+    warmPages: config.render.warmPages,
+    restartAfter: config.render.restartAfter,
+    pageMaxUses: config.render.pageMaxUses,
+    log,
+  });
+  // Only our own Chromium may use the proxy: a connection from any other local process gets 407.
+  const proxy = new EgressProxy(egress, { isOwnBrowser: (socket) => heldByBrowsers(socket, browsers.browserPids()) });
+  proxy.on('blocked', ({ target, reason }) => log.debug({ target, reason }, 'egress blocked'));
+  proxy.on('refusedClient', ({ port }) =>
+    log.warn({ clientPort: port }, 'egress proxy refused a local process that is not our browser'),
+  );
+  return { egress, sandbox, browsers, proxy };
+}

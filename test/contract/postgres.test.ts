@@ -1,0 +1,42 @@
+// Every store contract, run on the PostgreSQL backend: one fresh migrated database for this file (dropped
+// at the end), emptied before each test. Each store's suite is one line, as in sqlite.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describePostgres, freshDatabase, type FreshDatabase } from '../helpers/postgres.js';
+import { apiKeysContract } from './api-keys.contract.js';
+import { capturesContract } from './captures.contract.js';
+import { concurrencyContract } from './concurrency.contract.js';
+import { idempotencyKeysContract } from './idempotency-keys.contract.js';
+import { jobsContract } from './jobs.contract.js';
+import { keyDataContract } from './key-data.contract.js';
+import { monitorsContract } from './monitors.contract.js';
+import { migrateAt, postgresOpener, postgresSharedOpener } from './postgres-backend.js';
+import { retentionContract } from './retention.contract.js';
+import { webhookDeliveriesContract } from './webhook-deliveries.contract.js';
+
+describePostgres('PostgreSQL backend', () => {
+  let db: FreshDatabase;
+  beforeAll(async () => {
+    db = await freshDatabase();
+    await migrateAt(db.url);
+  });
+  afterAll(() => db?.drop());
+  const open = postgresOpener(() => db.url);
+
+  describe('backend', () => {
+    it('answers a ping and closes', async () => {
+      const opened = await open();
+      expect(await opened.backend.ping()).toBe(true);
+      await opened.close();
+    });
+  });
+
+  monitorsContract(open);
+  capturesContract(open);
+  apiKeysContract(open);
+  webhookDeliveriesContract(open);
+  keyDataContract(open);
+  retentionContract(open);
+  jobsContract(open);
+  idempotencyKeysContract(open);
+  concurrencyContract(postgresSharedOpener(() => db.url));
+});

@@ -1,0 +1,31 @@
+// A fresh PostgreSQL database with the file store's tables (migrations/postgres/0002_blobs.sql), and a
+// pool on it. Until part A's migrate lands the test applies the one migration itself; at merge this
+// becomes "a freshly migrated database".
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import pg from 'pg';
+import { freshDatabase } from './postgres-local.js';
+
+export interface BlobDatabase {
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+export async function openBlobDatabase(): Promise<BlobDatabase> {
+  const database = await freshDatabase();
+  const pool = new pg.Pool({ connectionString: database.url, max: 6 });
+  try {
+    await pool.query(readFileSync(resolve(import.meta.dirname, '../../migrations/postgres/0002_blobs.sql'), 'utf8'));
+  } catch (err) {
+    await pool.end();
+    await database.drop();
+    throw err;
+  }
+  return {
+    pool,
+    async close() {
+      await pool.end();
+      await database.drop();
+    },
+  };
+}
