@@ -3,18 +3,13 @@
 // converter before and after a conversion, the status page, the docs, and the dashboard without a key,
 // with its list, with the form showing field errors (in its lists of patterns, rules and steps too), and
 // with a monitor's history open: its diff, its text changes, its notifyWhen rules and a region outlined.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/render/chromium-path.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
-const VIEWPORTS = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
+import { VIEWPORTS, violations } from '../helpers/axe.js';
 
 let svc: TestService;
 let fx: FixtureServer;
@@ -64,26 +59,6 @@ afterAll(async () => {
   await browser?.close();
   await Promise.all([svc?.close(), fx?.close()]);
 });
-
-/** axe's violations on the page as it is now, one line each with the elements concerned. */
-async function violations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(
-    (tags) =>
-      (
-        window as unknown as {
-          axe: {
-            run(
-              ctx: Document,
-              o: object,
-            ): Promise<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }>;
-          };
-        }
-      ).axe.run(document, { runOnly: tags }),
-    RULES,
-  );
-  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-}
 
 describe.each(Object.entries(VIEWPORTS))('at %s width', (_name, viewport) => {
   let page: Page;
