@@ -81,5 +81,8 @@ export const conflict = (message: string) => new AppError('conflict', message);
 /** Not in the contract's table: a job result past jobs.resultTtlHours (410, as "Jobs" says). */
 export const gone = (message: string) => new AppError('gone', message);
 export const unavailable = (message: string, cause?: unknown) => new AppError('unavailable', message, { cause });
-export const renderTimeout = (ms: number) =>
-  new AppError('render_timeout', `The render did not finish within its timeout of ${ms} ms`);
+/** `stage`: what the render was doing when its time ran out, for the log (where a hang is looked for). */
+export const renderTimeout = (ms: number, stage?: string) =>
+  new AppError('render_timeout', `The render did not finish within its timeout of ${ms} ms`, {
+    logDetail: stage && `timed out ${stage}`,
+  });

@@ -21,8 +21,8 @@ export class SqlJobStore implements JobStore {
     private readonly flavor: SqlFlavor,
   ) {}
 
-  async insert(job: NewJob, now: Date): Promise<void> {
-    await this.db
+  async insert(job: NewJob, now: Date): Promise<JobRecord> {
+    const row = await this.db
       .insertInto('jobs')
       .values({
         id: job.id,
@@ -36,8 +36,10 @@ export class SqlJobStore implements JobStore {
         monitor_id: job.subject ?? null,
         created_at: now.toISOString(),
       })
-      .execute();
+      .returningAll()
+      .executeTakeFirstOrThrow();
     this.notify('jobs');
+    return toRecord(row);
   }
 
   async get(id: string): Promise<JobRecord | undefined> {

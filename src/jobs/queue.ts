@@ -48,6 +48,11 @@ export interface QueueLimits {
 
 export class JobQueue {
   private readonly runners = new Map<string, JobRunner>();
+  /**
+   * Each key's queued and running jobs, counted once per transaction and kept up to date by `enqueue`: a
+   * burst gathered into one transaction (Gathered) checks its limit without counting the rows again each time.
+   */
+  private readonly activeCounts = new WeakMap<Tx, Map<string, number>>();
   /** When `claim` last tidied (the time it was given). */
   private tidiedAt: number | undefined;
 
@@ -112,8 +117,10 @@ export class JobQueue {
   async enqueue(tx: Tx, e: Enqueued, now = new Date()): Promise<JobRecord> {
     const id = `job_${randomBytes(10).toString('hex')}`;
     const keptRequest = this.runnerOf(e.kind).keepAfterFinish(e.request);
-    await tx.jobs.insert({ id, ...e, keptRequest }, now);
-    return (await tx.jobs.get(id))!;
+    const queued = await tx.jobs.insert({ id, ...e, keptRequest }, now);
+    const counted = this.activeCounts.get(tx);
+    if (counted?.has(e.keyId)) counted.set(e.keyId, counted.get(e.keyId)! + 1);
+    return queued;
   }
 
   /** The oldest queued or running job about `subject`, if any. */
@@ -123,7 +130,11 @@ export class JobQueue {
 
   /** Whether the key has jobs.maxQueuedPerKey jobs queued or running (of every kind). */
   async isFull(tx: Tx, keyId: string): Promise<boolean> {
-    return (await tx.jobs.countActive(keyId)) >= this.limits.maxQueuedPerKey;
+    let counted = this.activeCounts.get(tx);
+    if (!counted) this.activeCounts.set(tx, (counted = new Map<string, number>()));
+    let active = counted.get(keyId);
+    if (active === undefined) counted.set(keyId, (active = await tx.jobs.countActive(keyId)));
+    return active >= this.limits.maxQueuedPerKey;
   }
 
   /** 429 queue_full when the key's queue is full. */

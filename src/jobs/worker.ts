@@ -36,8 +36,14 @@ export class JobWorker implements Lifecycle {
   private refill = false;
   private stopped = true;
 
-  /** A job became claimable (queued, requeued, handed back): claim now rather than at the next poll. */
-  private readonly onJobs = () => this.wake();
+  /**
+   * A job became claimable (queued, requeued, handed back): claim now rather than at the next poll. With
+   * every slot taken there is nothing to claim: the slot that frees first wakes the worker itself. (A burst
+   * of submissions would otherwise cost one pass of stopLost and claim per submission.)
+   */
+  private readonly onJobs = () => {
+    if (this.running.size < this.options.capacity) this.wake();
+  };
   /**
    * A key was revoked or deleted, maybe through another node: its jobs are canceled in the database, so
    * look at the running ones now (the claim starts with stopLost) rather than at the next poll.

@@ -17,6 +17,8 @@ export class MainFrameNavigations {
   /** New main documents so far (same-document history changes make no request and are not counted). */
   private documents = 0;
   private waiters: Array<() => void> = [];
+  /** What the page is being waited for, while it is between documents (for a timeout's log line). */
+  waitingFor: string | undefined;
 
   private readonly onRequest = (req: Request) => {
     if (isMainDocument(this.page, req)) this.changed(() => this.pending.add(req));
@@ -85,8 +87,11 @@ export class MainFrameNavigations {
 
   /** Wait until no main-document request is in flight and the current document has loaded. */
   private async settle(budget: Budget): Promise<void> {
+    this.waitingFor = `the next document (after ${this.documents} moves)`;
     while (this.pending.size > 0 && !this.page.isClosed()) await this.nextChange(budget);
+    this.waitingFor = `the load event of document ${this.documents + 1} (${this.page.url()})`;
     await this.page.waitForLoadState('load', { timeout: budget.remaining(100) });
+    this.waitingFor = undefined;
   }
 
   private nextChange(budget: Budget): Promise<void> {

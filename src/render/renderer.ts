@@ -57,6 +57,8 @@ export interface Renderer {
   renderImage(req: ImageSpec, signal: AbortSignal, options?: RenderOptions): Promise<RenderOutput>;
 }
 
+const isTimeout = (err: unknown) => err instanceof AppError && err.code === 'render_timeout';
+
 /** The client went away; nobody is waiting for an answer. */
 export class RenderAborted extends Error {}
 
@@ -98,9 +100,15 @@ export class PlaywrightRenderer implements Renderer {
     const budget = new Budget(req.timeout);
     const timeoutSignal = AbortSignal.timeout(req.timeout);
     const signal = AbortSignal.any([clientSignal, timeoutSignal]);
+    // Where the time went when it runs out: a render that hangs says in the log what it was waiting for.
+    let stage = 'waiting for a render slot';
+    let trackedNavigations: MainFrameNavigations | undefined;
     const fail = (err: unknown): never => {
       if (clientSignal.aborted) throw new RenderAborted('client disconnected');
-      if (timeoutSignal.aborted || err instanceof pwErrors.TimeoutError) throw renderTimeout(req.timeout);
+      if (timeoutSignal.aborted || err instanceof pwErrors.TimeoutError || isTimeout(err)) {
+        const waitingFor = trackedNavigations?.waitingFor;
+        throw renderTimeout(req.timeout, waitingFor ? `waiting for ${waitingFor}` : stage);
+      }
       if (err instanceof AppError) throw err;
       // Anything else Playwright throws mid-render comes from what the page did (it navigated away
       // during a step, closed itself, refused a clip...): the page could not be rendered.
@@ -113,18 +121,25 @@ export class PlaywrightRenderer implements Renderer {
       return await this.limiter.run(
         signal,
         async () => {
+          stage = 'waiting for a browser page';
           const lease = await abortable(this.browsers.lease(ownContextOptions(req)), signal, (l) => l.release(false));
           const watch = new EgressWatch(lease.page);
           const navigations = new MainFrameNavigations(lease.page);
+          trackedNavigations = navigations;
           let reusable = false;
           try {
             const work = (async () => {
+              stage = 'loading the page';
               await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
+              if (options.steps?.length) stage = 'running the steps';
               if (options.steps?.length) await this.runSteps(lease.page, req, options.steps, budget, navigations);
               const out = await navigations.untilSettled(budget, async () => {
+                stage = 'waiting for the page to be ready (its waits, fonts and images)';
                 await readyPage(lease.page, req, budget);
+                stage = 'capturing';
                 return capture(lease);
               });
+              stage = 'finishing';
               await this.assertDocumentAllowed(watch); // a redirect after load may have reached a blocked address
               const finalUrl = req.url === undefined ? undefined : lease.page.url();
               return {

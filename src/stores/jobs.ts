@@ -82,7 +82,8 @@ export interface ListQuery {
  */
 export interface JobStore {
   /** Queue a job (notifies `jobs`). */
-  insert(job: NewJob, now: Date): Promise<void>;
+  /** The job as stored (queued). */
+  insert(job: NewJob, now: Date): Promise<JobRecord>;
   get(id: string): Promise<JobRecord | undefined>;
   /** The job if it belongs to this key and is of one of `kinds`; any other is as good as missing. */
   getOwned(keyId: string, id: string, kinds: readonly string[]): Promise<JobRecord | undefined>;

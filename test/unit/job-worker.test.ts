@@ -106,6 +106,30 @@ it('wakes on a submission, runs the job and records its outcome with the hook, i
   expect(runner.discarded).toEqual([]);
 }, 15_000);
 
+it('with every slot taken, a new job costs no claim pass; the slot that frees claims it', async () => {
+  const passes = { claim: 0 };
+  const claim = queue.claim.bind(queue);
+  queue.claim = (...args) => {
+    passes.claim++;
+    return claim(...args);
+  };
+  await submit();
+  await submit();
+  const [one] = await until('both slots to be taken', () => runner.started.length === 2 && runner.started);
+  try {
+    const before = passes.claim;
+    const third = await submit();
+    // bound: the wake a submission causes runs on the next turn (setImmediate); two turns have passed
+    await new Promise((r) => setImmediate(r)).then(() => new Promise((r) => setImmediate(r)));
+    expect(passes.claim).toBe(before);
+    one!.finish({ detail: 'done' });
+    const run = await until('the third job to start in the freed slot', () => runner.started[2]);
+    expect(run.job.id).toBe(third);
+  } finally {
+    for (const r of runner.started.slice(1)) r.finish({ detail: 'done' }); // so that stop() can end
+  }
+});
+
 it('a job canceled while it runs: its signal aborts, nothing is recorded, and the runner discards the outcome', async () => {
   const id = await submit();
   const run = await until('the job to start', () => runner.started[0]);
