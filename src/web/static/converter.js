@@ -133,6 +133,8 @@ function setBusy(on) {
   // previous result stays, dimmed (converter.css) and said to be the previous one, until it is replaced.
   els.result.setAttribute('aria-busy', String(on));
   $('result-stale').hidden = !on || $('result-body').hidden;
+  // ...and inert: it is not the answer to what was just asked, so it is neither clicked nor read out as one.
+  for (const part of [$('result-body'), $('curl-section')]) part.inert = on;
   els.convert.setAttribute('aria-busy', String(on));
   // A disabled button loses the focus; give it back so the keyboard user stays where they were.
   if (!on && (hadFocus || document.activeElement === document.body || document.activeElement === null))
