@@ -39,13 +39,14 @@ function seen(page: Page, selector: string) {
     const el = document.querySelector(sel)!;
     const box = el.getBoundingClientRect();
     const x = box.left + Math.min(box.width / 2, 40);
-    const y = box.top + Math.min(box.height / 2, 12);
-    const top = document.elementFromPoint(x, y);
+    // Its first and last lines (the middle of a short element): nothing covers either.
+    const ys = [box.top + Math.min(box.height / 2, 8), box.bottom - Math.min(box.height / 2, 8)];
+    const hits = ys.map((y) => document.elementFromPoint(x, y));
     return {
       top: box.top,
       bottom: box.bottom,
       inside: box.top >= 0 && box.bottom <= innerHeight && box.left >= 0 && box.right <= innerWidth,
-      visible: Boolean(top && (top === el || el.contains(top))),
+      visible: hits.every((hit) => Boolean(hit && (hit === el || el.contains(hit)))),
     };
   }, selector);
 }
@@ -97,12 +98,15 @@ describe.each(Object.entries(VIEWPORTS))('the converter at %s width', (name, vie
       expect(await page.evaluate(() => scrollY)).toBe(0);
       expect(await seen(page, '#result-title')).toMatchObject({ inside: true, visible: true });
       expect((await seen(page, '#preview')).top).toBeLessThan(viewport.height / 2);
+      expect(await seen(page, '#download')).toMatchObject({ inside: true, visible: true });
       expect(await focused(page)).toBe('convert');
     } else {
       // Below the form: brought into view and focused.
       await until('the result scrolled into view', async () => (await seen(page, '#result-title')).inside);
       expect(await focused(page)).toBe('result');
       expect((await seen(page, '#result-title')).visible).toBe(true);
+      await until('the scroll to settle', async () => (await seen(page, '#download')).inside);
+      expect((await seen(page, '#download')).visible).toBe(true);
     }
     await shot('result');
 

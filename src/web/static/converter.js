@@ -181,8 +181,11 @@ async function convert() {
       form.querySelector('[aria-invalid="true"]:not([hidden])');
     setBusy(false);
     // An invalid field is focused (its message is beside it); any other error is brought into view.
-    if (invalid && invalid.offsetParent !== null) invalid.focus?.();
-    else reveal(els.error);
+    if (invalid && invalid.offsetParent !== null) {
+      invalid.focus?.();
+      // The message under the field too, not only the field, clear of the sticky bar (scroll-padding).
+      document.getElementById(`${invalid.id}-error`)?.scrollIntoView({ block: 'nearest' });
+    } else reveal(els.error);
     return;
   }
   setBusy(false);
