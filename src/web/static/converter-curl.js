@@ -59,7 +59,7 @@ let fileUrl = '';
 
 function render() {
   if (!shown) return;
-  const withKey = Boolean(els.key.value.trim());
+  const { withKey } = shown;
   const html = typeof shown.body.html === 'string';
   const fromFile = html && $('curl-html-file').checked;
   const pre = $('curl');
@@ -78,7 +78,8 @@ function render() {
 
 /** Shows the command for `request`: the one behind the result or error the page now shows. */
 export function showCurl(request) {
-  shown = request;
+  // Whether it was sent with a key is part of the request: switching the form later does not change it.
+  shown = { ...request, withKey: Boolean(els.key.value.trim()) };
   if (fileUrl) URL.revokeObjectURL(fileUrl);
   fileUrl = '';
   const download = $('page-download');
