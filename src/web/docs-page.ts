@@ -48,7 +48,10 @@ export function renderDocsPage(config: Readonly<Config>, baseUrl: string, guides
   const firstPng = `curl -X POST ${base}/api/image${keyHeader} -H 'Content-Type: application/json' \\
   -d '{"html": "<h1>Hello</h1>", "fullPage": true}' -o hello.png`;
   const rawHtml = `curl -X POST ${base}/api/pdf${keyHeader} -H 'Content-Type: text/html' \\
-  --data-binary @invoice.html -o invoice.pdf`;
+  --data-binary @invoice.html -o invoice.pdf
+# With options: jq puts the file's HTML into the JSON body, curl reads it from standard input
+jq -Rs '{html: ., format: "Letter", landscape: true}' invoice.html |
+  curl -X POST ${base}/api/pdf${keyHeader} -H 'Content-Type: application/json' --data-binary @- -o invoice.pdf`;
   const asyncFlow = `# On the server: a key (printed once, with its webhook secret whsec_…)
 npx pagewatch keys create --name my-app
 export PAGEWATCH_KEY=pw_live_…

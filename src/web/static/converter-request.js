@@ -1,6 +1,6 @@
 // The request from the form: the body for POST /api/pdf or /api/image (only what differs from the API's
-// defaults), the problems the browser can tell before sending, and the same call as a curl command.
-import { $, els, outputOf, sourceOf } from '/assets/converter-form.js';
+// defaults) and the problems the browser can tell before sending. converter-curl.js writes it as curl.
+import { els, outputOf, sourceOf } from '/assets/converter-form.js';
 
 const DEFAULT_VIEWPORT = { width: 1280, height: 800 };
 const EXT = { pdf: 'pdf', png: 'png', jpg: 'jpg' };
@@ -66,44 +66,3 @@ export function buildRequest() {
     problems,
   };
 }
-
-/** Quotes a word for a POSIX shell: single quotes, each inner ' written as '\''. */
-export function shellQuote(text) {
-  return `'${String(text).replace(/'/g, `'\\''`)}'`;
-}
-
-/** The curl command for a request; the key is only ever referred to as $PAGEWATCH_KEY. */
-export function curlCommand({ endpoint, body, filename }, origin, withKey) {
-  const lines = [
-    `curl -X POST ${shellQuote(origin + endpoint)}`,
-    `-H 'content-type: application/json'`,
-    ...(withKey ? ['-H "Authorization: Bearer $PAGEWATCH_KEY"'] : []),
-    `--data-raw ${shellQuote(JSON.stringify(body))}`,
-    `-o ${filename}`,
-  ];
-  return lines.join(' \\\n  ');
-}
-
-export function showCurl(request) {
-  const pre = $('curl');
-  pre.textContent = curlCommand(request, location.origin, Boolean(els.key.value.trim()));
-  pre.dataset.endpoint = request.endpoint;
-  pre.dataset.body = JSON.stringify(request.body);
-  $('copy-status').textContent = '';
-  $('curl-section').hidden = false;
-}
-
-$('copy').addEventListener('click', async () => {
-  const pre = $('curl');
-  try {
-    await navigator.clipboard.writeText(pre.textContent);
-    $('copy-status').textContent = 'Copied';
-  } catch {
-    // No clipboard (an insecure origin, or permission refused): select the text so Ctrl+C copies it.
-    const range = document.createRange();
-    range.selectNodeContents(pre);
-    const selection = getSelection();
-    selection.removeAllRanges();
-    selection.addRange(range);
-  }
-});

@@ -1,12 +1,15 @@
 // The public converter at `/`: builds a request for POST /api/pdf or /api/image from the form, shows the
 // result (image inline, PDF embedded) with a download link, errors in words, and the same call as curl.
 // This file wires the page; the parts are in converter-form.js (the form's elements), converter-request.js
-// (the request body and the curl command), converter-errors.js and converter-result.js.
+// (the request body), converter-curl.js (the same as curl), converter-errors.js, converter-result.js and
+// converter-reveal.js (bringing a result or an error into view).
 import { api, ApiError, storedKey, storeKey } from '/assets/api.js';
 import { clearErrors, clearFieldError, showError, showProblems } from '/assets/converter-errors.js';
 import { $, els, form, outputOf, sourceOf } from '/assets/converter-form.js';
-import { buildRequest, showCurl } from '/assets/converter-request.js';
+import { showCurl } from '/assets/converter-curl.js';
+import { buildRequest } from '/assets/converter-request.js';
 import { clearResult, formatBytes, showResult, TYPE_NAME } from '/assets/converter-result.js';
+import { reveal } from '/assets/converter-reveal.js';
 
 const SAMPLE_HTML = `<!doctype html>
 <html lang="en">
@@ -126,8 +129,12 @@ function setBusy(on) {
   els.convert.querySelector('.spinner').hidden = !on;
   els.convert.querySelector('.label').textContent = on ? 'Converting…' : 'Convert';
   els.cancel.hidden = !on;
-  // Busy is the result region only: on the form it would hold back the status and alert inside it.
+  // Busy is the result region only: on the form it would hold back the status inside it. While busy the
+  // previous result stays, dimmed (converter.css) and said to be the previous one, until it is replaced.
   els.result.setAttribute('aria-busy', String(on));
+  $('result-stale').hidden = !on || $('result-body').hidden;
+  // ...and inert: it is not the answer to what was just asked, so it is neither clicked nor read out as one.
+  for (const part of [$('result-body'), $('curl-section')]) part.inert = on;
   els.convert.setAttribute('aria-busy', String(on));
   // A disabled button loses the focus; give it back so the keyboard user stays where they were.
   if (!on && (hadFocus || document.activeElement === document.body || document.activeElement === null))
@@ -142,7 +149,6 @@ async function convert() {
     showProblems(request.problems);
     return;
   }
-  showCurl(request);
   inFlight = new AbortController();
   setBusy(true);
   els.status.textContent = 'Rendering…';
@@ -154,34 +160,36 @@ async function convert() {
     });
     const blob = await res.blob();
     showResult(request, res, blob);
+    showCurl(request);
     const ms = res.headers.get('x-render-ms');
     els.status.textContent = `Done: ${TYPE_NAME[request.output]}, ${formatBytes(blob.size)}${ms ? `, rendered in ${ms} ms` : ''}.`;
-    // On a phone the result is below the form: bring it into view.
-    const box = els.result.getBoundingClientRect();
-    if (box.top > innerHeight || box.bottom < 0)
-      els.result.scrollIntoView({
-        block: 'start',
-        behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth',
-      });
   } catch (err) {
     if (err.name === 'AbortError') {
-      // Canceled by the user: the previous result, if any, is still the last one that finished.
+      // Canceled by the user: the previous result (and its curl command), if any, is still the last one
+      // that finished.
       els.status.textContent = 'Canceled.';
       setBusy(false);
       return;
     }
     els.status.textContent = '';
     clearResult();
+    showCurl(request); // the failed request, to reproduce the error outside the browser
     showError(err);
     const invalid =
       err instanceof ApiError &&
       err.code === 'invalid_request' &&
       form.querySelector('[aria-invalid="true"]:not([hidden])');
     setBusy(false);
-    if (invalid && invalid.offsetParent !== null) invalid.focus?.();
+    // An invalid field is focused (its message is beside it); any other error is brought into view.
+    if (invalid && invalid.offsetParent !== null) {
+      invalid.focus?.();
+      // The message under the field too, not only the field, clear of the sticky bar (scroll-padding).
+      document.getElementById(`${invalid.id}-error`)?.scrollIntoView({ block: 'nearest' });
+    } else reveal(els.error);
     return;
   }
   setBusy(false);
+  reveal(els.result);
 }
 
 els.cancel.addEventListener('click', () => inFlight?.abort());
