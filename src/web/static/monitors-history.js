@@ -1,15 +1,16 @@
 // A monitor's history: its captures (newest first, Load more), the selected capture's facts, and the
 // previous / current / diff / slider views, with the images fetched with the key as blob: URLs.
 import { ApiError } from '/assets/api.js';
-import { hideOutline, renderDetails } from '/assets/monitors-capture-details.js';
+import { renderDetails } from '/assets/monitors-capture-details.js';
+import { clearImages as clearCachedImages, imageGeneration, imageUrl } from '/assets/monitors-images.js';
 import { handleError } from '/assets/monitors-key.js';
 import { runNow } from '/assets/monitors-list.js';
+import { hideOutline } from '/assets/monitors-outline.js';
+import { cropsDrawn, positionViews, selectRegion } from '/assets/monitors-region-zoom.js';
+import { listWords, renderVerdict, verdictBadge, verdictOf } from '/assets/monitors-verdict.js';
 import {
   $,
   absoluteTime,
-  badge,
-  call,
-  captureResult,
   h,
   json,
   percent,
@@ -48,6 +49,24 @@ export async function openHistory(id) {
   $('history-section').scrollIntoView({ block: 'start' });
   $('history-title').focus();
   await loadCaptures({ select: state.history.selectedId });
+  await cropsDrawn();
+  revealVerdict(id);
+}
+
+/**
+ * Once the newest capture is shown: the history's top in view (the first scroll happened while the
+ * section was still empty, so the page may have been too short for it), and when that leaves the verdict
+ * or the selected region's crops below the fold (a phone: the captures come first), the viewer instead,
+ * with the focus on its title.
+ */
+function revealVerdict(id) {
+  if (state.history?.monitorId !== id || $('viewer-body').hidden) return;
+  $('history-section').scrollIntoView({ block: 'start' });
+  const seen = $('region-zoom').hidden ? $('verdict') : $('region-zoom');
+  if (seen.getBoundingClientRect().bottom > window.innerHeight) {
+    $('viewer-title').scrollIntoView({ block: 'start' });
+    $('viewer-title').focus();
+  }
 }
 
 export function closeHistory(refocus = true) {
@@ -132,17 +151,12 @@ $('captures-more').addEventListener('click', () => loadCaptures({ more: true }))
 function renderCaptures() {
   const hist = state.history;
   const list = $('captures');
+  const m = state.monitors.get(hist.monitorId);
   const focusedId = list.contains(document.activeElement) ? document.activeElement.dataset.capture : null;
   list.replaceChildren(
     ...hist.captures.map((c) => {
-      const result =
-        c.status === 'failed'
-          ? badge('failed')
-          : !c.baselineId
-            ? badge('baseline')
-            : c.changed
-              ? badge('changed')
-              : badge('unchanged');
+      // The verdict's kind: a difference under the threshold does not look like "no difference at all".
+      const { kind } = verdictOf(c, m);
       return h(
         'li',
         {},
@@ -158,14 +172,8 @@ function renderCaptures() {
           h(
             'span',
             { class: 'cap-facts' },
-            result,
-            c.status === 'failed'
-              ? null
-              : h(
-                  'span',
-                  { class: 'ratio' },
-                  c.baselineId ? `${percent(c.diffRatio)} of pixels differ` : 'nothing to compare with',
-                ),
+            verdictBadge(kind),
+            c.status === 'failed' ? null : h('span', { class: 'ratio' }, listWords(c, kind)),
             c.textChangesTotal
               ? h(
                   'span',
@@ -199,35 +207,9 @@ $('captures').addEventListener('click', (event) => {
 
 // ------------------------------------------------------------------------------------------ viewer
 
-/** blob: URLs of the selected capture's images, by kind; revoked when another capture is selected. */
-let images = new Map();
-let imageGeneration = 0;
-
 function clearImages() {
-  imageGeneration++;
-  for (const entry of images.values())
-    entry.then(
-      (url) => url && URL.revokeObjectURL(url),
-      () => {},
-    );
-  images = new Map();
+  clearCachedImages();
   for (const id of ['single-img', 'compare-prev', 'compare-cur']) $(id).removeAttribute('src');
-}
-
-/** The image of a capture (`image`) or its diff (`diff`), fetched with the key, as a blob: URL. */
-function imageUrl(captureId, which) {
-  const cacheKey = `${captureId}/${which}`;
-  if (!images.has(cacheKey)) {
-    images.set(
-      cacheKey,
-      (async () => {
-        const res = await call('GET', `/api/captures/${encodeURIComponent(captureId)}/${which}`);
-        return URL.createObjectURL(await res.blob());
-      })(),
-    );
-    images.get(cacheKey).catch(() => images.delete(cacheKey)); // a failed load may be tried again
-  }
-  return images.get(cacheKey);
 }
 
 function selectedCapture() {
@@ -238,7 +220,10 @@ function selectedCapture() {
 function selectCapture(id) {
   const hist = state.history;
   if (!hist) return;
-  if (hist.selectedId !== id) clearImages();
+  if (hist.selectedId !== id) {
+    clearImages();
+    hist.regionIndex = 0;
+  }
   hist.selectedId = id;
   markSelected();
   const c = selectedCapture();
@@ -246,20 +231,22 @@ function selectCapture(id) {
   $('viewer-empty').hidden = true;
   $('viewer-body').hidden = false;
   $('viewer-title').textContent = `Capture of ${absoluteTime(c.takenAt)}`;
+  const m = state.monitors.get(hist.monitorId);
+  renderVerdict(c, m);
   const facts = [
-    ['Result', captureResult(c)],
     ['Taken', `${relativeTime(c.takenAt)} (${c.reason ?? 'schedule'}), in ${(c.durationMs / 1000).toFixed(1)} s`],
     c.width ? ['Size', `${c.width} × ${c.height} px${c.truncated ? ' (cut at the size limit)' : ''}`] : null,
     c.summary ? ['Text changed', c.summary] : null,
     c.baselineId && c.status !== 'failed'
       ? [
-          'Pixels changed',
-          `${c.diffPixels.toLocaleString()} (${percent(c.diffRatio)})${c.confirmed ? ', confirmed by a second capture' : ''}`,
+          'Pixels that differ',
+          `${c.diffPixels.toLocaleString('en')} (${percent(c.diffRatio)}) in ${c.regions?.length ?? 0} region${c.regions?.length === 1 ? '' : 's'}`,
         ]
       : null,
   ].filter(Boolean);
   $('viewer-meta').replaceChildren(...facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
-  renderDetails(c, state.monitors.get(hist.monitorId));
+  renderDetails(c, m);
+  selectRegion(c.regions?.length ? (hist.regionIndex ?? 0) : null);
   const available = viewsOf(c);
   for (const button of document.querySelectorAll('#viewer button[data-view]')) {
     const ok = available.has(button.dataset.view);
@@ -340,6 +327,7 @@ async function showView(view) {
       ]);
       sizeCompare();
       applySlider();
+      positionViews();
     } else {
       const src =
         view === 'previous'
@@ -354,6 +342,7 @@ async function showView(view) {
       await setImage($('single-img'), src, label);
       $('single-caption').textContent =
         `${{ previous: 'Previous', current: 'Current', diff: 'Diff' }[view]} · ${$('single-img').naturalWidth} × ${$('single-img').naturalHeight} px`;
+      positionViews();
     }
     status.replaceChildren();
   } catch (err) {
@@ -389,6 +378,7 @@ $('zoom').addEventListener('click', () => {
   const actual = $('zoom').getAttribute('aria-pressed') !== 'true';
   $('zoom').setAttribute('aria-pressed', String(actual));
   $('single').classList.toggle('actual', actual);
+  positionViews(); // the selected region stays in the frame
 });
 
 /** The current image inside the reveal keeps the full width of the box, so only the reveal's width changes. */
