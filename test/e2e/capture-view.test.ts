@@ -62,6 +62,8 @@ const BELOW = 'Small change page';
 const TWO = 'Two changes page';
 let below: { id: string; capture: Capture };
 let two: { id: string; capture: Capture };
+const FAILING = 'Broken page';
+let failed: Capture & { error: { code: string; message: string } };
 let twoImages: { before: ReturnType<typeof decodePng>; after: ReturnType<typeof decodePng> };
 
 async function capturedTwice(body: Record<string, unknown>): Promise<{ id: string; capture: Capture }> {
@@ -95,13 +97,17 @@ beforeAll(async () => {
       res.end(html(version));
     });
   }
+  fx.route('/broken', (_req, res) => {
+    res.writeHead(500, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Down</title><p>Down for maintenance');
+  });
   key = svc.createKey('capture-view').key;
   browser = await chromium.launch({ executablePath: findChromium(''), args: ['--no-sandbox'] });
   if (shots) mkdirSync(shots, { recursive: true });
   below = await capturedTwice({
     name: BELOW,
     url: `${fx.url}/small`,
-    diff: { minChangeRatio: 0.01, confirm: false },
+    diff: { minChangeRatio: 0.01, confirm: false, ignoreSelectors: ['.ad'] },
   });
   two = await capturedTwice({
     name: TWO,
@@ -109,6 +115,15 @@ beforeAll(async () => {
     diff: { confirm: false },
     notifyWhen: [{ selector: '.price', numberBelow: 20 }],
   });
+  // A page that answers 500: its capture fails (failOnHttpError is on for a URL).
+  const res = await svc.call('POST', '/api/monitors', key, {
+    name: FAILING,
+    url: `${fx.url}/broken`,
+    schedule: '0 0 1 1 *',
+  });
+  expect(res.status).toBe(201);
+  const failingId = ((await res.json()) as { id: string }).id;
+  failed = (await captureNow(svc, key, failingId)) as unknown as Capture & { error: { code: string; message: string } };
   const png = async (id: string) => decodePng(await bytesOf(await svc.call('GET', `/api/captures/${id}/image`, key)));
   twoImages = { before: await png(two.capture.baselineId!), after: await png(two.capture.id) };
 }, 180_000);
@@ -209,6 +224,8 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
         `below this monitor’s threshold (${minimum} px / 1.0 %, the min change ratio): not reported`,
       );
       expect(text).toContain('Change it in Edit');
+      // The ignored elements are named: what is left out of the comparison is part of why.
+      expect(text).toContain('Left out of the comparison: the elements matching .ad');
       expect(await verdict.locator('[data-status]').textContent()).toBe('below threshold');
       // Edit is one click away and opens this monitor's form with the setting that decided it.
       expect(await page.locator('#verdict-edit').isVisible()).toBe(true);
@@ -263,7 +280,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       expect(await rows.nth(1).locator('button').getAttribute('aria-pressed')).toBe('false');
       await until(
         'the crops of region 1',
-        async () => (await page.locator('#crops').getAttribute('data-region')) === '0',
+        async () => (await page.locator(`#crops[data-capture="${c.id}"][data-region="0"]`).count()) === 1,
       );
 
       // The crops are the region with a margin, cut from the two captures' own pixels.
@@ -304,7 +321,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       await page.keyboard.press('Enter');
       await until(
         'the crops of region 2',
-        async () => (await page.locator('#crops').getAttribute('data-region')) === '1',
+        async () => (await page.locator(`#crops[data-capture="${c.id}"][data-region="1"]`).count()) === 1,
       );
       expect(await rows.nth(1).locator('button').getAttribute('aria-pressed')).toBe('true');
       expect(await rows.nth(0).locator('button').getAttribute('aria-pressed')).toBe('false');
@@ -380,6 +397,23 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       });
       await page.getByRole('button', { name: 'Actual size' }).click();
       expect(problems).toEqual([]);
+    });
+
+    it('a failed capture says so with its error, in the viewer and in the list', async () => {
+      expect(failed.status).toBe('failed');
+      await page.getByRole('button', { name: 'Close history' }).click();
+      await openHistory(FAILING, failed.id);
+      const verdict = page.locator('#verdict');
+      expect(await verdict.getAttribute('data-kind')).toBe('failed');
+      const text = (await verdict.textContent())!.replace(/\s+/g, ' ');
+      expect(text).toContain(`The capture failed: ${failed.error.message} (${failed.error.code}).`);
+      expect(await page.locator('#region-zoom').isVisible()).toBe(false);
+      expect(
+        await page.locator(`#captures button[data-capture="${failed.id}"] [data-status]`).getAttribute('data-status'),
+      ).toBe('failed');
+      await inFirstViewport('#verdict');
+      expect(await violations(page)).toEqual([]);
+      await shot('failed');
     });
 
     it('a paused monitor shows its last result next to "paused"', async () => {

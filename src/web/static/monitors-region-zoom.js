@@ -47,6 +47,9 @@ export function selectRegion(index) {
     return;
   }
   hist.regionIndex = index;
+  // Until the new crops are drawn, the ones shown are another region's: say so (and tests wait on it).
+  delete $('crops').dataset.region;
+  delete $('crops').dataset.capture;
   $('region-zoom').hidden = false;
   $('zoom-title').textContent =
     `Region ${index + 1} of ${c.regions.length}: x ${region.x}, y ${region.y}, ${region.width} × ${region.height} px`;
@@ -81,7 +84,7 @@ async function drawCrops(c, index) {
     $('crop-after').setAttribute('aria-label', `After: region ${index + 1} in this capture, zoomed`);
     current = { crop, region };
     sizeCrops();
-    $('crops').dataset.region = String(index);
+    Object.assign($('crops').dataset, { region: String(index), capture: c.id });
   } catch {
     $('zoom-title').textContent += ' (the images could not be loaded)';
   } finally {
