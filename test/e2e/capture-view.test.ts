@@ -406,7 +406,7 @@ for (const [size, viewport] of Object.entries(VIEWPORTS)) {
       const verdict = page.locator('#verdict');
       expect(await verdict.getAttribute('data-kind')).toBe('failed');
       const text = (await verdict.textContent())!.replace(/\s+/g, ' ');
-      expect(text).toContain(`The capture failed: ${failed.error.message} (${failed.error.code}).`);
+      expect(text).toContain(`The capture failed (${failed.error.code}): ${failed.error.message}`);
       expect(await page.locator('#region-zoom').isVisible()).toBe(false);
       expect(
         await page.locator(`#captures button[data-capture="${failed.id}"] [data-status]`).getAttribute('data-status'),

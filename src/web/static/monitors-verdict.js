@@ -56,13 +56,12 @@ export function verdictOf(c, m) {
   const texts = c.textChangesTotal ?? 0;
   const notes = [ignoredWords(m), c.truncated ? 'The page was cut at the size limit.' : ''].filter(Boolean);
   if (c.status === 'failed') {
-    const error = c.error ? `${c.error.message} (${c.error.code})` : 'no reason was recorded';
+    const error = c.error
+      ? `The capture failed (${c.error.code}): ${c.error.message.replace(/\.?$/, '.')}`
+      : 'The capture failed; no reason was recorded.';
     return {
       kind: 'failed',
-      sentences: [
-        `The capture failed: ${error}.`,
-        'There is no image; the next capture is compared with the last one that succeeded.',
-      ],
+      sentences: [error, 'There is no image; the next capture is compared with the last one that succeeded.'],
       edit: false,
     };
   }
