@@ -58,6 +58,13 @@ curl ${base}/api/monitors/mon_…/captures -H "Authorization: Bearer $PAGEWATCH_
         there.
       </li>
       <li>
+        In the dashboard, each capture states its verdict and why: changed (what crossed the threshold), below the
+        threshold (the pixels that differ against ${code('minChangeRatio')} in pixels and per cent: not reported), not
+        confirmed, not counted in this ${code('diff.mode')}, unchanged, a baseline, or failed (the error). A capture
+        with regions opens with region 1 selected: the region before and after, side by side and zoomed, with the slider
+        and the image moved onto it; each region is a row to select.
+      </li>
+      <li>
         The newest ${code('retention.keep')} captures are kept (default 100, at most
         <strong>${c.monitors.maxRetention}</strong>); a key may have <strong>${c.monitors.maxPerKey}</strong> monitors.
       </li>

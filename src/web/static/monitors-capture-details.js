@@ -3,22 +3,24 @@
 // changed regions with the elements behind each. Pointing at or focusing a region (or a text change)
 // outlines its box on the image shown.
 import { $, h, RULE_TESTS, state } from '/assets/monitors-util.js';
+import { hideOutline, showOutline } from '/assets/monitors-outline.js';
+import { renderRegions } from '/assets/monitors-regions.js';
 
 const KIND_WORDS = { added: 'Added', removed: 'Removed', changed: 'Changed' };
-const TEST_WORDS = Object.fromEntries(RULE_TESTS.map(([test, words]) => [test, words]));
+export const TEST_WORDS = Object.fromEntries(RULE_TESTS.map(([test, words]) => [test, words]));
 
 /** Fills the details of capture `c` (of monitor `m`, for the rules' values). */
 export function renderDetails(c, m) {
   hideOutline();
   renderTextChanges(c);
   renderConditions(c, m);
-  renderRegions(c);
+  renderRegions(c, m);
 }
 
 // ------------------------------------------------------------------------------------ text changes
 
-/** A changed block's words: jsdiff parts, the removed ones in <del>, the added ones in <ins>. */
-function wordDiff(change) {
+/** A changed block's words (also shown in the row of the region it lies in): jsdiff parts, the removed ones in <del>, the added ones in <ins>. */
+export function wordDiff(change) {
   if (Array.isArray(change.words) && change.words.length) {
     return change.words.map((part) =>
       part.removed ? h('del', {}, part.value) : part.added ? h('ins', {}, part.value) : String(part.value ?? ''),
@@ -64,7 +66,9 @@ function renderTextChanges(c) {
 
 $('text-changes').addEventListener('mouseover', (event) => {
   const row = event.target.closest('li.tc');
-  const change = row && selected()?.textChanges?.[Number(row.dataset.index)];
+  const hist = state.history;
+  const c = hist?.captures.find((x) => x.id === hist.selectedId);
+  const change = row && c?.textChanges?.[Number(row.dataset.index)];
   // A removed block's box is where it was in the previous capture, not in the image shown: not outlined.
   if (change?.box && change.kind !== 'removed') showOutline(change.box);
 });
@@ -73,7 +77,7 @@ $('text-changes').addEventListener('mouseleave', hideOutline);
 // ------------------------------------------------------------------------------------ conditions
 
 /** "below 20", "contains “in stock”": the rule's own value, read from the monitor when it still has that rule. */
-function ruleValue(result, m) {
+export function ruleValue(result, m) {
   const rule = m?.notifyWhen?.[result.index];
   if (!rule || rule.selector !== result.selector || rule[result.test] === undefined || rule[result.test] === true)
     return '';
@@ -135,109 +139,4 @@ function renderConditions(c, m) {
         ]
       : []),
   );
-}
-
-// ------------------------------------------------------------------------------------ regions
-
-const boxWords = (r) => `x ${r.x}, y ${r.y}, ${r.width} × ${r.height} px`;
-
-function elementItem(el) {
-  const text = (value) =>
-    value === null || value === undefined
-      ? h('span', { class: 'muted' }, 'not there')
-      : value === ''
-        ? h('span', { class: 'muted' }, 'no text')
-        : value;
-  return h(
-    'li',
-    { class: 'element' },
-    h('span', { class: 'el-head' }, h('code', {}, el.selector), h('span', { class: 'hint' }, ` <${el.tag}>`)),
-    h(
-      'dl',
-      { class: 'before-after' },
-      h('dt', {}, 'Before'),
-      h('dd', {}, text(el.before)),
-      h('dt', {}, 'After'),
-      h('dd', {}, text(el.after)),
-    ),
-  );
-}
-
-function renderRegions(c) {
-  const regions = c.regions ?? [];
-  $('regions').replaceChildren(
-    ...regions.map((r, i) =>
-      h(
-        'li',
-        { class: 'region', dataset: { index: i } },
-        h(
-          'button',
-          { type: 'button', class: 'region-show linkish' },
-          `Region ${i + 1}: ${boxWords(r)}${typeof r.pixels === 'number' ? `, ${r.pixels.toLocaleString()} changed pixels` : ''}`,
-        ),
-        r.elements?.length
-          ? h('ul', { class: 'elements', 'aria-label': `Elements in region ${i + 1}` }, r.elements.map(elementItem))
-          : null,
-      ),
-    ),
-  );
-  $('regions-none').hidden = regions.length > 0;
-  $('regions-hint').hidden = regions.length === 0;
-  $('regions-none').textContent =
-    c.status === 'failed' ? 'None: the capture failed.' : c.baselineId ? 'None.' : 'None: this capture is a baseline.';
-}
-
-const regionOf = (row) => selected()?.regions?.[Number(row.dataset.index)];
-
-$('regions').addEventListener('mouseover', (event) => {
-  const row = event.target.closest('li.region');
-  if (row) showOutline(regionOf(row));
-});
-$('regions').addEventListener('mouseleave', () => {
-  if (!$('regions').contains(document.activeElement)) hideOutline();
-});
-$('regions').addEventListener('focusin', (event) => {
-  const row = event.target.closest('li.region');
-  if (row) showOutline(regionOf(row));
-});
-$('regions').addEventListener('focusout', (event) => {
-  if (!$('regions').contains(event.relatedTarget)) hideOutline();
-});
-// The region may be below the fold of a tall capture: its button brings it into view.
-$('regions').addEventListener('click', (event) => {
-  const row = event.target.closest('button.region-show')?.closest('li.region');
-  if (!row) return;
-  showOutline(regionOf(row));
-  if (!outline.hidden) outline.scrollIntoView({ block: 'center', inline: 'nearest' });
-});
-
-// ------------------------------------------------------------------------------------ the outline
-
-function selected() {
-  const hist = state.history;
-  return hist?.captures.find((c) => c.id === hist.selectedId) ?? null;
-}
-
-/** One outline, moved into whichever image is shown (the single view, or the slider's box). */
-const outline = h('div', { id: 'region-outline', class: 'region-outline', hidden: true, 'aria-hidden': 'true' });
-
-/** Outlines `box` (capture pixels) on the image shown, scaled as the image is. */
-export function showOutline(box) {
-  const slider = !$('compare').hidden;
-  const host = slider ? $('compare-box') : $('single');
-  const img = slider ? $('compare-prev') : $('single-img');
-  if (!box || !img.naturalWidth || host.hidden) return hideOutline();
-  if (outline.parentElement !== host) host.append(outline);
-  const scale = img.clientWidth / img.naturalWidth;
-  Object.assign(outline.style, {
-    left: `${img.offsetLeft + box.x * scale}px`,
-    top: `${img.offsetTop + box.y * scale}px`,
-    width: `${Math.max(box.width * scale, 2)}px`,
-    height: `${Math.max(box.height * scale, 2)}px`,
-  });
-  outline.hidden = false;
-}
-
-export function hideOutline() {
-  outline.hidden = true;
 }

@@ -1,23 +1,11 @@
-// A monitor's history: its captures (newest first, Load more), the selected capture's facts, and the
-// previous / current / diff / slider views, with the images fetched with the key as blob: URLs.
-import { ApiError } from '/assets/api.js';
-import { hideOutline, renderDetails } from '/assets/monitors-capture-details.js';
+// A monitor's history: its captures (newest first, Load more), each with its verdict's badge, and which
+// one is selected; the selected capture itself is shown by monitors-viewer.js.
 import { handleError } from '/assets/monitors-key.js';
 import { runNow } from '/assets/monitors-list.js';
-import {
-  $,
-  absoluteTime,
-  badge,
-  call,
-  captureResult,
-  h,
-  json,
-  percent,
-  relativeTime,
-  setButtonText,
-  state,
-  timeEl,
-} from '/assets/monitors-util.js';
+import { cropsDrawn } from '/assets/monitors-region-zoom.js';
+import { listWords, verdictBadge, verdictOf } from '/assets/monitors-verdict.js';
+import { clearImages, selectCapture } from '/assets/monitors-viewer.js';
+import { $, absoluteTime, h, json, setButtonText, state, timeEl } from '/assets/monitors-util.js';
 
 const CAPTURES_PAGE = 20;
 
@@ -48,6 +36,24 @@ export async function openHistory(id) {
   $('history-section').scrollIntoView({ block: 'start' });
   $('history-title').focus();
   await loadCaptures({ select: state.history.selectedId });
+  await cropsDrawn();
+  revealVerdict(id);
+}
+
+/**
+ * Once the newest capture is shown: the history's top in view (the first scroll happened while the
+ * section was still empty, so the page may have been too short for it), and when that leaves the verdict
+ * or the selected region's crops below the fold (a phone: the captures come first), the viewer instead,
+ * with the focus on its title.
+ */
+function revealVerdict(id) {
+  if (state.history?.monitorId !== id || $('viewer-body').hidden) return;
+  $('history-section').scrollIntoView({ block: 'start' });
+  const seen = $('region-zoom').hidden ? $('verdict') : $('region-zoom');
+  if (seen.getBoundingClientRect().bottom > window.innerHeight) {
+    $('viewer-title').scrollIntoView({ block: 'start' });
+    $('viewer-title').focus();
+  }
 }
 
 export function closeHistory(refocus = true) {
@@ -132,17 +138,12 @@ $('captures-more').addEventListener('click', () => loadCaptures({ more: true }))
 function renderCaptures() {
   const hist = state.history;
   const list = $('captures');
+  const m = state.monitors.get(hist.monitorId);
   const focusedId = list.contains(document.activeElement) ? document.activeElement.dataset.capture : null;
   list.replaceChildren(
     ...hist.captures.map((c) => {
-      const result =
-        c.status === 'failed'
-          ? badge('failed')
-          : !c.baselineId
-            ? badge('baseline')
-            : c.changed
-              ? badge('changed')
-              : badge('unchanged');
+      // The verdict's kind: a difference under the threshold does not look like "no difference at all".
+      const { kind } = verdictOf(c, m);
       return h(
         'li',
         {},
@@ -158,14 +159,8 @@ function renderCaptures() {
           h(
             'span',
             { class: 'cap-facts' },
-            result,
-            c.status === 'failed'
-              ? null
-              : h(
-                  'span',
-                  { class: 'ratio' },
-                  c.baselineId ? `${percent(c.diffRatio)} of pixels differ` : 'nothing to compare with',
-                ),
+            verdictBadge(kind),
+            c.status === 'failed' ? null : h('span', { class: 'ratio' }, listWords(c, kind)),
             c.textChangesTotal
               ? h(
                   'span',
@@ -186,7 +181,7 @@ function renderCaptures() {
   if (focusedId) list.querySelector(`button[data-capture="${CSS.escape(focusedId)}"]`)?.focus();
 }
 
-function markSelected() {
+export function markSelected() {
   for (const button of $('captures').querySelectorAll('button.capture')) {
     button.setAttribute('aria-pressed', String(button.dataset.capture === state.history?.selectedId));
   }
@@ -196,212 +191,3 @@ $('captures').addEventListener('click', (event) => {
   const button = event.target.closest('button.capture');
   if (button) selectCapture(button.dataset.capture);
 });
-
-// ------------------------------------------------------------------------------------------ viewer
-
-/** blob: URLs of the selected capture's images, by kind; revoked when another capture is selected. */
-let images = new Map();
-let imageGeneration = 0;
-
-function clearImages() {
-  imageGeneration++;
-  for (const entry of images.values())
-    entry.then(
-      (url) => url && URL.revokeObjectURL(url),
-      () => {},
-    );
-  images = new Map();
-  for (const id of ['single-img', 'compare-prev', 'compare-cur']) $(id).removeAttribute('src');
-}
-
-/** The image of a capture (`image`) or its diff (`diff`), fetched with the key, as a blob: URL. */
-function imageUrl(captureId, which) {
-  const cacheKey = `${captureId}/${which}`;
-  if (!images.has(cacheKey)) {
-    images.set(
-      cacheKey,
-      (async () => {
-        const res = await call('GET', `/api/captures/${encodeURIComponent(captureId)}/${which}`);
-        return URL.createObjectURL(await res.blob());
-      })(),
-    );
-    images.get(cacheKey).catch(() => images.delete(cacheKey)); // a failed load may be tried again
-  }
-  return images.get(cacheKey);
-}
-
-function selectedCapture() {
-  const hist = state.history;
-  return hist?.captures.find((c) => c.id === hist.selectedId) ?? null;
-}
-
-function selectCapture(id) {
-  const hist = state.history;
-  if (!hist) return;
-  if (hist.selectedId !== id) clearImages();
-  hist.selectedId = id;
-  markSelected();
-  const c = selectedCapture();
-  if (!c) return;
-  $('viewer-empty').hidden = true;
-  $('viewer-body').hidden = false;
-  $('viewer-title').textContent = `Capture of ${absoluteTime(c.takenAt)}`;
-  const facts = [
-    ['Result', captureResult(c)],
-    ['Taken', `${relativeTime(c.takenAt)} (${c.reason ?? 'schedule'}), in ${(c.durationMs / 1000).toFixed(1)} s`],
-    c.width ? ['Size', `${c.width} × ${c.height} px${c.truncated ? ' (cut at the size limit)' : ''}`] : null,
-    c.summary ? ['Text changed', c.summary] : null,
-    c.baselineId && c.status !== 'failed'
-      ? [
-          'Pixels changed',
-          `${c.diffPixels.toLocaleString()} (${percent(c.diffRatio)})${c.confirmed ? ', confirmed by a second capture' : ''}`,
-        ]
-      : null,
-  ].filter(Boolean);
-  $('viewer-meta').replaceChildren(...facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
-  renderDetails(c, state.monitors.get(hist.monitorId));
-  const available = viewsOf(c);
-  for (const button of document.querySelectorAll('#viewer button[data-view]')) {
-    const ok = available.has(button.dataset.view);
-    button.disabled = !ok;
-    button.title = ok ? '' : whyNot(c, button.dataset.view);
-  }
-  if (!available.has(hist.view)) hist.view = available.has('current') ? 'current' : ([...available][0] ?? 'current');
-  showView(hist.view);
-}
-
-function viewsOf(c) {
-  const views = new Set();
-  if (c.status === 'failed' || !c.imageUrl) return views;
-  views.add('current');
-  if (c.baselineId) {
-    views.add('previous');
-    views.add('slider');
-  }
-  if (c.diffUrl) views.add('diff');
-  return views;
-}
-
-function whyNot(c, view) {
-  if (c.status === 'failed') return 'The capture failed: there is no image.';
-  if (view === 'diff')
-    return c.baselineId
-      ? 'Nothing differed from the previous capture: there is no diff image.'
-      : 'A baseline has nothing to compare with.';
-  return 'A baseline has no previous capture.';
-}
-
-const VIEW_NOTES = {
-  previous: 'The previous capture: the baseline this one was compared with.',
-  current: 'This capture.',
-  diff: 'Changed pixels in red on a faded copy of this capture; ignored areas tinted blue; regions outlined.',
-  slider: 'The previous capture under this one: move the slider to reveal more or less of the current capture.',
-};
-
-async function showView(view) {
-  const hist = state.history;
-  const c = selectedCapture();
-  if (!hist || !c) return;
-  hist.view = view;
-  hideOutline();
-  for (const button of document.querySelectorAll('#viewer button[data-view]')) {
-    button.setAttribute('aria-pressed', String(button.dataset.view === view));
-  }
-  const available = viewsOf(c);
-  $('view-note').textContent = available.size ? VIEW_NOTES[view] : '';
-  $('view-toolbar').hidden = !available.size;
-  const slider = view === 'slider';
-  $('single').hidden = slider || !available.size;
-  $('zoom').hidden = slider;
-  $('compare').hidden = !slider;
-  const status = $('stage-status');
-  if (!available.size) {
-    status.replaceChildren(
-      h(
-        'div',
-        { class: 'alert error' },
-        `This capture failed, so it has no image. ${c.error ? `${c.error.code}: ${c.error.message}` : ''}`,
-      ),
-    );
-    return;
-  }
-  const generation = imageGeneration;
-  status.replaceChildren(
-    h('span', { class: 'loading' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), ' Loading image…'),
-  );
-  const when = absoluteTime(c.takenAt);
-  try {
-    if (slider) {
-      const [prev, cur] = await Promise.all([imageUrl(c.baselineId, 'image'), imageUrl(c.id, 'image')]);
-      if (generation !== imageGeneration || hist.view !== view) return;
-      await Promise.all([
-        setImage($('compare-prev'), prev, 'The previous capture (baseline)'),
-        setImage($('compare-cur'), cur, `The capture of ${when}`),
-      ]);
-      sizeCompare();
-      applySlider();
-    } else {
-      const src =
-        view === 'previous'
-          ? await imageUrl(c.baselineId, 'image')
-          : await imageUrl(c.id, view === 'diff' ? 'diff' : 'image');
-      if (generation !== imageGeneration || hist.view !== view) return;
-      const label = {
-        previous: 'The previous capture (baseline)',
-        current: `The capture of ${when}`,
-        diff: `Differences between the capture of ${when} and the previous one`,
-      }[view];
-      await setImage($('single-img'), src, label);
-      $('single-caption').textContent =
-        `${{ previous: 'Previous', current: 'Current', diff: 'Diff' }[view]} · ${$('single-img').naturalWidth} × ${$('single-img').naturalHeight} px`;
-    }
-    status.replaceChildren();
-  } catch (err) {
-    if (generation !== imageGeneration) return;
-    if (err instanceof ApiError && err.status === 401) return handleError(err);
-    status.replaceChildren(
-      h(
-        'div',
-        { class: 'alert error' },
-        `The image could not be loaded. ${err instanceof ApiError ? err.explanation : String(err?.message ?? err)}`,
-      ),
-    );
-  }
-}
-
-function setImage(img, src, alt) {
-  img.alt = alt;
-  if (img.getAttribute('src') === src && img.complete) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    img.onload = () => resolve();
-    img.onerror = () => reject(new Error('the image did not decode'));
-    img.src = src;
-  });
-}
-
-for (const button of document.querySelectorAll('#viewer button[data-view]')) {
-  button.addEventListener('click', () => showView(button.dataset.view));
-}
-
-// Fitted to the width, a capture's text is too small to read on a phone: at actual size (one image pixel
-// per CSS pixel) the frame scrolls both ways instead.
-$('zoom').addEventListener('click', () => {
-  const actual = $('zoom').getAttribute('aria-pressed') !== 'true';
-  $('zoom').setAttribute('aria-pressed', String(actual));
-  $('single').classList.toggle('actual', actual);
-});
-
-/** The current image inside the reveal keeps the full width of the box, so only the reveal's width changes. */
-function sizeCompare() {
-  const width = $('compare-box').clientWidth;
-  if (width) $('compare-cur').style.width = `${width}px`;
-}
-
-function applySlider() {
-  const value = Number($('compare-range').value);
-  $('compare-reveal').style.width = `${value}%`;
-  $('compare-range').setAttribute('aria-valuetext', `${value} % of the current capture shown`);
-}
-
-$('compare-range').addEventListener('input', applySlider);
-if ('ResizeObserver' in window) new ResizeObserver(sizeCompare).observe($('compare-box'));

@@ -3,6 +3,7 @@
 import { closeForm, openEdit } from '/assets/monitors-form.js';
 import { closeHistory, followHistory, loadCaptures, openHistory, renderHistoryRun } from '/assets/monitors-history.js';
 import { handleError } from '/assets/monitors-key.js';
+import { lastResultBadge } from '/assets/monitors-verdict.js';
 import {
   $,
   badge,
@@ -122,20 +123,20 @@ function updateRow(row, m) {
   link.title = `Open ${m.url} in a new tab`;
   const url = row.querySelector('.url');
   url.textContent = m.name === m.url ? '' : m.url;
-  row
-    .querySelector('.c-status .v')
-    .replaceChildren(
-      badge(statusOf(m)),
-      ...(m.skippedRuns
-        ? [
-            h(
-              'span',
-              { class: 'hint skipped', title: 'Ticks skipped because the previous capture was still running' },
-              `${m.skippedRuns} skipped`,
-            ),
-          ]
-        : []),
-    );
+  row.querySelector('.c-status .v').replaceChildren(
+    badge(statusOf(m)),
+    // Paused, the last result still shows: a paused monitor that last failed must not look fine.
+    ...(m.paused && m.lastStatus ? [' ', lastResultBadge(m.lastStatus)] : []),
+    ...(m.skippedRuns
+      ? [
+          h(
+            'span',
+            { class: 'hint skipped', title: 'Ticks skipped because the previous capture was still running' },
+            `${m.skippedRuns} skipped`,
+          ),
+        ]
+      : []),
+  );
   row.querySelector('.c-schedule code').textContent = m.schedule;
   row.querySelector('.c-schedule .tz').textContent = m.timezone;
   row.querySelector('.c-last .v').replaceChildren(timeEl(m.lastRunAt, 'never'));

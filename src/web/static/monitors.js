@@ -8,8 +8,14 @@
 //   monitors-list.js     the list, its refresh, and the row actions (pause, run now, delete)
 //   monitors-form.js     the create / edit form and its field errors
 //   monitors-form-lists.js  the form's lists: ignoreText patterns, notifyWhen rules, capture steps
-//   monitors-history.js  the captures and the previous / current / diff / slider viewer
-//   monitors-capture-details.js  a capture's text changes, rules, and regions with their elements
+//   monitors-history.js  a monitor's captures, each with its verdict
+//   monitors-viewer.js   the selected capture: previous / current / diff / slider views, fitted or actual size
+//   monitors-images.js   the captures' images, fetched with the key as blob: URLs
+//   monitors-verdict.js  a capture's verdict in words (and the list's badges for it)
+//   monitors-capture-details.js  a capture's text changes and notify-when rules
+//   monitors-regions.js  its changed regions, one row each, with their elements, text changes and rules
+//   monitors-region-zoom.js  the selected region before and after, up close; the views moved onto it
+//   monitors-outline.js  the outline of a region or text change on the image shown
 // The modules call each other's functions (the list opens the history, the history runs a capture…), so
 // some imports are circular. That is safe because they only run each other's code from event handlers
 // and from the start below, once every module has been evaluated; none calls another at its top level.
