@@ -1,0 +1,266 @@
+// The form's "Advanced" part: every capture and diff option the API takes that the main form does not
+// show (hideSelectors, waits, the browser, requests and their secrets, includeAA; the ignore regions are
+// monitors-form-regions.js). Filled from a monitor, read back into the body, and summed up in a line
+// that is visible even with the part closed, so a monitor's settings never hide in it.
+import { $, h } from '/assets/monitors-util.js';
+import { readRegions, regionCount, setRegions } from '/assets/monitors-form-regions.js';
+
+/** The API's defaults of the options with one: a value equal to it is shown as the default (an empty field). */
+const DEFAULTS = {
+  colorScheme: 'light',
+  reducedMotion: 'reduce',
+  javaScriptEnabled: true,
+  waitUntil: 'load',
+  delay: 0,
+  timeout: 30_000,
+  headersScope: 'origin',
+  scrollPage: false,
+  omitBackground: false,
+  animations: 'disabled',
+  caret: 'hide',
+};
+
+/** Where each of these options shows the API's problem: API path → [control id, error id]. */
+export const ADVANCED_FIELDS = {
+  'capture.hideSelectors': ['f-a-hide', 'f-a-hide-error'],
+  'capture.selector': ['f-a-selector', 'f-a-selector-error'],
+  'capture.clip.x': ['f-a-clip-x', 'f-a-clip-error'],
+  'capture.clip.y': ['f-a-clip-y', 'f-a-clip-error'],
+  'capture.clip.width': ['f-a-clip-w', 'f-a-clip-error'],
+  'capture.clip.height': ['f-a-clip-h', 'f-a-clip-error'],
+  'capture.clip': ['f-a-clip-x', 'f-a-clip-error'],
+  'capture.css': ['f-a-css', 'f-a-css-error'],
+  'capture.js': ['f-a-js', 'f-a-js-error'],
+  'capture.delay': ['f-a-delay', 'f-a-delay-error'],
+  'capture.waitForSelector': ['f-a-waitsel', 'f-a-waitsel-error'],
+  'capture.waitForFunction': ['f-a-waitfn', 'f-a-waitfn-error'],
+  'capture.timeout': ['f-a-timeout', 'f-a-timeout-error'],
+  'capture.device': ['f-a-device', 'f-a-device-error'],
+  'capture.deviceScaleFactor': ['f-a-scale', 'f-a-scale-error'],
+  'capture.userAgent': ['f-a-ua', 'f-a-ua-error'],
+  'capture.locale': ['f-a-locale', 'f-a-locale-error'],
+  'capture.timezoneId': ['f-a-tz', 'f-a-tz-error'],
+  'capture.blockResources': ['f-a-block-image', 'f-a-block-error'],
+  'capture.headers': ['f-a-headers', 'f-a-headers-error'],
+  'capture.cookies': ['f-a-cookies', 'f-a-cookies-error'],
+  'capture.httpCredentials': ['f-a-user', 'f-a-auth-error'],
+  'diff.includeAA': ['f-a-includeaa', 'f-a-includeaa-error'],
+};
+
+const blockBoxes = () => [...document.querySelectorAll('#f-a-block input[name="block"]')];
+for (const box of blockBoxes()) box.id = `f-a-block-${box.value}`;
+
+/** Where a value stood in the monitor's list (those it did not have go last). */
+const inOrder = (list, value) => (list ?? []).indexOf(value) + 1 || Infinity;
+
+const shown = (value, name) => (value === undefined || value === DEFAULTS[name] ? '' : String(value));
+
+/** Fills the part from a monitor (null: a new one), opens it when anything in it is set, and sums it up. */
+export function setAdvanced(m) {
+  const c = m?.capture ?? {};
+  $('f-a-hide').value = (c.hideSelectors ?? []).join('\n');
+  $('f-a-selector').value = c.selector ?? '';
+  $('f-a-clip-x').value = c.clip?.x ?? '';
+  $('f-a-clip-y').value = c.clip?.y ?? '';
+  $('f-a-clip-w').value = c.clip?.width ?? '';
+  $('f-a-clip-h').value = c.clip?.height ?? '';
+  $('f-a-css').value = c.css ?? '';
+  $('f-a-js').value = c.js ?? '';
+  $('f-a-animations').value = c.animations ?? DEFAULTS.animations;
+  $('f-a-caret').value = c.caret ?? DEFAULTS.caret;
+  $('f-a-omitbg').checked = c.omitBackground ?? false;
+  $('f-a-scroll').checked = c.scrollPage ?? false;
+  $('f-a-waituntil').value = c.waitUntil ?? DEFAULTS.waitUntil;
+  $('f-a-delay').value = shown(c.delay, 'delay');
+  $('f-a-timeout').value = shown(c.timeout, 'timeout');
+  $('f-a-waitsel').value = c.waitForSelector ?? '';
+  $('f-a-waitfn').value = c.waitForFunction ?? '';
+  $('f-a-failhttp').value = c.failOnHttpError === undefined ? '' : String(c.failOnHttpError);
+  $('f-a-device').value = c.device ?? '';
+  $('f-a-scale').value = c.deviceScaleFactor ?? '';
+  $('f-a-ua').value = c.userAgent ?? '';
+  $('f-a-locale').value = c.locale ?? '';
+  $('f-a-tz').value = c.timezoneId ?? '';
+  $('f-a-scheme').value = c.colorScheme ?? DEFAULTS.colorScheme;
+  $('f-a-motion').value = c.reducedMotion ?? DEFAULTS.reducedMotion;
+  $('f-a-media').value = c.media ?? '';
+  $('f-a-js-on').checked = c.javaScriptEnabled ?? true;
+  for (const box of blockBoxes()) box.checked = (c.blockResources ?? []).includes(box.value);
+  $('f-a-headers').value = Object.entries(c.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
+  $('f-a-hscope').value = c.headersScope ?? DEFAULTS.headersScope;
+  // One cookie a line: the array stays valid JSON and each cookie reads on its own.
+  $('f-a-cookies').value = c.cookies?.length
+    ? `[\n${c.cookies.map((cookie) => `  ${JSON.stringify(cookie)}`).join(',\n')}\n]`
+    : '';
+  $('f-a-user').value = c.httpCredentials?.username ?? '';
+  $('f-a-pass').value = c.httpCredentials?.password ?? '';
+  $('f-a-includeaa').checked = m?.diff?.includeAA ?? false;
+  setRegions(m);
+  const set = summarize();
+  $('f-advanced').open = set.length > 0;
+}
+
+const lines = (id) =>
+  $(id)
+    .value.split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** "Name: value" lines → a header record; a line without a colon is a problem. */
+function readHeaders(problems) {
+  const headers = {};
+  for (const line of lines('f-a-headers')) {
+    const colon = line.indexOf(':');
+    if (colon < 1) {
+      problems.push({ path: 'capture.headers', message: `Write each header as “Name: value”; “${line}” is not.` });
+      continue;
+    }
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return Object.keys(headers).length ? headers : null;
+}
+
+/**
+ * headers is an object, so a Merge Patch merges it name by name: on edit, a header no longer listed is
+ * sent as null to be removed. No header left: the whole member is removed (or left out on create).
+ */
+function headersPatch(headers, had, empty) {
+  if (!headers) return empty;
+  if (empty === undefined || !had) return headers;
+  const removed = Object.keys(had).filter((name) => !Object.hasOwn(headers, name));
+  return { ...Object.fromEntries(removed.map((name) => [name, null])), ...headers };
+}
+
+function readCookies(problems) {
+  const text = $('f-a-cookies').value.trim();
+  if (!text) return null;
+  try {
+    const cookies = JSON.parse(text);
+    if (Array.isArray(cookies)) return cookies.length ? cookies : null;
+  } catch {
+    /* said below */
+  }
+  problems.push({
+    path: 'capture.cookies',
+    message: 'Write the cookies as a JSON array, e.g. [{"name": "consent", "value": "yes"}], or leave it empty.',
+  });
+  return undefined;
+}
+
+/**
+ * The part's members of capture and diff. `empty` is what an unset option becomes (undefined on create:
+ * left out; null on edit: removed, so the default applies). A list the monitor had, emptied, is sent as [].
+ */
+export function readAdvanced(empty, original) {
+  const problems = [];
+  const text = (id) => $(id).value.trim() || empty;
+  const raw = (id) => $(id).value || empty; // css, js: kept as typed
+  const num = (id) => {
+    const v = $(id).value.trim();
+    if (v === '') return empty;
+    const n = Number(v);
+    return Number.isFinite(n) ? n : v;
+  };
+  const list = (values, had) => (values.length ? values : had !== undefined ? [] : empty);
+  const oc = original?.capture ?? {};
+  const clipParts = { x: num('f-a-clip-x'), y: num('f-a-clip-y'), width: num('f-a-clip-w'), height: num('f-a-clip-h') };
+  const clipSet = Object.values(clipParts).some((v) => v !== empty);
+  const user = $('f-a-user').value;
+  const pass = $('f-a-pass').value;
+  // In the order the monitor had them: an unchanged form sends the list unchanged.
+  const blocked = blockBoxes()
+    .filter((box) => box.checked)
+    .map((box) => box.value)
+    .sort((a, b) => inOrder(oc.blockResources, a) - inOrder(oc.blockResources, b));
+  const failHttp = $('f-a-failhttp').value;
+  const capture = {
+    hideSelectors: list(lines('f-a-hide'), oc.hideSelectors),
+    selector: text('f-a-selector'),
+    // Sent whole (an emptied side as null, so a Merge Patch does not keep the old one and the API names it).
+    clip: clipSet ? Object.fromEntries(Object.entries(clipParts).map(([k, v]) => [k, v ?? null])) : empty,
+    css: raw('f-a-css'),
+    js: raw('f-a-js'),
+    animations: $('f-a-animations').value,
+    caret: $('f-a-caret').value,
+    omitBackground: $('f-a-omitbg').checked,
+    scrollPage: $('f-a-scroll').checked,
+    waitUntil: $('f-a-waituntil').value,
+    delay: num('f-a-delay'),
+    timeout: num('f-a-timeout'),
+    waitForSelector: text('f-a-waitsel'),
+    waitForFunction: text('f-a-waitfn'),
+    failOnHttpError: failHttp === '' ? empty : failHttp === 'true',
+    device: text('f-a-device'),
+    deviceScaleFactor: num('f-a-scale'),
+    userAgent: text('f-a-ua'),
+    locale: text('f-a-locale'),
+    timezoneId: text('f-a-tz'),
+    colorScheme: $('f-a-scheme').value,
+    reducedMotion: $('f-a-motion').value,
+    media: $('f-a-media').value || empty,
+    javaScriptEnabled: $('f-a-js-on').checked,
+    blockResources: list(blocked, oc.blockResources),
+    headers: headersPatch(readHeaders(problems), oc.headers, empty),
+    headersScope: $('f-a-hscope').value,
+    cookies: readCookies(problems) ?? (oc.cookies !== undefined ? [] : empty),
+    httpCredentials: user || pass ? { username: user, password: pass } : empty,
+  };
+  const diff = { includeAA: $('f-a-includeaa').checked, ignoreRegions: readRegions() };
+  return { capture, diff, problems };
+}
+
+/** The set options in a few words each, in the line above the part; returns them. */
+export function summarize() {
+  const set = [];
+  const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  const regions = regionCount();
+  if (regions) set.push(count(regions, 'ignore region'));
+  const hide = lines('f-a-hide').length;
+  if (hide) set.push(`hide ${count(hide, 'element')}`);
+  if ($('f-a-selector').value.trim()) set.push('one element only');
+  if (['f-a-clip-x', 'f-a-clip-y', 'f-a-clip-w', 'f-a-clip-h'].some((id) => $(id).value.trim())) set.push('a clip');
+  if ($('f-a-css').value.trim()) set.push('extra CSS');
+  if ($('f-a-js').value.trim()) set.push('extra script');
+  if ($('f-a-animations').value !== DEFAULTS.animations) set.push('animations allowed');
+  if ($('f-a-caret').value !== DEFAULTS.caret) set.push('caret shown');
+  if ($('f-a-omitbg').checked) set.push('transparent background');
+  if ($('f-a-scroll').checked) set.push('scroll first');
+  if ($('f-a-waituntil').value !== DEFAULTS.waitUntil) set.push(`ready at ${$('f-a-waituntil').value}`);
+  const delay = $('f-a-delay').value.trim();
+  if (delay && Number(delay) !== 0) set.push(`wait ${delay} ms`);
+  if ($('f-a-waitsel').value.trim()) set.push(`wait for ${$('f-a-waitsel').value.trim()}`);
+  if ($('f-a-waitfn').value.trim()) set.push('wait for a script');
+  const timeout = $('f-a-timeout').value.trim();
+  if (timeout && Number(timeout) !== DEFAULTS.timeout) set.push(`time limit ${timeout} ms`);
+  if ($('f-a-failhttp').value === 'false') set.push('HTTP errors captured');
+  if ($('f-a-failhttp').value === 'true') set.push('HTTP errors fail');
+  if ($('f-a-device').value.trim()) set.push(`device ${$('f-a-device').value.trim()}`);
+  if ($('f-a-scale').value.trim()) set.push(`pixel ratio ${$('f-a-scale').value.trim()}`);
+  if ($('f-a-ua').value.trim()) set.push('user agent');
+  if ($('f-a-locale').value.trim()) set.push(`locale ${$('f-a-locale').value.trim()}`);
+  if ($('f-a-tz').value.trim()) set.push(`page time zone ${$('f-a-tz').value.trim()}`);
+  if ($('f-a-scheme').value !== DEFAULTS.colorScheme) set.push(`${$('f-a-scheme').value} scheme`);
+  if ($('f-a-motion').value !== DEFAULTS.reducedMotion) set.push('motion not reduced');
+  if ($('f-a-media').value) set.push(`${$('f-a-media').value} media`);
+  if (!$('f-a-js-on').checked) set.push('JavaScript off');
+  const blocked = blockBoxes().filter((box) => box.checked).length;
+  if (blocked) set.push(`${count(blocked, 'resource type')} blocked`);
+  const headers = lines('f-a-headers').length;
+  if (headers) set.push(count(headers, 'header'));
+  if ($('f-a-hscope').value !== DEFAULTS.headersScope) set.push('headers to every request');
+  if ($('f-a-cookies').value.trim()) set.push('cookies');
+  if ($('f-a-user').value || $('f-a-pass').value) set.push('basic auth');
+  if ($('f-a-includeaa').checked) set.push('strict comparison');
+  $('f-advanced-summary').replaceChildren(
+    ...(set.length
+      ? [h('strong', {}, `Set (${set.length}): `), set.join(', '), '.']
+      : ['None set: the defaults apply.']),
+  );
+  return set;
+}
+
+// The line follows the fields as they change (a drawn region calls summarize() itself).
+$('f-advanced').addEventListener('input', summarize);
+$('f-advanced').addEventListener('change', summarize);
