@@ -121,8 +121,11 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     const { updatedAt: _u, ...rest } = m;
     return rest;
   };
-  const shot = async (what: string) => {
-    if (shots) await page.screenshot({ path: `${shots}/form-${what}-${viewport.width}.png`, fullPage: true });
+  /** The page, or one part of it (a phone's whole page is too tall to look at). */
+  const shot = async (what: string, part?: string) => {
+    const path = `${shots}/form-${what}-${viewport.width}.png`;
+    if (shots && part) await page.locator(part).first().screenshot({ path });
+    else if (shots) await page.screenshot({ path, fullPage: true });
   };
   const noViolations = async (what: string) => expect(await violations(page), what).toEqual([]);
   const row = (monitorName: string) => page.locator('#monitor-rows tr', { hasText: monitorName });
@@ -192,6 +195,7 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     expect(await page.locator('#f-regions-list input.width').inputValue()).toBe('30');
     await noViolations('the form with every option');
     await shot('every-option');
+    await shot('every-option-advanced', '#f-advanced');
 
     await save();
     expect(withoutTimes(await api('GET', `/api/monitors/${made.id}`))).toEqual(withoutTimes(original));
@@ -277,7 +281,7 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     expect(Math.abs(outline.x - from.x)).toBeLessThanOrEqual(2);
     expect(Math.abs(outline.x + outline.width - to.x)).toBeLessThanOrEqual(2);
     await noViolations('a region drawn');
-    await shot('region-drawn');
+    await shot('region-drawn', '#f-advanced fieldset');
 
     // The keyboard way: Add region, then the numbers.
     await page.getByRole('button', { name: 'Add region' }).click();
@@ -384,7 +388,7 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     }));
     expect(colours.live).toBe(colours.danger);
     await noViolations('an invalid schedule');
-    await shot('schedule-invalid');
+    await shot('schedule-invalid', '#monitor-form .grid');
     await page.locator('#f-schedule').fill('0 9 *');
     expect(await live.textContent()).toBe('A schedule has 5 fields (or 6 with seconds first); this one has 3.');
     await page.locator('#f-schedule').fill('*/30 * * * * *');

@@ -97,6 +97,9 @@ export function setAdvanced(m) {
   $('f-a-user').value = c.httpCredentials?.username ?? '';
   $('f-a-pass').value = c.httpCredentials?.password ?? '';
   $('f-a-includeaa').checked = m?.diff?.includeAA ?? false;
+  // Each list shows whole, up to a point: a set value must not hide below the fold of its box.
+  for (const id of ['f-a-hide', 'f-a-css', 'f-a-js', 'f-a-headers', 'f-a-cookies'])
+    $(id).rows = Math.min(8, Math.max(2, $(id).value.split('\n').length));
   setRegions(m);
   const set = summarize();
   $('f-advanced').open = set.length > 0;
