@@ -218,9 +218,12 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     const saved = (await api('GET', `/api/monitors/${made.id}`)) as { capture: Json };
     expect(saved.capture).toMatchObject({ delay: 300, hideSelectors: ['.cookie-banner'] });
 
+    // A fresh page: what shows comes from the monitor, not from the form as it was left.
+    await openDashboard();
     await edit('Plain one');
     expect(await page.locator('#f-advanced').getAttribute('open')).not.toBeNull();
     expect(await page.locator('#f-a-delay').inputValue()).toBe('300');
+    expect(await page.locator('#f-advanced-summary').textContent()).toBe('Set (2): hide 1 element, wait 300 ms.');
     await page.getByRole('button', { name: 'Cancel' }).click();
   });
 
