@@ -384,7 +384,7 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     expect(await live.textContent()).toBe('Runs: At 09:00, Monday through Friday, Europe/Paris.');
     expect(await live.getAttribute('class')).not.toContain('invalid');
     await page.locator('#f-schedule').fill('61 * * * *');
-    expect(await live.textContent()).toBe('Not a valid schedule: minutes part must be >= 0 and <= 59.');
+    expect(await live.textContent()).toBe('Not a valid schedule: the minute must be from 0 to 59.');
     const colours = await page.evaluate(() => ({
       live: getComputedStyle(document.getElementById('f-schedule-words')!).color,
       danger: getComputedStyle(document.getElementById('f-schedule-error')!).color,
@@ -392,6 +392,8 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     expect(colours.live).toBe(colours.danger);
     await noViolations('an invalid schedule');
     await shot('schedule-invalid', '#monitor-form .grid');
+    await page.locator('#f-schedule').fill('0 9 32 * *');
+    expect(await live.textContent()).toBe('Not a valid schedule: the day of the month must be from 1 to 31.');
     await page.locator('#f-schedule').fill('0 9 *');
     expect(await live.textContent()).toBe('A schedule has 5 fields (or 6 with seconds first); this one has 3.');
     await page.locator('#f-schedule').fill('*/30 * * * * *');

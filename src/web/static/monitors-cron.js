@@ -6,6 +6,24 @@ import '/assets/cronstrue.min.js';
 
 const OPTIONS = { use24HourTimeFormat: true, throwExceptionOnParseError: true, verbose: false };
 
+/** cronstrue's field names ("DOM part must be >= 1 and <= 31") in words. */
+const FIELD_WORDS = {
+  seconds: 'the second',
+  minutes: 'the minute',
+  hours: 'the hour',
+  DOM: 'the day of the month',
+  month: 'the month',
+  DOW: 'the day of the week',
+};
+
+/** One of cronstrue's messages as part of a sentence: "the minute must be from 0 to 59". */
+function plain(message) {
+  const reason = message.replace(/^Error:\s*/, '').replace(/\.$/, '');
+  const range = /^(\w+) part must be >= (\d+) and <= (\d+)$/.exec(reason);
+  if (range && FIELD_WORDS[range[1]]) return `${FIELD_WORDS[range[1]]} must be from ${range[2]} to ${range[3]}`;
+  return reason.charAt(0).toLowerCase() + reason.slice(1);
+}
+
 /**
  * { ok: true, words } or { ok: false, problem } for a cron expression and its time zone. Five fields
  * (minute first) or six (seconds first), as the API takes: cronstrue would also read a seventh (years).
@@ -22,10 +40,6 @@ export function describeSchedule(expression, timezone) {
     const words = globalThis.cronstrue.toString(text, OPTIONS);
     return { ok: true, words: timezone ? `${words}, ${timezone}` : words };
   } catch (err) {
-    // cronstrue's messages read "minutes part must be >= 0 and <= 59": a sentence is made of them.
-    const reason = String(err?.message ?? err)
-      .replace(/^Error:\s*/, '')
-      .replace(/\.$/, '');
-    return { ok: false, problem: `Not a valid schedule: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}.` };
+    return { ok: false, problem: `Not a valid schedule: ${plain(String(err?.message ?? err))}.` };
   }
 }
