@@ -210,6 +210,19 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     expect(await page.locator('#f-a-delay').isVisible()).toBe(false);
 
     await page.locator('#f-advanced-toggle').click();
+    // A problem the API finds in a closed part opens it and takes the focus there.
+    await page.locator('#f-a-delay').fill('20000');
+    await page.locator('#f-advanced-toggle').click();
+    expect(await page.locator('#f-a-delay').isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await until(
+      'the delay error',
+      async () => (await page.locator('#f-a-delay').getAttribute('aria-invalid')) === 'true',
+    );
+    expect(await page.locator('#f-advanced').getAttribute('open')).not.toBeNull();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-a-delay');
+    expect(await page.locator('#f-a-delay-error').isVisible()).toBe(true);
+    await noViolations('an error in the Advanced part');
     await page.locator('#f-a-delay').fill('300');
     await page.locator('#f-a-hide').fill('.cookie-banner');
     expect(await page.locator('#f-advanced-summary').textContent()).toBe('Set (2): hide 1 element, wait 300 ms.');

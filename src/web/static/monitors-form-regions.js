@@ -136,7 +136,7 @@ async function loadCapture(monitorId) {
   blobUrl = null;
   $('f-regions-img').removeAttribute('src');
   $('f-regions-drawing').hidden = true;
-  $('f-regions-nocapture').hidden = monitorId === null;
+  $('f-regions-nocapture').hidden = false; // until an image shows (a new monitor has none)
   if (monitorId === null) return;
   try {
     const page = await json('GET', `/api/monitors/${encodeURIComponent(monitorId)}/captures?limit=20`);

@@ -8,6 +8,11 @@
 //   monitors-list.js     the list, its refresh, and the row actions (pause, run now, delete)
 //   monitors-form.js     the create / edit form and its field errors
 //   monitors-form-lists.js  the form's lists: ignoreText patterns, notifyWhen rules, capture steps
+//   monitors-form-errors.js   the API's problems shown beside the fields they name
+//   monitors-form-advanced.js every other capture and diff option, under "Show every option"
+//   monitors-form-summary.js  the line that lists the advanced options that are set
+//   monitors-form-regions.js  ignore regions, typed or drawn on the latest capture
+//   monitors-form-schedule.js / monitors-cron.js  schedules in words (cronstrue.min.js, vendored)
 //   monitors-history.js  the captures and the previous / current / diff / slider viewer
 //   monitors-capture-details.js  a capture's text changes, rules, and regions with their elements
 // The modules call each other's functions (the list opens the history, the history runs a capture…), so
