@@ -85,7 +85,15 @@ export function setAdvanced(m) {
   $('f-a-includeaa').checked = m?.diff?.includeAA ?? false;
   // Each list shows whole, up to a point: a set value must not hide below the fold of its box.
   for (const id of ['f-a-hide', 'f-a-css', 'f-a-js', 'f-a-headers', 'f-a-cookies'])
-    $(id).rows = Math.min(8, Math.max(2, $(id).value.split('\n').length));
+    $(id).rows = Math.min(
+      8,
+      Math.max(
+        2,
+        $(id)
+          .value.split('\n')
+          .reduce((rows, line) => rows + Math.max(1, Math.ceil(line.length / 50)), 0),
+      ),
+    );
   setRegions(m);
   const set = summarize();
   $('f-advanced').open = set.length > 0;
