@@ -81,6 +81,12 @@ curl ${base}/api/monitors/mon_…/captures -H "Authorization: Bearer $PAGEWATCH_
         then each secret that could go somewhere new must be sent again (${code('400')} names the fields). A header name
         matches a stored one in any case; a cookie's flags are part of what identifies it.
       </li>
+      <li>
+        The <a href="/monitors">dashboard</a>'s form edits every option: those it does not show at once are under
+        <em>Show every option</em>, and a line above it always lists the ones set. An ignore region can be drawn on the
+        monitor's latest capture (in the capture's own pixels) or typed. A schedule is read out in words as it is typed,
+        with its time zone; the service still judges it on save.
+      </li>
     </ul>
   </section>`;
 }

@@ -96,7 +96,7 @@ const patterns = makeList({
       class: 'mono pattern',
       spellcheck: 'false',
       autocomplete: 'off',
-      placeholder: '\\d{1,2}:\\d{2}',
+      placeholder: 'e.g. \\d{1,2}:\\d{2}',
     });
     input.value = pattern ?? '';
     return h(
@@ -119,7 +119,7 @@ function syncRule(row) {
   value.disabled = kind === null;
   if (kind === null) value.value = '';
   value.inputMode = kind === 'number' ? 'decimal' : 'text';
-  value.placeholder = kind === 'number' ? '19.99' : kind === 'text' ? 'In stock' : 'no value';
+  value.placeholder = kind === 'number' ? 'e.g. 19.99' : kind === 'text' ? 'e.g. In stock' : 'no value';
 }
 
 const rules = makeList({
@@ -134,7 +134,7 @@ const rules = makeList({
       maxlength: 1000,
       spellcheck: 'false',
       autocomplete: 'off',
-      placeholder: '.price',
+      placeholder: 'e.g. .price',
     });
     const test = h(
       'select',
@@ -194,7 +194,7 @@ function syncStep(row) {
       ? 'no selector'
       : needs.selector === 'optional'
         ? 'optional, e.g. #search'
-        : '#login button';
+        : 'e.g. #login button';
   value.disabled = needs.value === null;
   value.placeholder = needs.value ?? 'no value';
   secret.disabled = row.querySelector('select.action').value !== 'fill';

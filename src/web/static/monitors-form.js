@@ -4,113 +4,12 @@ import { ApiError } from '/assets/api.js';
 import { loadCaptures } from '/assets/monitors-history.js';
 import { handleError } from '/assets/monitors-key.js';
 import { loadList, renderList } from '/assets/monitors-list.js';
-import { listFieldOf, listProblems, readLists, setLists } from '/assets/monitors-form-lists.js';
+import { readAdvanced, setAdvanced } from '/assets/monitors-form-advanced.js';
+import { clearFieldErrors, FIELDS, fieldOf, showFieldErrors } from '/assets/monitors-form-errors.js';
+import { listProblems, readLists, setLists } from '/assets/monitors-form-lists.js';
+import { regionProblems } from '/assets/monitors-form-regions.js';
+import { showScheduleWords } from '/assets/monitors-form-schedule.js';
 import { $, h, json, notice, relativeTime, setAlert, state } from '/assets/monitors-util.js';
-
-/** Where each field of the API shows its error: API path → [input id, error element id]. */
-const FIELDS = {
-  name: ['f-name', 'f-name-error'],
-  url: ['f-url', 'f-url-error'],
-  schedule: ['f-schedule', 'f-schedule-error'],
-  timezone: ['f-timezone', 'f-timezone-error'],
-  'capture.fullPage': ['f-fullpage', 'f-fullpage-error'],
-  'capture.viewport.width': ['f-vw', 'f-vw-error'],
-  'capture.viewport.height': ['f-vh', 'f-vh-error'],
-  'capture.viewport': ['f-vw', 'f-vw-error'],
-  'diff.ignoreSelectors': ['f-ignore', 'f-ignore-error'],
-  'diff.threshold': ['f-threshold', 'f-threshold-error'],
-  'diff.minChangeRatio': ['f-minratio', 'f-minratio-error'],
-  'diff.confirm': ['f-confirm', 'f-confirm-error'],
-  'diff.mode': ['f-mode', 'f-mode-error'],
-  'diff.textSelector': ['f-textselector', 'f-textselector-error'],
-  notify: ['f-notify-change', 'f-notify-error'],
-  webhookUrl: ['f-webhook', 'f-webhook-error'],
-  'retention.keep': ['f-keep', 'f-keep-error'],
-  retention: ['f-keep', 'f-keep-error'],
-};
-
-/**
- * The field of an API path: a row of a list (`notifyWhen.1.numberBelow` → rule 2's value), else the
- * longest known prefix ("diff.ignoreSelectors.2" → diff.ignoreSelectors).
- */
-function fieldOf(path) {
-  const listField = listFieldOf(String(path ?? ''));
-  if (listField) return listField;
-  const parts = String(path ?? '').split('.');
-  while (parts.length) {
-    const field = FIELDS[parts.join('.')];
-    if (field) return field;
-    parts.pop();
-  }
-  return null;
-}
-
-function describedBy(input, errorId, on) {
-  const ids = new Set((input.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(Boolean));
-  if (on) ids.add(errorId);
-  else ids.delete(errorId);
-  if (ids.size) input.setAttribute('aria-describedby', [...ids].join(' '));
-  else input.removeAttribute('aria-describedby');
-}
-
-/** Inputs, selects and textareas can be invalid; a list's Add button only carries its list's error. */
-const canBeInvalid = (el) => ['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName);
-
-function clearFieldErrors() {
-  setAlert($('form-error'), 'error', '');
-  const form = $('monitor-form');
-  for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
-  for (const error of form.querySelectorAll('.field-error')) {
-    for (const el of form.querySelectorAll(`[aria-describedby~="${CSS.escape(error.id)}"]`))
-      describedBy(el, error.id, false);
-    error.textContent = '';
-    error.hidden = true;
-  }
-}
-
-/** Shows each problem next to its field (aria-invalid, .field-error) and focuses the first one. */
-function showFieldErrors(problems, summary) {
-  clearFieldErrors();
-  const unplaced = [];
-  const invalid = new Set();
-  for (const { path, message } of problems) {
-    const field = fieldOf(path);
-    if (!field) {
-      unplaced.push(path ? `${path}: ${message}` : message);
-      continue;
-    }
-    const [inputId, errorId] = field;
-    const input = $(inputId);
-    const error = $(errorId);
-    error.textContent = error.textContent ? `${error.textContent} ${message}` : message;
-    error.hidden = false;
-    if (canBeInvalid(input)) input.setAttribute('aria-invalid', 'true');
-    if (inputId === 'f-notify-change')
-      for (const box of document.querySelectorAll('#f-notify-group input[name="notify"]'))
-        box.setAttribute('aria-invalid', 'true');
-    describedBy(input, errorId, true);
-    invalid.add(input);
-  }
-  const count = problems.length;
-  setAlert(
-    $('form-error'),
-    'error',
-    summary ?? `The monitor was not saved: ${count} field${count === 1 ? ' needs' : 's need'} fixing.`,
-    unplaced.length
-      ? h(
-          'ul',
-          {},
-          unplaced.map((text) => h('li', {}, text)),
-        )
-      : null,
-  );
-  // The first problem in the form's order takes the focus.
-  const first = [...invalid].sort((a, b) =>
-    a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1,
-  )[0];
-  if (first) first.focus();
-  else $('form-error').scrollIntoView({ block: 'nearest' });
-}
 
 export function fillTimezones() {
   let zones;
@@ -124,6 +23,7 @@ export function fillTimezones() {
 
 function openCreate() {
   state.editing = null;
+  state.editingOriginal = null;
   const form = $('monitor-form');
   form.reset();
   clearFieldErrors();
@@ -135,6 +35,8 @@ function openCreate() {
   }
   $('f-timezone').value = tz;
   setLists(null);
+  setAdvanced(null);
+  showScheduleWords();
   $('form-title').textContent = 'New monitor';
   $('form-submit').textContent = 'Create monitor';
   showForm();
@@ -150,6 +52,7 @@ export async function openEdit(id) {
   }
   if (!m) return;
   state.editing = id;
+  state.editingOriginal = m;
   clearFieldErrors();
   $('f-name').value = m.name === m.url ? '' : m.name;
   $('f-url').value = m.url;
@@ -169,6 +72,8 @@ export async function openEdit(id) {
     box.checked = (m.notify ?? []).includes(box.value);
   $('f-webhook').value = m.webhookUrl ?? '';
   $('f-keep').value = m.retention?.keep ?? '';
+  setAdvanced(m);
+  showScheduleWords();
   $('form-title').textContent = `Edit “${m.name}”`;
   $('form-submit').textContent = 'Save changes';
   showForm();
@@ -204,7 +109,7 @@ function numberOf(input) {
  * The body from the form: only the form's fields. On create, empty optional fields are left out (the
  * service's defaults apply); on edit they are sent as null (JSON Merge Patch: removed, so the default applies).
  */
-function formBody(editing) {
+function formBody(editing, original) {
   const empty = editing ? null : undefined;
   const text = (id) => $(id).value.trim();
   const num = (id) => {
@@ -213,12 +118,18 @@ function formBody(editing) {
   };
   // The lists are sent whole (a Merge Patch replaces an array): an emptied list is [].
   const lists = readLists();
+  const advanced = readAdvanced(empty, original);
+  // The events in the order the monitor had them (then any new one): an unchanged form sends them unchanged.
+  const had = original?.notify ?? [];
+  const notify = [...document.querySelectorAll('#f-notify-group input[name="notify"]:checked')]
+    .map((box) => box.value)
+    .sort((a, b) => (had.indexOf(a) + 1 || 99) - (had.indexOf(b) + 1 || 99));
   const body = {
     name: text('f-name') || empty,
     url: text('f-url'),
     schedule: text('f-schedule').replace(/\s+/g, ' '),
     timezone: text('f-timezone') || 'UTC',
-    capture: { fullPage: $('f-fullpage').checked, steps: lists.steps },
+    capture: { ...advanced.capture, fullPage: $('f-fullpage').checked, steps: lists.steps },
     diff: {
       ignoreSelectors: $('f-ignore')
         .value.split('\n')
@@ -230,9 +141,10 @@ function formBody(editing) {
       mode: $('f-mode').value,
       textSelector: text('f-textselector') || empty,
       ignoreText: lists.ignoreText,
+      ...advanced.diff,
     },
     notifyWhen: lists.notifyWhen,
-    notify: [...document.querySelectorAll('#f-notify-group input[name="notify"]:checked')].map((box) => box.value),
+    notify,
     webhookUrl: text('f-webhook') || empty,
     retention: { keep: num('f-keep') },
   };
@@ -277,7 +189,8 @@ function localProblems() {
       problems.push({ path, message: 'Enter a number.' });
     }
   }
-  return [...problems, ...listProblems()];
+  const advanced = readAdvanced(undefined, state.editingOriginal).problems;
+  return [...problems, ...listProblems(), ...regionProblems(), ...advanced];
 }
 
 $('monitor-form').addEventListener('submit', async (event) => {
@@ -289,7 +202,7 @@ $('monitor-form').addEventListener('submit', async (event) => {
   submit.disabled = true;
   submit.setAttribute('aria-busy', 'true');
   try {
-    const body = formBody(editing !== null);
+    const body = formBody(editing !== null, editing ? state.editingOriginal : null);
     const saved = editing
       ? await json('PATCH', `/api/monitors/${encodeURIComponent(editing)}`, body)
       : await json('POST', '/api/monitors', body);
@@ -341,5 +254,6 @@ $('monitor-form').addEventListener('click', (event) => {
   const example = event.target.closest('button[data-cron]');
   if (!example) return;
   $('f-schedule').value = example.dataset.cron;
+  showScheduleWords();
   $('f-schedule').focus();
 });

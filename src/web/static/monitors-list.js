@@ -1,5 +1,6 @@
 // The monitor list: loading every page of it, drawing the rows in place (so the focus stays put), the
 // 10 s refresh while visible, and each row's actions (pause, run now with its polling, delete).
+import { describeSchedule } from '/assets/monitors-cron.js';
 import { closeForm, openEdit } from '/assets/monitors-form.js';
 import { closeHistory, followHistory, loadCaptures, openHistory, renderHistoryRun } from '/assets/monitors-history.js';
 import { handleError } from '/assets/monitors-key.js';
@@ -95,7 +96,7 @@ function createRow(m) {
     h(
       'td',
       { class: 'c-schedule', dataset: { label: 'Schedule' } },
-      h('div', { class: 'v' }, h('code'), h('span', { class: 'tz muted' })),
+      h('div', { class: 'v' }, h('span', { class: 'words' }), h('code'), h('span', { class: 'tz muted' })),
     ),
     h('td', { class: 'c-last', dataset: { label: 'Last run' } }, h('div', { class: 'v' })),
     h('td', { class: 'c-change', dataset: { label: 'Last change' } }, h('div', { class: 'v' })),
@@ -137,8 +138,11 @@ function updateRow(row, m) {
         ]
       : []),
   );
+  // In words first (what a person reads), the expression and its zone below (what the API takes).
+  const schedule = describeSchedule(m.schedule, m.timezone);
+  row.querySelector('.c-schedule .words').textContent = schedule.ok ? schedule.words : '';
   row.querySelector('.c-schedule code').textContent = m.schedule;
-  row.querySelector('.c-schedule .tz').textContent = m.timezone;
+  row.querySelector('.c-schedule .tz').textContent = schedule.ok ? '' : m.timezone;
   row.querySelector('.c-last .v').replaceChildren(timeEl(m.lastRunAt, 'never'));
   row.querySelector('.c-change .v').replaceChildren(timeEl(m.lastChangeAt, 'none'));
   row

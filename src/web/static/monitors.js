@@ -16,6 +16,11 @@
 //   monitors-regions.js  its changed regions, one row each, with their elements, text changes and rules
 //   monitors-region-zoom.js  the selected region before and after, up close; the views moved onto it
 //   monitors-outline.js  the outline of a region or text change on the image shown
+//   monitors-form-errors.js   the API's problems shown beside the fields they name
+//   monitors-form-advanced.js every other capture and diff option, under "Show every option"
+//   monitors-form-summary.js  the line that lists the advanced options that are set
+//   monitors-form-regions.js  ignore regions, typed or drawn on the latest capture
+//   monitors-form-schedule.js / monitors-cron.js  schedules in words (cronstrue.min.js, vendored)
 // The modules call each other's functions (the list opens the history, the history runs a capture…), so
 // some imports are circular. That is safe because they only run each other's code from event handlers
 // and from the start below, once every module has been evaluated; none calls another at its top level.
