@@ -109,7 +109,7 @@ webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
           send again now.
         </li>
       </ul>
-      <h3>Verifying in Node</h3>
+      <h3 id="verifying">Verifying in Node</h3>
       <p>With the reference implementation (${code('npm install standardwebhooks')}):</p>
       ${pre(VERIFY_STANDARDWEBHOOKS, 'Verifying with standardwebhooks')}
       <p>Or with nothing but ${code('node:crypto')}:</p>

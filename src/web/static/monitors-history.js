@@ -2,6 +2,7 @@
 // previous / current / diff / slider views, with the images fetched with the key as blob: URLs.
 import { ApiError } from '/assets/api.js';
 import { hideOutline, renderDetails } from '/assets/monitors-capture-details.js';
+import { closeDeliveries, followDeliveries, openDeliveries } from '/assets/monitors-deliveries.js';
 import { handleError } from '/assets/monitors-key.js';
 import { runNow } from '/assets/monitors-list.js';
 import {
@@ -47,12 +48,13 @@ export async function openHistory(id) {
   renderHistoryRun();
   $('history-section').scrollIntoView({ block: 'start' });
   $('history-title').focus();
-  await loadCaptures({ select: state.history.selectedId });
+  await Promise.all([loadCaptures({ select: state.history.selectedId }), openDeliveries(id)]);
 }
 
 export function closeHistory(refocus = true) {
   const id = state.history?.monitorId;
   clearImages();
+  closeDeliveries();
   state.history = null;
   $('history-section').hidden = true;
   if (refocus && id)
@@ -94,6 +96,7 @@ export async function followHistory() {
   if (!hist) return;
   const m = state.monitors.get(hist.monitorId);
   if (!m) return closeHistory(false);
+  void followDeliveries(); // its own errors are shown in its own card
   if ((m.lastRunAt ?? null) !== hist.lastRunAt && !state.running.has(m.id)) {
     await loadCaptures({ select: hist.selectedId });
   }
