@@ -100,7 +100,6 @@ export function testEventData(m: MonitorRecord): Record<string, unknown> {
     name: m.settings.name,
     url: m.settings.url,
     test: true,
-    message:
-      'A test event sent on request (the dashboard or POST /api/monitors/{id}/test-webhook); no capture was taken.',
+    message: 'A test event, sent on request: no capture was taken.',
   };
 }
