@@ -12,14 +12,14 @@ const PAGE = 10;
 const POLL_MIN_MS = 1_000;
 const POLL_MAX_MS = 30_000;
 
-/** { monitorId, items, nextCursor, testId (the test event being followed), timer } */
+/** { monitorId, items, nextCursor, followId and followFrom (the delivery followed, its attempts then), timer } */
 let view = null;
 
 /** The history opened (or changed monitor): show its deliveries. */
 export function openDeliveries(monitorId) {
   if (view?.monitorId !== monitorId) {
     closeDeliveries();
-    view = { monitorId, items: [], nextCursor: null, testId: null, timer: undefined };
+    view = { monitorId, items: [], nextCursor: null, followId: null, followFrom: 0, timer: undefined };
     $('deliveries-list').replaceChildren();
     $('deliveries-status').replaceChildren();
     setAlert($('deliveries-error'), 'error', '');
@@ -92,25 +92,32 @@ function show() {
   renderDeliveries(view.items);
   $('deliveries-empty').hidden = view.items.length > 0;
   $('deliveries-more').hidden = !view.nextCursor;
-  announceTest();
+  announceFollowed();
   schedulePoll();
 }
 
-/** Says in words what became of the test event sent (or redelivered) from here, until it is settled. */
-function announceTest() {
-  const d = view.testId && view.items.find((item) => item.id === view.testId);
-  if (!d || (d.status === 'pending' && d.attempts === 0)) return; // still "queued; sending it…"
+/** Says in words what became of the delivery sent (or sent again) from here, until it is settled. */
+function announceFollowed() {
+  const d = view.followId && view.items.find((item) => item.id === view.followId);
+  if (!d || (d.status === 'pending' && d.attempts === view.followFrom)) return; // still "sending it…"
+  const what = d.eventType === 'monitor.test' ? 'Test event' : `The ${d.eventType} event`;
   const answer = d.lastResponseStatus ? `the receiver answered HTTP ${d.lastResponseStatus}` : d.lastError;
   if (d.status === 'pending') {
     const when = d.nextAttemptAt ? ` It is tried again ${relativeTime(d.nextAttemptAt)}.` : '';
-    return setAlert($('deliveries-status'), 'warn', `Test event not delivered yet: ${answer}.${when}`);
+    return setAlert($('deliveries-status'), 'warn', `${what} not delivered yet: ${answer}.${when}`);
   }
-  view.testId = null;
+  view.followId = null;
   setAlert(
     $('deliveries-status'),
     d.status === 'succeeded' ? 'ok' : 'error',
-    d.status === 'succeeded' ? `Test event delivered: ${answer}.` : `Test event not delivered: ${answer}.`,
+    d.status === 'succeeded' ? `${what} delivered: ${answer}.` : `${what} not delivered: ${answer}.`,
   );
+}
+
+/** Follow this delivery (just queued or sent again) until its next attempt is recorded. */
+function follow(d) {
+  view.followId = d.id;
+  view.followFrom = d.attempts;
 }
 
 /** While a shown delivery is pending, look again when the earliest is due (within the bounds above). */
@@ -134,7 +141,7 @@ $('deliveries-test').addEventListener('click', async () => {
   try {
     const delivery = await json('POST', `/api/monitors/${encodeURIComponent(current.monitorId)}/test-webhook`);
     if (view !== current) return;
-    current.testId = delivery.id;
+    follow(delivery);
     setAlert($('deliveries-status'), 'info', 'Test event queued; sending it…');
     current.items = [delivery, ...current.items.filter((d) => d.id !== delivery.id)];
     show();
@@ -156,7 +163,7 @@ $('deliveries-list').addEventListener('click', async (event) => {
     const id = button.dataset.redeliver;
     const updated = await json('POST', `/api/webhook-deliveries/${encodeURIComponent(id)}/redeliver`);
     if (view !== current) return;
-    if (updated.eventType === 'monitor.test') current.testId = updated.id;
+    follow(updated);
     current.items = current.items.map((d) => (d.id === updated.id ? updated : d));
     setAlert($('deliveries-status'), 'info', `Sending the ${updated.eventType} event again…`);
     show();
