@@ -70,7 +70,7 @@ function lastResponse(d) {
 
 function nextRetry(d) {
   if (d.status !== 'pending')
-    return h('span', { class: 'muted' }, d.status === 'succeeded' ? 'none: delivered' : 'none: given up');
+    return h('span', { class: 'muted' }, d.status === 'succeeded' ? 'none' : 'none (given up)');
   if (!d.nextAttemptAt || Date.parse(d.nextAttemptAt) <= Date.now()) return 'now';
   return h('time', { datetime: d.nextAttemptAt, title: absoluteTime(d.nextAttemptAt) }, relativeTime(d.nextAttemptAt));
 }
