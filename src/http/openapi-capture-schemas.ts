@@ -149,4 +149,16 @@ export const CAPTURE_SCHEMAS: Record<string, JsonSchema> = {
         'instead of the figures)',
     },
   ),
+
+  TestEvent: obj(
+    {
+      monitorId: str(),
+      name: str("The monitor's name"),
+      url: url('The monitored page'),
+      test: { const: true },
+      message: str('Says that this is a test and that no capture was taken'),
+    },
+    ['monitorId', 'name', 'url', 'test', 'message'],
+    { description: '`data` of monitor.test (POST /api/monitors/{id}/test-webhook)' },
+  ),
 };

@@ -141,6 +141,22 @@ export function buildResourcePaths(config: Readonly<Config>): Record<string, Rec
         },
       }),
     },
+    '/api/monitors/{id}/test-webhook': {
+      parameters: [idParam('monitor')],
+      post: operation({
+        id: 'testMonitorWebhook',
+        summary: "Send a monitor.test event to the monitor's webhookUrl",
+        tag: 'Webhooks',
+        access: 'key',
+        description:
+          "Queued in the outbox like every event: signed with the key's secret, retried, checked by the egress " +
+          'policy at send time, and listed in the delivery log. Works on paused monitors; takes no capture.',
+        responses: {
+          202: { description: 'Queued: the delivery', headers: hdr('Location'), content: json(ref('Delivery')) },
+          ...keyed(['not_found', 'conflict'], { conflict: 'the monitor has no webhookUrl' }),
+        },
+      }),
+    },
     '/api/monitors/{id}/captures': {
       parameters: [idParam('monitor')],
       get: operation({

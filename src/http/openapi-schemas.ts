@@ -5,6 +5,7 @@
 import { JOB_STATUSES } from '../stores/jobs.js';
 import { DELIVERY_STATUSES } from '../stores/webhook-deliveries.js';
 import { ERROR_CODES } from '../errors.js';
+import { EVENT_TYPES } from '../webhooks/outbox.js';
 import { ref } from './openapi-operations.js';
 import { CAPTURE_SCHEMAS } from './openapi-capture-schemas.js';
 import { codeAndMessage, int, obj, str, time, url } from './openapi-schema-kit.js';
@@ -94,10 +95,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   Delivery: obj(
     {
       id: str(),
-      eventType: {
-        type: 'string',
-        enum: ['job.succeeded', 'job.failed', 'monitor.changed', 'capture.completed', 'capture.failed'],
-      },
+      eventType: { type: 'string', enum: [...EVENT_TYPES] },
       url: url(),
       status: { type: 'string', enum: [...DELIVERY_STATUSES] },
       attempts: int(),

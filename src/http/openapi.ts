@@ -150,6 +150,7 @@ function captureWebhooks(): Record<string, JsonSchema> {
     'monitor.changed': 'A capture found a change (and its notifyWhen rules, if any, are met); notify includes "change"',
     'capture.completed': 'Every successful capture; notify includes "capture"',
     'capture.failed': 'A capture failed for good; notify includes "failure"',
+    'monitor.test': 'Asked for with POST /api/monitors/{id}/test-webhook; whatever notify says',
   };
   return Object.fromEntries(
     Object.entries(events).map(([type, summary]) => [
@@ -167,7 +168,7 @@ function captureWebhooks(): Record<string, JsonSchema> {
                   properties: {
                     type: { const: type },
                     timestamp: { type: 'string', format: 'date-time' },
-                    data: ref('CaptureEvent'),
+                    data: ref(type === 'monitor.test' ? 'TestEvent' : 'CaptureEvent'),
                   },
                 },
               },

@@ -19,6 +19,9 @@ import type { MonitorScheduler } from './scheduler.js';
 import { foldHeaderNames } from './header-names.js';
 import { movedSecrets } from './secret-binding.js';
 import { mergePatch, named, type MonitorSettings } from '../domain/monitor-settings.js';
+import type { DeliveryRecord } from '../stores/webhook-deliveries.js';
+import { recordEvent } from '../webhooks/outbox.js';
+import { testEventData } from './view.js';
 
 export class MonitorService {
   constructor(
@@ -119,6 +122,23 @@ export class MonitorService {
   async run(keyId: string, id: string): Promise<{ job: JobRecord; created: boolean }> {
     const monitor = await this.get(keyId, id);
     return this.runs.start(monitor, 'manual');
+  }
+
+  /**
+   * A monitor.test event to the monitor's webhookUrl, through the outbox like every other event: signed
+   * with the key's secret(s), retried, refused at send time by the egress policy, and listed in the
+   * delivery log. 409 without a webhookUrl (nothing to send to); a paused monitor may be tested.
+   */
+  async testWebhook(keyId: string, id: string, now = new Date()): Promise<DeliveryRecord> {
+    const monitor = await this.get(keyId, id);
+    const url = monitor.settings.webhookUrl;
+    if (!url) {
+      throw conflict(`monitor ${id} has no webhookUrl to send a test event to; set one first (PATCH webhookUrl)`);
+    }
+    const { deliveries } = this.backend.stores;
+    const event = { keyId, url, type: 'monitor.test' as const, data: testEventData(monitor), monitorId: id };
+    const deliveryId = await recordEvent(deliveries, event, now);
+    return (await deliveries.get(keyId, deliveryId))!;
   }
 
   async listCaptures(keyId: string, monitorId: string, query: CaptureListQuery): Promise<CaptureRecord[]> {

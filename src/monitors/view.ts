@@ -89,3 +89,17 @@ export function captureEventData(m: MonitorRecord, c: CaptureRecord): Record<str
     ...(c.baselineId && { baselineImageUrl: imageUrl(m.baseUrl, c.baselineId) }),
   };
 }
+
+/**
+ * `data` of monitor.test: which monitor asked, and that no capture was taken. Thin like the other events;
+ * a receiver that routes on `data.monitorId` sees the same field as in a real event.
+ */
+export function testEventData(m: MonitorRecord): Record<string, unknown> {
+  return {
+    monitorId: m.id,
+    name: m.settings.name,
+    url: m.settings.url,
+    test: true,
+    message: 'A test event, sent on request: no capture was taken.',
+  };
+}

@@ -1,5 +1,6 @@
 // The docs page's webhooks and runtime behaviour sections, stated with this service's configured values.
 import type { Config } from '../config.js';
+import { eventList } from './docs-events.js';
 import { VERIFY_CRYPTO, VERIFY_STANDARDWEBHOOKS } from './docs-texts.js';
 import { code, duration, hours, html, list, pre, type Markup } from './html.js';
 
@@ -23,54 +24,12 @@ webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
   return html`<section id="webhooks" class="card" aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhooks</h2>
       <p>
-        Webhooks follow the Standard Webhooks specification, signed with the owning key's secret (${code('whsec_…')}).
+        Webhooks follow the Standard Webhooks specification, signed with the owning key's webhook secret
+        (${code('whsec_…')}). The secret is printed once, with the key, by ${code('npx pagewatch keys create')};
+        ${code('npx pagewatch keys rotate-secret <key id>')} replaces it (see below). To try a receiver, send it a
+        <a href="#event-monitor-test">${code('monitor.test')}</a> event.
       </p>
-      <h3>Events</h3>
-      <dl class="defs events">
-        <div>
-          <dt>${code('job.succeeded')}</dt>
-          <dd>
-            An async job finished; ${code('data.result.url')} is the output.
-            <div class="meaning">To the job's ${code('webhookUrl')}.</div>
-          </dd>
-        </div>
-        <div>
-          <dt>${code('job.failed')}</dt>
-          <dd>
-            An async job failed (after up to ${c.jobs.maxAttempts} tries); ${code('data.error')} says why.
-            <div class="meaning">To the job's ${code('webhookUrl')}.</div>
-          </dd>
-        </div>
-        <div>
-          <dt>${code('monitor.changed')}</dt>
-          <dd>
-            A capture differs from the baseline (confirmed) and its ${code('notifyWhen')} rules, if any, are met: the
-            changed ${code('regions')} with their elements, a one-line ${code('summary')}
-            (${code('Price: $24.99 → $19.99')}), the first 10 ${code('textChanges')} and the ${code('conditions')}.
-            <div class="meaning">
-              To the monitor's ${code('webhookUrl')}, if its ${code('notify')} has ${code('"change"')}.
-            </div>
-          </dd>
-        </div>
-        <div>
-          <dt>${code('capture.failed')}</dt>
-          <dd>
-            A monitor's capture failed.
-            <div class="meaning">
-              To the monitor's ${code('webhookUrl')}, if its ${code('notify')} has ${code('"failure"')}.
-            </div>
-          </dd>
-        </div>
-        <div>
-          <dt>${code('capture.completed')}</dt>
-          <dd>
-            Every successful capture.
-            <div class="meaning">
-              To the monitor's ${code('webhookUrl')}, if its ${code('notify')} has ${code('"capture"')}.
-            </div>
-          </dd>
-        </div>
-      </dl>
+      ${eventList(c, base)}
       <h3>Request and signature</h3>
       ${pre(webhookRequest, 'A webhook request')}
       <ul>
@@ -106,10 +65,12 @@ webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
         <li>
           The log: ${code('GET /api/webhook-deliveries?jobId=&monitorId=&status=')}, one delivery with every attempt at
           ${code('GET /api/webhook-deliveries/{id}')}, and ${code('POST /api/webhook-deliveries/{id}/redeliver')} to
-          send again now.
+          send again now. ${code('POST /api/monitors/{id}/test-webhook')} queues a ${code('monitor.test')} event
+          (${code('202')} with its delivery). The dashboard shows a monitor's deliveries in its history, with both
+          buttons.
         </li>
       </ul>
-      <h3>Verifying in Node</h3>
+      <h3 id="verifying">Verifying in Node</h3>
       <p>With the reference implementation (${code('npm install standardwebhooks')}):</p>
       ${pre(VERIFY_STANDARDWEBHOOKS, 'Verifying with standardwebhooks')}
       <p>Or with nothing but ${code('node:crypto')}:</p>

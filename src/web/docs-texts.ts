@@ -14,7 +14,7 @@ http.createServer((req, res) => {
     try {
       // Checks the signature (any of the space-separated ones) and that the timestamp is within 5 minutes.
       const event = wh.verify(body, req.headers);
-      console.log(event.type, event.data.jobId, event.data.result?.url);
+      console.log(event.type, event.data.monitorId ?? event.data.jobId); // the examples above show each data
       res.writeHead(204).end();
     } catch {
       res.writeHead(400).end(); // wrong secret, tampered body or replayed/old timestamp

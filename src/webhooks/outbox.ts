@@ -4,7 +4,24 @@ import { randomBytes } from 'node:crypto';
 import type { DeliveryStore } from '../stores/webhook-deliveries.js';
 import { newMessageId } from './sign.js';
 
-export type EventType = 'job.succeeded' | 'job.failed' | 'monitor.changed' | 'capture.completed' | 'capture.failed';
+export type EventType =
+  | 'job.succeeded'
+  | 'job.failed'
+  | 'monitor.changed'
+  | 'capture.completed'
+  | 'capture.failed'
+  /** Asked for with POST /api/monitors/{id}/test-webhook: a receiver can be tried without a capture. */
+  | 'monitor.test';
+
+/** Every event type, in the order /docs and the OpenAPI document list them. */
+export const EVENT_TYPES: readonly EventType[] = [
+  'monitor.changed',
+  'capture.completed',
+  'capture.failed',
+  'monitor.test',
+  'job.succeeded',
+  'job.failed',
+];
 
 export interface OutgoingEvent {
   keyId: string;
@@ -20,10 +37,12 @@ export function eventBody(type: EventType, data: Record<string, unknown>, now: D
   return JSON.stringify({ type, timestamp: now.toISOString(), data });
 }
 
-export async function recordEvent(deliveries: DeliveryStore, event: OutgoingEvent, now: Date): Promise<void> {
+/** Records the event as a pending delivery, due now; its id. */
+export async function recordEvent(deliveries: DeliveryStore, event: OutgoingEvent, now: Date): Promise<string> {
+  const id = `dlv_${randomBytes(10).toString('hex')}`;
   await deliveries.insert(
     {
-      id: `dlv_${randomBytes(10).toString('hex')}`,
+      id,
       keyId: event.keyId,
       messageId: newMessageId(),
       eventType: event.type,
@@ -34,4 +53,5 @@ export async function recordEvent(deliveries: DeliveryStore, event: OutgoingEven
     },
     now,
   );
+  return id;
 }

@@ -12,6 +12,7 @@ import { pagingQuery } from '../schemas/lists.js';
 import { monitorSchema } from '../schemas/monitors.js';
 import type { SchemaLimits } from '../schemas/request-options.js';
 import { parseBody } from '../validate.js';
+import { deliveryView } from './webhook-deliveries.js';
 
 export interface MonitorRouteDeps {
   monitors: MonitorService;
@@ -68,6 +69,14 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
       queuedAt: job.createdAt,
       alreadyPending: !created,
     };
+  });
+
+  // A monitor.test event, queued like any other: 202 with its delivery (GET /api/webhook-deliveries/{id}).
+  router.post('/api/monitors/:id/test-webhook', async (ctx) => {
+    const delivery = await monitors.testWebhook(keyIdOf(ctx), ctx.params.id!);
+    ctx.status = 202;
+    ctx.set('Location', `/api/webhook-deliveries/${delivery.id}`);
+    ctx.body = deliveryView(delivery);
   });
 
   router.get('/api/monitors/:id/captures', async (ctx) => {

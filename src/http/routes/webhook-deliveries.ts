@@ -14,7 +14,8 @@ export interface DeliveryRouteDeps {
   deliveries: DeliveryStore;
 }
 
-function deliveryView(d: DeliveryRecord) {
+/** A delivery as the API shows it (also the answer of POST /api/monitors/{id}/test-webhook). */
+export function deliveryView(d: DeliveryRecord) {
   return {
     id: d.id,
     eventType: d.eventType,

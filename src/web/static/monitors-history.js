@@ -1,5 +1,6 @@
 // A monitor's history: its captures (newest first, Load more), each with its verdict's badge, and which
 // one is selected; the selected capture itself is shown by monitors-viewer.js.
+import { closeDeliveries, followDeliveries, openDeliveries } from '/assets/monitors-deliveries.js';
 import { handleError } from '/assets/monitors-key.js';
 import { runNow } from '/assets/monitors-list.js';
 import { cropsDrawn } from '/assets/monitors-region-zoom.js';
@@ -35,7 +36,7 @@ export async function openHistory(id) {
   renderHistoryRun();
   $('history-section').scrollIntoView({ block: 'start' });
   $('history-title').focus();
-  await loadCaptures({ select: state.history.selectedId });
+  await Promise.all([loadCaptures({ select: state.history.selectedId }), openDeliveries(id)]);
   await cropsDrawn();
   revealVerdict(id);
 }
@@ -59,6 +60,7 @@ function revealVerdict(id) {
 export function closeHistory(refocus = true) {
   const id = state.history?.monitorId;
   clearImages();
+  closeDeliveries();
   state.history = null;
   $('history-section').hidden = true;
   if (refocus && id)
@@ -100,6 +102,7 @@ export async function followHistory() {
   if (!hist) return;
   const m = state.monitors.get(hist.monitorId);
   if (!m) return closeHistory(false);
+  void followDeliveries(); // its own errors are shown in its own card
   if ((m.lastRunAt ?? null) !== hist.lastRunAt && !state.running.has(m.id)) {
     await loadCaptures({ select: hist.selectedId });
   }

@@ -1,0 +1,214 @@
+// The webhook events on /docs: what each is for, where it goes, and an example body of each. The bodies
+// are made by the functions that make the real events (captureEventData, testEventData, jobEventData and
+// eventBody) from sample records, so an example cannot drift from what is sent; and
+// test/integration/webhook-event-docs.test.ts compares each example's keys with a real delivery's.
+import type { Config } from '../config.js';
+import { jobEventData } from '../jobs/view.js';
+import { captureEventData, testEventData } from '../monitors/view.js';
+import type { CaptureRecord } from '../stores/captures.js';
+import type { JobRecord } from '../stores/jobs.js';
+import type { MonitorRecord } from '../stores/monitors.js';
+import { eventBody, EVENT_TYPES, type EventType } from '../webhooks/outbox.js';
+import { code, html, pre, type Markup } from './html.js';
+
+const AT = '2026-11-22T10:00:00.000Z';
+const LATER = '2026-11-22T10:00:02.000Z';
+
+/** A monitor as the event functions read it (id, page, name and the address its URLs are built on). */
+function sampleMonitor(base: string): MonitorRecord {
+  return {
+    id: 'mon_5d2c9a41f0b7e3a18c64',
+    baseUrl: base,
+    settings: { name: 'Pricing page', url: 'https://example.com/pricing' },
+  } as MonitorRecord;
+}
+
+const capture = (over: Partial<CaptureRecord>): CaptureRecord => ({
+  id: 'cap_8e1f03b6c2d94a7e51f0',
+  monitorId: 'mon_5d2c9a41f0b7e3a18c64',
+  status: 'succeeded',
+  reason: 'schedule',
+  specVersion: 1,
+  takenAt: AT,
+  createdAt: AT,
+  durationMs: 1830,
+  width: 1280,
+  height: 2400,
+  sha256: null,
+  imageKey: 'image',
+  diffKey: null,
+  baselineId: 'cap_1a2b3c4d5e6f70819203',
+  changed: false,
+  confirmed: false,
+  diffPixels: 0,
+  diffRatio: 0,
+  regions: [],
+  ignoredBoxes: [],
+  truncated: false,
+  error: null,
+  textKey: 'text',
+  textChanges: [],
+  textChangesTotal: 0,
+  conditions: [],
+  conditionErrors: [],
+  conditionsMet: null,
+  ...over,
+});
+
+const CHANGED = capture({
+  diffKey: 'diff',
+  changed: true,
+  confirmed: true,
+  diffPixels: 3712,
+  diffRatio: 0.0012,
+  regions: [
+    {
+      x: 412,
+      y: 388,
+      width: 164,
+      height: 40,
+      pixels: 3712,
+      elements: [{ selector: '#plans .price', tag: 'span', before: '$24.99', after: '$19.99' }],
+    },
+  ],
+  textChanges: [
+    {
+      kind: 'changed',
+      before: 'Price: $24.99',
+      after: 'Price: $19.99',
+      box: { x: 412, y: 388, width: 164, height: 40 },
+      selector: '#plans .price',
+      words: [{ value: 'Price: ' }, { value: '$24.99', removed: true }, { value: '$19.99', added: true }],
+    },
+  ],
+  textChangesTotal: 1,
+  conditions: [{ index: 0, selector: '#plans .price', test: 'numberBelow', met: true, value: 19.99 }],
+  conditionsMet: true,
+});
+
+const FAILED = capture({
+  status: 'failed',
+  reason: 'manual',
+  width: null,
+  height: null,
+  imageKey: null,
+  baselineId: null,
+  textKey: null,
+  error: { code: 'render_failed', message: 'The page answered HTTP 503' },
+});
+
+const job = (over: Partial<JobRecord>): JobRecord =>
+  ({
+    id: 'job_7c41e09a2b5d3f68e1a4',
+    kind: 'pdf',
+    attempts: 1,
+    baseUrl: '',
+    result: null,
+    error: null,
+    ...over,
+  }) as JobRecord;
+
+/** The `data` of every event type, made by the real functions. */
+function exampleData(base: string): Record<EventType, Record<string, unknown>> {
+  const monitor = sampleMonitor(base);
+  return {
+    'monitor.changed': captureEventData(monitor, CHANGED),
+    'capture.completed': captureEventData(monitor, capture({})),
+    'capture.failed': captureEventData(monitor, FAILED),
+    'monitor.test': testEventData(monitor),
+    'job.succeeded': jobEventData(
+      job({
+        status: 'succeeded',
+        baseUrl: base,
+        result: {
+          key: 'result',
+          contentType: 'application/pdf',
+          bytes: 18311,
+          expiresAt: '2026-11-23T10:00:01.000Z',
+          removed: false,
+          meta: { renderMs: 412, pageCount: 1, finalUrl: 'https://example.com/', truncated: false },
+        },
+      }),
+    ),
+    'job.failed': jobEventData(
+      job({
+        status: 'failed',
+        attempts: 3,
+        error: { code: 'render_timeout', message: 'The render did not finish within its timeout of 30000 ms' },
+      }),
+    ),
+  };
+}
+
+/** Each event's body as it is sent (pretty-printed here; the real body is one line). */
+export function exampleBodies(base: string): Record<EventType, string> {
+  const data = exampleData(base);
+  const bodies = EVENT_TYPES.map((type) => {
+    const at = type.startsWith('job.') ? new Date(LATER) : new Date(AT);
+    return [type, JSON.stringify(JSON.parse(eventBody(type, data[type], at)), null, 2)] as const;
+  });
+  return Object.fromEntries(bodies) as Record<EventType, string>;
+}
+
+/** What each event means and where it goes, in the order of EVENT_TYPES. */
+function meaning(c: Readonly<Config>): Record<EventType, [Markup, Markup]> {
+  const monitorHook = (notify: string) =>
+    html`To the monitor's ${code('webhookUrl')}, if its ${code('notify')} has ${code(notify)}.`;
+  return {
+    'monitor.changed': [
+      html`A capture differs from the baseline (confirmed) and its ${code('notifyWhen')} rules, if any, are met: the
+      changed ${code('regions')} with their elements, a one-line ${code('summary')}, the first 10 ${code('textChanges')}
+      and the ${code('conditions')}. ${code('diffUrl')}, ${code('imageUrl')} and ${code('baselineImageUrl')} fetch the
+      PNGs with the key.`,
+      monitorHook('"change"'),
+    ],
+    'capture.completed': [
+      html`Every successful capture, changed or not (the same fields as ${code('monitor.changed')}). A baseline has
+      ${code('baselineId: null')} and no ${code('baselineImageUrl')}; ${code('diffUrl')} is there only when pixels
+      differed.`,
+      monitorHook('"capture"'),
+    ],
+    'capture.failed': [
+      html`A monitor's capture failed for good (after its tries); ${code('data.error')} says why. No figures or images.`,
+      monitorHook('"failure"'),
+    ],
+    'monitor.test': [
+      html`Sent on request: ${code('POST /api/monitors/{id}/test-webhook')} or <em>Send test event</em> in the
+        dashboard, to try a receiver. Signed, retried and logged like the others; no capture is taken.
+        ${code('data.test')} is always ${code('true')}.`,
+      html`To the monitor's ${code('webhookUrl')}, whatever its ${code('notify')} says (409 without one).`,
+    ],
+    'job.succeeded': [
+      html`An async job finished; ${code('data.result.url')} is the output (${code('pageCount')} for PDFs,
+      ${code('finalUrl')} for URL sources).`,
+      html`To the job's ${code('webhookUrl')}.`,
+    ],
+    'job.failed': [
+      html`An async job failed (after up to ${c.jobs.maxAttempts} tries); ${code('data.error')} says why.`,
+      html`To the job's ${code('webhookUrl')}.`,
+    ],
+  };
+}
+
+/** The Events part of the webhooks section: one entry per event type, each with its example body. */
+export function eventList(c: Readonly<Config>, base: string): Markup {
+  const bodies = exampleBodies(base);
+  const words = meaning(c);
+  return html`<h3>Events</h3>
+    <dl class="defs events">
+      ${EVENT_TYPES.map(
+        (type) =>
+          html`<div id="event-${type.replace('.', '-')}">
+            <dt>${code(type)}</dt>
+            <dd>
+              ${words[type][0]}
+              <div class="meaning">${words[type][1]}</div>
+              <details class="example">
+                <summary>Example body of ${code(type)}</summary>
+                ${pre(bodies[type], `Example ${type} body`)}
+              </details>
+            </dd>
+          </div>`,
+      )}
+    </dl>`;
+}
