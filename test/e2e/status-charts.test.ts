@@ -197,6 +197,9 @@ describe.each(Object.entries(VIEWPORTS))('the last hour at %s width', (name, vie
 
   it('names the failing monitor (for the key saved in this browser), the webhook and disk figures', async () => {
     expect(await text(page, '[data-field="monitors.failing"]')).toBe('1');
+    // Marked as wanting attention (in the danger colour), unlike a zero.
+    expect(await page.locator('[data-field="monitors.failing"]').getAttribute('class')).toContain('attention');
+    expect((await page.locator('[data-field="webhookDeliveries.retrying"]').getAttribute('class')) ?? '').toBe('');
     const list = page.locator('#failing-list ul');
     await until('the failing monitor named', async () => (await list.count()) === 1, 15_000);
     expect(await list.locator('li').count()).toBe(1);
@@ -221,7 +224,10 @@ describe.each(Object.entries(VIEWPORTS))('the last hour at %s width', (name, vie
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
     for (const summary of await page.locator('.chart details:not([open]) summary').all()) await summary.click();
     expect(await page.locator('.chart details[open]').count()).toBe(3);
-    if (shots) await page.screenshot({ path: `${shots}/status-charts-${name}.png`, fullPage: true });
+    if (shots) {
+      await page.screenshot({ path: `${shots}/status-charts-${name}.png`, fullPage: true });
+      await page.locator('.hour').screenshot({ path: `${shots}/status-charts-hour-${name}.png` });
+    }
     expect(await violations(page)).toEqual([]);
   });
 });

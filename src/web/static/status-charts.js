@@ -66,7 +66,11 @@ export function percentileColumns(minutes, pick) {
 /** A table with a caption, header cells for columns and (when `rowHeader`) for each row's first cell. */
 export function table(caption, head, rows, { rowHeader = true } = {}) {
   const t = document.createElement('table');
-  t.createCaption().textContent = caption;
+  // Read by screen readers; the <summary> above the table is its visible title (a caption would be as
+  // wide as the table, which scrolls sideways on a phone).
+  const cap = t.createCaption();
+  cap.className = 'sr-only';
+  cap.textContent = caption;
   const headRow = t.createTHead().insertRow();
   for (const h of head) {
     const th = document.createElement('th');

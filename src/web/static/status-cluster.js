@@ -26,6 +26,20 @@ export function clusterValues(s) {
   return values;
 }
 
+/** Figures that want attention (a failing monitor, deliveries failed or retrying) are marked. */
+export function markAttention(s) {
+  const w = s.webhookDeliveries;
+  const marks = {
+    'monitors.failing': s.monitors.failing > 0,
+    'webhookDeliveries.retrying': w?.retrying > 0,
+    'webhookDeliveries.lastHour.failed': w?.lastHour.failed > 0,
+  };
+  for (const [field, on] of Object.entries(marks)) {
+    const el = document.querySelector(`[data-field="${field}"]`);
+    if (el) el.classList.toggle('attention', Boolean(on));
+  }
+}
+
 /** The disk bar: captures and results as shares of the whole (a picture of the figures beside it). */
 export function renderDiskBar(s) {
   const bar = document.getElementById('disk-bar');

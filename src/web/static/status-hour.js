@@ -55,11 +55,7 @@ function rendersPart(h) {
     .map((m) => [utcMinute(m.start), ...OUTCOMES.map(([key]) => m.renders[key]), sum(m.renders)]);
   rows.push(['Whole hour', ...OUTCOMES.map(([key]) => h.renders[key]), h.renders.total]);
   $('renders-table').replaceChildren(
-    table(
-      'Renders per minute by outcome (minutes without any left out)',
-      ['Minute', ...OUTCOMES.map(([, label]) => label), 'Total'],
-      rows,
-    ),
+    table('Renders per minute by outcome', ['Minute', ...OUTCOMES.map(([, label]) => label), 'Total'], rows),
   );
 }
 

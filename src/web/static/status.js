@@ -2,7 +2,7 @@
 // service keeps its figures for key holders (auth.publicOperations false) it sends the key the dashboard
 // saved; elsewhere it sends none, so a stale saved key cannot lock a person out of a public page.
 import { api, storedKey } from '/assets/api.js';
-import { clusterValues, renderDiskBar, renderFailing } from '/assets/status-cluster.js';
+import { clusterValues, markAttention, renderDiskBar, renderFailing } from '/assets/status-cluster.js';
 import { utcDateTime, utcTime } from '/assets/status-format.js';
 import { renderHour } from '/assets/status-hour.js';
 
@@ -80,6 +80,7 @@ function render(s) {
   updated.textContent = utcTime(s.time);
   renderHour(s);
   renderDiskBar(s);
+  markAttention(s);
   void renderFailing(s.monitors.failing);
 }
 
