@@ -220,6 +220,27 @@ describe.each(Object.entries(VIEWPORTS))('the last hour at %s width', (name, vie
     expect(await text(page, '[data-field="webhookDeliveries.oldest"]')).toBe('none waiting');
   });
 
+  it('without a valid saved key: says where to see which monitors fail, and passes axe', async () => {
+    for (const [saved, words] of [
+      [undefined, 'Which ones: save your API key on Monitors'],
+      ['pw_live_stale', 'Which ones: the key saved in this browser was refused; save a valid one on Monitors'],
+    ] as const) {
+      const bare = await browser.newPage({ viewport, bypassCSP: true });
+      try {
+        if (saved) await bare.addInitScript((k) => localStorage.setItem('pagewatch.apiKey', k), saved);
+        await bare.goto(`${svc.url}/status`);
+        const hint = bare.locator('#failing-list p');
+        await until(`the hint (${saved ?? 'no key'})`, async () => (await hint.count()) === 1, 15_000);
+        expect(await hint.innerText()).toBe(words);
+        expect(await hint.locator('a').getAttribute('href')).toBe('/monitors');
+        expect(await bare.locator('#failing-list ul').count()).toBe(0);
+        expect(await violations(bare)).toEqual([]);
+      } finally {
+        await bare.close();
+      }
+    }
+  });
+
   it('fits the width and passes axe with its tables open', async () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
     for (const summary of await page.locator('.chart details:not([open]) summary').all()) await summary.click();
