@@ -48,7 +48,8 @@ export function stackedColumns(minutes, series, valueOf) {
 export function percentileColumns(minutes, pick) {
   const svg = frame();
   const values = minutes.map(pick);
-  const top = Math.max(1, ...values.map((p) => (p ? p.p95 : 0)));
+  const top = Math.max(0, ...values.map((p) => (p ? p.p95 : 0)));
+  const scale = Math.max(1, top); // all-zero waits still draw a sliver, not a division by zero
   const step = WIDTH / minutes.length;
   values.forEach((p, i) => {
     if (!p) return;
@@ -56,7 +57,7 @@ export function percentileColumns(minutes, pick) {
       [p.p95, 'p95'],
       [p.p50, 'p50'],
     ]) {
-      const h = Math.max(1.5, (v / top) * (HEIGHT - 4));
+      const h = Math.max(1.5, (v / scale) * (HEIGHT - 4));
       svg.append(el('rect', { x: i * step + 1, y: HEIGHT - h, width: Math.max(1, step - 2), height: h, class: cls }));
     }
   });
