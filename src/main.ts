@@ -34,7 +34,8 @@ import { sealLegacySecrets } from './monitors/seal-legacy-secrets.js';
 import { MonitorService } from './monitors/service.js';
 import { Metrics } from './operations/metrics.js';
 import { NodeHeartbeat, nodeId } from './operations/node-heartbeat.js';
-import { statusSnapshot } from './operations/status.js';
+import { RenderHistory } from './operations/render-history.js';
+import { statusSnapshot, withStoredBytesCache } from './operations/status.js';
 import type { BrowserManager } from './render/browser-manager.js';
 import { RenderLimiter } from './render/limiter.js';
 import { PlaywrightRenderer } from './render/renderer.js';
@@ -91,7 +92,10 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
 
   const { egress, sandbox, browsers, proxy } = browserAndProxy(config, log);
   const diffPool = new DiffPool(config.monitors.diffThreads);
-  const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize);
+  // The last hour of this node's renders (outcomes, times, queue waits) for /api/status.
+  const history = new RenderHistory();
+  const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize, (ms) => history.queueWait(ms));
+  const statusStores = { ...stores, statusReads: withStoredBytesCache(stores.statusReads) };
   const status = () =>
     statusSnapshot({
       version: PACKAGE_VERSION,
@@ -99,10 +103,11 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
       node,
       browsers,
       limiter,
-      stores,
+      stores: statusStores,
+      history,
       limits: { concurrency: config.render.concurrency, queueSize: config.render.queueSize },
     });
-  const metrics = new Metrics(status);
+  const metrics = new Metrics(status, history);
   // Every render — synchronous, async job or monitor capture — is counted and timed.
   const renderer = metrics.metered(new PlaywrightRenderer(browsers, limiter, config.limits, egress));
   const { results, captures: captureFiles } = openFileStores(config, dataDir, opened.databaseFiles);

@@ -12,6 +12,7 @@ import { SqlMonitorStore } from './monitors.js';
 import { SqlNodeStore } from './nodes.js';
 import { SqlRecordRetention } from './retention.js';
 import type { DB } from './schema.js';
+import { SqlStatusReads } from './status-reads.js';
 import { SqlDeliveryStore } from './webhook-deliveries.js';
 
 /** Tells the backend a change others wait for was written (emitted now, or after commit in a transaction). */
@@ -28,5 +29,6 @@ export function storesOver(exec: Kysely<DB> | Transaction<DB>, notify: Notify, f
     keyData: new SqlKeyDataStore(exec, notify),
     retention: new SqlRecordRetention(exec),
     nodes: new SqlNodeStore(exec),
+    statusReads: new SqlStatusReads(exec),
   };
 }

@@ -13,6 +13,7 @@ import { authenticate } from './middleware/auth.js';
 import { refuseWhileDraining } from './middleware/draining.js';
 import { errorResponses } from './middleware/errors.js';
 import { rateLimit } from './middleware/rate-limit.js';
+import { countRenderRefusals } from './middleware/render-refusals.js';
 import { requestLog } from './middleware/request-log.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -83,6 +84,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorResponses(deps.log));
   app.use(refuseWhileDraining(deps.isShuttingDown));
   app.use(authenticate(deps.keys, deps.auth));
+  app.use(countRenderRefusals(deps.metrics)); // before the rate limit: its refusals count too
   app.use(rateLimit(deps.rateLimit, deps.rateLimits));
   for (const router of routers) app.use(router.routes());
   app.use((ctx) => {

@@ -9,6 +9,7 @@ import { EVENT_TYPES } from '../webhooks/outbox.js';
 import { ref } from './openapi-operations.js';
 import { CAPTURE_SCHEMAS } from './openapi-capture-schemas.js';
 import { codeAndMessage, int, obj, str, time, url } from './openapi-schema-kit.js';
+import { STATUS_ADDITIONS } from './openapi-status-schema.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -149,7 +150,10 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
       }),
       render: obj({ active: int(), queued: int(), concurrency: int(), queueSize: int() }),
       jobs: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Jobs by status' },
-      monitors: { type: 'object', description: 'Counts and the next runs' },
+      monitors: {
+        type: 'object',
+        description: 'Counts (active, paused, failing: not paused and its last run failed) and the next runs',
+      },
       webhooks: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Deliveries by status' },
       node: obj({ id: str(), role: { enum: ['all', 'api', 'worker'] } }, ['id', 'role'], {
         description: 'The node that answered',
@@ -176,6 +180,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
         ['nodes'],
       ),
       time: time(),
+      ...STATUS_ADDITIONS,
     },
     ['status', 'version', 'browser', 'render'],
     { description: 'Aggregate figures, and the nodes of the cluster; no job or key ids, URLs or keys' },

@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { AppError } from '../errors.js';
 import { RenderAborted, type RenderOptions, type RenderOutput, type Renderer } from '../render/renderer.js';
 import type { ImageSpec, PdfSpec } from '../domain/render-spec.js';
+import { RenderHistory, type Outcome } from './render-history.js';
 import type { StatusSnapshot } from './status.js';
 
 export class Metrics {
@@ -22,7 +23,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(snapshot: () => Promise<StatusSnapshot>) {
+  /** Errors already counted by the metered renderer: the HTTP layer must not count them again. */
+  private readonly counted = new WeakSet<object>();
+
+  constructor(
+    snapshot: () => Promise<StatusSnapshot>,
+    /** The last hour, minute by minute, for /api/status (this node's renders). */
+    readonly history: RenderHistory = new RenderHistory(),
+  ) {
     collectDefaultMetrics({ register: this.registry, prefix: 'pagewatch_process_' });
     // One snapshot serves all the gauges of a scrape (they are collected one after another).
     let current: { at: number; snapshot: Promise<StatusSnapshot> } | undefined;
@@ -79,9 +87,13 @@ export class Metrics {
         const out = await render();
         stop();
         this.renders.inc({ kind, outcome: 'ok' });
+        this.history.outcome('ok');
+        this.history.renderTime(out.renderMs); // what the caller sees in X-Render-Ms
         return out;
       } catch (err) {
         this.renders.inc({ kind, outcome: outcomeOf(err) });
+        this.history.outcome(historyOutcome(err));
+        if (typeof err === 'object' && err !== null) this.counted.add(err);
         throw err;
       }
     };
@@ -92,6 +104,30 @@ export class Metrics {
         track('image', () => renderer.renderImage(req, signal, options)),
     };
   }
+
+  /**
+   * A render request refused before it reached the renderer (over the rate limit, the key's job queue
+   * full, a blocked URL refused at submission): counted in the last hour's outcomes. Errors the renderer
+   * threw were counted there, and other errors (a bad request) are no render at all.
+   */
+  refused(err: unknown): void {
+    if (!(err instanceof AppError) || this.counted.has(err)) return;
+    if (err.code === 'rate_limited' || err.code === 'queue_full' || err.code === 'url_blocked')
+      this.history.outcome(historyOutcome(err));
+  }
+}
+
+/** The status page's groups: the error codes a render can end with, in a person's words. */
+function historyOutcome(err: unknown): Outcome {
+  if (err instanceof RenderAborted) return 'canceled';
+  if (!(err instanceof AppError)) return 'failed';
+  const groups: Partial<Record<string, Outcome>> = {
+    url_blocked: 'blocked',
+    render_timeout: 'timedOut',
+    rate_limited: 'rateLimited',
+    queue_full: 'queueFull',
+  };
+  return groups[err.code] ?? 'failed';
 }
 
 function outcomeOf(err: unknown): string {

@@ -17,6 +17,8 @@ export class RenderLimiter {
   constructor(
     private readonly concurrency: number,
     private readonly queueSize: number,
+    /** Told how long each render waited for its slot (ms; 0 when one was free): the status page's queue wait. */
+    private readonly onWaited: (ms: number) => void = () => undefined,
   ) {}
 
   get activeCount(): number {
@@ -32,8 +34,10 @@ export class RenderLimiter {
    * first come, first served, so neither kind starves the other — but is never refused for a full queue.
    */
   async run<T>(signal: AbortSignal, fn: () => Promise<T>, options: { background?: boolean } = {}): Promise<T> {
+    const asked = performance.now();
     await this.acquire(signal, options.background === true);
     const started = performance.now();
+    this.onWaited(started - asked);
     try {
       return await fn();
     } finally {

@@ -10,6 +10,7 @@ import type { KeyDataStore } from './key-data.js';
 import type { MonitorStore } from './monitors.js';
 import type { NodeStore } from './nodes.js';
 import type { RecordRetention } from './retention.js';
+import type { StatusReadStore } from './status-reads.js';
 import type { DeliveryStore } from './webhook-deliveries.js';
 
 export interface Stores {
@@ -22,6 +23,8 @@ export interface Stores {
   keyData: KeyDataStore;
   retention: RecordRetention;
   nodes: NodeStore;
+  /** The cluster's figures for /api/status. */
+  statusReads: StatusReadStore;
 }
 
 /** The stores of one transaction. */

@@ -19,8 +19,12 @@ export function referenceSection(c: Readonly<Config>, guides: readonly DocLink[]
         requests, with this service's limits.
       </li>
       <li>
-        <a href="/status">/status</a>: what the service is doing now (the same figures as
-        <a href="/api/status">/api/status</a>).
+        <a href="/status">/status</a>: what the service is doing now, and over the last hour: renders by outcome (ok,
+        failed, blocked, timed out, rate-limited, queue full), p50 and p95 render time and queue wait, as small charts
+        with their tables; failing monitors, the webhook backlog and failures, disk used by captures and results. Times
+        are in UTC. The same figures as <a href="/api/status">/api/status</a>: the last hour's renders are those of the
+        node that answered, kept in its memory (p50 and p95 within 10 %); monitors, webhooks and disk are the whole
+        service's, from its database.
       </li>
       <li>
         <a href="/metrics">/metrics</a>: Prometheus

@@ -11,6 +11,7 @@ import { keyDataContract } from './key-data.contract.js';
 import { monitorsContract } from './monitors.contract.js';
 import { migrateAt, postgresOpener, postgresSharedOpener } from './postgres-backend.js';
 import { retentionContract } from './retention.contract.js';
+import { statusReadsContract } from './status-reads.contract.js';
 import { webhookDeliveriesContract } from './webhook-deliveries.contract.js';
 
 describePostgres('PostgreSQL backend', () => {
@@ -38,5 +39,6 @@ describePostgres('PostgreSQL backend', () => {
   retentionContract(open);
   jobsContract(open);
   idempotencyKeysContract(open);
+  statusReadsContract(open);
   concurrencyContract(postgresSharedOpener(() => db.url));
 });

@@ -92,7 +92,8 @@ export async function startFakeApp(
     rateLimits: new MemoryRateLimits(),
     trustProxy: 0,
     status: absent,
-    metrics: absent,
+    // Every refused render request is counted for the status page (http/middleware/render-refusals.ts).
+    metrics: { refused: () => undefined } as unknown as AppDeps['metrics'],
     config,
     isShuttingDown: () => false,
     ...deps,

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { RenderLimiter } from '../../src/render/limiter.js';
+import { until } from '../helpers/until.js';
 
 /** A task the test finishes by hand. */
 interface Gate<T = string> {
@@ -362,5 +363,22 @@ describe('RenderLimiter', () => {
     await pa;
     await idlePromise;
     expect(idle).toBe(true);
+  });
+
+  it('tells how long each render waited for its slot: about 0 when one was free, the time in line otherwise', async () => {
+    const waits: number[] = [];
+    const limiter = new RenderLimiter(1, 5, (ms) => waits.push(ms));
+    const first = gate();
+    const running = limiter.run(never(), first.fn);
+    await tick();
+    const queuedAt = performance.now();
+    const second = limiter.run(never(), async () => 'second');
+    // The second waits in line for at least 30 ms, the clock's reading: no fixed sleep.
+    await until('30 ms in line', () => performance.now() - queuedAt >= 30, 1000, 1);
+    first.finish('first');
+    await Promise.all([running, second]);
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toBeLessThan(5);
+    expect(waits[1]).toBeGreaterThanOrEqual(30);
   });
 });

@@ -2,6 +2,9 @@
 // service keeps its figures for key holders (auth.publicOperations false) it sends the key the dashboard
 // saved; elsewhere it sends none, so a stale saved key cannot lock a person out of a public page.
 import { api, storedKey } from '/assets/api.js';
+import { clusterValues, markAttention, renderDiskBar, renderFailing } from '/assets/status-cluster.js';
+import { utcDateTime, utcTime } from '/assets/status-format.js';
+import { renderHour } from '/assets/status-hour.js';
 
 const REFRESH_MS = 2000;
 const overall = document.getElementById('overall');
@@ -25,7 +28,7 @@ function when(iso) {
       ? `in ${Math.max(0, Math.round(ms / 1000))} s`
       : ms < 3_600_000
         ? `in ${Math.round(ms / 60_000)} min`
-        : new Date(iso).toLocaleString();
+        : utcDateTime(iso);
   return words;
 }
 
@@ -34,7 +37,7 @@ function render(s) {
   const values = {
     version: s.version,
     uptime: duration(s.uptimeSeconds),
-    startedAt: new Date(s.startedAt).toLocaleString(),
+    startedAt: utcDateTime(s.startedAt),
     'browser.up': s.browser.up ? 'Up' : 'Down',
     'browser.version': s.browser.version ?? '–',
     'browser.renders': s.browser.renders,
@@ -49,6 +52,7 @@ function render(s) {
     'webhooks.pending': s.webhooks.pending,
     'webhooks.succeeded': s.webhooks.succeeded,
     'webhooks.failed': s.webhooks.failed,
+    ...clusterValues(s),
   };
   for (const [status, n] of Object.entries(s.jobs)) values[`jobs.${status}`] = n;
   for (const el of document.querySelectorAll('[data-field]')) {
@@ -59,7 +63,7 @@ function render(s) {
         const item = document.createElement('li');
         const time = document.createElement('time');
         time.dateTime = at;
-        time.title = new Date(at).toLocaleString();
+        time.title = utcDateTime(at);
         time.textContent = when(at);
         item.append(time);
         list.append(item);
@@ -73,7 +77,11 @@ function render(s) {
   overall.textContent = healthy ? 'All systems working' : 'Degraded: the browser is down';
   overall.className = `badge ${healthy ? 'ok' : 'error'}`;
   updated.dateTime = s.time;
-  updated.textContent = new Date(s.time).toLocaleTimeString();
+  updated.textContent = utcTime(s.time);
+  renderHour(s);
+  renderDiskBar(s);
+  markAttention(s);
+  void renderFailing(s.monitors.failing);
 }
 
 let needsKey = false;
