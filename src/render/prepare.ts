@@ -5,6 +5,7 @@ import type { BrowserContext, Page, Response } from 'playwright';
 import { errors as pwErrors } from 'playwright';
 import { renderFailed } from '../errors.js';
 import { Budget } from './budget.js';
+import { LoadError } from './network-errors.js';
 import { attachOriginHeaders, targetOrigin } from './origin-headers.js';
 import type { PageSpec } from '../domain/render-spec.js';
 
@@ -156,6 +157,9 @@ async function goto(
     return await page.goto(url, { waitUntil, timeout: budget.remaining() });
   } catch (err) {
     if (err instanceof pwErrors.TimeoutError) throw err; // the budget ran out: a timeout, not a failure
+    // A network failure is worded by the renderer, which knows what the egress proxy saw.
+    const netError = /net::ERR_[A-Z0-9_]+/.exec(firstLine(err))?.[0];
+    if (netError) throw new LoadError(url, netError, err);
     throw renderFailed(`could not load ${url}: ${firstLine(err)}`, err);
   }
 }

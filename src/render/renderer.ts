@@ -2,6 +2,7 @@
 // The request's `timeout` bounds all of it (queue wait included); on timeout or client disconnect the
 // page is thrown away, which really stops whatever it was doing.
 import { devices, errors as pwErrors, type BrowserContextOptions, type Page } from 'playwright';
+import type { EgressFailures } from '../egress/failures.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { AppError, renderFailed, renderTimeout, unavailable, urlBlocked } from '../errors.js';
 import type { Lease } from './browser-generation.js';
@@ -15,6 +16,7 @@ import { abortable } from './abortable.js';
 import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
 import { MainFrameNavigations } from './navigations.js';
+import { hostNotFound, loadFailed, LoadError, siteTimedOut } from './network-errors.js';
 import { targetOrigin } from './origin-headers.js';
 import type { FactsRequest, PageFacts } from './page-facts.js';
 import { documentReady, firstLine, preparePage } from './prepare.js';
@@ -66,6 +68,8 @@ export class PlaywrightRenderer implements Renderer {
     private readonly limiter: RenderLimiter,
     private readonly limits: { maxFullPageHeight: number; maxImagePixels: number },
     private readonly egress: EgressPolicy,
+    /** The egress proxy's reasons for origins it could not reach, to say a failed load in words. */
+    private readonly failures?: EgressFailures,
   ) {}
 
   renderPdf(req: PdfSpec, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
@@ -100,6 +104,7 @@ export class PlaywrightRenderer implements Renderer {
     const signal = AbortSignal.any([clientSignal, timeoutSignal]);
     const fail = (err: unknown): never => {
       if (clientSignal.aborted) throw new RenderAborted('client disconnected');
+      if (err instanceof AppError && err.code === 'render_timeout') throw err; // already says what timed out
       if (timeoutSignal.aborted || err instanceof pwErrors.TimeoutError) throw renderTimeout(req.timeout);
       if (err instanceof AppError) throw err;
       // Anything else Playwright throws mid-render comes from what the page did (it navigated away
@@ -137,8 +142,9 @@ export class PlaywrightRenderer implements Renderer {
             const result = await abortable(work, AbortSignal.any([signal, lease.lost]));
             reusable = true;
             return result;
-          } catch (err) {
-            if (!(err instanceof AppError && err.code === 'url_blocked')) await this.assertDocumentAllowed(watch);
+          } catch (caught) {
+            if (!(caught instanceof AppError && caught.code === 'url_blocked')) await this.assertDocumentAllowed(watch);
+            const err = this.inWords(caught, watch, navigations, timeoutSignal, req);
             if (lease.lost.aborted || !lease.browserConnected()) {
               if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
               // Retryable for jobs: the crash may have come from the browser going down a moment later.
@@ -180,11 +186,35 @@ export class PlaywrightRenderer implements Renderer {
     });
   }
 
+  /**
+   * A failed load said in words (connection refused, host not found...), with what the egress proxy saw;
+   * a timeout while the site had not sent its page says so. Anything else is passed on as it is.
+   */
+  private inWords(
+    err: unknown,
+    watch: EgressWatch,
+    navigations: MainFrameNavigations,
+    timeoutSignal: AbortSignal,
+    req: RenderSpec,
+  ): unknown {
+    if (err instanceof LoadError) {
+      // Chromium names the URL it was asked for; a redirect hop that failed is named by what the page saw.
+      const answer = watch.documentError;
+      const failed = answer?.url ?? watch.failedTunnel ?? err.url;
+      const proxyReason = answer?.proxyReason ?? this.failures?.reasonFor(failed);
+      return loadFailed(failed, err.errorText, { proxyReason, status: answer?.status }, err.cause);
+    }
+    const timedOut = timeoutSignal.aborted || err instanceof pwErrors.TimeoutError;
+    if (timedOut && req.url !== undefined && navigations.moving && !navigations.loadedAny)
+      return siteTimedOut(req.url, req.timeout);
+    return err;
+  }
+
   private async checkTopLevel(url: string): Promise<void> {
     const verdict = await this.egress.checkUrl(url);
     if (verdict.allowed) return;
     // A name that does not resolve says nothing about the internal network: the caller may hear it.
-    if (verdict.unresolvable) throw renderFailed(`could not load ${url}: ${verdict.reason}`);
+    if (verdict.unresolvable) throw hostNotFound(url, verdict.reason);
     throw urlBlocked(verdict.reason); // the reason (e.g. what the name resolved to) is logged, not answered
   }
 

@@ -105,6 +105,16 @@ function sentence(text) {
 
 const capitalized = (text) => String(text).charAt(0).toUpperCase() + String(text).slice(1);
 
+/**
+ * A field's sentence from the API ("viewport.width can be at most 3,840 px: …") with the form's own
+ * name for the field in place of the API's ("Viewport width can be at most …"), said once.
+ */
+function fieldSentence(path, message) {
+  const text = String(message);
+  const named = path && text.startsWith(`${path} `) ? `${fieldName(path)}${text.slice(path.length)}` : text;
+  return sentence(capitalized(named));
+}
+
 const fieldName = (path) => FIELD_NAMES[path] ?? (path.startsWith('margin') ? 'Margins' : path || 'Request');
 
 /** Shows an error in words: a title, the explanation from the error body, and each invalid field. */
@@ -125,24 +135,24 @@ export function showError(err) {
       title.append(' ', code);
     }
     const details = err.details ?? [];
-    // With field details the list says it all; otherwise the explanation and the body's message.
+    // With field details the list says it all; otherwise the service's sentence, once.
     words.textContent =
       err.code === 'invalid_request' && details.length
         ? 'Some fields are not valid; fix the highlighted ones:'
-        : sentence(err.explanation) + (err.retryAfter ? ` Try again in ${err.retryAfter} s.` : '');
+        : sentence(err.explanation);
     box.append(title, words);
     if (details.length) {
       const list = document.createElement('ul');
       const seen = new Set();
       for (const { path, message } of details) {
-        const line = `${fieldName(path)}: ${message}`;
+        const line = fieldSentence(path, message);
         if (seen.has(line)) continue;
         seen.add(line);
         const li = document.createElement('li');
-        li.textContent = `${fieldName(path)}: ${capitalized(message)}`;
+        li.textContent = line;
         list.append(li);
         const input = fieldFor(path);
-        if (input) setFieldError(input, capitalized(message));
+        if (input) setFieldError(input, line);
       }
       box.append(list);
     }
