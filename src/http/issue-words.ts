@@ -79,8 +79,12 @@ function tooSmall(field: string, issue: Extract<Issue, { code: 'too_small' }>): 
   }
 }
 
+/** Zod's own default wordings (v4); anything else was written by a schema for its field and is kept. */
+const ZOD_DEFAULT = /^(Invalid|Too (big|small)|Expected|Unrecognized)\b/;
+
 /** One sentence for `issue` at `field` (its dotted path); `value` is what the caller sent there. */
 export function issueSentence(field: string, issue: Issue, value: unknown): string {
+  if (!ZOD_DEFAULT.test(issue.message)) return issue.message;
   const name = field || 'The body';
   switch (issue.code) {
     case 'too_big':
