@@ -1,6 +1,7 @@
 // The create / edit form: filling it from a monitor, the request body from it (merge-patch nulls on
 // edit), and each problem the API names shown next to its field.
 import { ApiError } from '/assets/api.js';
+import { fieldSentence, labelOf } from '/assets/field-sentence.js';
 import { loadCaptures } from '/assets/monitors-history.js';
 import { handleError } from '/assets/monitors-key.js';
 import { loadList, renderList } from '/assets/monitors-list.js';
@@ -82,7 +83,8 @@ function showFieldErrors(problems, summary) {
     const [inputId, errorId] = field;
     const input = $(inputId);
     const error = $(errorId);
-    error.textContent = error.textContent ? `${error.textContent} ${message}` : message;
+    const words = fieldSentence(path, message, labelOf(input)); // the API's sentence, under the form's name
+    error.textContent = error.textContent ? `${error.textContent} ${words}` : words;
     error.hidden = false;
     if (canBeInvalid(input)) input.setAttribute('aria-invalid', 'true');
     if (inputId === 'f-notify-change')
