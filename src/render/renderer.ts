@@ -16,7 +16,8 @@ import { abortable } from './abortable.js';
 import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
 import { MainFrameNavigations } from './navigations.js';
-import { hostNotFound, loadFailed, LoadError, siteTimedOut } from './network-errors.js';
+import { failureInWords } from './load-failure.js';
+import { hostNotFound, type LoadError } from './network-errors.js';
 import { targetOrigin } from './origin-headers.js';
 import type { FactsRequest, PageFacts } from './page-facts.js';
 import { documentReady, firstLine, preparePage } from './prepare.js';
@@ -125,7 +126,10 @@ export class PlaywrightRenderer implements Renderer {
           try {
             const work = (async () => {
               await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
-              if (options.steps?.length) await this.runSteps(lease.page, req, options.steps, budget, navigations);
+              if (options.steps?.length)
+                await this.runSteps(lease.page, req, options.steps, budget, navigations, (err) =>
+                  failureInWords(err, { watch, navigations, timeoutSignal, req, failures: this.failures }),
+                );
               const out = await navigations.untilSettled(budget, async () => {
                 await readyPage(lease.page, req, budget);
                 return capture(lease);
@@ -144,7 +148,7 @@ export class PlaywrightRenderer implements Renderer {
             return result;
           } catch (caught) {
             if (!(caught instanceof AppError && caught.code === 'url_blocked')) await this.assertDocumentAllowed(watch);
-            const err = this.inWords(caught, watch, navigations, timeoutSignal, req);
+            const err = failureInWords(caught, { watch, navigations, timeoutSignal, req, failures: this.failures });
             if (lease.lost.aborted || !lease.browserConnected()) {
               if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
               // Retryable for jobs: the crash may have come from the browser going down a moment later.
@@ -178,36 +182,17 @@ export class PlaywrightRenderer implements Renderer {
     steps: RunStep[],
     budget: Budget,
     navigations: MainFrameNavigations,
+    explainLoad: (err: LoadError) => unknown,
   ): Promise<void> {
     await navigations.untilSettled(budget, () => documentReady(page, req));
     await runSteps(page, steps, budget, {
       checkUrl: (url) => this.checkTopLevel(url),
       failOnHttpError: req.failOnHttpError ?? true,
+      explainLoad: (err) => {
+        const said = explainLoad(err);
+        return said instanceof AppError ? said : renderFailed(err.message, err);
+      },
     });
-  }
-
-  /**
-   * A failed load said in words (connection refused, host not found...), with what the egress proxy saw;
-   * a timeout while the site had not sent its page says so. Anything else is passed on as it is.
-   */
-  private inWords(
-    err: unknown,
-    watch: EgressWatch,
-    navigations: MainFrameNavigations,
-    timeoutSignal: AbortSignal,
-    req: RenderSpec,
-  ): unknown {
-    if (err instanceof LoadError) {
-      // Chromium names the URL it was asked for; a redirect hop that failed is named by what the page saw.
-      const answer = watch.documentError;
-      const failed = answer?.url ?? watch.failedTunnel ?? err.url;
-      const proxyReason = answer?.proxyReason ?? this.failures?.reasonFor(failed);
-      return loadFailed(failed, err.errorText, { proxyReason, status: answer?.status }, err.cause);
-    }
-    const timedOut = timeoutSignal.aborted || err instanceof pwErrors.TimeoutError;
-    if (timedOut && req.url !== undefined && navigations.moving && !navigations.loadedAny)
-      return siteTimedOut(req.url, req.timeout);
-    return err;
   }
 
   private async checkTopLevel(url: string): Promise<void> {

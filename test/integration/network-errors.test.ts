@@ -68,6 +68,7 @@ beforeAll(async () => {
   );
   web = await listen(
     http.createServer((req, res) => {
+      if (req.url === '/ok') return void res.end('<p>a page that loads</p>');
       const to: Record<string, string> = {
         '/loop': '/loop',
         '/to-nowhere': 'http://nowhere.invalid/',
@@ -138,12 +139,13 @@ describe('the render API says why a page could not be loaded', () => {
 
   it('a server that never answers: 504 "timed out", naming the site and the timeout in seconds', async () => {
     const error = await failure(
-      await render({ url: `http://127.0.0.1:${silentPort}/`, timeout: 2000 }),
+      // Long enough that, on a busy machine, the request has surely reached the site before the time is up.
+      await render({ url: `http://127.0.0.1:${silentPort}/`, timeout: 5000 }),
       504,
       'render_timeout',
     );
     expect(error.message).toBe(
-      `Timed out: 127.0.0.1:${silentPort} did not send its page within the render's timeout of 2 s; check that the site answers, or raise timeout (in milliseconds, now 2000).`,
+      `Timed out: 127.0.0.1:${silentPort} did not send its page within the render's timeout of 5 s; check that the site answers, or raise timeout (in milliseconds, now 5000).`,
     );
   });
 
@@ -197,6 +199,22 @@ describe('async jobs and monitor captures keep the words and the raw code', () =
     expect(capture.error?.code).toBe('render_failed');
     expect(capture.error?.message).toMatch(
       /^TLS failure: the certificate of 127\.0\.0\.1:\d+ is not signed by a trusted authority .*\(net::ERR_CERT_AUTHORITY_INVALID\)\.$/,
+    );
+  });
+
+  it('a step that goes to a closed port fails naming the step, in the same words', async () => {
+    const created = await svc.call('POST', '/api/monitors', key, {
+      url: `http://127.0.0.1:${web}/ok`,
+      schedule: '0 0 1 1 *',
+      capture: { steps: [{ action: 'goto', value: `https://127.0.0.1:${closedPort}/login` }] },
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const capture = await captureNow(svc, key, id);
+    expect(capture.status).toBe('failed');
+    expect(capture.error?.message).toBe(
+      `step 0 (goto "https://127.0.0.1:${closedPort}/login"): Connection refused: nothing is listening at ` +
+        `127.0.0.1:${closedPort}; check the URL's host and port, and that the site is running.`,
     );
   });
 });
