@@ -70,8 +70,9 @@ export const unsupportedMediaType = (got: string | undefined, accepted = 'applic
     'unsupported_media_type',
     `The Content-Type header must be ${accepted}${got ? `, not ${got}` : ', and it is missing'}; set it to match the body.`,
   );
-export const unauthorized = (message = 'A valid API key is required (Authorization: Bearer <key> or X-API-Key)') =>
-  new AppError('unauthorized', message);
+export const unauthorized = (
+  message = 'A valid API key is required: send it as "Authorization: Bearer <key>" or "X-API-Key: <key>"; an operator makes one with pagewatch keys create.',
+) => new AppError('unauthorized', message);
 /** The policy's reason (which may name internal addresses) goes to the log only. */
 export const urlBlocked = (reason: string) =>
   new AppError(

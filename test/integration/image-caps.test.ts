@@ -107,7 +107,8 @@ describe('clip (known up front)', () => {
       {
         path: 'clip',
         message:
-          'the clip, 2000×1001 CSS px at scale 1 is 2002000 output pixels, over the limit of 2000000 (limits.maxImagePixels)',
+          'The clip, 2000×1001 px at scale 1, makes 2,002,000 output pixels, over the limit of 2,000,000 ' +
+          '(limits.maxImagePixels): make it smaller or lower deviceScaleFactor.',
       },
     ]);
   });
