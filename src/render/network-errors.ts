@@ -87,7 +87,7 @@ export function networkFailureMessage(url: string, errorText: string, context: L
     case 'unreachable':
       return `Network unreachable: there is no route to ${host}; check the URL, or the network of the service.`;
     case 'http':
-      return `The page answered HTTP ${context.status} with an empty body; check the URL, or set failOnHttpError: false to render it anyway.`;
+      return `The page answered HTTP ${context.status} with an empty body, so there is nothing to render; check the URL.`;
     default:
       return undefined;
   }

@@ -116,7 +116,9 @@ async function navigate(page: Page, req: PageSpec, budget: Budget): Promise<void
   const response = await load(page, req, commitThenWait(req) ? 'commit' : req.waitUntil, budget);
   const failOnHttpError = req.failOnHttpError ?? true;
   if (req.url !== undefined && failOnHttpError && response && response.status() >= 400) {
-    throw renderFailed(`the page answered HTTP ${response.status()} (set failOnHttpError: false to render it anyway)`);
+    throw renderFailed(
+      `The page answered HTTP ${response.status()}: check the URL, or set failOnHttpError: false to render it anyway.`,
+    );
   }
 }
 

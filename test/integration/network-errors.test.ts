@@ -69,6 +69,9 @@ beforeAll(async () => {
   web = await listen(
     http.createServer((req, res) => {
       if (req.url === '/ok') return void res.end('<p>a page that loads</p>');
+      if (req.url === '/empty-500') return void res.writeHead(500).end();
+      if (req.url === '/missing')
+        return void res.writeHead(404, { 'content-type': 'text/html' }).end('<p>no such page</p>');
       const to: Record<string, string> = {
         '/loop': '/loop',
         '/to-nowhere': 'http://nowhere.invalid/',
@@ -155,6 +158,18 @@ describe('the render API says why a page could not be loaded', () => {
       `Too many redirects: http://127.0.0.1:${web}/loop kept redirecting (a redirect loop); check the site's redirects and the cookies it needs.`,
     );
     expect(error.details).toEqual([{ path: 'url', message: 'net::ERR_TOO_MANY_REDIRECTS' }]);
+  });
+
+  it('an error status: with a page, "answered HTTP 404"; empty, "nothing to render" (not a network failure)', async () => {
+    const missing = await failure(await render({ url: `http://127.0.0.1:${web}/missing` }), 422, 'render_failed');
+    expect(missing.message).toBe(
+      'The page answered HTTP 404: check the URL, or set failOnHttpError: false to render it anyway.',
+    );
+    const empty = await failure(await render({ url: `http://127.0.0.1:${web}/empty-500` }), 422, 'render_failed');
+    expect(empty.message).toBe(
+      'The page answered HTTP 500 with an empty body, so there is nothing to render; check the URL.',
+    );
+    expect(empty.details).toEqual([{ path: 'url', message: 'net::ERR_HTTP_RESPONSE_CODE_FAILURE' }]);
   });
 
   it('blocked by the egress policy, asked for or redirected to: still 403 url_blocked, no address told', async () => {

@@ -190,7 +190,11 @@ describe('a failed load in words', () => {
     ['net::ERR_TUNNEL_CONNECTION_FAILED', { proxyReason: 'ETIMEDOUT' }, /^Timed out:/],
     ['net::ERR_TOO_MANY_REDIRECTS', {}, /^Too many redirects: https:\/\/shop\.example:8443\/cart kept redirecting/],
     ['net::ERR_EMPTY_RESPONSE', {}, /^Connection reset:/],
-    ['net::ERR_HTTP_RESPONSE_CODE_FAILURE', { status: 500 }, /^The page answered HTTP 500 with an empty body;/],
+    [
+      'net::ERR_HTTP_RESPONSE_CODE_FAILURE',
+      { status: 500 },
+      /^The page answered HTTP 500 with an empty body, so there is nothing to render;/,
+    ],
   ])('%s %j', (code, context, words) => {
     expect(networkFailureMessage(url, code, context)).toMatch(words);
   });
