@@ -58,7 +58,9 @@ describe('zod issues as sentences', () => {
       'a value outside an enum',
       { html: 'x', waitUntil: 'soon' },
       'waitUntil',
-      expect.stringMatching(/^waitUntil must be one of "load", "domcontentloaded", .*: pick one of these\.$/),
+      expect.stringMatching(
+        /^waitUntil must be one of "load", "domcontentloaded", .*: pick one of these\.$/,
+      ) as unknown as string,
     ],
     [
       'an unknown field',
