@@ -1,5 +1,7 @@
 // The named errors of the API contract (the error codes /docs and docs/rendering.md list). Anything
 // thrown that is not an AppError becomes a generic 500 in the error middleware, with its cause logged, never sent.
+// Messages are one plain sentence each: what happened, the limit in human units, and what to do.
+import { humanBytes, humanMs } from './domain/units.js';
 
 /** Every code of the contract's error table (and 410 gone, which "Jobs" adds), with its HTTP status. */
 export const ERROR_STATUS = {
@@ -54,35 +56,67 @@ export class AppError extends Error {
 export const invalidRequest = (message: string, details?: ErrorDetail[]) =>
   new AppError('invalid_request', message, { details });
 export const notFound = (message = 'Not found') => new AppError('not_found', message);
-export const payloadTooLarge = (limit: number) =>
-  new AppError('payload_too_large', `Request body is larger than the limit of ${limit} bytes`);
+/** `keyLimit`: the larger limit an API key gets, named when the caller has none (so they know the way out). */
+export const payloadTooLarge = (limit: number, keyLimit?: number) =>
+  new AppError(
+    'payload_too_large',
+    `The request body is larger than the limit of ${humanBytes(limit)}` +
+      (keyLimit !== undefined && keyLimit > limit
+        ? `; send less, or use an API key, which raises the limit to ${humanBytes(keyLimit)}.`
+        : '; send less, e.g. smaller inline images or fewer pages at a time.'),
+  );
 export const unsupportedMediaType = (got: string | undefined, accepted = 'application/json or text/html') =>
-  new AppError('unsupported_media_type', `Content-Type must be ${accepted}${got ? `, got ${got}` : ''}`);
-export const unauthorized = (message = 'A valid API key is required (Authorization: Bearer <key> or X-API-Key)') =>
-  new AppError('unauthorized', message);
+  new AppError(
+    'unsupported_media_type',
+    `The Content-Type header must be ${accepted}${got ? `, not ${got}` : ', and it is missing'}; set it to match the body.`,
+  );
+export const unauthorized = (
+  message = 'A valid API key is required: send it as "Authorization: Bearer <key>" or "X-API-Key: <key>"; an operator makes one with pagewatch keys create.',
+) => new AppError('unauthorized', message);
 /** The policy's reason (which may name internal addresses) goes to the log only. */
 export const urlBlocked = (reason: string) =>
-  new AppError('url_blocked', 'The URL is not allowed by the egress policy', { logDetail: reason });
+  new AppError(
+    'url_blocked',
+    'The URL is not allowed by the egress policy: the service does not fetch private or internal addresses; use an address on the internet, or ask the operator to allow this host.',
+    { logDetail: reason },
+  );
 /** A webhookUrl the egress policy refuses is a bad field (400); its reason goes to the log only, like urlBlocked's. */
 export const webhookUrlBlocked = (reason: string) =>
-  new AppError('invalid_request', 'webhookUrl is not allowed by the egress policy', {
-    details: [{ path: 'webhookUrl', message: 'not allowed by the egress policy' }],
-    logDetail: reason,
-  });
-export const rateLimited = (
+  new AppError(
+    'invalid_request',
+    'The webhookUrl is not allowed by the egress policy: the service does not call private or internal addresses; use an address on the internet.',
+    {
+      details: [{ path: 'webhookUrl', message: 'not allowed by the egress policy' }],
+      logDetail: reason,
+    },
+  );
+export const rateLimited = (retryAfterSeconds: number, message = rateLimitMessage(retryAfterSeconds)) =>
+  new AppError('rate_limited', message, { retryAfterSeconds });
+
+/** The per-minute limit, said once: how long to wait (Retry-After carries the same number for scripts). */
+export function rateLimitMessage(retryAfterSeconds: number, perMinute?: number, anonymous = false): string {
+  const limit = perMinute === undefined ? 'the request limit' : `the limit of ${perMinute} requests a minute`;
+  const wait = `wait ${retryAfterSeconds} s and try again`;
+  return `You have reached ${limit}${anonymous ? ' without an API key' : ''}: ${anonymous ? `${wait}, or use an API key, which has a higher limit` : wait}.`;
+}
+export const renderFailed = (message: string, cause?: unknown, retryable = false, details?: ErrorDetail[]) =>
+  new AppError('render_failed', message, { cause, retryable, details });
+export const queueFull = (
   retryAfterSeconds: number,
-  message = 'Rate limit exceeded; try again after Retry-After seconds',
-) => new AppError('rate_limited', message, { retryAfterSeconds });
-export const renderFailed = (message: string, cause?: unknown, retryable = false) =>
-  new AppError('render_failed', message, { cause, retryable });
-export const queueFull = (retryAfterSeconds: number, message = 'The render queue is full; try again shortly') =>
-  new AppError('queue_full', message, { retryAfterSeconds });
+  message = `The render queue is full: try again in ${retryAfterSeconds} s.`,
+) => new AppError('queue_full', message, { retryAfterSeconds });
 export const conflict = (message: string) => new AppError('conflict', message);
 /** Not in the contract's table: a job result past jobs.resultTtlHours (410, as "Jobs" says). */
 export const gone = (message: string) => new AppError('gone', message);
 export const unavailable = (message: string, cause?: unknown) => new AppError('unavailable', message, { cause });
-/** `stage`: what the render was doing when its time ran out, for the log (where a hang is looked for). */
-export const renderTimeout = (ms: number, stage?: string) =>
-  new AppError('render_timeout', `The render did not finish within its timeout of ${ms} ms`, {
-    logDetail: stage && `timed out ${stage}`,
-  });
+/**
+ * `stage`: what the render was doing when its time ran out, said in the log (where a hang is looked for).
+ * `message`: a timeout that knows more (which site never sent its page) says so instead.
+ */
+export const renderTimeout = (ms: number, message?: string, stage?: string) =>
+  new AppError(
+    'render_timeout',
+    message ??
+      `The render did not finish within its timeout of ${humanMs(ms)}; raise timeout (in milliseconds, now ${ms}), or make the page ready sooner.`,
+    { logDetail: stage && `timed out ${stage}` },
+  );

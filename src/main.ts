@@ -109,7 +109,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     });
   const metrics = new Metrics(status, history);
   // Every render — synchronous, async job or monitor capture — is counted and timed.
-  const renderer = metrics.metered(new PlaywrightRenderer(browsers, limiter, config.limits, egress));
+  const renderer = metrics.metered(new PlaywrightRenderer(browsers, limiter, config.limits, egress, proxy.failures));
   const { results, captures: captureFiles } = openFileStores(config, dataDir, opened.databaseFiles);
 
   // Jobs: one durable queue; each kind registers its runner. As many jobs in the render line as there

@@ -9,10 +9,16 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Lifecycle } from '../lifecycle.js';
 import type { EgressPolicy } from './policy.js';
+import { connectReason, EgressFailures } from './failures.js';
 import { connectTarget, forwardTarget } from './proxy-target.js';
 
-/** Set on the proxy's refusals, so the renderer can tell "blocked by policy" from an origin's 403. */
+/**
+ * Set on the proxy's own answers: "blocked" on its refusals, so the renderer can tell "blocked by
+ * policy" from an origin's 403; "unreachable" on its 502s, when the origin could not be reached.
+ */
 export const BLOCKED_HEADER = 'x-pagewatch-egress';
+/** On an "unreachable" 502: why, as a Node error code (ECONNREFUSED, ENOTFOUND...). */
+export const REASON_HEADER = 'x-pagewatch-egress-reason';
 
 const HOP_BY_HOP = [
   'proxy-connection',
@@ -53,6 +59,8 @@ export class EgressProxy
   private readonly clients = new WeakMap<net.Socket, Promise<boolean>>();
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   blockedCount = 0;
+  /** Why origins could not be reached, per host:port (CONNECT failures reach Chromium without a reason). */
+  readonly failures = new EgressFailures();
 
   constructor(
     private readonly policy: EgressPolicy,
@@ -103,6 +111,12 @@ export class EgressProxy
     this.emit('blocked', { target, reason });
   }
 
+  /** The origin could not be reached: remember why, for the renderer to say it in words. */
+  private unreachable(host: string, port: number, reason: string): Record<string, string> {
+    this.failures.record(host, port, reason);
+    return { [BLOCKED_HEADER]: 'unreachable', [REASON_HEADER]: reason };
+  }
+
   private async fromOwnBrowser(socket: net.Socket): Promise<boolean> {
     const ok = await (this.clients.get(socket) ?? true);
     if (!ok) this.emit('refusedClient', { port: socket.remotePort });
@@ -122,6 +136,11 @@ export class EgressProxy
       return;
     }
     const verdict = await this.policy.check(target.host);
+    if (!verdict.allowed && verdict.unresolvable) {
+      // Not the policy's refusal: the name does not exist (which says nothing about the internal network).
+      res.writeHead(502, this.unreachable(target.host, target.port, 'ENOTFOUND')).end();
+      return;
+    }
     if (!verdict.allowed) {
       this.refuse(req.url ?? '', verdict.reason);
       res
@@ -145,16 +164,18 @@ export class EgressProxy
       (up) => {
         const out = { ...up.headers };
         // Only the proxy may say "blocked": an origin sending the marker must not fake a refusal.
-        for (const h of [...HOP_BY_HOP, BLOCKED_HEADER]) delete out[h];
+        for (const h of [...HOP_BY_HOP, BLOCKED_HEADER, REASON_HEADER]) delete out[h];
         res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
         up.on('error', () => res.destroy()); // the origin reset mid-body: cut the client too
         up.pipe(res);
       },
     );
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502).end();
+    upstream.on('error', (err) => {
+      // An empty 502, so Chromium fails the load (net::ERR_HTTP_RESPONSE_CODE_FAILURE) and shows no page of ours.
+      if (!res.headersSent) res.writeHead(502, this.unreachable(target.host, target.port, connectReason(err))).end();
       else res.destroy();
     });
+    upstream.once('response', () => this.failures.clear(target.host, target.port));
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);
   }
@@ -180,6 +201,10 @@ export class EgressProxy
         );
       }
       const verdict = await this.policy.check(target.host);
+      if (!verdict.allowed && verdict.unresolvable) {
+        this.unreachable(target.host, target.port, 'ENOTFOUND');
+        return reply('502 Bad Gateway');
+      }
       if (!verdict.allowed) {
         this.refuse(req.url ?? '', verdict.reason);
         return reply('403 Forbidden', `${BLOCKED_HEADER}: blocked\r\n`);
@@ -189,12 +214,17 @@ export class EgressProxy
       upstream = up;
       up.once('connect', () => {
         established = true;
+        this.failures.clear(target.host, target.port);
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length) up.write(head);
         up.pipe(client);
         client.pipe(up);
       });
-      up.on('error', () => (established ? client.destroy() : reply('502 Bad Gateway')));
+      up.on('error', (err) => {
+        if (established) return client.destroy();
+        this.unreachable(target.host, target.port, connectReason(err));
+        reply('502 Bad Gateway');
+      });
       client.on('close', () => up.destroy());
     } catch {
       upstream?.destroy();

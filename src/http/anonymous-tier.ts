@@ -1,6 +1,7 @@
 // The limits of renders without an API key (the public converter tier), on top of the body size and
 // rate limits every anonymous request has: a shorter timeout, renders at once per client address,
 // and PDFs of bounded length. A key lifts them all (its timeout is limits.maxTimeoutMs).
+import { humanMs } from '../domain/units.js';
 import { invalidRequest, rateLimited, renderFailed } from '../errors.js';
 import type { RenderOutput } from '../render/renderer.js';
 import { clientAddressKey } from './client-address.js';
@@ -33,12 +34,10 @@ export class AnonymousTier {
     const sent = typeof raw === 'object' && raw !== null && 'timeout' in raw;
     if (!sent) return { ...req, timeout: this.limits.anonymousMaxTimeoutMs };
     const max = this.limits.anonymousMaxTimeoutMs;
-    throw invalidRequest(`timeout is over ${max} ms, the limit without an API key`, [
-      {
-        path: 'timeout',
-        message: `at most ${max} without an API key (limits.anonymousMaxTimeoutMs); a key allows more`,
-      },
-    ]);
+    const sentence =
+      `timeout can be at most ${humanMs(max)} (${max}) without an API key: ` +
+      'give a smaller number, or use an API key, which allows longer renders.';
+    throw invalidRequest(`The request has 1 invalid field: ${sentence}`, [{ path: 'timeout', message: sentence }]);
   }
 
   /** Runs `render` in one of the client's slots (429 when it holds them all); the slot is freed however it ends. */
@@ -49,7 +48,7 @@ export class AnonymousTier {
       throw rateLimited(
         SLOT_RETRY_AFTER_SECONDS,
         `Without an API key, ${max} render${max === 1 ? '' : 's'} at a time per client address: ` +
-          'wait for the one in progress to finish, or use an API key',
+          'wait for the one in progress to finish, or use an API key.',
       );
     }
     try {
@@ -69,8 +68,8 @@ export class AnonymousTier {
     const max = this.limits.anonymousMaxPdfPages;
     if ((out.pageCount ?? 0) > max) {
       throw renderFailed(
-        `the PDF would have more than ${max} pages, the limit without an API key (limits.anonymousMaxPdfPages); ` +
-          'an API key lifts it, or choose fewer pages with pageRanges',
+        `The PDF would have more than ${max} pages, the limit without an API key: ` +
+          'choose fewer pages with pageRanges, or use an API key, which lifts the limit.',
       );
     }
   }

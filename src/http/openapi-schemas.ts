@@ -22,7 +22,9 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
           message: str('For a person; the code is what a program should look at'),
           details: {
             type: 'array',
-            description: 'One entry per problem (400 invalid_request: one per bad field)',
+            description:
+              'One entry per problem (400 invalid_request: one sentence per bad field; 422 render_failed for a page ' +
+              'that could not be loaded: path "url" with the raw network code, e.g. net::ERR_CONNECTION_REFUSED)',
             items: obj({ path: str('The field, dotted (e.g. "viewport.width"), or a header name'), message: str() }, [
               'path',
               'message',

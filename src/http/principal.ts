@@ -6,7 +6,10 @@ import type { Principal } from './middleware/auth.js';
 /** The calling key's id. Routes outside the anonymous tier only run with a key (the auth middleware). */
 export function keyIdOf(ctx: Context, why = 'this route needs an API key'): string {
   const principal = ctx.state.principal as Principal | undefined;
-  if (principal?.kind !== 'key') throw unauthorized(`${why} (Authorization: Bearer <key> or X-API-Key)`);
+  if (principal?.kind !== 'key') {
+    const said = why.charAt(0).toUpperCase() + why.slice(1);
+    throw unauthorized(`${said}: send it as "Authorization: Bearer <key>" or "X-API-Key: <key>".`);
+  }
   return principal.keyId;
 }
 

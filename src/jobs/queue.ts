@@ -142,7 +142,8 @@ export class JobQueue {
     if (await this.isFull(tx, keyId)) {
       throw queueFull(
         10,
-        `this key already has ${this.limits.maxQueuedPerKey} jobs queued or running (jobs.maxQueuedPerKey)`,
+        `This key already has ${this.limits.maxQueuedPerKey} jobs queued or running, its limit (jobs.maxQueuedPerKey): ` +
+          'wait for some to finish, or cancel some.',
       );
     }
   }

@@ -197,7 +197,7 @@ export class JobWorker implements Lifecycle {
     const final = err instanceof AppError && FINAL_CODES.has(err.code) && err.extra.retryable !== true;
     const error =
       err instanceof AppError
-        ? { code: err.code, message: err.message }
+        ? { code: err.code, message: storedMessage(err) }
         : { code: 'internal', message: 'an internal error; the service log has the cause' };
     if (!(err instanceof AppError)) this.log.error({ err, job: job.id }, 'job failed with an internal error');
     const outcome = await this.queue.failOrRetry(job, this.owner, error, !final);
@@ -217,4 +217,14 @@ export class JobWorker implements Lifecycle {
       this.log.error({ err }, 'job worker could not renew its lease');
     }
   }
+}
+
+/**
+ * A job's or capture's record keeps a code and a message, no details: a network failure's raw codes
+ * (net::ERR_CONNECTION_REFUSED...) ride at the end of the message, in parentheses, for developers.
+ */
+export function storedMessage(err: AppError): string {
+  const raw = err.code === 'render_failed' ? err.extra.details?.filter((d) => d.path === 'url') : undefined;
+  if (!raw?.length) return err.message;
+  return `${err.message.replace(/\.$/, '')} (${raw.map((d) => d.message).join('; ')}).`;
 }

@@ -1,7 +1,7 @@
 // What the egress proxy refused during one render, seen from the page: a refused main-document hop
 // makes the render a 403 url_blocked; refused sub-resources are only counted.
 import type { Page, Request, Response } from 'playwright';
-import { BLOCKED_HEADER } from '../egress/proxy.js';
+import { BLOCKED_HEADER, REASON_HEADER } from '../egress/proxy.js';
 import { isMainDocument } from './navigations.js';
 
 export class EgressWatch {
@@ -11,8 +11,18 @@ export class EgressWatch {
   /** A main-document URL whose tunnel failed (https: a refusal looks like any tunnel failure). */
   failedTunnel: string | undefined;
 
+  /** The last error answer to a main-document request: the origin's status, or the proxy's reason it had none. */
+  documentError: { url: string; status: number; proxyReason?: string } | undefined;
+
   private readonly onResponse = (res: Response) => {
-    if (res.headers()[BLOCKED_HEADER] !== 'blocked') return;
+    const marker = res.headers()[BLOCKED_HEADER];
+    if (res.status() >= 400 && marker !== 'blocked' && isMainDocument(this.page, res.request()))
+      this.documentError = {
+        url: res.url(),
+        status: res.status(),
+        proxyReason: marker === 'unreachable' ? res.headers()[REASON_HEADER] : undefined,
+      };
+    if (marker !== 'blocked') return;
     if (isMainDocument(this.page, res.request())) this.blockedDocument ??= res.url();
     else this.blockedSubresources++;
   };

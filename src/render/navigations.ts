@@ -46,6 +46,11 @@ export class MainFrameNavigations {
     page.on('close', this.onClose);
   }
 
+  /** Some document of this render has committed (the site sent a page). */
+  get loadedAny(): boolean {
+    return this.documents > 0;
+  }
+
   /** A main-document request is in flight: the page is on its way to another document. */
   get moving(): boolean {
     return this.pending.size > 0;

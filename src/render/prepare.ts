@@ -5,6 +5,7 @@ import type { BrowserContext, Page, Response } from 'playwright';
 import { errors as pwErrors } from 'playwright';
 import { renderFailed } from '../errors.js';
 import { Budget } from './budget.js';
+import { LoadError } from './network-errors.js';
 import { attachOriginHeaders, targetOrigin } from './origin-headers.js';
 import type { PageSpec } from '../domain/render-spec.js';
 
@@ -115,7 +116,9 @@ async function navigate(page: Page, req: PageSpec, budget: Budget): Promise<void
   const response = await load(page, req, commitThenWait(req) ? 'commit' : req.waitUntil, budget);
   const failOnHttpError = req.failOnHttpError ?? true;
   if (req.url !== undefined && failOnHttpError && response && response.status() >= 400) {
-    throw renderFailed(`the page answered HTTP ${response.status()} (set failOnHttpError: false to render it anyway)`);
+    throw renderFailed(
+      `The page answered HTTP ${response.status()}: check the URL, or set failOnHttpError: false to render it anyway.`,
+    );
   }
 }
 
@@ -156,6 +159,9 @@ async function goto(
     return await page.goto(url, { waitUntil, timeout: budget.remaining() });
   } catch (err) {
     if (err instanceof pwErrors.TimeoutError) throw err; // the budget ran out: a timeout, not a failure
+    // A network failure is worded by the renderer, which knows what the egress proxy saw.
+    const netError = /net::ERR_[A-Z0-9_]+/.exec(firstLine(err))?.[0];
+    if (netError) throw new LoadError(url, netError, err);
     throw renderFailed(`could not load ${url}: ${firstLine(err)}`, err);
   }
 }

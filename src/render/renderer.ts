@@ -2,6 +2,7 @@
 // The request's `timeout` bounds all of it (queue wait included); on timeout or client disconnect the
 // page is thrown away, which really stops whatever it was doing.
 import { devices, errors as pwErrors, type BrowserContextOptions, type Page } from 'playwright';
+import type { EgressFailures } from '../egress/failures.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { AppError, renderFailed, renderTimeout, unavailable, urlBlocked } from '../errors.js';
 import type { Lease } from './browser-generation.js';
@@ -15,6 +16,8 @@ import { abortable } from './abortable.js';
 import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
 import { MainFrameNavigations } from './navigations.js';
+import { failureInWords } from './load-failure.js';
+import { hostNotFound, type LoadError } from './network-errors.js';
 import { targetOrigin } from './origin-headers.js';
 import type { FactsRequest, PageFacts } from './page-facts.js';
 import { documentReady, firstLine, preparePage } from './prepare.js';
@@ -68,6 +71,8 @@ export class PlaywrightRenderer implements Renderer {
     private readonly limiter: RenderLimiter,
     private readonly limits: { maxFullPageHeight: number; maxImagePixels: number },
     private readonly egress: EgressPolicy,
+    /** The egress proxy's reasons for origins it could not reach, to say a failed load in words. */
+    private readonly failures?: EgressFailures,
   ) {}
 
   renderPdf(req: PdfSpec, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
@@ -105,10 +110,16 @@ export class PlaywrightRenderer implements Renderer {
     let trackedNavigations: MainFrameNavigations | undefined;
     const fail = (err: unknown): never => {
       if (clientSignal.aborted) throw new RenderAborted('client disconnected');
-      if (timeoutSignal.aborted || err instanceof pwErrors.TimeoutError || isTimeout(err)) {
+      const where = () => {
         const waitingFor = trackedNavigations?.waitingFor;
-        throw renderTimeout(req.timeout, waitingFor ? `waiting for ${waitingFor}` : stage);
+        return waitingFor ? `waiting for ${waitingFor}` : stage;
+      };
+      if (isTimeout(err)) {
+        (err as AppError).extra.logDetail ??= `timed out ${where()}`; // its message already says what timed out
+        throw err;
       }
+      if (timeoutSignal.aborted || err instanceof pwErrors.TimeoutError)
+        throw renderTimeout(req.timeout, undefined, where());
       if (err instanceof AppError) throw err;
       // Anything else Playwright throws mid-render comes from what the page did (it navigated away
       // during a step, closed itself, refused a clip...): the page could not be rendered.
@@ -132,7 +143,10 @@ export class PlaywrightRenderer implements Renderer {
               stage = 'loading the page';
               await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
               if (options.steps?.length) stage = 'running the steps';
-              if (options.steps?.length) await this.runSteps(lease.page, req, options.steps, budget, navigations);
+              if (options.steps?.length)
+                await this.runSteps(lease.page, req, options.steps, budget, navigations, (err) =>
+                  failureInWords(err, { watch, navigations, timeoutSignal, req, failures: this.failures }),
+                );
               const out = await navigations.untilSettled(budget, async () => {
                 stage = 'waiting for the page to be ready (its waits, fonts and images)';
                 await readyPage(lease.page, req, budget);
@@ -152,8 +166,9 @@ export class PlaywrightRenderer implements Renderer {
             const result = await abortable(work, AbortSignal.any([signal, lease.lost]));
             reusable = true;
             return result;
-          } catch (err) {
-            if (!(err instanceof AppError && err.code === 'url_blocked')) await this.assertDocumentAllowed(watch);
+          } catch (caught) {
+            if (!(caught instanceof AppError && caught.code === 'url_blocked')) await this.assertDocumentAllowed(watch);
+            const err = failureInWords(caught, { watch, navigations, timeoutSignal, req, failures: this.failures });
             if (lease.lost.aborted || !lease.browserConnected()) {
               if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
               // Retryable for jobs: the crash may have come from the browser going down a moment later.
@@ -187,11 +202,16 @@ export class PlaywrightRenderer implements Renderer {
     steps: RunStep[],
     budget: Budget,
     navigations: MainFrameNavigations,
+    explainLoad: (err: LoadError) => unknown,
   ): Promise<void> {
     await navigations.untilSettled(budget, () => documentReady(page, req));
     await runSteps(page, steps, budget, {
       checkUrl: (url) => this.checkTopLevel(url),
       failOnHttpError: req.failOnHttpError ?? true,
+      explainLoad: (err) => {
+        const said = explainLoad(err);
+        return said instanceof AppError ? said : renderFailed(err.message, err);
+      },
     });
   }
 
@@ -199,7 +219,7 @@ export class PlaywrightRenderer implements Renderer {
     const verdict = await this.egress.checkUrl(url);
     if (verdict.allowed) return;
     // A name that does not resolve says nothing about the internal network: the caller may hear it.
-    if (verdict.unresolvable) throw renderFailed(`could not load ${url}: ${verdict.reason}`);
+    if (verdict.unresolvable) throw hostNotFound(url, verdict.reason);
     throw urlBlocked(verdict.reason); // the reason (e.g. what the name resolved to) is logged, not answered
   }
 

@@ -5,6 +5,7 @@
 import { errors as pwErrors, type Page } from 'playwright';
 import { AppError, renderFailed, renderTimeout } from '../errors.js';
 import type { Budget } from './budget.js';
+import { LoadError } from './network-errors.js';
 import { firstLine } from './prepare.js';
 
 export type StepAction = 'click' | 'fill' | 'press' | 'select' | 'waitForSelector' | 'waitForTimeout' | 'goto';
@@ -22,6 +23,8 @@ export interface StepHooks {
   checkUrl(url: string): Promise<void>;
   /** A goto answered 4xx/5xx fails its step, as the monitor's own url does (capture.failOnHttpError). */
   failOnHttpError: boolean;
+  /** A goto that failed with a network error, said in words (connection refused, host not found...). */
+  explainLoad?: (err: LoadError) => AppError;
 }
 
 /**
@@ -77,7 +80,11 @@ async function runStep(page: Page, step: RunStep, budget: Budget, hooks: StepHoo
     }
     case 'goto': {
       await hooks.checkUrl(value);
-      const response = await page.goto(value, { waitUntil: 'load', timeout });
+      const response = await page.goto(value, { waitUntil: 'load', timeout }).catch((err: unknown) => {
+        const netError = /net::ERR_[A-Z0-9_]+/.exec(firstLine(err))?.[0];
+        if (netError && hooks.explainLoad) throw hooks.explainLoad(new LoadError(value, netError, err));
+        throw err;
+      });
       if (hooks.failOnHttpError && response && response.status() >= 400) {
         throw new StepFailure(
           `the page answered HTTP ${response.status()} (set failOnHttpError: false to go on anyway)`,

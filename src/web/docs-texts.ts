@@ -37,20 +37,31 @@ function verify(secret, headers, body) {
 
 /** The error table in the docs' words: codes of one status together (the status comes from errors.ts). */
 export const ERRORS: [ErrorCode[], string][] = [
-  [['invalid_request'], 'the body or query failed validation; details lists {path, message} per field'],
+  [
+    ['invalid_request'],
+    'the body or query failed validation; details lists {path, message} per field, each message one sentence that names the field, its limit and what to do',
+  ],
   [['unauthorized'], 'missing, unknown or revoked key where one is required'],
   [['url_blocked'], 'the target URL (or a redirect hop) is refused by the egress policy'],
   [['not_found'], "unknown route or id, or another key's resource"],
   [['conflict'], 'same Idempotency-Key with another body, cancel of a finished job, too many monitors'],
   [['gone'], 'an async result past jobs.resultTtlHours'],
-  [['payload_too_large'], 'the body is over the limit'],
+  [
+    ['payload_too_large'],
+    'the body is over the limit (in MiB); without a key the message also names the larger limit a key gives',
+  ],
   [['unsupported_media_type'], 'the body is not application/json (or text/html for the render shortcut)'],
   [
     ['render_failed'],
-    'the page could not be rendered: navigation error, HTTP status >= 400 with failOnHttpError, a selector never found',
+    'the page could not be rendered: HTTP status >= 400 with failOnHttpError, a selector never found, or it could not be loaded — ' +
+      'the message says why in words (connection refused, host not found, TLS failure, timed out, too many redirects) and ' +
+      'details keeps the raw code (path "url", e.g. net::ERR_CONNECTION_REFUSED)',
   ],
   [['rate_limited', 'queue_full'], 'over the rate limit, or the render queue is full; always with Retry-After'],
   [['internal'], 'a bug; the cause is in the log under the request id'],
   [['unavailable'], 'shutting down, or the browser cannot be started'],
-  [['render_timeout'], 'the render exceeded its timeout'],
+  [
+    ['render_timeout'],
+    'the render exceeded its timeout; "Timed out: <host> did not send its page…" when the site never answered',
+  ],
 ];

@@ -217,7 +217,9 @@ describe('converter page /', () => {
     const words = await alert.innerText();
     expect(words).toContain('That address is blocked');
     expect(words).toContain('403 url_blocked');
-    expect(words).toMatch(/not allowed: the service does not fetch private, loopback or link-local addresses/);
+    // The service's sentence, once (the page adds no words of its own to repeat it).
+    expect(words).toMatch(/not allowed by the egress policy: the service does not fetch private or internal addresses/);
+    expect(words.match(/not allowed by the egress policy/g)).toHaveLength(1);
     expect(await page.getAttribute('#url', 'aria-invalid')).toBe('true');
     expect(await page.isVisible('#result-body')).toBe(false);
     expect(await page.isVisible('#result-empty')).toBe(true);
@@ -235,7 +237,7 @@ describe('converter page /', () => {
     await until('the invalid fields alert', async () => (await alert.innerText()).includes('invalid_request'));
     expect(await alert.innerText()).toContain('Some fields need fixing');
     expect(await page.getAttribute('#vw', 'aria-invalid')).toBe('true');
-    expect(await page.innerText('#vw-error')).toMatch(/3840/);
+    expect(await page.innerText('#vw-error')).toBe('Viewport width can be at most 3,840 px: give a smaller number.');
     expect(await page.getAttribute('#vw', 'aria-describedby')).toContain('vw-error');
     expect(await page.getAttribute('#margin', 'aria-invalid')).toBe('true');
     expect(await page.innerText('#margin-error')).toMatch(/CSS length/);

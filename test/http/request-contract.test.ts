@@ -132,17 +132,24 @@ describe('validation (400 invalid_request)', () => {
 
   it('an unknown field is named by its path', async () => {
     const details = await expectInvalid(await app.post('/api/image', { html: TINY, colour: 'red' }), 'colour');
-    expect(details).toEqual([{ path: 'colour', message: 'unknown field' }]);
+    expect(details).toEqual([
+      { path: 'colour', message: 'colour is not a field this request takes: check its spelling, or remove it.' },
+    ]);
     // An image-only field is unknown to /api/pdf.
     expect(await expectInvalid(await app.post('/api/pdf', { html: TINY, fullPage: true }), 'fullPage')).toEqual([
-      { path: 'fullPage', message: 'unknown field' },
+      { path: 'fullPage', message: 'fullPage is not a field this request takes: check its spelling, or remove it.' },
     ]);
     expect(
       await expectInvalid(
         await app.post('/api/pdf', { html: TINY, viewport: { width: 10, height: 10, dpi: 2 } }),
         'viewport.dpi',
       ),
-    ).toEqual([{ path: 'viewport.dpi', message: 'unknown field' }]);
+    ).toEqual([
+      {
+        path: 'viewport.dpi',
+        message: 'viewport.dpi is not a field this request takes: check its spelling, or remove it.',
+      },
+    ]);
   });
 
   it('wrong types: details list EACH bad field', async () => {

@@ -79,7 +79,12 @@ describe('the anonymous tier', () => {
       const err = await errorOf(over);
       expect(err.code).toBe('invalid_request');
       expect(err.details).toEqual([
-        { path: 'timeout', message: expect.stringMatching(/at most 30000 without an API key/) as unknown },
+        {
+          path: 'timeout',
+          message:
+            'timeout can be at most 30 s (30000) without an API key: give a smaller number, or use an API key, ' +
+            'which allows longer renders.',
+        },
       ]);
     });
 
@@ -89,7 +94,9 @@ describe('the anonymous tier', () => {
         const post = (body: Record<string, unknown>) => strict.post('/api/image', { url: `${fx.url}/held`, ...body });
         const timedOut = await post({});
         expect(timedOut.status).toBe(504);
-        expect((await errorOf(timedOut)).message).toMatch(/timeout of 2000 ms/);
+        expect((await errorOf(timedOut)).message).toMatch(
+          /timeout of 2 s; .*raise timeout \(in milliseconds, now 2000\)/,
+        );
         expect((await post({ timeout: 2001 })).status).toBe(400);
       } finally {
         held.release();
@@ -165,7 +172,9 @@ describe('the anonymous tier', () => {
       expect(over.res.status).toBe(422);
       expect(await errorOf(over.res)).toMatchObject({
         code: 'render_failed',
-        message: expect.stringMatching(/more than 50 pages.*without an API key.*API key lifts it/) as unknown,
+        message: expect.stringMatching(
+          /more than 50 pages.*without an API key.*use an API key, which lifts the limit/,
+        ) as unknown,
       });
     });
 

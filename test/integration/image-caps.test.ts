@@ -71,7 +71,8 @@ describe('viewport × deviceScaleFactor (known up front)', () => {
       {
         path: 'viewport',
         message:
-          'the viewport, 500×1001 CSS px at scale 2 is 2002000 output pixels, over the limit of 2000000 (limits.maxImagePixels)',
+          'The viewport, 500×1001 px at scale 2, makes 2,002,000 output pixels, over the limit of 2,000,000 ' +
+          '(limits.maxImagePixels): make it smaller or lower deviceScaleFactor.',
       },
     ]);
   });
@@ -94,7 +95,10 @@ describe('clip (known up front)', () => {
 
   it('a side over maxFullPageHeight, or pixels over maxImagePixels, is a 400 naming the field', async () => {
     expect(await refused({ html, clip: { x: 0, y: 0, width: 2001, height: 10 } })).toEqual([
-      { path: 'clip.width', message: 'at most 2000 CSS px (limits.maxFullPageHeight)' },
+      {
+        path: 'clip.width',
+        message: 'clip.width can be at most 2,000 px (limits.maxFullPageHeight): give a smaller number.',
+      },
     ]);
     expect((await refused({ html, clip: { x: 0, y: 0, width: 10, height: 30_000 } })).map((d) => d.path)).toEqual([
       'clip.height',
@@ -103,7 +107,8 @@ describe('clip (known up front)', () => {
       {
         path: 'clip',
         message:
-          'the clip, 2000×1001 CSS px at scale 1 is 2002000 output pixels, over the limit of 2000000 (limits.maxImagePixels)',
+          'The clip, 2000×1001 px at scale 1, makes 2,002,000 output pixels, over the limit of 2,000,000 ' +
+          '(limits.maxImagePixels): make it smaller or lower deviceScaleFactor.',
       },
     ]);
   });

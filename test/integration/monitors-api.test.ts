@@ -379,7 +379,7 @@ describe('monitors API', () => {
         what: 'unknown top-level field',
         body: () => ({ ...valid(), colour: 'red' }),
         path: 'colour',
-        message: /unknown field/,
+        message: /^colour is not a field this request takes: check its spelling, or remove it\.$/,
       },
       {
         what: 'capture.format jpeg (captures are PNG)',
@@ -429,7 +429,9 @@ describe('monitors API', () => {
     it('a text/plain body is 415; malformed JSON is 400', async () => {
       const unsupported = await h.raw('POST', '/api/monitors', key, JSON.stringify(valid()), 'text/plain');
       expect(unsupported.status).toBe(415);
-      expect((await errorOf(unsupported)).message).toBe('Content-Type must be application/json, got text/plain');
+      expect((await errorOf(unsupported)).message).toBe(
+        'The Content-Type header must be application/json, not text/plain; set it to match the body.',
+      );
       await expectError(
         await h.raw('POST', '/api/monitors', key, '{"url": "http://x/", ', 'application/json'),
         400,

@@ -388,7 +388,12 @@ describe('limits and bad rules', () => {
       { path: 'notifyWhen.0', message: expect.stringContaining('a rule needs one test') as unknown },
     ]);
     const unknown = await details(await post([{ selector: '.price', numberBelow: 20, numberUnder: 5 }]));
-    expect(unknown).toEqual([{ path: 'notifyWhen.0.numberUnder', message: 'unknown field' }]);
+    expect(unknown).toEqual([
+      {
+        path: 'notifyWhen.0.numberUnder',
+        message: 'notifyWhen.0.numberUnder is not a field this request takes: check its spelling, or remove it.',
+      },
+    ]);
   });
 
   it('refuses wrong types per field', async () => {

@@ -326,7 +326,7 @@ describe('monitorSchema: refusals and edges', () => {
     expect(small.safeParse({ ...BASE, retention: { keep: 6 } }).success).toBe(false);
   });
 
-  it('parseBody turns several problems into one 400 with a detail each (unknown fields as "unknown field")', () => {
+  it('parseBody turns several problems into one 400 with a detail each (unknown fields named in a sentence)', () => {
     const details = refusalDetails(schema, {
       url: 'ftp://x/',
       schedule: '61 * * * *',
@@ -334,7 +334,9 @@ describe('monitorSchema: refusals and edges', () => {
       extra: 1,
     });
     expect(details.map((d) => d.path).sort()).toEqual(['extra', 'schedule', 'timezone', 'url']);
-    expect(details.find((d) => d.path === 'extra')!.message).toBe('unknown field');
+    expect(details.find((d) => d.path === 'extra')!.message).toBe(
+      'extra is not a field this request takes: check its spelling, or remove it.',
+    );
     expect(details.find((d) => d.path === 'schedule')!.message).toContain('minute');
   });
 });

@@ -310,8 +310,14 @@ describe('image size caps known up front (maxFullPageHeight 2000, maxImagePixels
   it('viewport × deviceScaleFactor²: at the pixel cap accepted, one row over refused naming the viewport', () => {
     ok(capped, { html: 'x', viewport: { width: 500, height: 1000 }, deviceScaleFactor: 2 });
     const over = details(capped, { html: 'x', viewport: { width: 500, height: 1001 }, deviceScaleFactor: 2 });
-    expect(over).toEqual([{ path: 'viewport', message: expect.stringContaining('2002000 output pixels') as unknown }]);
-    expect(over[0]!.message).toContain('2000000 (limits.maxImagePixels)');
+    expect(over).toEqual([
+      {
+        path: 'viewport',
+        message:
+          'The viewport, 500×1001 px at scale 2, makes 2,002,000 output pixels, over the limit of 2,000,000 ' +
+          '(limits.maxImagePixels): make it smaller or lower deviceScaleFactor.',
+      },
+    ]);
   });
 
   it('names deviceScaleFactor, or the device, when that is what the caller set', () => {
@@ -326,7 +332,10 @@ describe('image size caps known up front (maxFullPageHeight 2000, maxImagePixels
     const small = imageRequestSchema({ maxTimeoutMs: 120_000, maxFullPageHeight: 1000, maxImagePixels: 50_000_000 });
     ok(small, { html: 'x', viewport: { width: 1000, height: 800 } });
     expect(details(small, { html: 'x', viewport: { width: 1001, height: 800 } })).toEqual([
-      { path: 'viewport.width', message: 'at most 1000 CSS px (limits.maxFullPageHeight)' },
+      {
+        path: 'viewport.width',
+        message: 'viewport.width can be at most 1,000 px (limits.maxFullPageHeight): give a smaller number.',
+      },
     ]);
   });
 
@@ -335,7 +344,7 @@ describe('image size caps known up front (maxFullPageHeight 2000, maxImagePixels
     expect(issuePaths(capped, { html: 'x', clip: clip(2001, 10) })).toEqual(['clip.width']);
     expect(issuePaths(capped, { html: 'x', clip: clip(10, 2001) })).toEqual(['clip.height']);
     expect(details(capped, { html: 'x', clip: clip(2000, 1001) })).toEqual([
-      { path: 'clip', message: expect.stringContaining('2002000 output pixels') as unknown },
+      { path: 'clip', message: expect.stringContaining('makes 2,002,000 output pixels') as unknown },
     ]);
     ok(capped, { html: 'x', clip: clip(500, 1000), deviceScaleFactor: 2, viewport: { width: 500, height: 500 } });
     expect(
@@ -428,9 +437,14 @@ describe('pdf cross-field rules', () => {
 
 describe('parseBody details (what the 400 lists)', () => {
   it('names each unknown field, nested ones by their dotted path', () => {
-    expect(details(image, { html: 'x', colour: 'red' })).toEqual([{ path: 'colour', message: 'unknown field' }]);
+    expect(details(image, { html: 'x', colour: 'red' })).toEqual([
+      { path: 'colour', message: 'colour is not a field this request takes: check its spelling, or remove it.' },
+    ]);
     expect(details(image, { html: 'x', viewport: { width: 10, height: 10, depth: 3 } })).toEqual([
-      { path: 'viewport.depth', message: 'unknown field' },
+      {
+        path: 'viewport.depth',
+        message: 'viewport.depth is not a field this request takes: check its spelling, or remove it.',
+      },
     ]);
     expect(
       details(image, { html: 'x', a: 1, b: 2 })

@@ -74,11 +74,15 @@ describe('capture.steps schema', () => {
     },
     { step: { action: 'waitForTimeout', value: 'soon' }, path: 'capture.steps.0.value', says: 'milliseconds' },
     { step: { action: 'waitForTimeout', value: '-5' }, path: 'capture.steps.0.value', says: 'milliseconds' },
-    { step: { action: 'goto', value: '/relative' }, path: 'capture.steps.0.value', says: 'absolute http or https URL' },
+    {
+      step: { action: 'goto', value: '/relative' },
+      path: 'capture.steps.0.value',
+      says: 'a full web address starting with http:// or https://',
+    },
     {
       step: { action: 'goto', value: 'file:///etc/passwd' },
       path: 'capture.steps.0.value',
-      says: 'absolute http or https URL',
+      says: 'a full web address starting with http:// or https://',
     },
     {
       step: { action: 'goto', selector: '#a', value: 'https://example.com/' },

@@ -31,7 +31,10 @@ export function authenticate(
   const identify = async (ctx: Context, key: string | undefined): Promise<void> => {
     if (key !== undefined) {
       const record = await keys.findActive(key);
-      if (!record) throw unauthorized('The API key is unknown or has been revoked');
+      if (!record)
+        throw unauthorized(
+          'The API key is unknown or has been revoked: check that it was copied whole, or ask for a new one.',
+        );
       ctx.state.principal = { kind: 'key', keyId: record.id } satisfies Principal;
       const now = Date.now();
       if (now - (lastTouched.get(record.id) ?? 0) > TOUCH_EVERY_MS) {

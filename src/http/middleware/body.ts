@@ -3,29 +3,35 @@ import getRawBody from 'raw-body';
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from '../../errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 
+/** The caller's body limit, and (anonymous callers) the larger one an API key would give. */
+export interface BodyLimit {
+  maxBytes: number;
+  keyMaxBytes?: number;
+}
+
 /**
  * Reads a JSON body, or an HTML body as `{html}` (the raw-HTML shortcut, render routes only). The size limit is
  * enforced while reading (and up front from Content-Length), so an oversized body is never held in memory.
  */
-export async function readRenderBody(ctx: Context, maxBytes: number): Promise<unknown> {
+export async function readRenderBody(ctx: Context, limit: BodyLimit): Promise<unknown> {
   const type = mediaType(ctx);
   if (type !== 'application/json' && type !== 'text/html')
     throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
-  const text = await readText(ctx, maxBytes);
+  const text = await readText(ctx, limit);
   return type === 'text/html' ? { html: text } : parseJson(text);
 }
 
 /** Reads a JSON body (every route but the render shortcut), with the same limit rules. */
-export async function readJsonBody(ctx: Context, maxBytes: number): Promise<unknown> {
+export async function readJsonBody(ctx: Context, limit: BodyLimit): Promise<unknown> {
   if (mediaType(ctx) !== 'application/json')
     throw unsupportedMediaType(ctx.get('Content-Type') || undefined, 'application/json');
-  return parseJson(await readText(ctx, maxBytes));
+  return parseJson(await readText(ctx, limit));
 }
 
 /** Media types are case-insensitive (RFC 9110). */
 const mediaType = (ctx: Context) => ctx.request.type.trim().toLowerCase();
 
-async function readText(ctx: Context, maxBytes: number): Promise<string> {
+async function readText(ctx: Context, { maxBytes, keyMaxBytes }: BodyLimit): Promise<string> {
   try {
     return await getRawBody(ctx.req, {
       limit: maxBytes,
@@ -33,19 +39,19 @@ async function readText(ctx: Context, maxBytes: number): Promise<string> {
       encoding: 'utf-8',
     });
   } catch (err) {
-    if ((err as { type?: string }).type === 'entity.too.large') throw payloadTooLarge(maxBytes);
-    throw invalidRequest(`could not read the request body: ${(err as Error).message}`);
+    if ((err as { type?: string }).type === 'entity.too.large') throw payloadTooLarge(maxBytes, keyMaxBytes);
+    throw invalidRequest(`The request body could not be read (${(err as Error).message}); send it again.`);
   }
 }
 
 function parseJson(text: string): unknown {
   // Checked on the text, before anything walks the value: code that recurses over it stays safe.
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw invalidRequest(`the JSON body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
+    throw invalidRequest(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays; flatten it.`);
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw invalidRequest('the body is not valid JSON');
+    throw invalidRequest('The body is not valid JSON; check its quotes, commas and brackets.');
   }
 }

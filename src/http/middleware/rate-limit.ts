@@ -1,7 +1,7 @@
 // Rate limits: each request takes a token from its key's (or anonymous client's) bucket in the
 // RateLimitStore (src/stores/rate-limits.ts): one node's memory, or buckets shared by every node.
 import type { Middleware } from 'koa';
-import { rateLimited } from '../../errors.js';
+import { rateLimited, rateLimitMessage } from '../../errors.js';
 import { clientAddressKey } from '../client-address.js';
 import type { RateLimitStore } from '../../stores/rate-limits.js';
 import type { Principal } from './auth.js';
@@ -21,7 +21,11 @@ export function rateLimit(
       ctx.set('RateLimit-Limit', String(perMinute));
       ctx.set('RateLimit-Remaining', String(result.remaining));
       ctx.set('RateLimit-Reset', String(result.resetSeconds));
-      if (!result.allowed) throw rateLimited(result.retryAfterSeconds);
+      if (!result.allowed)
+        throw rateLimited(
+          result.retryAfterSeconds,
+          rateLimitMessage(result.retryAfterSeconds, perMinute, principal.kind !== 'key'),
+        );
     }
     await next();
   };

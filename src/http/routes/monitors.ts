@@ -23,7 +23,7 @@ export interface MonitorRouteDeps {
 export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps): Router {
   const schema = monitorSchema(limits);
   const router = exactRouter();
-  const body = (ctx: Context) => readJsonBody(ctx, limits.maxBodyBytes);
+  const body = (ctx: Context) => readJsonBody(ctx, { maxBytes: limits.maxBodyBytes });
   const base = (ctx: Context) => baseUrlOf(ctx, publicUrl);
 
   router.post('/api/monitors', async (ctx) => {

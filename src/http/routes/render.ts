@@ -30,9 +30,11 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
   const router = exactRouter();
   const anonymousTier = new AnonymousTier(limits);
 
-  // Anonymous callers (the public converter tier) get the smaller body limit.
+  // Anonymous callers (the public converter tier) get the smaller body limit; its refusal names the key's.
   const bodyLimit = (ctx: Context) =>
-    (ctx.state.principal as Principal | undefined)?.kind === 'key' ? limits.maxBodyBytes : anonymousBodyLimit(limits);
+    (ctx.state.principal as Principal | undefined)?.kind === 'key'
+      ? { maxBytes: limits.maxBodyBytes }
+      : { maxBytes: anonymousBodyLimit(limits), keyMaxBytes: limits.maxBodyBytes };
 
   /** `"async": true`: 202 with a new job (200 with the earlier one for a repeated Idempotency-Key). */
   async function submit(ctx: Context, kind: RenderJobKind, req: PageRequest): Promise<void> {

@@ -3,6 +3,7 @@
 // the page is laid out; the capture cuts those (src/render/capture-image.ts).
 import { devices } from 'playwright';
 import type { z } from 'zod';
+import { humanNumber } from '../../domain/units.js';
 import { outputPixels } from '../../render/image-caps.js';
 
 export interface ImageSizeLimits {
@@ -29,10 +30,11 @@ const isSize = (v: unknown): v is { width: number; height: number } =>
 
 /** A refinement adding one issue per field over a cap, naming the field and the setting. */
 export function imageSizeRules(limits: ImageSizeLimits) {
-  const side = `at most ${limits.maxFullPageHeight} CSS px (limits.maxFullPageHeight)`;
-  const pixels = (w: number, h: number, scale: number) =>
-    `${w}×${h} CSS px at scale ${scale} is ${outputPixels(w, h, scale)} output pixels, over the limit of ` +
-    `${limits.maxImagePixels} (limits.maxImagePixels)`;
+  const side = (field: string) =>
+    `${field} can be at most ${humanNumber(limits.maxFullPageHeight)} px (limits.maxFullPageHeight): give a smaller number.`;
+  const pixels = (what: string, w: number, h: number, scale: number) =>
+    `${what}, ${w}×${h} px at scale ${scale}, makes ${humanNumber(outputPixels(w, h, scale))} output pixels, over ` +
+    `the limit of ${humanNumber(limits.maxImagePixels)} (limits.maxImagePixels): make it smaller or lower deviceScaleFactor.`;
 
   return (value: SizeFields, ctx: z.RefinementCtx): void => {
     // Read defensively: these run even when a field failed its own check.
@@ -45,7 +47,7 @@ export function imageSizeRules(limits: ImageSizeLimits) {
     let sidesFit = true;
     for (const axis of ['width', 'height'] as const) {
       if (isSize(value.viewport) && value.viewport[axis] > limits.maxFullPageHeight) {
-        ctx.addIssue({ code: 'custom', path: ['viewport', axis], message: side });
+        ctx.addIssue({ code: 'custom', path: ['viewport', axis], message: side(`viewport.${axis}`) });
         sidesFit = false;
       }
     }
@@ -60,7 +62,7 @@ export function imageSizeRules(limits: ImageSizeLimits) {
       ctx.addIssue({
         code: 'custom',
         path: [field],
-        message: `the viewport, ${pixels(viewport.width, viewport.height, scale)}`,
+        message: pixels('The viewport', viewport.width, viewport.height, scale),
       });
     }
 
@@ -69,12 +71,12 @@ export function imageSizeRules(limits: ImageSizeLimits) {
     let clipFits = true;
     for (const axis of ['width', 'height'] as const) {
       if (clip[axis] > limits.maxFullPageHeight) {
-        ctx.addIssue({ code: 'custom', path: ['clip', axis], message: side });
+        ctx.addIssue({ code: 'custom', path: ['clip', axis], message: side(`clip.${axis}`) });
         clipFits = false;
       }
     }
     if (clipFits && outputPixels(clip.width, clip.height, scale) > limits.maxImagePixels) {
-      ctx.addIssue({ code: 'custom', path: ['clip'], message: `the clip, ${pixels(clip.width, clip.height, scale)}` });
+      ctx.addIssue({ code: 'custom', path: ['clip'], message: pixels('The clip', clip.width, clip.height, scale) });
     }
   };
 }

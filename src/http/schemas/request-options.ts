@@ -24,7 +24,7 @@ export const httpUrl = (what: string) =>
     } catch {
       return false;
     }
-  }, `${what} must be an absolute http or https URL`);
+  }, `${what} must be a full web address starting with http:// or https://, such as https://example.com/`);
 
 export const validTimeZone = (tz: string) => {
   try {

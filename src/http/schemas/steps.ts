@@ -60,7 +60,11 @@ export const stepSchema = z
       });
     }
     if (step.action === 'goto' && step.value !== undefined && !httpUrl('goto value').safeParse(step.value).success) {
-      ctx.addIssue({ code: 'custom', path: ['value'], message: 'goto needs an absolute http or https URL' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: 'goto needs a full web address starting with http:// or https://, such as https://example.com/',
+      });
     }
   });
 

@@ -57,20 +57,16 @@ export class ApiError extends Error {
     this.retryAfter = retryAfter;
   }
 
-  /** The error in words for a person, by its code (the message from the body is kept). */
+  /**
+   * The error in words for a person. The service's message already is one plain sentence (what
+   * happened, the limit, what to do), so it is shown as it is; words of our own only stand in when
+   * there is none (the service could not be reached, or answered without the contract's body).
+   */
   get explanation() {
+    if (this.message && !this.code.startsWith('http_') && this.code !== 'network') return this.message;
     const why = {
-      url_blocked: 'This address is not allowed: the service does not fetch private, loopback or link-local addresses.',
-      render_timeout: 'The page took longer than the time allowed to render.',
-      render_failed: 'The page could not be rendered.',
-      invalid_request: 'Some fields are not valid.',
-      unauthorized: 'An API key is needed for this (or the key given is unknown or revoked).',
-      rate_limited: 'Too many requests; wait a moment and try again.',
-      queue_full: 'The service is busy; try again shortly.',
-      payload_too_large: 'The request is too large.',
-      unavailable: 'The service is not available right now (starting, stopping or without a browser).',
-      network: 'The service could not be reached.',
+      network: 'The service could not be reached; check your connection and try again.',
     }[this.code];
-    return why ? `${why} ${this.message}` : this.message;
+    return why ?? this.message;
   }
 }

@@ -2,6 +2,7 @@
 // the field (aria-invalid, its .field-error), and the problems found before sending.
 import { ApiError } from '/assets/api.js';
 import { $, els, form, outputOf, sourceOf } from '/assets/converter-form.js';
+import { fieldSentence } from '/assets/field-sentence.js';
 
 /** The input a detail's path (e.g. "viewport.width", "margin.top") is about, if the form has one. */
 function fieldFor(path) {
@@ -103,7 +104,8 @@ function sentence(text) {
   return /[.!?]$/.test(joined) ? joined : `${joined}.`;
 }
 
-const capitalized = (text) => String(text).charAt(0).toUpperCase() + String(text).slice(1);
+/** A field's sentence from the API under the form's name for it, as a full sentence. */
+const fieldWords = (path, message) => sentence(fieldSentence(path, message, fieldName(path)));
 
 const fieldName = (path) => FIELD_NAMES[path] ?? (path.startsWith('margin') ? 'Margins' : path || 'Request');
 
@@ -124,25 +126,37 @@ export function showError(err) {
       code.textContent = `${err.status} ${err.code}`;
       title.append(' ', code);
     }
-    const details = err.details ?? [];
-    // With field details the list says it all; otherwise the explanation and the body's message.
+    // Only a refused request's details are about fields; any other error's hold raw codes (net::ERR_…).
+    const fieldDetails = err.code === 'invalid_request' ? (err.details ?? []) : [];
+    const raw = err.code === 'invalid_request' ? [] : (err.details ?? []);
+    const details = fieldDetails;
+    // With field details the list says it all; otherwise the service's sentence, once.
     words.textContent =
       err.code === 'invalid_request' && details.length
-        ? 'Some fields are not valid; fix the highlighted ones:'
-        : sentence(err.explanation) + (err.retryAfter ? ` Try again in ${err.retryAfter} s.` : '');
+        ? `Fix the highlighted field${details.length === 1 ? '' : 's'}:`
+        : sentence(err.explanation);
     box.append(title, words);
+    if (raw.length) {
+      // For whoever reports the problem: the codes the service kept, in small print under the sentence.
+      const tech = document.createElement('p');
+      tech.className = 'error-raw';
+      const code = document.createElement('code');
+      code.textContent = raw.map((d) => d.message).join('; ');
+      tech.append('Technical detail: ', code);
+      box.append(tech);
+    }
     if (details.length) {
       const list = document.createElement('ul');
       const seen = new Set();
       for (const { path, message } of details) {
-        const line = `${fieldName(path)}: ${message}`;
+        const line = fieldWords(path, message);
         if (seen.has(line)) continue;
         seen.add(line);
         const li = document.createElement('li');
-        li.textContent = `${fieldName(path)}: ${capitalized(message)}`;
+        li.textContent = line;
         list.append(li);
         const input = fieldFor(path);
-        if (input) setFieldError(input, capitalized(message));
+        if (input) setFieldError(input, line);
       }
       box.append(list);
     }

@@ -1,6 +1,7 @@
 // The form's problems, each shown next to its field: the API's paths mapped to the controls (the main
 // fields here, the advanced ones, the lists' rows and the regions in their modules), aria-invalid and
 // aria-describedby set, and the first problem in the form's order focused (its <details> opened).
+import { fieldSentence, labelOf } from '/assets/field-sentence.js';
 import { ADVANCED_FIELDS } from '/assets/monitors-form-advanced.js';
 import { listFieldOf } from '/assets/monitors-form-lists.js';
 import { regionFieldOf } from '/assets/monitors-form-regions.js';
@@ -82,7 +83,8 @@ export function showFieldErrors(problems, summary) {
     const [inputId, errorId] = field;
     const input = $(inputId);
     const error = $(errorId);
-    error.textContent = error.textContent ? `${error.textContent} ${message}` : message;
+    const words = fieldSentence(path, message, labelOf(input)); // the API's sentence, under the form's name
+    error.textContent = error.textContent ? `${error.textContent} ${words}` : words;
     error.hidden = false;
     if (canBeInvalid(input)) input.setAttribute('aria-invalid', 'true');
     if (inputId === 'f-notify-change')

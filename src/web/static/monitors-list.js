@@ -238,7 +238,7 @@ export async function runNow(id) {
     }
     notice(
       capture.status === 'failed'
-        ? `The capture of “${m.name}” failed: ${capture.error?.message ?? 'unknown error'}.`
+        ? `The capture of “${m.name}” failed: ${(capture.error?.message ?? 'unknown error').replace(/\.$/, '')}.`
         : `New capture of “${m.name}”: ${captureResult(capture)}.`,
       capture.status === 'failed' ? 'error' : 'ok',
     );
