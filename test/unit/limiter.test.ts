@@ -371,8 +371,9 @@ describe('RenderLimiter', () => {
     const first = gate();
     const running = limiter.run(never(), first.fn);
     await tick();
-    const queuedAt = performance.now();
     const second = limiter.run(never(), async () => 'second');
+    // Read after the call, so the limiter's own start of the wait is no later than this one.
+    const queuedAt = performance.now();
     // The second waits in line for at least 30 ms, the clock's reading: no fixed sleep.
     await until('30 ms in line', () => performance.now() - queuedAt >= 30, 1000, 1);
     first.finish('first');

@@ -6,8 +6,8 @@ import type { PostgresBackend } from '../../src/db/postgres/postgres-backend.js'
 import type { ChangeTopic } from '../../src/stores/backend.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/until.js';
-import { migrateAt, postgresBackendAt } from './postgres-backend.js';
-import { seedDelivery, T0 } from './seed.js';
+import { migrateAt, postgresBackendAt } from '../contract/postgres-backend.js';
+import { seedDelivery, T0 } from '../contract/seed.js';
 
 describePostgres('PostgreSQL change topics across backends', () => {
   let db: FreshDatabase;

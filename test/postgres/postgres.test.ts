@@ -2,17 +2,17 @@
 // at the end), emptied before each test. Each store's suite is one line, as in sqlite.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../helpers/postgres.js';
-import { apiKeysContract } from './api-keys.contract.js';
-import { capturesContract } from './captures.contract.js';
-import { concurrencyContract } from './concurrency.contract.js';
-import { idempotencyKeysContract } from './idempotency-keys.contract.js';
-import { jobsContract } from './jobs.contract.js';
-import { keyDataContract } from './key-data.contract.js';
-import { monitorsContract } from './monitors.contract.js';
-import { migrateAt, postgresOpener, postgresSharedOpener } from './postgres-backend.js';
-import { retentionContract } from './retention.contract.js';
-import { statusReadsContract } from './status-reads.contract.js';
-import { webhookDeliveriesContract } from './webhook-deliveries.contract.js';
+import { apiKeysContract } from '../contract/api-keys.contract.js';
+import { capturesContract } from '../contract/captures.contract.js';
+import { concurrencyContract } from '../contract/concurrency.contract.js';
+import { idempotencyKeysContract } from '../contract/idempotency-keys.contract.js';
+import { jobsContract } from '../contract/jobs.contract.js';
+import { keyDataContract } from '../contract/key-data.contract.js';
+import { monitorsContract } from '../contract/monitors.contract.js';
+import { migrateAt, postgresOpener, postgresSharedOpener } from '../contract/postgres-backend.js';
+import { retentionContract } from '../contract/retention.contract.js';
+import { statusReadsContract } from '../contract/status-reads.contract.js';
+import { webhookDeliveriesContract } from '../contract/webhook-deliveries.contract.js';
 
 describePostgres('PostgreSQL backend', () => {
   let db: FreshDatabase;

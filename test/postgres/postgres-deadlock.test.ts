@@ -5,8 +5,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { PostgresBackend } from '../../src/db/postgres/postgres-backend.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../helpers/postgres.js';
-import { migrateAt, postgresBackendAt } from './postgres-backend.js';
-import { seedMonitor, T0 } from './seed.js';
+import { migrateAt, postgresBackendAt } from '../contract/postgres-backend.js';
+import { seedMonitor, T0 } from '../contract/seed.js';
 
 describePostgres('PostgreSQL transactions after a deadlock', () => {
   let db: FreshDatabase;
