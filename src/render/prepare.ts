@@ -60,6 +60,9 @@ async function applyHeaders(
   if (everywhere || origin === undefined || Object.keys(headers).length === 0) return;
   // Detached by the page's wipe (a single-use page closes with its context).
   await attachOriginHeaders(page, context, origin, headers, media);
+  // The navigation under that session drops Playwright's own media emulation for good (the session's
+  // copy goes with the wipe): the next render on this page must emulate again, not trust the cache.
+  emulated.delete(page);
 }
 
 async function addCookies(context: BrowserContext, req: PageSpec): Promise<void> {

@@ -284,7 +284,7 @@ it('shows the API field errors beside the list rows and controls they name', asy
   };
   await expectError(rows('ignoretext').nth(2).locator('input'), /500/); // diff.ignoreText.2
   await expectError(ruleRow(1).getByLabel('Value'), /number/); // notifyWhen.1.numberAbove
-  await expectError(stepRow(0).getByLabel('Value'), /milliseconds/); // capture.steps.0.value
+  await expectError(stepRow(0).getByLabel('Value'), /milliseconds/i); // capture.steps.0.value
   await expectError(stepRow(1).getByLabel('Element (selector)'), /needs a selector/); // capture.steps.1.selector
   // Nothing else is marked: the valid rows and controls are not.
   expect(await page.locator('#monitor-form [aria-invalid="true"]').count()).toBe(4);
@@ -540,6 +540,9 @@ it('lists the elements of each region and outlines the region on the image on ho
   expect(priceEl.before).toContain('24.99');
 
   // No outline until a row is pointed at; pointing at each outlines its own region, leaving takes it away.
+  // (The pointer is moved off first: the last test left it where the region list may now lie.)
+  await page.mouse.move(0, 0);
+  await page.locator('#viewer-title').focus();
   expect(await outlineBox()).toBeNull();
   for (const [i, region] of capture!.regions.entries()) {
     await regions.nth(i).locator('.elements, button').first().hover();
