@@ -35,40 +35,6 @@ function egressArgs(proxyUrl: string): string[] {
 // A page that allocates without end crashes its renderer at this heap size instead of eating the host.
 const HOSTILE_PAGE_ARGS = ['--js-flags=--max-old-space-size=512'];
 
-/**
- * The features Playwright (1.6x) turns off, which we must repeat: Chromium reads only the last
- * --disable-features it is given, so ours replaces Playwright's list. test/integration/launch-flags.test.ts
- * reads a launched browser's command line and fails when Playwright's list gains a feature this one lacks.
- */
-export const PLAYWRIGHT_DISABLED_FEATURES = [
-  'AvoidUnnecessaryBeforeUnloadCheckSync',
-  'DestroyProfileOnBrowserClose',
-  'HttpsUpgrades',
-  'HttpsFirstBalancedModeAutoEnable',
-  'LensOverlay',
-  'MediaRouter',
-  'PaintHolding',
-  'ThirdPartyStoragePartitioning',
-  'AvoidCorsURLLoaderRestartOnRedirect',
-  'TcpPortRandomizationWin',
-  'OptimizationHints',
-  'NetworkTimeServiceQuerying',
-  'AimEnabled',
-  'PreconnectToSearch',
-  'msForceBrowserSignIn',
-  'msEdgeUpdateLaunchServicesPreferredVersion',
-];
-
-/**
- * RenderDocument (a new frame host for every document) leaves Page.captureScreenshot without an answer
- * when a page moves to another document of its site around the capture (a meta refresh, `location = …`
- * on load): about one screenshot in eight hung for seconds, some until the render's timeout. With it
- * off, none did in 320 tries (see test/integration/launch-flags.test.ts).
- */
-const OUR_DISABLED_FEATURES = ['RenderDocument'];
-
-const FEATURE_ARGS = [`--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...OUR_DISABLED_FEATURES].join(',')}`];
-
 export interface LaunchedBrowser {
   browser: Browser;
   pid: number | undefined;
@@ -86,7 +52,7 @@ export async function launchChromium({ executablePath, proxyUrl, sandbox }: Laun
   const browser = await chromium.launch({
     executablePath,
     chromiumSandbox: sandbox,
-    args: [...ARGS, ...egressArgs(proxyUrl), ...HOSTILE_PAGE_ARGS, ...FEATURE_ARGS],
+    args: [...ARGS, ...egressArgs(proxyUrl), ...HOSTILE_PAGE_ARGS],
     // Playwright turns Chromium's popup blocker off; keep it on so a page cannot open windows at will.
     ignoreDefaultArgs: ['--disable-popup-blocking'],
     handleSIGINT: false,
