@@ -2,12 +2,22 @@
 // client-side hops through a login or consent page) are common. A step that runs while the page is
 // between documents fails ("Execution context was destroyed", "Printing failed") or captures the
 // wrong document, so the render's post-load steps run until the page has stopped moving.
-import type { Page, Request } from 'playwright';
+import { errors as pwErrors, type Page, type Request } from 'playwright';
 import { renderFailed, renderTimeout } from '../errors.js';
 import type { Budget } from './budget.js';
 
 /** More self-navigations than this after load is a loop, not a page settling down. */
 export const MAX_HOPS = 10;
+
+/**
+ * A page that moved itself to another document of its site leaves Chromium's screenshot without an answer
+ * now and then (a new frame host per document; about one capture in eight around such a move, measured in
+ * plain Playwright). The stalled call never answers, but the next one does at once. So on such a page a
+ * capture gets this long at first, doubling on each try, and a timed-out try is tried again while the
+ * render's budget lasts; a capture that is merely slow still gets its time on a later try.
+ */
+export const STALLED_CAPTURE_MS = 2000;
+const MAX_STALLS = 4;
 
 const NAVIGATED = /Execution context was destroyed|navigat|Printing failed/i;
 
@@ -56,6 +66,18 @@ export class MainFrameNavigations {
     return this.pending.size > 0;
   }
 
+  /** Captures that stalled and were tried again (see STALLED_CAPTURE_MS). */
+  stalls = 0;
+
+  /**
+   * How long the next step's Playwright calls may take: on a page that has moved itself, the stalled
+   * capture's first try is short (STALLED_CAPTURE_MS, doubled per stall); otherwise the whole budget.
+   */
+  stepTimeout(budget: Budget): number {
+    if (this.documents === 0) return budget.remaining(100);
+    return Math.min(budget.remaining(100), STALLED_CAPTURE_MS * 2 ** this.stalls);
+  }
+
   dispose(): void {
     this.page.off('request', this.onRequest);
     this.page.off('requestfinished', this.onRequestDone);
@@ -78,6 +100,10 @@ export class MainFrameNavigations {
         outcome = { ok: false, error };
       }
       const moved = this.documents !== before || this.pending.size > 0;
+      if (this.stalled(outcome, budget)) {
+        this.stalls++;
+        continue;
+      }
       // A navigation without a request (to about:blank) is only seen in the error; trust that less.
       const looksMoved = !outcome.ok && hop < 3 && NAVIGATED.test(String(outcome.error));
       if (this.page.isClosed() || !(moved || looksMoved)) {
@@ -88,6 +114,17 @@ export class MainFrameNavigations {
         throw renderFailed(`the page kept navigating itself (more than ${MAX_HOPS} times after loading)`);
       await this.settle(budget);
     }
+  }
+
+  /** A step on a page that moved itself timed out short of the render's budget: a stalled capture. */
+  private stalled(outcome: { ok: boolean; error?: unknown }, budget: Budget): boolean {
+    return (
+      !outcome.ok &&
+      outcome.error instanceof pwErrors.TimeoutError &&
+      this.documents > 0 &&
+      this.stalls < MAX_STALLS &&
+      budget.remaining(100) > 100
+    );
   }
 
   /** Wait until no main-document request is in flight and the current document has loaded. */

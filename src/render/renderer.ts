@@ -151,6 +151,7 @@ export class PlaywrightRenderer implements Renderer {
                 stage = 'waiting for the page to be ready (its waits, fonts and images)';
                 await readyPage(lease.page, req, budget);
                 stage = 'capturing';
+                lease.page.setDefaultTimeout(navigations.stepTimeout(budget)); // see STALLED_CAPTURE_MS
                 return capture(lease);
               });
               stage = 'finishing';
