@@ -117,7 +117,7 @@ describe('pagewatch keys revoke, next to a running service', () => {
     // poll of the worker (200 ms) for any capture job that was already queued.
     const captures = captureCount(monitor);
     const hits = failing.hits.length;
-    await sleep(3000);
+    await sleep(3000); // bound: three schedule periods and a worker poll, as said above
     expect(captureCount(monitor)).toBe(captures);
     expect(
       svc.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND status IN ('queued', 'running')`).get(key.id),
