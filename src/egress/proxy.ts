@@ -20,6 +20,10 @@ export const BLOCKED_HEADER = 'x-pagewatch-egress';
 /** On an "unreachable" 502: why, as a Node error code (ECONNREFUSED, ENOTFOUND...). */
 export const REASON_HEADER = 'x-pagewatch-egress-reason';
 
+/** Requests that carry no body, so sending one again is safe (see `forward`). */
+const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const isStale = (err: unknown) => ['ECONNRESET', 'EPIPE'].includes((err as { code?: string }).code ?? '');
+
 const HOP_BY_HOP = [
   'proxy-connection',
   'proxy-authorization',
@@ -150,34 +154,43 @@ export class EgressProxy
     }
     const headers = { ...req.headers };
     for (const h of HOP_BY_HOP) delete headers[h];
-    const upstream = http.request(
-      {
-        host: verdict.address,
-        family: verdict.family,
-        port: target.port,
-        method: req.method,
-        path: target.path,
-        headers,
-        setHost: false,
-        agent: this.agent,
-      },
-      (up) => {
-        const out = { ...up.headers };
-        // Only the proxy may say "blocked": an origin sending the marker must not fake a refusal.
-        for (const h of [...HOP_BY_HOP, BLOCKED_HEADER, REASON_HEADER]) delete out[h];
-        res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
-        up.on('error', () => res.destroy()); // the origin reset mid-body: cut the client too
-        up.pipe(res);
-      },
-    );
-    upstream.on('error', (err) => {
-      // An empty 502, so Chromium fails the load (net::ERR_HTTP_RESPONSE_CODE_FAILURE) and shows no page of ours.
-      if (!res.headersSent) res.writeHead(502, this.unreachable(target.host, target.port, connectReason(err))).end();
-      else res.destroy();
-    });
-    upstream.once('response', () => this.failures.clear(target.host, target.port));
-    res.on('close', () => upstream.destroy());
-    req.pipe(upstream);
+    const send = (agent: http.Agent | false) => {
+      const upstream = http.request(
+        {
+          host: verdict.address,
+          family: verdict.family,
+          port: target.port,
+          method: req.method,
+          path: target.path,
+          headers,
+          setHost: false,
+          agent,
+        },
+        (up) => {
+          const out = { ...up.headers };
+          // Only the proxy may say "blocked": an origin sending the marker must not fake a refusal.
+          for (const h of [...HOP_BY_HOP, BLOCKED_HEADER, REASON_HEADER]) delete out[h];
+          res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
+          up.on('error', () => res.destroy()); // the origin reset mid-body: cut the client too
+          up.pipe(res);
+        },
+      );
+      upstream.on('error', (err) => {
+        // A kept-alive connection the origin closed just as we reused it: the request never reached
+        // it, so one without a body is sent again, on a new connection (as Node's docs advise).
+        if (upstream.reusedSocket && isStale(err) && !res.headersSent && BODYLESS.has(req.method ?? '')) {
+          send(false).end();
+          return;
+        }
+        // An empty 502, so Chromium fails the load (net::ERR_HTTP_RESPONSE_CODE_FAILURE) and shows no page of ours.
+        if (!res.headersSent) res.writeHead(502, this.unreachable(target.host, target.port, connectReason(err))).end();
+        else res.destroy();
+      });
+      upstream.once('response', () => this.failures.clear(target.host, target.port));
+      res.on('close', () => upstream.destroy());
+      return upstream;
+    };
+    req.pipe(send(this.agent));
   }
 
   /** https:// and WebSockets arrive as CONNECT host:port; TLS stays end to end. */

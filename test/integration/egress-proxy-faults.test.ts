@@ -138,3 +138,46 @@ describe('broken clients and origins', () => {
     await proxyStillTunnels();
   });
 });
+
+describe('an origin that closes a kept-alive connection as the proxy reuses it', () => {
+  it('a GET is sent again on a new connection and answered, not a 502', async () => {
+    // Each connection answers its first request (keep-alive) and closes without answering a second:
+    // what a server whose keep-alive timeout ran out does to a request that crossed its close.
+    const closer = await listen(
+      net.createServer((s) => {
+        let requests = 0;
+        s.on('error', () => undefined);
+        s.on('data', () => {
+          if (++requests === 1) s.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: keep-alive\r\n\r\nfresh');
+          else s.destroy();
+        });
+      }),
+    );
+    const get = () =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const url = `http://127.0.0.1:${portOf(closer)}/page`;
+        http
+          .get(
+            {
+              host: '127.0.0.1',
+              port: proxyPort,
+              path: url,
+              headers: { host: `127.0.0.1:${portOf(closer)}` },
+              agent: false,
+            },
+            (res) => {
+              let body = '';
+              res.on('data', (c: Buffer) => (body += c.toString()));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+            },
+          )
+          .on('error', reject);
+      });
+    try {
+      expect(await get()).toEqual({ status: 200, body: 'fresh' });
+      expect(await get()).toEqual({ status: 200, body: 'fresh' }); // the pooled connection was the stale one
+    } finally {
+      closer.close();
+    }
+  });
+});
