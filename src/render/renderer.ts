@@ -1,7 +1,7 @@
 // A render: wait for a slot → lease a page → prepare → capture → hand the page back.
 // The request's `timeout` bounds all of it (queue wait included); on timeout or client disconnect the
 // page is thrown away, which really stops whatever it was doing.
-import { devices, errors as pwErrors, type BrowserContextOptions, type Page } from 'playwright';
+import { errors as pwErrors, type Page } from 'playwright';
 import type { EgressFailures } from '../egress/failures.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { AppError, renderFailed, renderTimeout, unavailable, urlBlocked } from '../errors.js';
@@ -18,7 +18,7 @@ import type { RenderLimiter } from './limiter.js';
 import { MainFrameNavigations } from './navigations.js';
 import { failureInWords } from './load-failure.js';
 import { hostNotFound, type LoadError } from './network-errors.js';
-import { targetOrigin } from './origin-headers.js';
+import { ownContextOptions } from './own-context.js';
 import type { FactsRequest, PageFacts } from './page-facts.js';
 import { documentReady, firstLine, preparePage } from './prepare.js';
 import { readyPage } from './ready-page.js';
@@ -234,34 +234,4 @@ export class PlaywrightRenderer implements Renderer {
         throw urlBlocked(`the page led to ${watch.failedTunnel}: ${verdict.reason}`);
     }
   }
-}
-
-/**
- * Options a reused page cannot take: these renders get a single-use context of their own.
- * Undefined means a warm page will do.
- */
-export function ownContextOptions(req: RenderSpec): BrowserContextOptions | undefined {
-  const needsOwn =
-    req.device !== undefined ||
-    req.userAgent !== undefined ||
-    req.locale !== undefined ||
-    req.timezoneId !== undefined ||
-    (req.deviceScaleFactor ?? 1) !== 1 ||
-    !req.javaScriptEnabled ||
-    req.httpCredentials !== undefined ||
-    req.blockResources?.includes('websocket') === true; // WebSocket routes are not cleared by unrouteAll
-  if (!needsOwn) return undefined;
-  const device = req.device ? devices[req.device] : undefined;
-  return {
-    ...(device && { userAgent: device.userAgent, isMobile: device.isMobile, hasTouch: device.hasTouch }),
-    viewport: viewportFor(req),
-    deviceScaleFactor: deviceScaleFor(req),
-    ...(req.userAgent && { userAgent: req.userAgent }),
-    locale: req.locale,
-    timezoneId: req.timezoneId,
-    javaScriptEnabled: req.javaScriptEnabled,
-    // Bound to the target's origin: a redirect or sub-resource elsewhere that asks for credentials
-    // gets none (the schema refuses httpCredentials where there is no target origin).
-    httpCredentials: req.httpCredentials && { ...req.httpCredentials, origin: targetOrigin(req) },
-  };
 }
