@@ -69,8 +69,9 @@ describePostgres('PostgreSQL migrations', () => {
   });
 
   it('two migrators at once (two nodes starting together) apply each file once', async () => {
-    // pg_sleep keeps the first migrator inside the lock long enough that the second surely meets it.
-    write('0001_slow.sql', 'CREATE TABLE slow (id integer); SELECT pg_sleep(0.5); INSERT INTO slow VALUES (1);');
+    // The migration itself holds the lock for 0.5 s, so the second migrator surely meets it (not a wait).
+    const slowSql = 'CREATE TABLE slow (id integer); SELECT pg_sleep(0.5); INSERT INTO slow VALUES (1);'; // bound: 0.5 s in the lock
+    write('0001_slow.sql', slowSql);
     const [a, b] = await Promise.all([run(), run()]);
     expect([a, b].sort((x, y) => x.length - y.length)).toEqual([[], ['0001_slow.sql']]);
     expect((await newPool().query<{ n: number }>('SELECT COUNT(*) AS n FROM slow')).rows[0]!.n).toBe(1);

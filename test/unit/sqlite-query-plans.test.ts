@@ -13,11 +13,7 @@ import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { openDatabase, type Db } from '../../src/db/sqlite.js';
 import { projectRoot } from '../../src/project-root.js';
 import type { Stores } from '../../src/stores/backend.js';
-
-interface Statement {
-  sql: string;
-  params: unknown[];
-}
+import { planOf, recordStatements, type Statement } from '../helpers/query-plans.js';
 
 let dir: string;
 let db: Db;
@@ -28,22 +24,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-plans-'));
   db = openDatabase(join(dir, 'test.db'));
   migrate(db, readMigrations(resolve(projectRoot(), 'migrations', 'sqlite')));
-  seen = [];
-  const prepare = db.prepare.bind(db);
-  // Record every statement Kysely runs on this connection, with its parameters.
-  db.prepare = ((source: string) => {
-    const stmt = prepare(source);
-    return new Proxy(stmt, {
-      get(target, name) {
-        const value: unknown = Reflect.get(target, name, target);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (name === 'all' || name === 'run' || name === 'get') seen.push({ sql: source, params: args.flat() });
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-  }) as typeof db.prepare;
+  seen = recordStatements(db); // every statement Kysely runs on this connection, with its parameters
   backend = new SqliteBackend(db);
 });
 afterEach(async () => {
@@ -53,15 +34,11 @@ afterEach(async () => {
 
 /** The plan lines of each statement `call` ran that touch the big tables. */
 async function plansOf(call: (s: Stores) => Promise<unknown>): Promise<string[]> {
-  seen = [];
+  seen.length = 0;
   await call(backend.stores);
   const statements = seen.filter((s) => /\b(jobs|webhook_deliveries)\b/.test(s.sql));
   expect(statements.length, 'the call ran a statement on jobs or webhook_deliveries').toBeGreaterThan(0);
-  return statements.flatMap((s) =>
-    (db.prepare(`EXPLAIN QUERY PLAN ${s.sql}`).all(...s.params) as { detail: string }[]).map(
-      (row) => `${row.detail}   ← ${s.sql.slice(0, 80)}`,
-    ),
-  );
+  return statements.flatMap((s) => planOf(db, s).map((detail) => `${detail}   ← ${s.sql.slice(0, 80)}`));
 }
 
 const NOW = new Date('2026-11-24T10:00:00.000Z');

@@ -11,31 +11,18 @@ import { SqliteBackend } from '../../src/db/sqlite-backend.js';
 import { openDatabase, type Db } from '../../src/db/sqlite.js';
 import { projectRoot } from '../../src/project-root.js';
 import type { StatusReadStore } from '../../src/stores/status-reads.js';
+import { planOf, recordStatements, type Statement } from '../helpers/query-plans.js';
 
 let dir: string;
 let db: Db;
 let backend: SqliteBackend;
-let seen: { sql: string; params: unknown[] }[];
+let seen: Statement[];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pagewatch-status-plans-'));
   db = openDatabase(join(dir, 'test.db'));
   migrate(db, readMigrations(resolve(projectRoot(), 'migrations', 'sqlite')));
-  seen = [];
-  const prepare = db.prepare.bind(db);
-  db.prepare = ((source: string) => {
-    const stmt = prepare(source);
-    return new Proxy(stmt, {
-      get(target, name) {
-        const value: unknown = Reflect.get(target, name, target);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (name === 'all' || name === 'get') seen.push({ sql: source, params: args.flat() });
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-  }) as typeof db.prepare;
+  seen = recordStatements(db);
   backend = new SqliteBackend(db);
 });
 afterEach(async () => {
@@ -44,12 +31,10 @@ afterEach(async () => {
 });
 
 async function plansOf(call: (r: StatusReadStore) => Promise<unknown>): Promise<string[]> {
-  seen = [];
+  seen.length = 0;
   await call(backend.stores.statusReads);
   expect(seen.length).toBeGreaterThan(0);
-  return seen.flatMap((s) =>
-    (db.prepare(`EXPLAIN QUERY PLAN ${s.sql}`).all(...s.params) as { detail: string }[]).map((r) => r.detail),
-  );
+  return seen.flatMap((s) => planOf(db, s));
 }
 
 const cases: [string, (r: StatusReadStore) => Promise<unknown>, string[]][] = [

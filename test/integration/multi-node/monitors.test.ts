@@ -48,7 +48,7 @@ describePostgres('multi-node: monitor ticks and catch-up', () => {
     const { nodes, pg } = cluster;
     const monitors = await Promise.all([0, 1, 2, 3, 4].map((i) => createMonitor(nodes[i % 3]!, EVERY_TWO_SECONDS)));
     const from = Date.now();
-    await sleep(20_000); // the observation window itself (10 ticks per monitor), not a wait for a condition
+    await sleep(20_000); // bound: the observation window itself (10 ticks per monitor), no condition to wait on
     const to = Date.now();
     for (const m of monitors) {
       const res = await nodes[0]!.call('PATCH', `/api/monitors/${m.id}`, key, { paused: true });
