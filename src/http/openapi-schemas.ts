@@ -149,6 +149,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
         restarts: int(),
         warmPages: int(),
         pagesCreated: int(),
+        pagesUnloaded: int(),
       }),
       render: obj({ active: int(), queued: int(), concurrency: int(), queueSize: int() }),
       jobs: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Jobs by status' },

@@ -60,6 +60,7 @@ export async function statusSnapshot(s: StatusSources, now = new Date()) {
       restarts: browser.restarts,
       warmPages: browser.warmPages,
       pagesCreated: browser.pagesCreated,
+      pagesUnloaded: browser.pagesUnloaded,
     },
     render: {
       active: s.limiter.activeCount,

@@ -40,6 +40,8 @@ export interface BrowserStats {
   /** Warm pages idle now, and created by the current browser so far (reuse keeps the latter flat). */
   warmPages: number;
   pagesCreated: number;
+  /** Warm pages unloaded and wiped between renders by the current browser (not after inert HTML). */
+  pagesUnloaded: number;
 }
 
 export class BrowserManager implements Lifecycle {
@@ -84,6 +86,7 @@ export class BrowserManager implements Lifecycle {
       restarts: this.restarts,
       warmPages: gen?.pool.idleCount ?? 0,
       pagesCreated: gen?.pool.createdCount ?? 0,
+      pagesUnloaded: gen?.pool.unloadCount ?? 0,
     };
   }
 
@@ -134,9 +137,9 @@ export class BrowserManager implements Lifecycle {
       context: wp.context,
       lost: watch.signal,
       browserConnected: () => gen.connected,
-      release: (reusable) => {
+      release: (reusable, inert) => {
         watch.dispose();
-        gen.pool.release(wp, reusable && !gen.retired && gen.connected);
+        gen.pool.release(wp, reusable && !gen.retired && gen.connected, inert);
         this.done(gen);
       },
     };

@@ -8,6 +8,7 @@ import { Budget } from './budget.js';
 import { LoadError } from './network-errors.js';
 import { attachOriginHeaders, targetOrigin } from './origin-headers.js';
 import type { PageSpec } from '../domain/render-spec.js';
+import { rendersInertly } from './inert-html.js';
 
 /** The media emulation each page has now, so an unchanged one is not sent again (~6 ms a call). */
 const emulated = new WeakMap<Page, string>();
@@ -94,7 +95,8 @@ async function blockResources(page: Page, types: readonly string[]): Promise<voi
  * first and then wait for the document's own readyState — the same moment, without the trap.
  */
 function commitThenWait(req: PageSpec): boolean {
-  return req.javaScriptEnabled && req.waitUntil !== 'networkidle';
+  // Inert HTML cannot start a download (that takes a script or a meta refresh): Playwright's wait is safe.
+  return req.javaScriptEnabled && req.waitUntil !== 'networkidle' && !rendersInertly(req);
 }
 
 /**

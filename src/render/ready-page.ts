@@ -7,6 +7,7 @@ import { invalidRequest, renderFailed } from '../errors.js';
 import type { Budget } from './budget.js';
 import { documentReady, firstLine } from './prepare.js';
 import type { PageSpec } from '../domain/render-spec.js';
+import { awaitsNothing } from './inert-html.js';
 
 /**
  * The post-load steps: the document ready as `waitUntil` says, the caller's waits, then the caller's
@@ -39,7 +40,8 @@ async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promis
       throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);
     }
   }
-  if (req.javaScriptEnabled) await fontsAndImagesReady(page, !('fullPage' in req) || req.fullPage === true, budget);
+  if (req.javaScriptEnabled && !awaitsNothing(req))
+    await fontsAndImagesReady(page, !('fullPage' in req) || req.fullPage === true, budget);
 }
 
 /** At most this many images are waited for: the page decides how many there are. */

@@ -27,6 +27,12 @@ export class WarmPage {
   uses = 0;
   /** Origins this page has touched since its last wipe: their storage is cleared. */
   private readonly origins = new Set<string>();
+  /**
+   * Something happened since the last wipe that only an unload undoes: a request (of the page or a
+   * frame), a frame, a worker, a popup, a dialog or a download. A page without any of these, whose
+   * document was inert HTML (inert-html.ts), is handed on as it is.
+   */
+  private touched = false;
 
   private constructor(
     readonly context: BrowserContext,
@@ -35,8 +41,28 @@ export class WarmPage {
     const note = (url: string) => {
       if (url.startsWith('http:') || url.startsWith('https:')) this.origins.add(new URL(url).origin);
     };
-    page.on('request', (r) => note(r.url()));
+    const touch = () => {
+      this.touched = true;
+    };
+    page.on('request', (r) => {
+      touch();
+      note(r.url());
+    });
     page.on('framenavigated', (f) => note(f.url()));
+    for (const event of ['frameattached', 'worker', 'popup', 'dialog', 'download', 'websocket'] as const)
+      page.on(event as 'worker', touch);
+  }
+
+  /**
+   * Made ready for the next render: unloaded and wiped (`wipe`) unless the render that used it ran only
+   * inert HTML and nothing touched the page meanwhile. Then its document is left to be replaced whole by
+   * the next render's, as a navigation would have done, and there is nothing else to clear. True if it
+   * was unloaded.
+   */
+  async recycle(inert: boolean): Promise<boolean> {
+    if (inert && !this.touched) return false;
+    await this.wipe();
+    return true;
   }
 
   static async create(browser: Browser): Promise<WarmPage> {
@@ -76,6 +102,7 @@ export class WarmPage {
       // could still reach a new origin until the moment it was unloaded.
       const origins = [...this.origins];
       this.origins.clear();
+      this.touched = false;
       await Promise.all([
         detached,
         this.context.clearCookies(),

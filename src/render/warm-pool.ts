@@ -13,6 +13,7 @@ interface Waiter {
 export class WarmPool {
   private alive = 0;
   private created = 0;
+  private unloads = 0;
   private closed = false;
   private readonly idle: WarmPage[] = [];
   private readonly waiters: Waiter[] = [];
@@ -29,6 +30,9 @@ export class WarmPool {
   }
   get createdCount(): number {
     return this.created;
+  }
+  get unloadCount(): number {
+    return this.unloads;
   }
 
   /** Create pages ahead of demand, one at a time, up to the pool's size. */
@@ -48,12 +52,18 @@ export class WarmPool {
 
   /**
    * A page back from a render. Reusable ones are wiped (after the response has gone, so the client
-   * does not wait for it) and handed on; others are closed and replaced.
+   * does not wait for it; not at all after inert HTML, see WarmPage.recycle) and handed on; others are
+   * closed and replaced.
    */
-  release(page: WarmPage, reusable: boolean): void {
+  release(page: WarmPage, reusable: boolean, inert = false): void {
     page.uses++;
     const keep = reusable && !this.closed && page.uses < this.maxUses;
-    const next = keep ? page.wipe().then(() => page) : Promise.reject(new Error('not reusable'));
+    const next = keep
+      ? page.recycle(inert).then((unloaded) => {
+          if (unloaded) this.unloads++;
+          return page;
+        })
+      : Promise.reject(new Error('not reusable'));
     next.then(
       (p) => this.give(p),
       (err) => {

@@ -164,6 +164,63 @@ describe('render isolation on a reused warm page', () => {
     expect(fixture.requests.filter((r) => r.path === '/cached.css')).toHaveLength(2);
   });
 
+  // A warm page is unloaded after a render only when its document might have run a script or reached
+  // the network (render/inert-html.ts, WarmPage.recycle). These show both sides of that choice.
+  const unloads = () => service.browsers.stats().pagesUnloaded;
+
+  it('a scripted HTML render is unloaded: its timers, observers and globals never reach the next render', async () => {
+    await pdfText({ html: '<p>warm up</p>' });
+    const [created, before] = [service.browsers.stats().pagesCreated, unloads()];
+    const a = await pdfText({
+      html: `<p>A-CONTENT</p><script>
+        window.leftBehind = 'A';
+        const mark = () => { if (document.body && !document.getElementById('leak')) document.body.insertAdjacentHTML('beforeend', '<p id="leak">LEAKED-FROM-A</p>'); };
+        setInterval(mark, 1);
+        new MutationObserver(mark).observe(document, { childList: true, subtree: true });
+      </script>`,
+    });
+    expect(a).toContain('A-CONTENT');
+    const b = await pdfText({ html: '<p>B-CONTENT</p>' });
+    expect(b).toContain('B-CONTENT');
+    expect(b).not.toContain('LEAKED');
+    const c = await pdfText({
+      html: `<p id="c">C</p><script>document.getElementById('c').textContent = 'GLOBAL ' + typeof window.leftBehind;</script>`,
+    });
+    expect(c).toContain('GLOBAL undefined');
+    // A's page was unloaded once (after A; B was inert), and A, B and C all ran on the one warm page.
+    expect(unloads() - before).toBe(1);
+    expect(service.browsers.stats().pagesCreated).toBe(created);
+  });
+
+  it('inert HTML is handed on without an unload, and the page is still clean for the next render', async () => {
+    await pdfText({ html: '<p>warm up</p>' });
+    const before = unloads();
+    for (let i = 0; i < 3; i++) expect(await pdfText({ html: `<h1>INERT ${i}</h1>` })).toContain(`INERT ${i}`);
+    expect(unloads()).toBe(before); // so the tests around this one exercise the path without an unload
+    const next = await pdfText({
+      html: `<p id="n">-</p><script>document.getElementById('n').textContent = 'HISTORY ' + history.length + ' NAME[' + window.name + ']';</script>`,
+    });
+    expect(next).toMatch(/HISTORY [12] NAME\[\]/);
+  });
+
+  it('inert HTML that reached the network is unloaded: its HTTP cache does not serve the next render', async () => {
+    const page = `<link rel="stylesheet" href="${fixture.url}/cached.css"><p>STYLED</p>`;
+    fixture.requests.length = 0;
+    const before = unloads();
+    await pdfText({ html: page });
+    await pdfText({ html: page });
+    expect(fixture.requests.filter((r) => r.path === '/cached.css')).toHaveLength(2);
+    expect(unloads() - before).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a policy set by render A's markup (a CSP meta) does not bind render B", async () => {
+    await pdfText({ html: `<meta http-equiv="Content-Security-Policy" content="script-src 'none'"><p>A</p>` });
+    const b = await pdfText({
+      html: `<p id="b">-</p><script>document.getElementById('b').textContent = 'B-SCRIPT-RAN';</script>`,
+    });
+    expect(b).toContain('B-SCRIPT-RAN');
+  });
+
   it('emulation of render A (viewport, dark scheme) does not carry over to render B', async () => {
     const page =
       '<style>body{margin:0;background:#fff}@media (prefers-color-scheme: dark){body{background:#000}}</style>';

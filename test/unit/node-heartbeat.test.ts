@@ -67,7 +67,9 @@ it('/api/status shows a node alive while its heartbeat is at most 15 s old', asy
       version: '0.1.0',
       startedAt: now,
       node: { id: 'node_a', role: 'all' },
-      browsers: { stats: () => ({ up: true, renders: 0, restarts: 0, warmPages: 0, pagesCreated: 0 }) },
+      browsers: {
+        stats: () => ({ up: true, renders: 0, restarts: 0, warmPages: 0, pagesCreated: 0, pagesUnloaded: 0 }),
+      },
       limiter: { activeCount: 0, queuedCount: 0 },
       limits: { concurrency: 1, queueSize: 1 },
       stores: backend.stores,
