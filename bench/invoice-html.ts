@@ -72,3 +72,13 @@ ${rows}
 }
 
 export const invoiceHtml: string = build();
+
+/**
+ * The same invoice with one small script (it stamps the heading), as HTML with charts or computed totals
+ * has: the service unloads the page after such a render (see src/render/inert-html.ts), which the plain
+ * invoice does not need.
+ */
+export const scriptedInvoiceHtml: string = invoiceHtml.replace(
+  '</body>',
+  `<script>document.querySelector('h1').textContent += ' (checked)';</script>\n</body>`,
+);

@@ -1,3 +1,4 @@
+import { cpuPerRender, cpuSnapshot } from './process-kinds.js';
 import { percentile } from './stats.js';
 
 /** One render; `client` is the 0-based index of the concurrent client issuing it. */
@@ -8,6 +9,8 @@ export interface Figures {
   p95: number;
   rps4: number;
   rps8: number;
+  /** CPU ms per render by process kind during the 8-client run (process-kinds.ts), when asked for. */
+  cpuMsPerRender?: Record<string, number>;
 }
 
 export interface MeasureConfig {
@@ -49,6 +52,7 @@ export async function measureThroughput(
   clients: number,
   seconds: number,
   warmupSeconds: number,
+  onRendered?: () => void,
 ): Promise<number> {
   const windowStart = performance.now() + warmupSeconds * 1000;
   const windowEnd = windowStart + seconds * 1000;
@@ -66,6 +70,7 @@ export async function measureThroughput(
         }
         return;
       }
+      onRendered?.();
       const end = performance.now();
       if (end >= windowStart && end <= windowEnd) counted++;
     }
@@ -75,8 +80,16 @@ export async function measureThroughput(
   return counted / seconds;
 }
 
-/** Sequential p50/p95, then throughput at 4 and 8 clients. */
-export async function measureAll(label: string, render: RenderFn, cfg: MeasureConfig): Promise<Figures> {
+/**
+ * Sequential p50/p95, then throughput at 4 and 8 clients; with `cpuRoot`, the CPU that process tree (and
+ * this one) used per render over the whole 8-client run.
+ */
+export async function measureAll(
+  label: string,
+  render: RenderFn,
+  cfg: MeasureConfig,
+  cpuRoot?: number,
+): Promise<Figures> {
   log(`${label}: sequential (${cfg.seqWarmup} warm-up + ${cfg.seq})`);
   const seq = await measureSequential(render, cfg.seqWarmup, cfg.seq);
   log(`${label}: p50=${seq.p50.toFixed(1)}ms p95=${seq.p95.toFixed(1)}ms`);
@@ -84,7 +97,10 @@ export async function measureAll(label: string, render: RenderFn, cfg: MeasureCo
   const rps4 = await measureThroughput(render, 4, cfg.seconds, cfg.warmupSeconds);
   log(`${label}: rps4=${rps4.toFixed(1)}`);
   log(`${label}: throughput x8 (${cfg.warmupSeconds}s warm-up + ${cfg.seconds}s)`);
-  const rps8 = await measureThroughput(render, 8, cfg.seconds, cfg.warmupSeconds);
-  log(`${label}: rps8=${rps8.toFixed(1)}`);
-  return { ...seq, rps4, rps8 };
+  let renders = 0;
+  const before = cpuRoot === undefined ? undefined : cpuSnapshot(cpuRoot);
+  const rps8 = await measureThroughput(render, 8, cfg.seconds, cfg.warmupSeconds, () => renders++);
+  const cpuMsPerRender = before && cpuPerRender(before, cpuSnapshot(cpuRoot!), renders);
+  log(`${label}: rps8=${rps8.toFixed(1)}${cpuMsPerRender ? ` cpu ms/render ${JSON.stringify(cpuMsPerRender)}` : ''}`);
+  return { ...seq, rps4, rps8, ...(cpuMsPerRender && { cpuMsPerRender }) };
 }

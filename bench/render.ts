@@ -12,6 +12,7 @@
  * BENCH_MONITORS (200) monitors on a one-minute schedule, BENCH_MONITOR_MINUTES (3) minutes measured,
  * PAGEWATCH_CHROMIUM_PATH (/usr/bin/chromium).
  *
+ *   npm run bench -- --render          # only the renders: raw Playwright and the service, round trips, memory
  *   npm run bench -- --diff            # only the detection corpus (bench/diff-corpus.ts)
  *   npm run bench -- --queue           # only the queue's claims/s (bench/queue.ts) and a keyed request's
  *                                      # database work (bench/keyed-request-db.ts), PostgreSQL beside SQLite
@@ -21,9 +22,11 @@
 import type { Browser } from 'playwright';
 import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { invoiceHtml } from './invoice-html.js';
+import { invoiceHtml, scriptedInvoiceHtml } from './invoice-html.js';
 import { log, measureAll, type Figures, type MeasureConfig, type RenderFn } from './measure.js';
 import { treeMemoryMiB } from './process-tree.js';
+import { pssByKind } from './process-kinds.js';
+import { measureRoundTrips, type RoundTrips } from './round-trips.js';
 import { launchRaw, openWarmPages, rawNewContextRenderer, rawWarmRenderer, type Format } from './raw.js';
 import { ASYNC_BENCH_ENV, measureAsyncJobs, type AsyncFigures } from './async-jobs.js';
 import { measureDiff, type DiffFigures } from './diff.js';
@@ -85,8 +88,9 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 type ModeFigures = { rawWarm: Figures; rawNewContext: Figures; service: Figures | null };
+type RawFigures = Record<Format, Omit<ModeFigures, 'service'> & { rawWarmScripted: Figures }>;
 
-async function measureRaw(): Promise<{ version: string; figures: Record<Format, Omit<ModeFigures, 'service'>> }> {
+async function measureRaw(): Promise<{ version: string; figures: RawFigures }> {
   log('launching raw Chromium');
   const browser: Browser = await launchRaw();
   const close = async (): Promise<void> => browser.close();
@@ -94,15 +98,17 @@ async function measureRaw(): Promise<{ version: string; figures: Record<Format, 
   try {
     const version = browser.version();
     const pages = await openWarmPages(browser, MAX_CLIENTS, invoiceHtml);
-    const figures = {} as Record<Format, Omit<ModeFigures, 'service'>>;
+    const figures = {} as RawFigures;
     for (const format of FORMATS) {
-      const rawWarm = await measureAll(`${format} rawWarm`, rawWarmRenderer(pages, invoiceHtml, format), cfg);
+      const warm = (html: string) => rawWarmRenderer(pages, html, format);
+      const rawWarm = await measureAll(`${format} rawWarm`, warm(invoiceHtml), cfg, process.pid);
+      const rawWarmScripted = await measureAll(`${format} rawWarm scripted`, warm(scriptedInvoiceHtml), cfg);
       const rawNewContext = await measureAll(
         `${format} rawNewContext`,
         rawNewContextRenderer(browser, invoiceHtml, format),
         cfg,
       );
-      figures[format] = { rawWarm, rawNewContext };
+      figures[format] = { rawWarm, rawWarmScripted, rawNewContext };
     }
     return { version, figures };
   } finally {
@@ -148,6 +154,9 @@ async function renderCount(render: RenderFn, total: number, clients: number): Pr
 interface MemorySample {
   rss: number;
   pss: number;
+  byKind: ReturnType<typeof pssByKind>;
+  /** Idle warm pages when sampled (all of them: nothing is rendering). */
+  warmPages: number;
 }
 
 async function measureRss(): Promise<{
@@ -162,8 +171,11 @@ async function measureRss(): Promise<{
     const sample = async (label: string): Promise<MemorySample> => {
       await sleep(500); // let in-flight cleanup (closed contexts, GC) settle a little
       const { rss, pss, processes } = treeMemoryMiB(svc.pid);
+      const byKind = pssByKind(svc.pid);
+      const status = (await (await fetch(`${svc.baseUrl}/api/status`)).json()) as { browser: { warmPages: number } };
       log(`memory ${label}: RSS ${rss.toFixed(1)} MiB, PSS ${pss.toFixed(1)} MiB over ${processes} processes`);
-      return { rss, pss };
+      log(`memory ${label}: PSS by kind ${JSON.stringify(byKind)}`);
+      return { rss, pss, byKind, warmPages: status.browser.warmPages };
     };
     const idle = await sample('idle (ready)');
     await renderCount(render, 100, 4);
@@ -179,7 +191,17 @@ const r1 = (f: Figures): Figures => ({
   p95: round1(f.p95),
   rps4: round1(f.rps4),
   rps8: round1(f.rps8),
+  ...(f.cpuMsPerRender && { cpuMsPerRender: f.cpuMsPerRender }),
 });
+
+/**
+ * What a warm page costs: the renderer processes' PSS divided by the warm pages (each page is a context of
+ * its own; Chromium may keep a spare renderer or two besides, which this charges to the pages).
+ */
+function pssPerWarmPage(sample: MemorySample): number | null {
+  const renderers = sample.byKind.renderer;
+  return renderers && sample.warmPages ? round1(renderers.mib / sample.warmPages) : null;
+}
 
 async function main(): Promise<void> {
   // Other work on the machine skews every figure; the 1-minute load average before/after shows it.
@@ -188,26 +210,37 @@ async function main(): Promise<void> {
   const raw = await measureRaw();
 
   const service: Record<Format, Figures | null> = { png: null, pdf: null };
+  const serviceScripted: Record<Format, Figures | null> = { png: null, pdf: null };
+  let roundTrips: Record<string, RoundTrips> | null = null;
   let rss: Awaited<ReturnType<typeof measureRss>> | null = null;
   let asyncJobs: AsyncFigures | null = null;
   let monitors: MonitorFigures | null = null;
-  log('diff: 1280x10000 pair and identical pair');
-  const diff: DiffFigures = await measureDiff();
+  const rendersOnly = process.argv.includes('--render');
+  let diff: DiffFigures | null = null;
+  if (!rendersOnly) {
+    log('diff: 1280x10000 pair and identical pair');
+    diff = await measureDiff();
+  }
   if (!cfg.skipService) {
     await withService(async (svc) => {
       for (const format of FORMATS) {
-        service[format] = await measureAll(`${format} service`, serviceRenderer(svc.baseUrl, invoiceHtml, format), cfg);
+        const renderer = (html: string) => serviceRenderer(svc.baseUrl, html, format);
+        service[format] = await measureAll(`${format} service`, renderer(invoiceHtml), cfg, svc.pid);
+        serviceScripted[format] = await measureAll(`${format} service scripted`, renderer(scriptedInvoiceHtml), cfg);
       }
     });
+    roundTrips = await measureRoundTrips({ inert: invoiceHtml, scripted: scriptedInvoiceHtml }, FORMATS);
     rss = await measureRss();
-    asyncJobs = await withService(
-      (svc) => measureAsyncJobs(svc, invoiceHtml, cfg.asyncJobs, cfg.asyncRounds),
-      ASYNC_BENCH_ENV,
-    );
-    monitors = await withService(
-      (svc) => measureMonitors(svc, cfg.monitors, cfg.monitorMinutes, cfg.seconds * 2),
-      MONITOR_BENCH_ENV,
-    );
+    if (!rendersOnly) {
+      asyncJobs = await withService(
+        (svc) => measureAsyncJobs(svc, invoiceHtml, cfg.asyncJobs, cfg.asyncRounds),
+        ASYNC_BENCH_ENV,
+      );
+      monitors = await withService(
+        (svc) => measureMonitors(svc, cfg.monitors, cfg.monitorMinutes, cfg.seconds * 2),
+        MONITOR_BENCH_ENV,
+      );
+    }
   }
 
   const ratio = (a: number | undefined, b: number | undefined): number | null =>
@@ -216,6 +249,13 @@ async function main(): Promise<void> {
   const pdfP50 = ratio(service.pdf?.p50, raw.figures.pdf.rawWarm.p50);
   const pngRps8 = ratio(service.png?.rps8, raw.figures.png.rawNewContext.rps8);
   const pdfRps8 = ratio(service.pdf?.rps8, raw.figures.pdf.rawNewContext.rps8);
+  // The goal: the service beside a bare warm page (raw Playwright re-using a page and wiping nothing).
+  const pngRps8Warm = ratio(service.png?.rps8, raw.figures.png.rawWarm.rps8);
+  const pdfRps8Warm = ratio(service.pdf?.rps8, raw.figures.pdf.rawWarm.rps8);
+  const scriptedRatios = (f: Format) => ({
+    p50: round1OrNull(ratio(serviceScripted[f]?.p50, raw.figures[f].rawWarmScripted.p50)),
+    rps8: round1OrNull(ratio(serviceScripted[f]?.rps8, raw.figures[f].rawWarmScripted.rps8)),
+  });
   // Targets are judged on unrounded ratios.
   const both = (a: number | null, b: number | null, ok: (x: number) => boolean): boolean | null =>
     a === null || b === null ? null : ok(a) && ok(b);
@@ -225,15 +265,24 @@ async function main(): Promise<void> {
     rawNewContext: r1(raw.figures[f].rawNewContext),
     service: service[f] ? r1(service[f]) : null,
   });
+  // The same invoice with a script: the service unloads the page after each render.
+  const scripted = (f: Format) => ({
+    rawWarm: r1(raw.figures[f].rawWarmScripted),
+    service: serviceScripted[f] ? r1(serviceScripted[f]) : null,
+    ratios: scriptedRatios(f),
+  });
   const out = {
     bench: 'render',
     chromium: raw.version,
     cpus: availableParallelism(),
     png: section('png'),
     pdf: section('pdf'),
+    scripted: { png: scripted('png'), pdf: scripted('pdf') },
     ratios: {
       pngP50ServiceOverRawWarm: round1OrNull(pngP50),
       pdfP50ServiceOverRawWarm: round1OrNull(pdfP50),
+      pngRps8ServiceOverRawWarm: round1OrNull(pngRps8Warm),
+      pdfRps8ServiceOverRawWarm: round1OrNull(pdfRps8Warm),
       pngRps8ServiceOverRawNewContext: round1OrNull(pngRps8),
       pdfRps8ServiceOverRawNewContext: round1OrNull(pdfRps8),
     },
@@ -248,8 +297,16 @@ async function main(): Promise<void> {
       : null,
     // Same samples as proportional set size (shared pages split between processes).
     pssMiB: rss
-      ? { after100: round1(rss.after100.pss), after1000: round1(rss.after1000.pss), idle: round1(rss.idle.pss) }
+      ? {
+          after100: round1(rss.after100.pss),
+          after1000: round1(rss.after1000.pss),
+          idle: round1(rss.idle.pss),
+          perWarmPage: pssPerWarmPage(rss.after1000),
+          byKindAfter1000: rss.after1000.byKind,
+        }
       : null,
+    // Browser round trips (CDP messages) per render and per wipe, inert and scripted invoice.
+    roundTrips,
     // N async PNG jobs until the last webhook vs N synchronous PNG renders, same service, same run.
     asyncJobs: asyncJobs
       ? {
@@ -265,9 +322,11 @@ async function main(): Promise<void> {
     // N monitors on a one-minute schedule against a local site, and sync renders of the same page.
     monitors,
     targets: {
+      'p50VsBareWarm<=1.5': both(pngP50, pdfP50, (x) => x <= 1.5),
+      'rps8VsBareWarm>=0.6': both(pngRps8Warm, pdfRps8Warm, (x) => x >= 0.6),
       'p50Ratio<=1.3': both(pngP50, pdfP50, (x) => x <= 1.3),
-      'diffLoopMaxDelay<50ms': diff.diffLargeLoopMaxDelayMs < 50,
-      'diffIdentical<10ms': diff.diffIdenticalP95Ms < 10,
+      'diffLoopMaxDelay<50ms': diff ? diff.diffLargeLoopMaxDelayMs < 50 : null,
+      'diffIdentical<10ms': diff ? diff.diffIdenticalP95Ms < 10 : null,
       'rps8Ratio>=4': both(pngRps8, pdfRps8, (x) => x >= 4),
       'asyncRatio<=1.1': asyncJobs ? asyncJobs.ratio <= 1.1 : null,
     },

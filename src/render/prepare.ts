@@ -94,7 +94,7 @@ async function blockResources(page: Page, types: readonly string[]): Promise<voi
  * waits for a navigation that turned into a download). So, where the page can run script, commit
  * first and then wait for the document's own readyState — the same moment, without the trap.
  */
-function commitThenWait(req: PageSpec): boolean {
+export function commitThenWait(req: PageSpec): boolean {
   // Inert HTML cannot start a download (that takes a script or a meta refresh): Playwright's wait is safe.
   return req.javaScriptEnabled && req.waitUntil !== 'networkidle' && !rendersInertly(req);
 }

@@ -5,7 +5,7 @@ import type { Page } from 'playwright';
 import { errors as pwErrors } from 'playwright';
 import { invalidRequest, renderFailed } from '../errors.js';
 import type { Budget } from './budget.js';
-import { documentReady, firstLine } from './prepare.js';
+import { commitThenWait, documentReady, firstLine } from './prepare.js';
 import type { PageSpec } from '../domain/render-spec.js';
 import { awaitsNothing } from './inert-html.js';
 
@@ -14,10 +14,17 @@ import { awaitsNothing } from './inert-html.js';
  * css/js/hide/scroll/delay. Run again by the renderer if the page moves to another document.
  */
 export async function readyPage(page: Page, req: PageSpec, budget: Budget): Promise<void> {
-  await documentReady(page, req);
-  await waitUntilReady(page, req, budget);
+  if (!req.waitForSelector && !req.waitForFunction && req.javaScriptEnabled && !awaitsNothing(req)) {
+    // No wait of the caller's own between them: one round trip waits for the document, then its fonts and images.
+    await fontsAndImagesReady(page, wholePage(req), budget, commitThenWait(req) ? req.waitUntil : undefined);
+  } else {
+    await documentReady(page, req);
+    await waitUntilReady(page, req, budget);
+  }
   await applyPageChanges(page, req, budget);
 }
+
+const wholePage = (req: PageSpec) => !('fullPage' in req) || req.fullPage === true;
 
 async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promise<void> {
   if (req.waitForSelector) {
@@ -40,8 +47,7 @@ async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promis
       throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);
     }
   }
-  if (req.javaScriptEnabled && !awaitsNothing(req))
-    await fontsAndImagesReady(page, !('fullPage' in req) || req.fullPage === true, budget);
+  if (req.javaScriptEnabled && !awaitsNothing(req)) await fontsAndImagesReady(page, wholePage(req), budget);
 }
 
 /** At most this many images are waited for: the page decides how many there are. */
@@ -52,11 +58,22 @@ const MAX_AWAITED_IMAGES = 500;
  * (an image that arrives late would otherwise read as a change). The captured area is the viewport, or the
  * whole document for a full-page capture or a PDF: there, `loading="lazy"` images are switched to eager
  * first, since nothing scrolls them into view before the capture. The wait takes at most half of what is
- * left of the render's budget; an image that never arrives is captured as it is then.
+ * left of the render's budget; an image that never arrives is captured as it is then. With `loaded`, it
+ * first waits for the document to reach that state as documentReady does (which has no time limit either:
+ * the render's timeout closes the page).
  */
-async function fontsAndImagesReady(page: Page, wholePage: boolean, budget: Budget): Promise<void> {
+async function fontsAndImagesReady(
+  page: Page,
+  wholePage: boolean,
+  budget: Budget,
+  loaded?: PageSpec['waitUntil'],
+): Promise<void> {
   await page.evaluate(
-    async ({ wholePage, maxMs, maxImages }) => {
+    async ({ wholePage, maxMs, maxImages, loaded }) => {
+      if (loaded === 'load' && document.readyState !== 'complete')
+        await new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
+      if (loaded && loaded !== 'load' && document.readyState === 'loading')
+        await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true }));
       const timeUp = new Promise<void>((resolve) => setTimeout(resolve, maxMs));
       await Promise.race([document.fonts.ready, timeUp]);
       const captured = [...document.images]
@@ -71,7 +88,7 @@ async function fontsAndImagesReady(page: Page, wholePage: boolean, budget: Budge
       // Text drawn by an image's arrival (a late layout) may need a font the first wait did not.
       await Promise.race([document.fonts.ready, timeUp]);
     },
-    { wholePage, maxMs: Math.floor(budget.remaining() / 2), maxImages: MAX_AWAITED_IMAGES },
+    { wholePage, maxMs: Math.floor(budget.remaining() / 2), maxImages: MAX_AWAITED_IMAGES, loaded },
   );
 }
 

@@ -103,13 +103,16 @@ export class WarmPage {
       const origins = [...this.origins];
       this.origins.clear();
       this.touched = false;
+      // Without a request to an http(s) origin nothing entered the HTTP cache and no origin could be
+      // granted a permission; cookies are cleared regardless, since a render's `cookies` set some unasked.
+      const reachedNetwork = origins.length > 0;
       await Promise.all([
         detached,
         this.context.clearCookies(),
-        this.context.clearPermissions(),
+        reachedNetwork && this.context.clearPermissions(),
         this.page.unrouteAll({ behavior: 'ignoreErrors' }),
         this.page.setExtraHTTPHeaders({}),
-        cdp.send('Network.clearBrowserCache'),
+        reachedNetwork && cdp.send('Network.clearBrowserCache'),
         cdp.send('Page.resetNavigationHistory'),
         // 'all' covers cookies, local and session storage, IndexedDB, cache storage, service workers.
         ...origins.map((origin) => cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
