@@ -9,9 +9,12 @@ import { LoadError } from './network-errors.js';
 import { attachOriginHeaders, targetOrigin } from './origin-headers.js';
 import type { PageSpec } from '../domain/render-spec.js';
 import { rendersInertly } from './inert-html.js';
+import { cookiesGiven } from './warm-page.js';
 
 /** The media emulation each page has now, so an unchanged one is not sent again (~6 ms a call). */
 const emulated = new WeakMap<Page, string>();
+/** Pages given headers for every request by their last render. */
+const withHeaders = new WeakSet<Page>();
 
 export async function preparePage(
   page: Page,
@@ -56,7 +59,11 @@ async function applyHeaders(
 ): Promise<void> {
   const headers = req.headers ?? {};
   const everywhere = req.headersScope === 'all';
-  await page.setExtraHTTPHeaders(everywhere ? headers : {});
+  const setHere = everywhere && Object.keys(headers).length > 0;
+  // Only when some are set now or were by an earlier render (the wipe takes those off as well).
+  if (setHere || withHeaders.has(page)) await page.setExtraHTTPHeaders(setHere ? headers : {});
+  if (setHere) withHeaders.add(page);
+  else withHeaders.delete(page);
   const origin = targetOrigin(req);
   if (everywhere || origin === undefined || Object.keys(headers).length === 0) return;
   // Detached by the page's wipe (a single-use page closes with its context).
@@ -67,6 +74,7 @@ async function applyHeaders(
 }
 
 async function addCookies(context: BrowserContext, req: PageSpec): Promise<void> {
+  cookiesGiven.add(context);
   const pageUrl = req.url ?? req.baseUrl;
   await context.addCookies(
     req.cookies!.map((c) => {

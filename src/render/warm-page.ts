@@ -23,6 +23,9 @@ export function guardPage(page: Page): void {
   });
 }
 
+/** Contexts a render gave `cookies` to: their cookie jar has something in it without any request. */
+export const cookiesGiven = new WeakSet<BrowserContext>();
+
 export class WarmPage {
   uses = 0;
   /** Origins this page has touched since its last wipe: their storage is cleared. */
@@ -102,13 +105,14 @@ export class WarmPage {
       // could still reach a new origin until the moment it was unloaded.
       const origins = [...this.origins];
       this.origins.clear();
+      // Without a request (of the page, a frame or a worker: `touched`) nothing entered the HTTP cache or
+      // the cookie jar (but for a render's own `cookies`), and no origin could be granted a permission.
+      const reachedNetwork = origins.length > 0 || this.touched;
+      const cookies = cookiesGiven.delete(this.context) || reachedNetwork;
       this.touched = false;
-      // Without a request to an http(s) origin nothing entered the HTTP cache and no origin could be
-      // granted a permission; cookies are cleared regardless, since a render's `cookies` set some unasked.
-      const reachedNetwork = origins.length > 0;
       await Promise.all([
         detached,
-        this.context.clearCookies(),
+        cookies && this.context.clearCookies(),
         reachedNetwork && this.context.clearPermissions(),
         this.page.unrouteAll({ behavior: 'ignoreErrors' }),
         this.page.setExtraHTTPHeaders({}),

@@ -149,6 +149,13 @@ describe('render isolation on a reused warm page', () => {
     expect(text).not.toContain('flavour');
   });
 
+  it('cookies given to an HTML render that made no request are not sent by the next render', async () => {
+    // The wipe skips the cookie jar when the page reached no origin, but not after a render's own cookies.
+    await pdfText({ html: '<p>A</p>', cookies: [{ name: 'flavour', value: 'oat', url: fixture.url }] });
+    const text = await pdfText({ url: `${fixture.url}/cookies` });
+    expect(text).not.toContain('flavour');
+  });
+
   it('headers given to render A are not sent by render B', async () => {
     fixture.requests.length = 0;
     await pdfText({ url: `${fixture.url}/echo-headers`, headers: { 'x-tenant': 'alpha' } });
