@@ -155,8 +155,6 @@ interface MemorySample {
   rss: number;
   pss: number;
   byKind: ReturnType<typeof pssByKind>;
-  /** Idle warm pages when sampled (all of them: nothing is rendering). */
-  warmPages: number;
 }
 
 async function measureRss(): Promise<{
@@ -172,10 +170,9 @@ async function measureRss(): Promise<{
       await sleep(500); // let in-flight cleanup (closed contexts, GC) settle a little
       const { rss, pss, processes } = treeMemoryMiB(svc.pid);
       const byKind = pssByKind(svc.pid);
-      const status = (await (await fetch(`${svc.baseUrl}/api/status`)).json()) as { browser: { warmPages: number } };
       log(`memory ${label}: RSS ${rss.toFixed(1)} MiB, PSS ${pss.toFixed(1)} MiB over ${processes} processes`);
       log(`memory ${label}: PSS by kind ${JSON.stringify(byKind)}`);
-      return { rss, pss, byKind, warmPages: status.browser.warmPages };
+      return { rss, pss, byKind };
     };
     const idle = await sample('idle (ready)');
     await renderCount(render, 100, 4);
@@ -195,12 +192,13 @@ const r1 = (f: Figures): Figures => ({
 });
 
 /**
- * What a warm page costs: the renderer processes' PSS divided by the warm pages (each page is a context of
- * its own; Chromium may keep a spare renderer or two besides, which this charges to the pages).
+ * What a warm page costs: each is a context with a renderer process of its own, so a renderer's PSS. (There
+ * are usually more renderers than warm pages: Chromium's spare, and pages on their way out after
+ * render.pageMaxUses renders, which is why the figure is per renderer and not the sum over the pages.)
  */
 function pssPerWarmPage(sample: MemorySample): number | null {
   const renderers = sample.byKind.renderer;
-  return renderers && sample.warmPages ? round1(renderers.mib / sample.warmPages) : null;
+  return renderers ? round1(renderers.mib / renderers.processes) : null;
 }
 
 async function main(): Promise<void> {
