@@ -58,12 +58,16 @@ export class WarmPage {
 
   /**
    * Made ready for the next render: unloaded and wiped (`wipe`) unless the render that used it ran only
-   * inert HTML and nothing touched the page meanwhile. Then its document is left to be replaced whole by
-   * the next render's, as a navigation would have done, and there is nothing else to clear. True if it
-   * was unloaded.
+   * inert HTML and nothing touched the page meanwhile. Then, instead, the document is emptied: inert HTML
+   * can still act without script later on (a CSS animation that loads an image at 2 s, a lazy image), so
+   * its tree goes at once and the page is looked at again afterwards. No code of it ever ran, so with its
+   * tree gone nothing of it is left, as a navigation would have left nothing. True if it was unloaded.
    */
   async recycle(inert: boolean): Promise<boolean> {
-    if (inert && !this.touched) return false;
+    if (inert && !this.touched) {
+      await this.page.setContent('', { timeout: 5000 });
+      if (!this.touched) return false;
+    }
     await this.wipe();
     return true;
   }

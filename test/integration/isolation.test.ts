@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { bytesOf, startTestService, type TestService } from '../helpers/service.js';
+import { sleep } from '../helpers/until.js';
 
 const html = (body: string) => (_req: unknown, res: import('node:http').ServerResponse) => {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
@@ -218,6 +219,27 @@ describe('render isolation on a reused warm page', () => {
     await pdfText({ html: page });
     expect(fixture.requests.filter((r) => r.path === '/cached.css')).toHaveLength(2);
     expect(unloads() - before).toBeGreaterThanOrEqual(1);
+  });
+
+  it('inert HTML cannot act after its render: a request its CSS makes later never happens', async () => {
+    fixture.route('/late.png', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'set-cookie': 'late=from-A; Path=/' });
+      res.end();
+    });
+    await pdfText({ html: '<p>warm up</p>' }); // it starts once the previous render's wipe is done
+    fixture.requests.length = 0;
+    const before = unloads();
+    // No script and no request while it renders (so no unload); the animation loads an image 600 ms later.
+    const a = await pdfText({
+      html: `<style>@keyframes k { to { background-image: url(${fixture.url}/late.png) } }
+        body { animation: k 50ms 600ms forwards }</style><p>A</p>`,
+    });
+    expect(a).toContain('A');
+    await sleep(1500); // bound: 2.5 times the animation's delay; an idle page with A's tree would ask by then
+    expect(fixture.requests.some((r) => r.path === '/late.png')).toBe(false);
+    expect(unloads()).toBe(before);
+    const b = await pdfText({ url: `${fixture.url}/cookies` });
+    expect(b).not.toContain('late=');
   });
 
   it("a policy set by render A's markup (a CSP meta) does not bind render B", async () => {
