@@ -32,8 +32,9 @@ function sentSince(file: string, from: number): [string[], string[]] {
   }
   let end = sent.length;
   while (end > 0 && !CAPTURE_ENDS.has(sent[end - 1]!)) end--;
-  // Playwright's screenshot takes its caret style off the page again after the capture: still the render's.
-  if (sent[end - 1] === 'Page.captureScreenshot') while (sent[end] === 'Runtime.callFunctionOn') end++;
+  // Playwright's screenshot takes its caret style off the page again after the capture (one call): still the
+  // render's. A call after that is the page being emptied or wiped.
+  if (sent[end - 1] === 'Page.captureScreenshot' && sent[end] === 'Runtime.callFunctionOn') end++;
   return [sent.slice(0, end), sent.slice(end)];
 }
 
