@@ -8,11 +8,8 @@ import type { WarmPool } from './warm-pool.js';
 export interface Lease {
   page: Page;
   context: BrowserContext;
-  /**
-   * Hand the page back. `reusable: false` after a timeout, abort or crash: the page is thrown away.
-   * `inert`: the render was inert HTML (inert-html.ts), so a warm page may need no unload.
-   */
-  release(reusable: boolean, inert?: boolean): void;
+  /** Hand the page back. `reusable: false` after a timeout, abort or crash: the page is thrown away. */
+  release(reusable: boolean): void;
   browserConnected(): boolean;
   /**
    * Aborts when the browser dies or the page crashes. Pending Playwright calls do not all reject

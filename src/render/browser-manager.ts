@@ -40,7 +40,7 @@ export interface BrowserStats {
   /** Warm pages idle now, and created by the current browser so far (reuse keeps the latter flat). */
   warmPages: number;
   pagesCreated: number;
-  /** Warm pages unloaded and wiped between renders by the current browser (not after inert HTML). */
+  /** Warm pages unloaded and wiped between renders by the current browser. */
   pagesUnloaded: number;
 }
 
@@ -137,9 +137,9 @@ export class BrowserManager implements Lifecycle {
       context: wp.context,
       lost: watch.signal,
       browserConnected: () => gen.connected,
-      release: (reusable, inert) => {
+      release: (reusable) => {
         watch.dispose();
-        gen.pool.release(wp, reusable && !gen.retired && gen.connected, inert);
+        gen.pool.release(wp, reusable && !gen.retired && gen.connected);
         this.done(gen);
       },
     };

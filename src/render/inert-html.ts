@@ -1,9 +1,10 @@
-// HTML that cannot run a script of its own. A warm page whose last render was such a document (and
-// reached no network, see WarmPage) needs no navigation to unload it: no code of it ever ran, so nothing
-// of it can still be running or waiting, and the next render's document replaces it whole. The check is
-// deliberately coarse: a false "scripted" costs one navigation (~35 ms of browser CPU), a false "inert"
-// would let one render see the next, so anything that might run script, or that leaves state on the
-// document beyond its own tree, counts as scripted.
+// HTML that cannot run a script of its own. Such a document needs less waiting: it cannot start a
+// download (that takes a script or a meta refresh), so Playwright's own load wait is safe for it, and
+// without an image, stylesheet link or web font there are no fonts or images to wait for. The check is
+// deliberately coarse: a false "scripted" costs a round trip, a false "inert" would skip a wait that
+// was needed, so anything that might run script or load something counts as scripted. Every page is
+// still unloaded and wiped after its render, inert or not (WarmPage.wipe): a fresh document for every
+// render is what keeps one caller's state from the next, and it holds by construction, not by this list.
 import type { PageSpec } from '../domain/render-spec.js';
 
 const MIGHT_RUN_OR_LINGER: readonly RegExp[] = [
@@ -28,9 +29,8 @@ export function isInertHtml(html: string): boolean {
 }
 
 /**
- * A render whose page can be handed on without an unload, if it also made no request (WarmPage tracks
- * that): the caller's inert HTML as the document (no baseUrl: that one is loaded by a navigation), and
- * no option that runs the caller's code or changes state beyond the document.
+ * A render of the caller's inert HTML as the document (no baseUrl: that one is loaded by a navigation),
+ * with no option that runs the caller's code or changes state beyond the document.
  */
 export function rendersInertly(req: PageSpec): boolean {
   let verdict = verdicts.get(req);

@@ -16,7 +16,6 @@ import { abortable } from './abortable.js';
 import { EgressWatch } from './egress-watch.js';
 import type { RenderLimiter } from './limiter.js';
 import { MainFrameNavigations } from './navigations.js';
-import { rendersInertly } from './inert-html.js';
 import { failureInWords } from './load-failure.js';
 import { hostNotFound, type LoadError } from './network-errors.js';
 import { ownContextOptions } from './own-context.js';
@@ -139,7 +138,6 @@ export class PlaywrightRenderer implements Renderer {
           const navigations = new MainFrameNavigations(lease.page);
           trackedNavigations = navigations;
           let reusable = false;
-          let inert = false;
           try {
             const work = (async () => {
               stage = 'loading the page';
@@ -168,7 +166,6 @@ export class PlaywrightRenderer implements Renderer {
             })();
             const result = await abortable(work, AbortSignal.any([signal, lease.lost]));
             reusable = true;
-            inert = rendersInertly(req) && !options.steps?.length;
             return result;
           } catch (caught) {
             if (!(caught instanceof AppError && caught.code === 'url_blocked')) await this.assertDocumentAllowed(watch);
@@ -185,7 +182,7 @@ export class PlaywrightRenderer implements Renderer {
           } finally {
             watch.dispose();
             navigations.dispose();
-            lease.release(reusable, inert);
+            lease.release(reusable);
           }
         },
         { background: options.background },

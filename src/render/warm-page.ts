@@ -1,6 +1,7 @@
 // A page kept open between renders, because creating one costs ~300 ms (a renderer process) while
 // a render itself takes ~50–90 ms. Between renders every trace of the previous one is wiped.
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright';
+import { hasUserinfo } from '../domain/urls.js';
 import { detachOriginHeaders } from './origin-headers.js';
 
 export const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
@@ -26,16 +27,29 @@ export function guardPage(page: Page): void {
 /** Contexts a render gave `cookies` to: their cookie jar has something in it without any request. */
 export const cookiesGiven = new WeakSet<BrowserContext>();
 
+/**
+ * Response headers that leave state in the browser context which no CDP call clears: HSTS (later
+ * http:// requests to that host go to https), Network Error Logging and its report endpoints (later
+ * failures to that host are reported to a URL of the page's choosing), and alternative services.
+ */
+const CONTEXT_STATE_HEADERS = ['strict-transport-security', 'nel', 'report-to', 'alt-svc'] as const;
+
 export class WarmPage {
   uses = 0;
   /** Origins this page has touched since its last wipe: their storage is cleared. */
   private readonly origins = new Set<string>();
   /**
-   * Something happened since the last wipe that only an unload undoes: a request (of the page or a
-   * frame), a frame, a worker, a popup, a dialog or a download. A page without any of these, whose
-   * document was inert HTML (inert-html.ts), is handed on as it is.
+   * Something happened since the last wipe that reached beyond the document: a request (of the page or
+   * a frame), a frame, a worker, a popup, a dialog or a download. Without one, nothing entered the HTTP
+   * cache, the cookie jar (but a render's own `cookies`) or the permissions, and the wipe skips those.
    */
   private touched = false;
+  /**
+   * Why this page's context can no longer be wiped clean, or undefined while it can. Chromium keeps
+   * HTTP authentication (credentials in a URL, XHR's user and password), HSTS, NEL and Alt-Svc per
+   * context, with no call to clear them: such a context is closed and a new one takes its place.
+   */
+  private unwipeable: string | undefined;
 
   private constructor(
     readonly context: BrowserContext,
@@ -54,22 +68,21 @@ export class WarmPage {
     page.on('framenavigated', (f) => note(f.url()));
     for (const event of ['frameattached', 'worker', 'popup', 'dialog', 'download', 'websocket'] as const)
       page.on(event as 'worker', touch);
+    // The context's events, not the page's: they include every worker's requests too.
+    context.on('request', (r) => {
+      if (r.url().includes('@') && hasUserinfo(r.url())) this.unwipeable ??= 'a request carried credentials in its URL';
+    });
+    context.on('response', (r) => {
+      if (!r.url().startsWith('https:')) return; // these headers count over https only
+      const headers = r.headers();
+      const kept = CONTEXT_STATE_HEADERS.find((name) => headers[name] !== undefined);
+      if (kept) this.unwipeable ??= `a response set ${kept}`;
+    });
   }
 
-  /**
-   * Made ready for the next render: unloaded and wiped (`wipe`) unless the render that used it ran only
-   * inert HTML and nothing touched the page meanwhile. Then, instead, the document is emptied: inert HTML
-   * can still act without script later on (a CSS animation that loads an image at 2 s, a lazy image), so
-   * its tree goes at once and the page is looked at again afterwards. No code of it ever ran, so with its
-   * tree gone nothing of it is left, as a navigation would have left nothing. True if it was unloaded.
-   */
-  async recycle(inert: boolean): Promise<boolean> {
-    if (inert && !this.touched) {
-      await this.page.setContent('', { timeout: 5000 });
-      if (!this.touched) return false;
-    }
-    await this.wipe();
-    return true;
+  /** Why the context must be replaced rather than wiped (see `unwipeable`); undefined if it can be wiped. */
+  get keepsState(): string | undefined {
+    return this.unwipeable;
   }
 
   static async create(browser: Browser): Promise<WarmPage> {
@@ -85,8 +98,9 @@ export class WarmPage {
   }
 
   /**
-   * Leave nothing for the next render: unload the document first (so no script of it can write again),
-   * then cookies, per-origin storage (local, session, IndexedDB, cache storage), HTTP cache, history,
+   * Leave nothing for the next render: unload the document first (so no script of it can write again,
+   * and the next render gets a new Document and global object: its own style-sheet set, performance
+   * timeline, focus, selection and scroll position), then cookies, per-origin storage (local, session, IndexedDB, cache storage), HTTP cache, history,
    * permissions, routes and headers (both kinds). Emulation (viewport, media) is set afresh by every render.
    */
   async wipe(): Promise<void> {

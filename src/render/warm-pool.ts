@@ -52,15 +52,17 @@ export class WarmPool {
 
   /**
    * A page back from a render. Reusable ones are wiped (after the response has gone, so the client
-   * does not wait for it; not at all after inert HTML, see WarmPage.recycle) and handed on; others are
-   * closed and replaced.
+   * does not wait for it) and handed on; others, and those whose context holds what no wipe clears
+   * (WarmPage.keepsState), are closed and replaced.
    */
-  release(page: WarmPage, reusable: boolean, inert = false): void {
+  release(page: WarmPage, reusable: boolean): void {
     page.uses++;
-    const keep = reusable && !this.closed && page.uses < this.maxUses;
+    const keptState = page.keepsState;
+    if (keptState) this.log.debug({ reason: keptState }, 'warm page replaced: its context keeps state');
+    const keep = reusable && !keptState && !this.closed && page.uses < this.maxUses;
     const next = keep
-      ? page.recycle(inert).then((unloaded) => {
-          if (unloaded) this.unloads++;
+      ? page.wipe().then(() => {
+          this.unloads++;
           return page;
         })
       : Promise.reject(new Error('not reusable'));

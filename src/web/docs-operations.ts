@@ -99,12 +99,10 @@ webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
       <h3>Browser recycling</h3>
       <p>
         One Chromium serves every render, with ${c.render.warmPages} warm pages reused and wiped between renders
-        (cookies, storage, cache, history, permissions), so nothing of one render is visible to the next. A page is
-        unloaded (navigated to ${code('about:blank')}) before its wipe, unless its render was HTML that can run no
-        script (no ${code('<script')}, event handler, frame, ${code('javascript:')} URL, ${code('http-equiv')}...) and
-        it made no request: no code of such a page ever ran, so it is only emptied, which keeps such renders close to
-        the speed of a bare reused page. A page is replaced after ${c.render.pageMaxUses} renders; the browser is
-        replaced after
+        (cookies, storage, cache, history, permissions), so nothing of one render is visible to the next. Every page is
+        unloaded (navigated to ${code('about:blank')}) before its wipe, so every render starts on a new document. A page
+        whose browser context keeps what no wipe clears (credentials from a URL, an HSTS, NEL or Alt-Svc header) is
+        replaced instead. A page is replaced after ${c.render.pageMaxUses} renders; the browser is replaced after
         <strong>${c.render.restartAfter}</strong> renders, in the background, without failing a request. If Chromium
         crashes, renders in flight answer ${code('503 unavailable')} and the next render starts a new browser. On
         SIGTERM, renders in flight get ${duration(c.shutdownGraceMs)} to finish.

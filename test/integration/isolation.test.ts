@@ -172,8 +172,8 @@ describe('render isolation on a reused warm page', () => {
     expect(fixture.requests.filter((r) => r.path === '/cached.css')).toHaveLength(2);
   });
 
-  // A warm page is unloaded after a render only when its document might have run a script or reached
-  // the network (render/inert-html.ts, WarmPage.recycle). These show both sides of that choice.
+  // A warm page is unloaded after every render, whatever its document was (WarmPage.wipe): the next
+  // render gets a new Document and global object. Inert HTML (render/inert-html.ts) only waits less.
   const unloads = () => service.browsers.stats().pagesUnloaded;
 
   it('a scripted HTML render is unloaded: its timers, observers and globals never reach the next render', async () => {
@@ -195,16 +195,17 @@ describe('render isolation on a reused warm page', () => {
       html: `<p id="c">C</p><script>document.getElementById('c').textContent = 'GLOBAL ' + typeof window.leftBehind;</script>`,
     });
     expect(c).toContain('GLOBAL undefined');
-    // A's page was unloaded once (after A; B was inert), and A, B and C all ran on the one warm page.
-    expect(unloads() - before).toBe(1);
+    // A's and B's page was unloaded before the next render took it (C's wipe runs after its answer),
+    // and A, B and C all ran on the one warm page.
+    expect(unloads() - before).toBeGreaterThanOrEqual(2);
     expect(service.browsers.stats().pagesCreated).toBe(created);
   });
 
-  it('inert HTML is handed on without an unload, and the page is still clean for the next render', async () => {
+  it('inert HTML is unloaded too, and the page is clean for the next render', async () => {
     await pdfText({ html: '<p>warm up</p>' });
     const before = unloads();
     for (let i = 0; i < 3; i++) expect(await pdfText({ html: `<h1>INERT ${i}</h1>` })).toContain(`INERT ${i}`);
-    expect(unloads()).toBe(before); // so the tests around this one exercise the path without an unload
+    expect(unloads() - before).toBeGreaterThanOrEqual(2); // the third one's wipe may still be running
     const next = await pdfText({
       html: `<p id="n">-</p><script>document.getElementById('n').textContent = 'HISTORY ' + history.length + ' NAME[' + window.name + ']';</script>`,
     });
@@ -237,7 +238,7 @@ describe('render isolation on a reused warm page', () => {
     expect(a).toContain('A');
     await sleep(1500); // bound: 2.5 times the animation's delay; an idle page with A's tree would ask by then
     expect(fixture.requests.some((r) => r.path === '/late.png')).toBe(false);
-    expect(unloads()).toBe(before);
+    expect(unloads()).toBeGreaterThan(before); // A's page was unloaded, not emptied
     const b = await pdfText({ url: `${fixture.url}/cookies` });
     expect(b).not.toContain('late=');
   });
