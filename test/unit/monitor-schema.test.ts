@@ -451,3 +451,22 @@ describe('mergePatch (RFC 7396)', () => {
     expect(merged.capture).toStrictEqual(stored.capture);
   });
 });
+
+describe('monitorSchema: credentials in a URL', () => {
+  it('refuses them in url, pointing at capture.httpCredentials, where the password is write-only', () => {
+    expect(issues({ ...BASE, url: 'https://ann:pw@example.com/' })).toEqual([
+      {
+        path: 'url',
+        message:
+          'url may not hold a user name or password (user:password@host): give them as capture.httpCredentials, ' +
+          'where the password is write-only',
+      },
+    ]);
+  });
+
+  it('refuses them in webhookUrl', () => {
+    expect(issues({ ...BASE, webhookUrl: 'https://ann:pw@hooks.example.com/' })[0]!.message).toMatch(
+      /^webhookUrl may not hold a user name or password .*webhook-signature/,
+    );
+  });
+});

@@ -481,3 +481,26 @@ describe('parseBody details (what the 400 lists)', () => {
     ).toEqual(['delay', 'quality']);
   });
 });
+
+describe('credentials in a URL', () => {
+  // Chromium keeps them for its browser context, beyond the render: they go in httpCredentials instead.
+  it.each([
+    ['url', { url: 'http://alice:S3cret@example.com/' }],
+    ['url', { url: 'https://alice@example.com/' }],
+    ['url', { url: 'https://:S3cret@example.com/' }],
+    ['baseUrl', { html: '<p>x</p>', baseUrl: 'https://alice:S3cret@example.com/' }],
+    ['webhookUrl', { url: 'https://example.com/', async: true, webhookUrl: 'https://u:p@hooks.example.com/' }],
+  ])('refuses them in %s with a 400 saying where they go', (path, body) => {
+    for (const schema of [image, pdf]) {
+      const found = details(schema, body).find((d) => d.path === path);
+      expect(found?.message).toMatch(/may not hold a user name or password \(user:password@host\)/);
+    }
+    expect(details(image, body).find((d) => d.path === path)?.message).toMatch(
+      path === 'webhookUrl' ? /webhook-signature/ : /give them as httpCredentials/,
+    );
+  });
+
+  it('still takes an @ in the path or query', () => {
+    ok(image, { url: 'https://example.com/@alice?to=a@b.example' });
+  });
+});

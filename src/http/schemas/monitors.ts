@@ -16,6 +16,7 @@ import { notifyWhenSchema } from './conditions.js';
 import { imageSizeRules } from './image-size.js';
 import {
   httpUrl,
+  WEBHOOK_NO_CREDENTIALS,
   imageOptions,
   oneCaptureMode,
   pageOptions,
@@ -164,7 +165,7 @@ export function monitorSchema(limits: SchemaLimits & { maxRetention: number; min
   return z
     .object({
       name: z.string().trim().min(1).max(200).optional().describe('Default: the url'),
-      url: httpUrl('url'),
+      url: httpUrl('url', 'give them as capture.httpCredentials, where the password is write-only'),
       schedule: cronExpression(limits.minIntervalSeconds).describe(
         'Cron expression, 5 fields (minute first) or 6 (second first)',
       ),
@@ -178,7 +179,9 @@ export function monitorSchema(limits: SchemaLimits & { maxRetention: number; min
         .max(NOTIFY_EVENTS.length)
         .refine((list) => new Set(list).size === list.length, 'each event at most once')
         .default(['change', 'failure']),
-      webhookUrl: httpUrl('webhookUrl').optional().describe('Told of changes and captures, as notify says'),
+      webhookUrl: httpUrl('webhookUrl', WEBHOOK_NO_CREDENTIALS)
+        .optional()
+        .describe('Told of changes and captures, as notify says'),
       retention: z
         .object({ keep: z.number().int().min(1).max(limits.maxRetention).default(100) })
         .strict()

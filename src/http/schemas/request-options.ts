@@ -3,6 +3,7 @@
 // Apart from render.ts because the monitor schemas (monitors.ts, steps.ts) build on them too.
 import { devices } from 'playwright';
 import { z } from 'zod';
+import { hasUserinfo } from '../../domain/urls.js';
 import { IMAGE_FORMATS, RESOURCE_TYPES } from '../../domain/render-spec.js';
 import type { ImageSizeLimits } from './image-size.js';
 
@@ -12,19 +13,29 @@ export interface SchemaLimits extends ImageSizeLimits {
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
-export const httpUrl = (what: string) =>
-  z.string().refine((value) => {
-    // The URL parser quietly drops surrounding spaces and embedded tabs/newlines; an odd spelling is
-    // refused rather than normalised into something the caller did not write.
-    // eslint-disable-next-line no-control-regex
-    if (value !== value.trim() || /[\u0000-\u001f\u007f]/.test(value)) return false;
-    try {
-      const u = new URL(value);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, `${what} must be a full web address starting with http:// or https://, such as https://example.com/`);
+/** Webhooks are told who sent them by their signature; a receiver's password has no place in the URL. */
+export const WEBHOOK_NO_CREDENTIALS = 'the receiver checks the webhook-signature header instead';
+
+export const httpUrl = (what: string, credentials = 'give them as httpCredentials') =>
+  z
+    .string()
+    .refine((value) => {
+      // The URL parser quietly drops surrounding spaces and embedded tabs/newlines; an odd spelling is
+      // refused rather than normalised into something the caller did not write.
+      // eslint-disable-next-line no-control-regex
+      if (value !== value.trim() || /[\u0000-\u001f\u007f]/.test(value)) return false;
+      try {
+        const u = new URL(value);
+        return u.protocol === 'http:' || u.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    }, `${what} must be a full web address starting with http:// or https://, such as https://example.com/`)
+    // Chromium keeps credentials from a URL for its whole browser context, beyond the render (and a
+    // monitor's url is shown in every answer): they go in httpCredentials, bound to the origin.
+    .refine((value) => !hasUserinfo(value), `${what} ${NO_USERINFO}: ${credentials}`);
+
+export const NO_USERINFO = 'may not hold a user name or password (user:password@host)';
 
 export const validTimeZone = (tz: string) => {
   try {
@@ -41,7 +52,7 @@ const cookie = z
     value: z.string(),
     domain: z.string().optional(),
     path: z.string().optional(),
-    url: httpUrl('cookie url').optional(),
+    url: httpUrl('cookie url', "a cookie's url only says where the cookie goes").optional(),
     httpOnly: z.boolean().optional(),
     secure: z.boolean().optional(),
     sameSite: z.enum(['Strict', 'Lax', 'None']).optional(),
@@ -130,7 +141,7 @@ export function pageOptions(limits: SchemaLimits) {
       .boolean()
       .default(false)
       .describe('Answer 202 with a job at once; the result is fetched later (API key required)'),
-    webhookUrl: httpUrl('webhookUrl')
+    webhookUrl: httpUrl('webhookUrl', WEBHOOK_NO_CREDENTIALS)
       .optional()
       .describe("Told of the async job's end (job.succeeded / job.failed); needs async"),
   };
