@@ -19,6 +19,11 @@ export interface Step {
   value?: string;
   /** fill only: the value is write-only, stored sealed and shown as "••••". */
   secret?: boolean;
+  /**
+   * A secret fill only: the origin of the page it may be typed into. Default: the origin of the last
+   * goto step before it, else of the monitor's url.
+   */
+  origin?: string;
 }
 
 export type { Cookie, ResourceType };

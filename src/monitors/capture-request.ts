@@ -4,6 +4,7 @@ import type { ImageSpec } from '../domain/render-spec.js';
 import type { RunStep } from '../render/steps.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { MonitorRecord } from '../stores/monitors.js';
+import { originOf } from '../render/origin-headers.js';
 import { openSecrets } from './capture-secrets.js';
 
 /**
@@ -17,9 +18,17 @@ export function captureRequest(monitor: MonitorRecord, secrets: SecretBox): Imag
 
 /**
  * The monitor's steps as the renderer runs them: secret fill values opened (they stay marked secret,
- * so the renderer keeps them out of its errors). Values that do not open fail the capture, as above.
+ * so the renderer keeps them out of its errors) and bound to the origin they may be typed into. Values
+ * that do not open fail the capture, as above.
  */
 export function captureSteps(monitor: MonitorRecord, secrets: SecretBox): RunStep[] {
   const { steps } = openSecrets({ steps: monitor.settings.capture.steps }, secrets, monitor.id);
-  return steps.map(({ action, selector, value, secret }) => ({ action, selector, value, secret }));
+  let pageOrigin = originOf(monitor.settings.url);
+  return steps.map(({ action, selector, value, secret, origin }) => {
+    if (action === 'goto' && value !== undefined) pageOrigin = originOf(value);
+    const step: RunStep = { action, selector, value, secret };
+    // Where the secret was given for: its own origin, else the page the steps were meant to be on.
+    if (secret) step.origin = (origin === undefined ? undefined : originOf(origin)) ?? pageOrigin ?? 'null';
+    return step;
+  });
 }

@@ -191,7 +191,7 @@ const STEP_NOT_KEPT =
 
 /**
  * The sealed value a "••••" in step `i` stands for: the stored step at the same index, if it is a
- * secret fill of the same selector and every other step is the same (action, selector, value, secret
+ * secret fill of the same selector and origin, and every other step is the same (action, selector, value, secret
  * flag; a secret by its sealed place, not its value). Steps before it decide which page the secret is
  * typed into (a new goto or click could lead it to a page of someone else's choosing); steps after it
  * can show it (a "show password" toggle before the capture) or carry it away.
@@ -199,10 +199,23 @@ const STEP_NOT_KEPT =
 function storedStepSecret(stored: SecretFields | undefined, submitted: Step[], i: number): string | undefined {
   const before = stored?.steps ?? [];
   const kept = before[i];
-  if (!kept || !isSecretStep(kept) || kept.action !== submitted[i]!.action || kept.selector !== submitted[i]!.selector)
+  const now = submitted[i]!;
+  if (
+    !kept ||
+    !isSecretStep(kept) ||
+    kept.action !== now.action ||
+    kept.selector !== now.selector ||
+    kept.origin !== now.origin
+  )
     return undefined;
   const shape = (s: Step) =>
-    canonicalJson([s.action, s.selector ?? null, s.secret === true ? null : (s.value ?? null), s.secret === true]);
+    canonicalJson([
+      s.action,
+      s.selector ?? null,
+      s.secret === true ? null : (s.value ?? null),
+      s.secret === true,
+      s.origin ?? null,
+    ]);
   if (before.length !== submitted.length) return undefined;
   for (let j = 0; j < before.length; j++) if (j !== i && shape(before[j]!) !== shape(submitted[j]!)) return undefined;
   return kept.value;

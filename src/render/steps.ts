@@ -6,6 +6,7 @@ import { errors as pwErrors, type Page } from 'playwright';
 import { AppError, renderFailed, renderTimeout } from '../errors.js';
 import type { Budget } from './budget.js';
 import { LoadError } from './network-errors.js';
+import { originOf } from './origin-headers.js';
 import { firstLine } from './prepare.js';
 
 export type StepAction = 'click' | 'fill' | 'press' | 'select' | 'waitForSelector' | 'waitForTimeout' | 'goto';
@@ -16,6 +17,8 @@ export interface RunStep {
   selector?: string;
   value?: string;
   secret?: boolean;
+  /** A secret's: the origin of the only page it may be typed into. */
+  origin?: string;
 }
 
 export interface StepHooks {
@@ -62,7 +65,7 @@ async function runStep(page: Page, step: RunStep, budget: Budget, hooks: StepHoo
     case 'click':
       return target().click({ timeout });
     case 'fill':
-      return target().fill(value, { timeout });
+      return step.secret ? fillSecret(page, step, value, timeout) : target().fill(value, { timeout });
     case 'press':
       return step.selector === undefined ? page.keyboard.press(value) : target().press(value, { timeout });
     case 'select':
@@ -92,6 +95,24 @@ async function runStep(page: Page, step: RunStep, budget: Budget, hooks: StepHoo
       }
       return;
     }
+  }
+}
+
+/**
+ * A secret is typed only into a document of the origin it was given for: a page that redirected
+ * elsewhere, or a frame of another origin, gets nothing. The element is held while it is checked and
+ * filled, so a document that changes in between takes the element with it and the fill fails.
+ */
+async function fillSecret(page: Page, step: RunStep, value: string, timeout: number): Promise<void> {
+  const element = await page.locator(step.selector!).first().elementHandle({ timeout });
+  try {
+    const frame = await element.ownerFrame();
+    const origin = frame ? (originOf(frame.url()) ?? 'null') : 'null';
+    if (origin !== step.origin)
+      throw new StepFailure(`the page is on another origin (${origin}); the secret was not typed`);
+    await element.fill(value, { timeout });
+  } finally {
+    await element.dispose().catch(() => undefined);
   }
 }
 

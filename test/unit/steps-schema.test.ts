@@ -85,6 +85,26 @@ describe('capture.steps schema', () => {
       says: 'a full web address starting with http:// or https://',
     },
     {
+      step: { action: 'goto', value: 'https://ann:pw@example.com/' },
+      path: 'capture.steps.0.value',
+      says: 'a goto value may not hold a user name or password (user:password@host)',
+    },
+    {
+      step: { action: 'fill', selector: '#a', value: 'x', origin: 'https://example.com' },
+      path: 'capture.steps.0.origin',
+      says: 'origin applies only to a secret fill step',
+    },
+    {
+      step: { action: 'fill', selector: '#a', value: 'x', secret: true, origin: 'https://example.com/login' },
+      path: 'capture.steps.0.origin',
+      says: 'an origin such as https://login.example.com',
+    },
+    {
+      step: { action: 'fill', selector: '#a', value: 'x', secret: true, origin: 'file:///etc' },
+      path: 'capture.steps.0.origin',
+      says: 'an origin such as https://login.example.com',
+    },
+    {
       step: { action: 'goto', selector: '#a', value: 'https://example.com/' },
       path: 'capture.steps.0.selector',
       says: 'takes no selector',
@@ -101,6 +121,13 @@ describe('capture.steps schema', () => {
     const found = refused([step]);
     expect(found.map((d) => d.path)).toContain(path);
     expect(found.find((d) => d.path === path)!.message).toContain(says);
+  });
+
+  it('takes an origin for a secret fill, with or without the trailing slash', () => {
+    for (const origin of ['https://login.example.com', 'http://127.0.0.2:8080/']) {
+      const step = { action: 'fill', selector: '#pw', value: 'x', secret: true, origin };
+      expect(accepted([step])).toEqual([step]);
+    }
   });
 
   it('names the index of the bad step among good ones', () => {

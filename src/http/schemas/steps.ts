@@ -2,9 +2,19 @@
 // (log in, accept a consent banner, open a tab). They share the render's time budget.
 import { z } from 'zod';
 import { STEP_ACTIONS, type Step } from '../../domain/monitor-settings.js';
-import { httpUrl } from './request-options.js';
+import { hasUserinfo } from '../../domain/urls.js';
+import { httpUrl, NO_USERINFO } from './request-options.js';
 
 export const MAX_STEPS = 20;
+
+/** An http(s) origin as the URL standard writes it: no path, query, fragment or credentials. */
+const httpOrigin = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    const u = URL.parse(value);
+    return u !== null && (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === value.replace(/\/$/, '');
+  }, 'an origin such as https://login.example.com (scheme, host and port only)');
 
 /** Which of selector/value each action needs; anything else given is refused rather than ignored. */
 const NEEDS: Record<
@@ -38,6 +48,12 @@ export const stepSchema = z
           'milliseconds; goto: an http(s) URL',
       ),
     secret: z.boolean().optional().describe('fill only: the value is write-only, stored encrypted and shown as "••••"'),
+    origin: httpOrigin
+      .optional()
+      .describe(
+        'secret fill only: the origin (scheme, host, port) of the page the secret may be typed into, such as ' +
+          'https://login.example.com; default: the origin of the last goto step before it, else of the url',
+      ),
   })
   .strict()
   .superRefine((step, ctx) => {
@@ -52,6 +68,8 @@ export const stepSchema = z
       ctx.addIssue({ code: 'custom', path: ['value'], message: `${step.action} takes no value` });
     if (step.secret !== undefined && step.action !== 'fill')
       ctx.addIssue({ code: 'custom', path: ['secret'], message: 'only a fill step can be secret' });
+    if (step.origin !== undefined && step.secret !== true)
+      ctx.addIssue({ code: 'custom', path: ['origin'], message: 'origin applies only to a secret fill step' });
     if (step.action === 'waitForTimeout' && step.value !== undefined && !/^\d{1,6}$/.test(step.value)) {
       ctx.addIssue({
         code: 'custom',
@@ -63,7 +81,9 @@ export const stepSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['value'],
-        message: 'goto needs a full web address starting with http:// or https://, such as https://example.com/',
+        message: hasUserinfo(step.value)
+          ? `a goto value ${NO_USERINFO}: log in with fill steps, or give capture.httpCredentials`
+          : 'goto needs a full web address starting with http:// or https://, such as https://example.com/',
       });
     }
   });

@@ -237,6 +237,9 @@ const steps = makeList({
       selector.value = step.selector ?? '';
       value.value = step.value ?? '';
       secret.checked = step.secret === true;
+      // The form has no field for a secret's origin (set through the API): kept as it was, so a save
+      // with the secret's "••••" still stands for the stored value.
+      if (step.origin !== undefined) secret.dataset.origin = step.origin;
     }
     const row = h(
       'li',
@@ -311,6 +314,7 @@ export function readLists() {
     // fill may type nothing (clear a field); the others need something, and the API says so when it is missing.
     if (!value.disabled && (value.value !== '' || action === 'fill')) step.value = value.value;
     if (secret.checked) step.secret = true;
+    if (secret.checked && secret.dataset.origin) step.origin = secret.dataset.origin;
     return step;
   });
   return { ignoreText, notifyWhen, steps: captureSteps };
