@@ -29,10 +29,11 @@ export const cookiesGiven = new WeakSet<BrowserContext>();
 
 /**
  * Response headers that leave state in the browser context which no CDP call clears: HSTS (later
- * http:// requests to that host go to https), Network Error Logging and its report endpoints (later
- * failures to that host are reported to a URL of the page's choosing), and alternative services.
+ * http:// requests to that host go to https), and Network Error Logging with its report endpoints
+ * (later failures to that host are reported to a URL of the page's choosing). Alt-Svc is kept too, but
+ * names only QUIC alternatives, and QUIC is off (launch.ts): it changes nothing for the next render.
  */
-const CONTEXT_STATE_HEADERS = ['strict-transport-security', 'nel', 'report-to', 'alt-svc'] as const;
+const CONTEXT_STATE_HEADERS = ['strict-transport-security', 'nel', 'report-to'] as const;
 
 export class WarmPage {
   uses = 0;
@@ -46,7 +47,7 @@ export class WarmPage {
   private touched = false;
   /**
    * Why this page's context can no longer be wiped clean, or undefined while it can. Chromium keeps
-   * HTTP authentication (credentials in a URL, XHR's user and password), HSTS, NEL and Alt-Svc per
+   * HTTP authentication (credentials in a URL, XHR's user and password), HSTS and NEL per
    * context, with no call to clear them: such a context is closed and a new one takes its place.
    */
   private unwipeable: string | undefined;

@@ -101,8 +101,8 @@ webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
         One Chromium serves every render, with ${c.render.warmPages} warm pages reused and wiped between renders
         (cookies, storage, cache, history, permissions), so nothing of one render is visible to the next. Every page is
         unloaded (navigated to ${code('about:blank')}) before its wipe, so every render starts on a new document. A page
-        whose browser context keeps what no wipe clears (credentials from a URL, an HSTS, NEL or Alt-Svc header) is
-        replaced instead. A page is replaced after ${c.render.pageMaxUses} renders; the browser is replaced after
+        whose browser context keeps what no wipe clears (credentials from a URL, an HSTS or NEL header) is replaced
+        instead. A page is replaced after ${c.render.pageMaxUses} renders; the browser is replaced after
         <strong>${c.render.restartAfter}</strong> renders, in the background, without failing a request. If Chromium
         crashes, renders in flight answer ${code('503 unavailable')} and the next render starts a new browser. On
         SIGTERM, renders in flight get ${duration(c.shutdownGraceMs)} to finish.
