@@ -23,6 +23,13 @@ import {
   type SchemaLimits,
 } from './request-options.js';
 import { stepsFitTimeout, stepsSchema } from './steps.js';
+import {
+  MAX_CRON_CHARS,
+  MAX_NAME_CHARS,
+  MAX_PATTERN_CHARS,
+  MAX_SELECTOR_CHARS,
+  MAX_TIME_ZONE_CHARS,
+} from './string-caps.js';
 
 export { mergePatch } from '../../domain/monitor-settings.js';
 
@@ -49,28 +56,31 @@ const CRON_FIELD_RANGES: Record<string, string> = {
  * must not run more often than every `minIntervalSeconds`: one key must not take the whole machine.
  */
 const cronExpression = (minIntervalSeconds: number) =>
-  z.string().superRefine((value, ctx) => {
-    const { errors } = cron.validateDetailed(value);
-    for (const e of errors) {
-      const range = CRON_FIELD_RANGES[e.field];
-      ctx.addIssue({
-        code: 'custom',
-        message: range
-          ? `the ${e.field} field "${e.value}" is not valid (allowed: ${range}, *, lists, ranges and steps)`
-          : `${e.message} (e.g. "*/15 * * * *")`,
-      });
-    }
-    if (errors.length > 0) return;
-    const gap = shortestGapSeconds(value, minIntervalSeconds);
-    if (gap < minIntervalSeconds) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          `runs as little as ${gap} s apart; the minimum is ${minIntervalSeconds} s between runs ` +
-          `(monitors.minIntervalSeconds)`,
-      });
-    }
-  });
+  z
+    .string()
+    .max(MAX_CRON_CHARS)
+    .superRefine((value, ctx) => {
+      const { errors } = cron.validateDetailed(value);
+      for (const e of errors) {
+        const range = CRON_FIELD_RANGES[e.field];
+        ctx.addIssue({
+          code: 'custom',
+          message: range
+            ? `the ${e.field} field "${e.value}" is not valid (allowed: ${range}, *, lists, ranges and steps)`
+            : `${e.message} (e.g. "*/15 * * * *")`,
+        });
+      }
+      if (errors.length > 0) return;
+      const gap = shortestGapSeconds(value, minIntervalSeconds);
+      if (gap < minIntervalSeconds) {
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            `runs as little as ${gap} s apart; the minimum is ${minIntervalSeconds} s between runs ` +
+            `(monitors.minIntervalSeconds)`,
+        });
+      }
+    });
 
 /** The image options a capture takes: a render request without its source, output and async fields. */
 export function captureOptionsSchema(limits: SchemaLimits) {
@@ -107,7 +117,7 @@ export const ignoreTextSchema = z
     z
       .string()
       .min(1)
-      .max(500)
+      .max(MAX_PATTERN_CHARS)
       .superRefine((pattern, ctx) => {
         const problem = ignoreTextProblem(pattern);
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -132,7 +142,7 @@ export const diffOptionsSchema = z
     textSelector: z
       .string()
       .min(1)
-      .max(1000)
+      .max(MAX_SELECTOR_CHARS)
       .optional()
       .describe('Compare only the text inside this element (its first match)'),
     ignoreText: ignoreTextSchema,
@@ -152,7 +162,7 @@ export const diffOptionsSchema = z
       .describe('Also require diffRatio >= this (0, the default: off)'),
     ignoreRegions: z.array(box).max(100).default([]).describe('Boxes in capture pixels left out of the count'),
     ignoreSelectors: z
-      .array(z.string().min(1))
+      .array(z.string().min(1).max(MAX_SELECTOR_CHARS))
       .max(100)
       .default([])
       .describe('Elements whose boxes are left out of the count'),
@@ -163,12 +173,16 @@ export const diffOptionsSchema = z
 export function monitorSchema(limits: SchemaLimits & { maxRetention: number; minIntervalSeconds: number }) {
   return z
     .object({
-      name: z.string().trim().min(1).max(200).optional().describe('Default: the url'),
+      name: z.string().trim().min(1).max(MAX_NAME_CHARS).optional().describe('Default: the url'),
       url: httpUrl('url'),
       schedule: cronExpression(limits.minIntervalSeconds).describe(
         'Cron expression, 5 fields (minute first) or 6 (second first)',
       ),
-      timezone: z.string().refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"').default('UTC'),
+      timezone: z
+        .string()
+        .max(MAX_TIME_ZONE_CHARS)
+        .refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"')
+        .default('UTC'),
       paused: z.boolean().default(false),
       capture: captureOptionsSchema(limits).prefault({}),
       diff: diffOptionsSchema.prefault({}),

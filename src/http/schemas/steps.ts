@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { STEP_ACTIONS, type Step } from '../../domain/monitor-settings.js';
 import { httpUrl } from './request-options.js';
+import { MAX_SELECTOR_CHARS, MAX_STEP_VALUE_CHARS } from './string-caps.js';
 
 export const MAX_STEPS = 20;
 
@@ -26,12 +27,12 @@ export const stepSchema = z
     selector: z
       .string()
       .min(1)
-      .max(1000)
+      .max(MAX_SELECTOR_CHARS)
       .optional()
       .describe('The element the step acts on or waits for (CSS or Playwright selector)'),
     value: z
       .string()
-      .max(10_000)
+      .max(MAX_STEP_VALUE_CHARS)
       .optional()
       .describe(
         'fill: the text; press: the key (e.g. "Enter"); select: the option value; waitForTimeout: ' +
