@@ -111,7 +111,7 @@ export function captureOptionsSchema(limits: SchemaLimits) {
     });
 }
 
-/** Patterns in diff.ignoreText: each must compile, match at least one character and pass safe-regex2. */
+/** Patterns in diff.ignoreText: each must compile on RE2 (linear time, no lookaround) and match at least one character. */
 export const ignoreTextSchema = z
   .array(
     z
@@ -126,8 +126,8 @@ export const ignoreTextSchema = z
   .max(20)
   .default([])
   .describe(
-    'Regular expressions (JavaScript syntax, case-sensitive) whose matches are blanked before texts are ' +
-      'compared, e.g. dates',
+    'Regular expressions (RE2 syntax: linear time, no lookaround or backreferences; case-sensitive) whose ' +
+      'matches are blanked before texts are compared, e.g. dates',
   );
 
 export const diffOptionsSchema = z
