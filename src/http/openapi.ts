@@ -5,6 +5,7 @@
 // The route table is in openapi-paths*.ts, the operation helpers in openapi-operations.ts.
 import type { z } from 'zod';
 import type { Config } from '../config.js';
+import { trimTrailingSlashes } from '../domain/trim.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { propsOf, ref, toJsonSchema } from './openapi-operations.js';
 import { buildPaths } from './openapi-paths.js';
@@ -48,6 +49,7 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
     minIntervalSeconds: config.monitors.minIntervalSeconds,
     maxFullPageHeight: config.limits.maxFullPageHeight,
     maxImagePixels: config.limits.maxImagePixels,
+    maxBodyBytes: config.limits.maxBodyBytes,
   };
 
   const image = imageRequestSchema(limits);
@@ -114,7 +116,7 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
         'Human documentation: /docs. Every error is `{"error": {"code", "message", "details"?}, "requestId"}`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: config.publicUrl.replace(/\/+$/, '') || '/' }],
+    servers: [{ url: trimTrailingSlashes(config.publicUrl) || '/' }],
     security: [{ bearer: [] }, { apiKey: [] }],
     tags: [
       { name: 'Rendering', description: 'URL or HTML to PDF, PNG, JPEG or WebP' },

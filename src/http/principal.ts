@@ -1,5 +1,6 @@
 // Who is calling, and the address they called.
 import type { Context } from 'koa';
+import { trimTrailingSlashes } from '../domain/trim.js';
 import { unauthorized } from '../errors.js';
 import type { Principal } from './middleware/auth.js';
 
@@ -18,5 +19,5 @@ export function keyIdOf(ctx: Context, why = 'this route needs an API key'): stri
  * else the address the client reached us at (Koa 3's ctx.origin is the Origin request header instead).
  */
 export function baseUrlOf(ctx: Context, publicUrl: string): string {
-  return publicUrl.replace(/\/+$/, '') || `${ctx.protocol}://${ctx.host}`;
+  return trimTrailingSlashes(publicUrl) || `${ctx.protocol}://${ctx.host}`;
 }

@@ -1,14 +1,16 @@
 // The text blocks of two captures compared: diffBlocks (text-diff.ts) run in a thread of its own,
 // started for each comparison and ended after it. Two reasons: a comparison of two large, unrelated
 // pages takes up to a few hundred ms (measured: ~200 ms for 2 × 2,000 blocks, all different), and the
-// monitor's ignoreText patterns are user code that safe-regex2 cannot prove fast (e.g. "(a|aa)*b"):
-// a thread can be stopped when it runs too long, a loop on the main thread cannot.
+// monitor's ignoreText patterns are user code: they run on RE2 (linear time, ignore-text.ts), and the
+// thread's time limit stays as a backstop, since a thread can be stopped when it runs too long and a
+// loop on the main thread cannot.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { renderFailed } from '../errors.js';
 import type { PageBlock } from '../render/page-facts.js';
 import { projectRoot } from '../project-root.js';
+import { compileIgnoreText, IgnoreTextUnusable } from './ignore-text.js';
 import type { TextCompareInput, TextCompareReply } from './text-thread.js';
 import type { TextComparison } from './text-diff.js';
 
@@ -26,6 +28,13 @@ export async function compareTexts(
   after: PageBlock[],
   options: { ignoreText: string[]; timeLimitMs?: number; script?: string },
 ): Promise<TextComparison> {
+  // A stored pattern RE2 cannot compile fails every comparison the same way, text changed or not.
+  try {
+    compileIgnoreText(options.ignoreText);
+  } catch (err) {
+    if (err instanceof IgnoreTextUnusable) throw renderFailed(err.message, err);
+    throw err;
+  }
   // The common case — a page whose text did not change — needs no thread: the same texts in the same
   // order are no change whatever ignoreText blanks (boxes may move; a move is not a text change).
   if (sameTexts(before, after)) return { changes: [], total: 0 };

@@ -5,6 +5,7 @@ import { diffArrays, diffWords } from 'diff';
 import { MAX_TEXT_CHANGES, type TextChange, type WordPart } from '../stores/captures.js';
 import type { Box } from '../domain/geometry.js';
 import type { PageBlock } from '../render/page-facts.js';
+import type { RE2JS } from 're2js';
 import { blankIgnored, compileIgnoreText } from './ignore-text.js';
 
 export interface TextComparison {
@@ -30,7 +31,7 @@ interface Comparable {
 }
 
 /** The blocks that take part: those with text left once ignoreText is blanked; anything malformed is skipped. */
-function comparable(blocks: unknown, patterns: RegExp[]): Comparable[] {
+function comparable(blocks: unknown, patterns: RE2JS[]): Comparable[] {
   if (!Array.isArray(blocks)) return [];
   const out: Comparable[] = [];
   for (const b of blocks as unknown[]) {

@@ -1,6 +1,7 @@
 // The one line a person reads first (webhook `summary`): the first text change, with the unchanged
 // words around it that make it readable, e.g. "Price: $24.99 → $19.99".
 import type { TextChange, WordPart } from '../stores/captures.js';
+import { firstWordPart, lastWordPart, lastWordWithSpace } from '../domain/trim.js';
 import { wordDiff } from './text-diff.js';
 
 /** Added or removed text shown at most this long. */
@@ -49,15 +50,15 @@ export function changedLine(words: WordPart[]): string {
     .map((p) => p.value)
     .join('');
   // Whole words: "$24.99" → "$19.99" rather than "24" → "19".
-  const head = /\S*$/.exec(prefix)![0];
-  const tail = /^\S*/.exec(suffix)![0];
+  const head = lastWordPart(prefix);
+  const tail = firstWordPart(suffix);
   prefix = prefix.slice(0, prefix.length - head.length);
   suffix = suffix.slice(tail.length);
   old = head + old + tail;
   now = head + now + tail;
   // Something inserted or deleted outright reads better with the word before it on both sides.
   if (!old.trim() || !now.trim()) {
-    const word = /\S+\s*$/.exec(prefix)?.[0] ?? '';
+    const word = lastWordWithSpace(prefix);
     prefix = prefix.slice(0, prefix.length - word.length);
     old = word + old;
     now = word + now;

@@ -37,8 +37,8 @@ curl ${base}/api/monitors/mon_…/captures -H "Authorization: Bearer $PAGEWATCH_
         its ${code('textChanges')} (added, removed or changed text blocks with a word diff, at most 50,
         ${code('textChangesTotal')} counts all). ${code('diff.mode')}: ${code('"visual"')} (default: regions decide),
         ${code('"text"')} (only a text change counts) or ${code('"both"')}. ${code('diff.textSelector')} limits the text
-        read to one element; ${code('diff.ignoreText')} (up to 20 regular expressions, checked for catastrophic
-        backtracking) blanks matches such as dates first.
+        read to one element; ${code('diff.ignoreText')} (up to 20 regular expressions in RE2 syntax, run in linear time;
+        no lookaround or backreferences) blanks matches such as dates first.
       </li>
       <li>
         ${code('notifyWhen')} (up to 20 rules: a ${code('selector')} with one of ${code('textContains')},

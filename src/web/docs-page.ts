@@ -2,6 +2,7 @@
 // (limits, queue, retry schedule...), not the defaults. Every interpolated value goes through the `html`
 // tag below, which escapes it; only fragments the tag itself built are inserted as they are.
 import { anonymousBodyLimit, type Config } from '../config.js';
+import { trimTrailingSlashes } from '../domain/trim.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { ERROR_STATUS } from '../errors.js';
 import { ERRORS } from './docs-texts.js';
@@ -17,7 +18,7 @@ import { limitRows } from './docs-limits.js';
 /** Only a plain origin goes into the copy-paste commands; anything odd falls back to localhost. */
 function exampleBase(baseUrl: string, config: Readonly<Config>): string {
   const plain = /^https?:\/\/[A-Za-z0-9.[\]:-]+(\/[A-Za-z0-9._~/-]*)?$/;
-  return plain.test(baseUrl) ? baseUrl.replace(/\/+$/, '') : `http://localhost:${config.port || 3000}`;
+  return plain.test(baseUrl) ? trimTrailingSlashes(baseUrl) : `http://localhost:${config.port || 3000}`;
 }
 
 const SECTIONS = [

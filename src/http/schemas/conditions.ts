@@ -2,18 +2,19 @@
 // price drops below 20"). Each rule reads one element, chosen by `selector`, and tests one thing.
 import { z } from 'zod';
 import { RULE_TESTS } from '../../domain/notify-rules.js';
+import { MAX_SEARCH_TEXT_CHARS, MAX_SELECTOR_CHARS } from './string-caps.js';
 
 export const MAX_RULES = 20;
 
 /** Text is compared ignoring case and with runs of whitespace as one space, so blank text would match anything. */
 const searchText = z
   .string()
-  .max(1000)
+  .max(MAX_SEARCH_TEXT_CHARS)
   .refine((s) => s.trim().length > 0, 'must contain something other than spaces');
 
 export const ruleSchema = z
   .object({
-    selector: z.string().min(1).max(1000).describe('The element the rule reads (its first match)'),
+    selector: z.string().min(1).max(MAX_SELECTOR_CHARS).describe('The element the rule reads (its first match)'),
     textContains: searchText.optional().describe("True when the element's text contains this (case-insensitive)"),
     textNotContains: searchText.optional().describe('True when the element exists and its text does not contain this'),
     numberBelow: z

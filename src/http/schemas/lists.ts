@@ -2,10 +2,11 @@
 import { z } from 'zod';
 import { JOB_STATUSES } from '../../stores/jobs.js';
 import { DELIVERY_STATUSES } from '../../stores/webhook-deliveries.js';
+import { MAX_QUERY_TOKEN_CHARS } from './string-caps.js';
 
 const paging = {
   limit: z.coerce.number().int().min(1).max(100).default(20).describe('Items per page, 1..100'),
-  cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
+  cursor: z.string().min(1).max(MAX_QUERY_TOKEN_CHARS).optional().describe('nextCursor of the previous page'),
 };
 
 export const pagingQuery = z.object(paging).strict();
@@ -19,8 +20,8 @@ export const jobListQuery = z
 
 export const deliveryListQuery = z
   .object({
-    jobId: z.string().min(1).optional(),
-    monitorId: z.string().min(1).optional(),
+    jobId: z.string().min(1).max(MAX_QUERY_TOKEN_CHARS).optional(),
+    monitorId: z.string().min(1).max(MAX_QUERY_TOKEN_CHARS).optional(),
     status: z.enum(DELIVERY_STATUSES as [string, ...string[]]).optional(),
     ...paging,
   })

@@ -24,6 +24,13 @@ import {
   type SchemaLimits,
 } from './request-options.js';
 import { stepsFitTimeout, stepsSchema } from './steps.js';
+import {
+  MAX_CRON_CHARS,
+  MAX_NAME_CHARS,
+  MAX_PATTERN_CHARS,
+  MAX_SELECTOR_CHARS,
+  MAX_TIME_ZONE_CHARS,
+} from './string-caps.js';
 
 export { mergePatch } from '../../domain/monitor-settings.js';
 
@@ -50,28 +57,31 @@ const CRON_FIELD_RANGES: Record<string, string> = {
  * must not run more often than every `minIntervalSeconds`: one key must not take the whole machine.
  */
 const cronExpression = (minIntervalSeconds: number) =>
-  z.string().superRefine((value, ctx) => {
-    const { errors } = cron.validateDetailed(value);
-    for (const e of errors) {
-      const range = CRON_FIELD_RANGES[e.field];
-      ctx.addIssue({
-        code: 'custom',
-        message: range
-          ? `the ${e.field} field "${e.value}" is not valid (allowed: ${range}, *, lists, ranges and steps)`
-          : `${e.message} (e.g. "*/15 * * * *")`,
-      });
-    }
-    if (errors.length > 0) return;
-    const gap = shortestGapSeconds(value, minIntervalSeconds);
-    if (gap < minIntervalSeconds) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          `runs as little as ${gap} s apart; the minimum is ${minIntervalSeconds} s between runs ` +
-          `(monitors.minIntervalSeconds)`,
-      });
-    }
-  });
+  z
+    .string()
+    .max(MAX_CRON_CHARS)
+    .superRefine((value, ctx) => {
+      const { errors } = cron.validateDetailed(value);
+      for (const e of errors) {
+        const range = CRON_FIELD_RANGES[e.field];
+        ctx.addIssue({
+          code: 'custom',
+          message: range
+            ? `the ${e.field} field "${e.value}" is not valid (allowed: ${range}, *, lists, ranges and steps)`
+            : `${e.message} (e.g. "*/15 * * * *")`,
+        });
+      }
+      if (errors.length > 0) return;
+      const gap = shortestGapSeconds(value, minIntervalSeconds);
+      if (gap < minIntervalSeconds) {
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            `runs as little as ${gap} s apart; the minimum is ${minIntervalSeconds} s between runs ` +
+            `(monitors.minIntervalSeconds)`,
+        });
+      }
+    });
 
 /** The image options a capture takes: a render request without its source, output and async fields. */
 export function captureOptionsSchema(limits: SchemaLimits) {
@@ -102,13 +112,13 @@ export function captureOptionsSchema(limits: SchemaLimits) {
     });
 }
 
-/** Patterns in diff.ignoreText: each must compile, match at least one character and pass safe-regex2. */
+/** Patterns in diff.ignoreText: each must compile on RE2 (linear time, no lookaround) and match at least one character. */
 export const ignoreTextSchema = z
   .array(
     z
       .string()
       .min(1)
-      .max(500)
+      .max(MAX_PATTERN_CHARS)
       .superRefine((pattern, ctx) => {
         const problem = ignoreTextProblem(pattern);
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -117,8 +127,8 @@ export const ignoreTextSchema = z
   .max(20)
   .default([])
   .describe(
-    'Regular expressions (JavaScript syntax, case-sensitive) whose matches are blanked before texts are ' +
-      'compared, e.g. dates',
+    'Regular expressions (RE2 syntax: linear time, no lookaround or backreferences; case-sensitive) whose ' +
+      'matches are blanked before texts are compared, e.g. dates',
   );
 
 export const diffOptionsSchema = z
@@ -133,7 +143,7 @@ export const diffOptionsSchema = z
     textSelector: z
       .string()
       .min(1)
-      .max(1000)
+      .max(MAX_SELECTOR_CHARS)
       .optional()
       .describe('Compare only the text inside this element (its first match)'),
     ignoreText: ignoreTextSchema,
@@ -153,7 +163,7 @@ export const diffOptionsSchema = z
       .describe('Also require diffRatio >= this (0, the default: off)'),
     ignoreRegions: z.array(box).max(100).default([]).describe('Boxes in capture pixels left out of the count'),
     ignoreSelectors: z
-      .array(z.string().min(1))
+      .array(z.string().min(1).max(MAX_SELECTOR_CHARS))
       .max(100)
       .default([])
       .describe('Elements whose boxes are left out of the count'),
@@ -164,12 +174,16 @@ export const diffOptionsSchema = z
 export function monitorSchema(limits: SchemaLimits & { maxRetention: number; minIntervalSeconds: number }) {
   return z
     .object({
-      name: z.string().trim().min(1).max(200).optional().describe('Default: the url'),
+      name: z.string().trim().min(1).max(MAX_NAME_CHARS).optional().describe('Default: the url'),
       url: httpUrl('url', 'give them as capture.httpCredentials, where the password is write-only'),
       schedule: cronExpression(limits.minIntervalSeconds).describe(
         'Cron expression, 5 fields (minute first) or 6 (second first)',
       ),
-      timezone: z.string().refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"').default('UTC'),
+      timezone: z
+        .string()
+        .max(MAX_TIME_ZONE_CHARS)
+        .refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"')
+        .default('UTC'),
       paused: z.boolean().default(false),
       capture: captureOptionsSchema(limits).prefault({}),
       diff: diffOptionsSchema.prefault({}),

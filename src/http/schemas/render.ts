@@ -5,10 +5,16 @@
 import { z } from 'zod';
 import { PAPER_FORMATS, type ImageSpec, type PdfSpec } from '../../domain/render-spec.js';
 import { imageSizeRules } from './image-size.js';
-import { imageOptions, oneCaptureMode, pageOptions, type SchemaLimits } from './request-options.js';
+import { documentChars, imageOptions, oneCaptureMode, pageOptions, type SchemaLimits } from './request-options.js';
+import { MAX_CSS_LENGTH_CHARS, MAX_METADATA_CHARS, MAX_PAGE_RANGES_CHARS } from './string-caps.js';
 
+// Linear: the spaces before a unit and those after it are matched by different pieces only when a unit
+// stands between them (two adjacent \s* made "1" + spaces + "x" quadratic); the cap bounds it anyway.
 const cssLength = z.union([
-  z.string().regex(/^\s*\d+(\.\d+)?\s*(px|in|cm|mm)?\s*$/, 'a CSS length such as "10mm", "1in", "96px"'),
+  z
+    .string()
+    .max(MAX_CSS_LENGTH_CHARS)
+    .regex(/^\s*\d+(?:\.\d+)?\s*(?:(?:px|in|cm|mm)\s*)?$/, 'a CSS length such as "10mm", "1in", "96px"'),
   z.number().min(0),
 ]);
 
@@ -119,18 +125,19 @@ export function pdfRequestSchema(limits: SchemaLimits) {
       preferCSSPageSize: z.boolean().default(false),
       pageRanges: z
         .string()
-        .regex(/^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/, 'page ranges such as "1-3,5"')
+        .max(MAX_PAGE_RANGES_CHARS)
+        .regex(/^\s*\d+(?:\s*-\s*\d+)?(?:\s*,\s*\d+(?:\s*-\s*\d+)?)*\s*$/, 'page ranges such as "1-3,5"')
         .optional(),
-      headerTemplate: z.string().optional(),
-      footerTemplate: z.string().optional(),
+      headerTemplate: z.string().max(documentChars(limits)).optional(),
+      footerTemplate: z.string().max(documentChars(limits)).optional(),
       tagged: z.boolean().default(true),
       outline: z.boolean().default(false),
       metadata: z
         .object({
-          title: z.string().optional(),
-          author: z.string().optional(),
-          subject: z.string().optional(),
-          keywords: z.string().optional(),
+          title: z.string().max(MAX_METADATA_CHARS).optional(),
+          author: z.string().max(MAX_METADATA_CHARS).optional(),
+          subject: z.string().max(MAX_METADATA_CHARS).optional(),
+          keywords: z.string().max(MAX_METADATA_CHARS).optional(),
         })
         .strict()
         .optional(),

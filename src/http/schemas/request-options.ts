@@ -6,10 +6,28 @@ import { z } from 'zod';
 import { hasUserinfo } from '../../domain/urls.js';
 import { IMAGE_FORMATS, RESOURCE_TYPES } from '../../domain/render-spec.js';
 import type { ImageSizeLimits } from './image-size.js';
+import {
+  DEFAULT_MAX_DOCUMENT_CHARS,
+  MAX_COOKIE_VALUE_CHARS,
+  MAX_CREDENTIAL_CHARS,
+  MAX_DOMAIN_CHARS,
+  MAX_HEADER_NAME_CHARS,
+  MAX_HEADER_VALUE_CHARS,
+  MAX_LOCALE_CHARS,
+  MAX_NAME_CHARS,
+  MAX_SELECTOR_CHARS,
+  MAX_TIME_ZONE_CHARS,
+  MAX_URL_CHARS,
+} from './string-caps.js';
 
 export interface SchemaLimits extends ImageSizeLimits {
   maxTimeoutMs: number;
+  /** limits.maxBodyBytes: the cap of html, css, js and the other document fields (string-caps.ts). */
+  maxBodyBytes?: number;
 }
+
+/** The cap of a document or code field: as many characters as the body may have bytes. */
+export const documentChars = (limits: { maxBodyBytes?: number }) => limits.maxBodyBytes ?? DEFAULT_MAX_DOCUMENT_CHARS;
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
@@ -19,6 +37,7 @@ export const WEBHOOK_NO_CREDENTIALS = 'the receiver checks the webhook-signature
 export const httpUrl = (what: string, credentials = 'give them as httpCredentials') =>
   z
     .string()
+    .max(MAX_URL_CHARS)
     .refine((value) => {
       // The URL parser quietly drops surrounding spaces and embedded tabs/newlines; an odd spelling is
       // refused rather than normalised into something the caller did not write.
@@ -48,10 +67,10 @@ export const validTimeZone = (tz: string) => {
 
 const cookie = z
   .object({
-    name: z.string().min(1),
-    value: z.string(),
-    domain: z.string().optional(),
-    path: z.string().optional(),
+    name: z.string().min(1).max(MAX_NAME_CHARS),
+    value: z.string().max(MAX_COOKIE_VALUE_CHARS),
+    domain: z.string().max(MAX_DOMAIN_CHARS).optional(),
+    path: z.string().max(MAX_URL_CHARS).optional(),
     url: httpUrl('cookie url', "a cookie's url only says where the cookie goes").optional(),
     httpOnly: z.boolean().optional(),
     secure: z.boolean().optional(),
@@ -61,7 +80,13 @@ const cookie = z
 
 /** RFC 9110 token names and values without CR, LF or NUL: what Chromium will send at all. */
 const headerRecord = z
-  .record(z.string(), z.string().regex(/^[^\r\n\0]*$/, 'a header value cannot hold CR, LF or NUL'))
+  .record(
+    z.string().max(MAX_HEADER_NAME_CHARS),
+    z
+      .string()
+      .max(MAX_HEADER_VALUE_CHARS)
+      .regex(/^[^\r\n\0]*$/, 'a header value cannot hold CR, LF or NUL'),
+  )
   .superRefine((headers, ctx) => {
     for (const name of Object.keys(headers)) {
       if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
@@ -77,7 +102,7 @@ const headerRecord = z
 export function pageOptions(limits: SchemaLimits) {
   return {
     url: httpUrl('url').optional().describe('Address of the page to render (http or https)'),
-    html: z.string().optional().describe('HTML to render'),
+    html: z.string().max(documentChars(limits)).optional().describe('HTML to render'),
     baseUrl: httpUrl('baseUrl').optional().describe('Resolves relative links in html'),
     viewport: z
       .object({ width: int(1, 3840), height: int(1, 2160) })
@@ -87,25 +112,41 @@ export function pageOptions(limits: SchemaLimits) {
     deviceScaleFactor: z.number().min(1).max(3).optional().describe('Device pixel ratio, 1..3; default 1'),
     device: z
       .string()
+      .max(MAX_NAME_CHARS)
       .refine(
         (name) => Object.hasOwn(devices, name),
         'unknown device; use a Playwright device name such as "iPhone 13"',
       )
       .optional()
       .describe('Playwright device name: sets viewport, user agent, scale and touch'),
-    userAgent: z.string().min(1).optional(),
+    userAgent: z.string().min(1).max(MAX_HEADER_VALUE_CHARS).optional(),
     locale: z
       .string()
+      .max(MAX_LOCALE_CHARS)
       .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a BCP 47 locale such as "en-US"')
       .optional(),
-    timezoneId: z.string().refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"').optional(),
+    timezoneId: z
+      .string()
+      .max(MAX_TIME_ZONE_CHARS)
+      .refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"')
+      .optional(),
     colorScheme: z.enum(['light', 'dark']).default('light'),
     reducedMotion: z.enum(['reduce', 'no-preference']).optional(),
     media: z.enum(['screen', 'print']).optional().describe('CSS media type; image default screen, pdf default print'),
     javaScriptEnabled: z.boolean().default(true),
     waitUntil: z.enum(['load', 'domcontentloaded', 'networkidle']).default('load'),
-    waitForSelector: z.string().min(1).optional().describe('Wait until it is visible; 422 if it never is'),
-    waitForFunction: z.string().min(1).optional().describe('JS expression waited until truthy'),
+    waitForSelector: z
+      .string()
+      .min(1)
+      .max(MAX_SELECTOR_CHARS)
+      .optional()
+      .describe('Wait until it is visible; 422 if it never is'),
+    waitForFunction: z
+      .string()
+      .min(1)
+      .max(documentChars(limits))
+      .optional()
+      .describe('JS expression waited until truthy'),
     delay: int(0, 10_000).default(0).describe('Extra wait after readiness, ms'),
     timeout: int(1000, limits.maxTimeoutMs).default(30_000).describe('Whole render budget, ms'),
     headers: headerRecord
@@ -122,17 +163,21 @@ export function pageOptions(limits: SchemaLimits) {
       ),
     cookies: z.array(cookie).max(100).optional(),
     httpCredentials: z
-      .object({ username: z.string(), password: z.string() })
+      .object({ username: z.string().max(MAX_CREDENTIAL_CHARS), password: z.string().max(MAX_CREDENTIAL_CHARS) })
       .strict()
       .optional()
       .describe("Basic/Digest credentials, given only to the target's origin (url, or baseUrl for html)"),
-    css: z.string().optional().describe('Style added after load, before capture'),
-    js: z.string().optional().describe('Script added after load, before capture'),
-    hideSelectors: z.array(z.string().min(1)).max(100).optional().describe('CSS selectors set to visibility:hidden'),
+    css: z.string().max(documentChars(limits)).optional().describe('Style added after load, before capture'),
+    js: z.string().max(documentChars(limits)).optional().describe('Script added after load, before capture'),
+    hideSelectors: z
+      .array(z.string().min(1).max(MAX_SELECTOR_CHARS))
+      .max(100)
+      .optional()
+      .describe('CSS selectors set to visibility:hidden'),
     blockResources: z.array(z.enum(RESOURCE_TYPES)).optional().describe('Resource types not loaded'),
     scrollPage: z.boolean().default(false).describe('Scroll to the bottom and back to trigger lazy loading'),
     failOnHttpError: z.boolean().optional().describe('Main document status >= 400 → 422; default true for url'),
-    filename: z.string().min(1).max(200).optional().describe('Used in Content-Disposition'),
+    filename: z.string().min(1).max(MAX_NAME_CHARS).optional().describe('Used in Content-Disposition'),
     response: z
       .enum(['binary', 'json'])
       .default('binary')
@@ -152,7 +197,12 @@ export function imageOptions() {
     format: z.enum(IMAGE_FORMATS).default('png'),
     quality: int(1, 100).optional().describe('jpeg/webp quality; default 80'),
     fullPage: z.boolean().default(false).describe('The whole page; cut to the size caps (X-Truncated)'),
-    selector: z.string().min(1).optional().describe('Capture one element; cut to the size caps (X-Truncated)'),
+    selector: z
+      .string()
+      .min(1)
+      .max(MAX_SELECTOR_CHARS)
+      .optional()
+      .describe('Capture one element; cut to the size caps (X-Truncated)'),
     clip: z
       .object({
         x: z.number().min(0),

@@ -4,13 +4,14 @@ import { z } from 'zod';
 import { STEP_ACTIONS, type Step } from '../../domain/monitor-settings.js';
 import { hasUserinfo } from '../../domain/urls.js';
 import { httpUrl, NO_USERINFO } from './request-options.js';
+import { MAX_SELECTOR_CHARS, MAX_STEP_VALUE_CHARS, MAX_URL_CHARS } from './string-caps.js';
 
 export const MAX_STEPS = 20;
 
 /** An http(s) origin as the URL standard writes it: no path, query, fragment or credentials. */
 const httpOrigin = z
   .string()
-  .max(2048)
+  .max(MAX_URL_CHARS)
   .refine((value) => {
     const u = URL.parse(value);
     return u !== null && (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === value.replace(/\/$/, '');
@@ -36,12 +37,12 @@ export const stepSchema = z
     selector: z
       .string()
       .min(1)
-      .max(1000)
+      .max(MAX_SELECTOR_CHARS)
       .optional()
       .describe('The element the step acts on or waits for (CSS or Playwright selector)'),
     value: z
       .string()
-      .max(10_000)
+      .max(MAX_STEP_VALUE_CHARS)
       .optional()
       .describe(
         'fill: the text; press: the key (e.g. "Enter"); select: the option value; waitForTimeout: ' +
