@@ -30,9 +30,12 @@ function served(name: string, doc: string): Render {
   pages.set(`/p/${name}`, doc);
   return { body: () => ({ url: `${fx.url}/p/${name}`, waitForSelector: '#done' }) };
 }
-/** `doc` as the render's html (Page.setContent on whatever document the page holds: no navigation). */
+/**
+ * `doc` as the render's html (Page.setContent on whatever document the page holds: no navigation), so a
+ * document render 1 left in place would be written over, not replaced. `__FX__` stands for the fixture.
+ */
 function inline(doc: string, extra: Record<string, unknown> = {}): Render {
-  return { body: () => ({ html: doc, waitForSelector: '#done', ...extra }) };
+  return { body: () => ({ html: doc.replaceAll('__FX__', fx.url), waitForSelector: '#done', ...extra }) };
 }
 
 /**
@@ -40,14 +43,15 @@ function inline(doc: string, extra: Record<string, unknown> = {}): Render {
  * what it sees of the state, '' for nothing) and prints "SEEN[<that>]" in #done.
  */
 function probeDoc(set: string, probe: string, { head = '', markup = '' } = {}): string {
+  // No global declarations: a document written over another one (setContent) shares its global scope.
   return `<!doctype html><html><head><meta charset="utf-8">${head}</head><body>${markup}<script>
-  const say = (t) => document.body.insertAdjacentHTML('beforeend', '<p id="done">' + t + '</p>');
-  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
   (async () => {
+    const say = (t) => document.body.insertAdjacentHTML('beforeend', '<p id="done">' + t + '</p>');
+    const pause = (ms) => new Promise((r) => setTimeout(r, ms));
     ${set}
     const seen = await (async () => { ${probe} })();
     say('SEEN[' + seen + ']');
-  })().catch((e) => say('PROBE-ERROR ' + e));
+  })().catch((e) => document.body.insertAdjacentHTML('beforeend', '<p id="done">PROBE-ERROR ' + e + '</p>'));
 </script></body></html>`;
 }
 
@@ -141,7 +145,7 @@ function row(
 
 // Counting ticks at the fixture over 500 ms (ten periods of the 50 ms intervals below).
 const countTicks = (kind: string) => `
-  const count = async () => Number(await (await fetch('/c/ticks?k=${kind}', { cache: 'no-store' })).text());
+  const count = async () => Number(await (await fetch('__FX__/c/ticks?k=${kind}', { cache: 'no-store' })).text());
   const n0 = await count();
   await pause(500); // bound: ten periods of the 50 ms interval that ticks
   const n1 = await count();
@@ -283,6 +287,7 @@ const rows: Row[] = [
       `setInterval(() => fetch('/c/tick?k=timer', { cache: 'no-store' }), 50);`,
       countTicks('timer'),
       /SEEN\[TICKS\+\d+\]/,
+      { read: 'html' },
     ),
     readSees: async (o) => {
       nothing(o); // did not move during render 2
@@ -296,6 +301,7 @@ const rows: Row[] = [
        window.w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));`,
       countTicks('worker'),
       /SEEN\[TICKS\+\d+\]/,
+      { read: 'html' },
     ),
     readSees: async (o) => {
       nothing(o);
@@ -450,7 +456,7 @@ async function render(r: Render): Promise<Seen> {
 describe('render isolation, row by row, on one reused warm page', () => {
   beforeAll(async () => {
     fx = await startFixtureServer();
-    for (const [path, doc] of pages) fx.route(path, (_req, res) => send(res, doc));
+    for (const [path, doc] of pages) fx.route(path, (_req, res) => send(res, doc.replaceAll('__FX__', fx.url)));
     const cors = { 'access-control-allow-origin': '*' };
     fx.route('/c/tick', (req, res) => {
       const k = new URL(req.url ?? '/', 'http://x').searchParams.get('k') ?? '';
