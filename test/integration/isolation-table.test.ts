@@ -416,9 +416,9 @@ const rows: Row[] = [
   row(
     'CSP meta (connect-src none)',
     '',
-    `try { await fetch('/c/ping', { cache: 'no-store' }); return ''; } catch { return 'CSP-BLOCKED'; }`,
+    `try { await fetch('__FX__/c/ping', { cache: 'no-store' }); return ''; } catch { return 'CSP-BLOCKED'; }`,
     /SEEN\[CSP-BLOCKED\]/,
-    { head: `<meta http-equiv="Content-Security-Policy" content="connect-src 'none'">` },
+    { head: `<meta http-equiv="Content-Security-Policy" content="connect-src 'none'">`, read: 'html' },
   ),
   row(
     'referrer policy meta (no-referrer)',
@@ -480,7 +480,7 @@ describe('render isolation, row by row, on one reused warm page', () => {
         'content-type': 'text/javascript',
       }),
     );
-    fx.route('/c/ping', (_req, res) => send(res, 'pong'));
+    fx.route('/c/ping', (_req, res) => send(res, 'pong', cors));
     fx.route('/c/referer', (req, res) => send(res, req.headers.referer ? 'REF' : 'NOREF'));
     fx.route('/c/download', (_req, res) =>
       send(res, DOWNLOAD_MARKER, {
