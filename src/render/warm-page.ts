@@ -2,6 +2,7 @@
 // a render itself takes ~50–90 ms. Between renders every trace of the previous one is wiped.
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright';
 import { hasUserinfo } from '../domain/urls.js';
+import { holdPermissions } from './permissions.js';
 import { detachOriginHeaders } from './origin-headers.js';
 
 export const BASE_CONTEXT_OPTIONS: BrowserContextOptions = {
@@ -42,7 +43,7 @@ export class WarmPage {
   /**
    * Something happened since the last wipe that reached beyond the document: a request (of the page or
    * a frame), a frame, a worker, a popup, a dialog or a download. Without one, nothing entered the HTTP
-   * cache, the cookie jar (but a render's own `cookies`) or the permissions, and the wipe skips those.
+   * cache or the cookie jar (but a render's own `cookies`), and the wipe skips those.
    */
   private touched = false;
   /**
@@ -91,6 +92,7 @@ export class WarmPage {
     try {
       const page = await context.newPage();
       guardPage(page);
+      await holdPermissions(browser, context, page);
       return new WarmPage(context, page);
     } catch (err) {
       await context.close().catch(() => undefined);
@@ -101,8 +103,9 @@ export class WarmPage {
   /**
    * Leave nothing for the next render: unload the document first (so no script of it can write again,
    * and the next render gets a new Document and global object: its own style-sheet set, performance
-   * timeline, focus, selection and scroll position), then cookies, per-origin storage (local, session, IndexedDB, cache storage), HTTP cache, history,
-   * permissions, routes and headers (both kinds). Emulation (viewport, media) is set afresh by every render.
+   * timeline, focus, selection and scroll position), then cookies, per-origin storage (local, session,
+   * IndexedDB, cache storage), HTTP cache, history, routes and headers (both kinds). Emulation (viewport,
+   * media) is set afresh by every render; permissions are held at "prompt" for good (permissions.ts).
    */
   async wipe(): Promise<void> {
     // The origin-scoped headers' interception ends alongside the rest (~25 ms; the wipe itself makes
@@ -125,14 +128,14 @@ export class WarmPage {
       const origins = [...this.origins];
       this.origins.clear();
       // Without a request (of the page, a frame or a worker: `touched`) nothing entered the HTTP cache or
-      // the cookie jar (but for a render's own `cookies`), and no origin could be granted a permission.
+      // the cookie jar (but for a render's own `cookies`). Permissions need no clearing: they are held at
+      // "prompt" for the context's life (permissions.ts), and resetting them would drop that hold.
       const reachedNetwork = origins.length > 0 || this.touched;
       const cookies = cookiesGiven.delete(this.context) || reachedNetwork;
       this.touched = false;
       await Promise.all([
         detached,
         cookies && this.context.clearCookies(),
-        reachedNetwork && this.context.clearPermissions(),
         this.page.unrouteAll({ behavior: 'ignoreErrors' }),
         this.page.setExtraHTTPHeaders({}),
         reachedNetwork && cdp.send('Network.clearBrowserCache'),

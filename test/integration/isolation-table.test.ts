@@ -1,11 +1,12 @@
 // The isolation guarantee of reused warm pages, as a table: one row per kind of state a page can keep.
 // Each row runs three renders on the ONE warm page of a service with `warmPages: 1, concurrency: 1`:
 //   render 1 sets the state and (the positive control) its probe reports seeing it within render 1
-//   itself, so the row cannot pass because the probe is blind; where render 1 must carry no script (the
-//   inert HTML fast path), a separate scripted control render shows the probe sees it instead;
-//   render 2 runs the same probe and must see nothing.
+//   itself, so the row cannot pass because the probe is blind; where render 1 must carry no script (an
+//   attack by inert HTML, which once skipped the unload), a separate scripted control render shows the
+//   probe sees it instead; render 2 runs the same probe and must see nothing.
 // The pool's created-pages counter is checked around every row: render 2 ran on render 1's page, or the
-// row would prove nothing. Probes report what they see as text in the PDF ("SEEN[...]"), or as pixels
+// row would prove nothing about the wipe; for state no wipe can clear (HTTP auth), the page must instead
+// have been replaced with its context. Probes report what they see as text in the PDF ("SEEN[...]"), or as pixels
 // of a PNG where that is the only way (the style-sheet set).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -118,6 +119,11 @@ interface Row {
   /** Render 2 saw nothing of render 1. */
   readSees: (o: Seen) => void | Promise<void>;
   before?: () => void;
+  /**
+   * State Chromium keeps per context with no call to clear it: the page must be replaced (with its
+   * context) instead of wiped, so render 2 runs on a new warm page.
+   */
+  replaced?: true;
 }
 
 const nothing = (o: Seen) => expect(o.text).toContain('SEEN[]');
@@ -169,20 +175,27 @@ const PROBE_PERF = `
   return [...new Set(victims())].join(',');`;
 const VICTIM_MARKUP = `<p elementtiming="victim-secret" id="victim">VICTIM TEXT</p><img elementtiming="victim-img" id="victim-img" width="40" height="40" src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==">`;
 
-const PROBE_AUTH = `const r = await fetch(location.origin + '/secure/inner', { cache: 'no-store' }); return r.status === 200 ? 'AUTH-CACHED' : '';`;
-const authRead: Render = { body: () => ({ url: `${fx.url}/secure/b`, failOnHttpError: false }) };
+// Without credentials the fetch never settles (headless Chromium waits on a login prompt nobody answers);
+// with cached ones it is answered at once, so 1 s tells them apart. (bound: 1 s)
+const PROBE_AUTH = `const r = await fetch(location.origin + '/secure/inner', { cache: 'no-store', signal: AbortSignal.timeout(1000) }).catch(() => undefined); return r?.status === 200 ? 'AUTH-CACHED' : '';`;
+/** Render 2 of the HTTP auth rows: a page of the same origin (no auth of its own) asks for a protected path. */
+const authRead = served('auth-read', probeDoc('', PROBE_AUTH));
+/** Where authSeen stood when render 2 started. */
+let authSeenBefore = 0;
 async function authNotSent(o: Seen): Promise<void> {
-  expect(o.text).toContain('AUTH-REQUIRED');
-  const b = authSeen.filter((r) => r.path === '/secure/b');
-  expect(b.length).toBeGreaterThan(0);
-  expect(b.map((r) => r.authorization)).toEqual(b.map(() => undefined));
+  nothing(o);
+  const asked = authSeen.slice(authSeenBefore).filter((r) => r.path === '/secure/inner');
+  expect(asked.length).toBeGreaterThan(0);
+  expect(asked.map((r) => r.authorization)).toEqual(asked.map(() => undefined));
 }
 
 /**
- * Permissions: the service grants none (no grantPermissions in src), but a page changes states itself by
- * asking (a request nobody answers is dismissed, and Chromium then reports "denied"; persist() may be
- * granted). Render 0 (the control) reads the warm page's states before render 1 asks; render 1 must see
- * a change (the probe can detect it), render 2 the states of render 0.
+ * Permissions: the service grants none, but without a hold a page changes states itself by asking (a
+ * request nobody answers is dismissed, and Chromium then reports "denied" for the origin, which
+ * Browser.resetPermissions does not undo). The warm page's context holds every permission at "prompt"
+ * (src/render/permissions.ts), so asking changes nothing. Render 0 (the control) reads the states before
+ * render 1 asks for each; render 1 and render 2 must read the same. Without the hold, render 1 reads
+ * "denied" (seen when the hold was taken out).
  */
 function permissionsRow(): Row {
   const base = row(
@@ -207,7 +220,10 @@ function permissionsRow(): Row {
         before = states(o);
       },
     },
-    setSees: (o) => expect(states(o), 'render 1 changed a state itself').not.toBe(before),
+    setSees: (o) => {
+      expect(before).toMatch(/^geolocation=prompt,notifications=prompt,clipboard-read=prompt/);
+      expect(states(o), 'render 1 changed a state by asking').toBe(before);
+    },
     readSees: (o) => expect(states(o)).toBe(before),
   };
 }
@@ -333,8 +349,8 @@ const rows: Row[] = [
     /SEEN\[LOCK\]/,
   ),
   {
-    // Inert HTML, no script: render 1 takes the fast path (setContent('') keeps the same Document). Its
-    // second, titled red sheet is the probe: with "x" the preferred set it is disabled (white), as it must
+    // Inert HTML, no script: once such a page was only emptied (setContent('') keeps the same Document,
+    // and Chromium keeps the preferred style-sheet set on it). Its second, titled red sheet is the probe: with "x" the preferred set it is disabled (white), as it must
     // be in render 2 only if the preferred set name outlived render 1.
     name: 'style-sheet set (preferred set name, inert HTML)',
     set: {
@@ -346,7 +362,8 @@ const rows: Row[] = [
     readSees: (o) => expect(o.png!.pixel(2, 2)).toMatchObject({ r: 255, g: 0, b: 0 }),
   },
   {
-    // Render 1 is inert HTML (fast path), so the control is a scripted render of the same markup + probe.
+    // Render 1 is inert HTML (no script: the unload it once skipped), so the control is a scripted render
+    // of the same markup and probe.
     name: 'performance timeline (element timing, LCP, getEntries; inert HTML)',
     control: { render: inline(probeDoc('', PROBE_PERF, { markup: VICTIM_MARKUP })), sees: sees(/SEEN\[[^\]]*victim/) },
     set: { body: () => ({ html: VICTIM_MARKUP }) },
@@ -371,14 +388,17 @@ const rows: Row[] = [
   ),
   permissionsRow(),
   {
-    name: 'HTTP auth: credentials in the URL (Basic)',
-    set: { body: () => ({ url: `http://alice:S3cret@${new URL(fx.url).host}/secure/a`, waitForSelector: '#done' }) },
+    // The API refuses a url with credentials (tested below); a page can still go to one itself.
+    name: 'HTTP auth: a page that goes to a URL with credentials (Basic)',
+    replaced: true,
+    set: served('auth-nav', `<script>location.href = 'http://alice:S3cret@' + location.host + '/secure/a';</script>`),
     setSees: sees(/SEEN\[AUTH-CACHED\]/),
     read: authRead,
     readSees: authNotSent,
   },
   {
     name: 'HTTP auth: an XHR with credentials (Basic)',
+    replaced: true,
     set: served(
       'auth-xhr',
       probeDoc(
@@ -514,9 +534,26 @@ describe('render isolation, row by row, on one reused warm page', () => {
     if (r.control) r.control.sees(await render(r.control.render));
     const one = await render(r.set);
     await r.setSees(one);
+    authSeenBefore = authSeen.length;
     await r.readSees(await render(r.read));
-    // Render 2 ran on render 1's page: otherwise the row proves nothing.
-    expect(service.browsers.stats().pagesCreated).toBe(created);
+    // Render 2 ran on render 1's page (otherwise the row proves nothing about the wipe), or, for state no
+    // wipe clears, on the page that replaced it.
+    expect(service.browsers.stats().pagesCreated).toBe(created + (r.replaced ? 1 : 0));
+  });
+
+  it('a url, baseUrl or cookie url with credentials is refused before anything renders', async () => {
+    const host = new URL(fx.url).host;
+    const requestsBefore = fx.requests.length;
+    for (const body of [
+      { url: `http://alice:S3cret@${host}/secure/a` },
+      { html: '<p>x</p>', baseUrl: `http://alice:S3cret@${host}/` },
+      { url: `${fx.url}/c/ping`, cookies: [{ name: 'a', value: 'b', url: `http://alice:S3cret@${host}/` }] },
+    ]) {
+      const res = await service.post('/api/pdf', body);
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain('may not hold a user name or password');
+    }
+    expect(fx.requests.length).toBe(requestsBefore); // nothing reached the fixture
   });
 
   // HSTS: Chromium records Strict-Transport-Security only from a connection without certificate errors,
