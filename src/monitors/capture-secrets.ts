@@ -191,10 +191,10 @@ const STEP_NOT_KEPT =
 
 /**
  * The sealed value a "••••" in step `i` stands for: the stored step at the same index, if it is a
- * secret fill of the same selector and origin, and every other step is the same (action, selector, value, secret
- * flag; a secret by its sealed place, not its value). Steps before it decide which page the secret is
- * typed into (a new goto or click could lead it to a page of someone else's choosing); steps after it
- * can show it (a "show password" toggle before the capture) or carry it away.
+ * secret fill of the same selector and origin, and every other step is the same (action, selector,
+ * value, secret flag, origin; a secret by its sealed place, not its value). Steps before it decide which
+ * page the secret is typed into (a new goto or click could lead it to a page of someone else's choosing);
+ * steps after it can show it (a "show password" toggle before the capture) or carry it away.
  */
 function storedStepSecret(stored: SecretFields | undefined, submitted: Step[], i: number): string | undefined {
   const before = stored?.steps ?? [];

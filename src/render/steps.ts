@@ -104,13 +104,14 @@ async function runStep(page: Page, step: RunStep, budget: Budget, hooks: StepHoo
  * filled, so a document that changes in between takes the element with it and the fill fails.
  */
 async function fillSecret(page: Page, step: RunStep, value: string, timeout: number): Promise<void> {
+  const deadline = performance.now() + timeout;
   const element = await page.locator(step.selector!).first().elementHandle({ timeout });
   try {
     const frame = await element.ownerFrame();
     const origin = frame ? (originOf(frame.url()) ?? 'null') : 'null';
     if (origin !== step.origin)
       throw new StepFailure(`the page is on another origin (${origin}); the secret was not typed`);
-    await element.fill(value, { timeout });
+    await element.fill(value, { timeout: Math.max(1, deadline - performance.now()) });
   } finally {
     await element.dispose().catch(() => undefined);
   }

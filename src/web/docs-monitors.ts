@@ -50,8 +50,10 @@ curl ${base}/api/monitors/mon_…/captures -H "Authorization: Bearer $PAGEWATCH_
       <li>
         ${code('capture.steps')} (up to 20: ${code('click')}, ${code('fill')}, ${code('press')}, ${code('select')},
         ${code('waitForSelector')}, ${code('waitForTimeout')}, ${code('goto')}) run after the page loads and before the
-        capture, within its timeout; a ${code('fill')} with ${code('secret: true')} is write-only and encrypted; a
-        ${code('goto')} obeys the egress policy; a failing step fails the capture naming the step's index.
+        capture, within its timeout; a ${code('fill')} with ${code('secret: true')} is write-only and encrypted, and is
+        typed only into a page of its origin (its ${code('origin')}, else the last ${code('goto')}'s, else the
+        ${code('url')}'s); a ${code('goto')} obeys the egress policy; a failing step fails the capture naming the step's
+        index.
       </li>
       <li>
         With ${code('diff.confirm')} (on by default) a change is captured once more and reported only if it is still

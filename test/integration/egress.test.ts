@@ -68,8 +68,6 @@ describe('policy fully on (nothing private allowed)', () => {
     'http://0:PORT/',
     'http://[::ffff:127.0.0.1]:PORT/',
     'http://[::127.0.0.1]:PORT/', // IPv4-compatible form (WHATWG URL spells it [::7f00:1])
-    'http://user@127.0.0.1:PORT/',
-    'http://user:pw@localhost:PORT/secret',
     'http://10.0.0.1/',
     'http://100.64.0.1/',
     'http://[fe80::1]/',
@@ -107,6 +105,17 @@ describe('policy fully on (nothing private allowed)', () => {
     const err = await expectError(svc, { url }, 400, 'invalid_request');
     expect(err.details?.map((d) => d.path)).toContain('url');
   });
+
+  // Credentials in a URL are refused before the egress policy is asked (see isolation-table.test.ts).
+  it.each(['http://user@127.0.0.1:PORT/', 'http://user:pw@localhost:PORT/secret'])(
+    '%s → 400 on url (credentials), canary untouched',
+    async (template) => {
+      const url = template.replace('PORT', String(canary.port));
+      const err = await expectError(svc, { url }, 400, 'invalid_request');
+      expect(err.details?.find((d) => d.path === 'url')?.message).toMatch(/may not hold a user name or password/);
+      expect(canary.requests).toEqual([]);
+    },
+  );
 });
 
 /*

@@ -3,11 +3,9 @@
 // (never a 500), leave no trace for the next render and no process behind.
 // The service runs with one render slot and one warm page, so the render right after a hostile one
 // runs on the page the hostile one used (or on its replacement) — the hardest case for recovery.
-import { readdirSync, statSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { filesUnder, playwrightArtifactDirs } from '../helpers/files-under.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { processGroup, zombiesOf } from '../helpers/processes.js';
@@ -36,30 +34,8 @@ const serve = (body: string) => (_req: unknown, res: ServerResponse) => {
   res.end(page(body));
 };
 
-/** Regular files under os.tmpdir()/playwright-artifacts-* (where Playwright would put downloads). */
-function artifactFiles(): Set<string> {
-  const found = new Set<string>();
-  const walk = (dir: string) => {
-    let entries: string[];
-    try {
-      entries = readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const name of entries) {
-      const full = join(dir, name);
-      try {
-        const st = statSync(full);
-        if (st.isDirectory()) walk(full);
-        else if (st.isFile()) found.add(full);
-      } catch {
-        /* removed while we looked */
-      }
-    }
-  };
-  for (const name of readdirSync(tmpdir())) if (name.startsWith('playwright-artifacts-')) walk(join(tmpdir(), name));
-  return found;
-}
+/** Files under os.tmpdir()/playwright-artifacts-* (where Playwright would put downloads). */
+const artifactFiles = () => new Set(playwrightArtifactDirs().flatMap(filesUnder));
 
 describe('hostile pages', () => {
   let service: TestService;

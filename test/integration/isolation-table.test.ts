@@ -8,11 +8,10 @@
 // row would prove nothing about the wipe; for state no wipe can clear (HTTP auth), the page must instead
 // have been replaced with its context. Probes report what they see as text in the PDF ("SEEN[...]"), or as pixels
 // of a PNG where that is the only way (the style-sheet set).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { filesUnder, playwrightArtifactDirs } from '../helpers/files-under.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { decodePng, type DecodedPng } from '../helpers/png.js';
@@ -66,34 +65,16 @@ function send(res: ServerResponse, body: string, headers: Record<string, string>
   res.end(body);
 }
 
-/** Files under `dir` (recursively) whose content holds `marker`; unreadable or large files are skipped. */
+/** Files under `dir` whose content holds `marker`; large or unreadable files are skipped. */
 function filesHolding(dir: string, marker: string): string[] {
-  const found: string[] = [];
-  const walk = (d: string) => {
-    let names: string[];
+  return filesUnder(dir).filter((path) => {
     try {
-      names = readdirSync(d);
+      return statSync(path).size < 1_000_000 && readFileSync(path).includes(marker);
     } catch {
-      return;
+      return false; // removed meanwhile, or not ours to read
     }
-    for (const name of names) {
-      const path = join(d, name);
-      try {
-        const st = statSync(path);
-        if (st.isDirectory()) walk(path);
-        else if (st.size < 1_000_000 && readFileSync(path).includes(marker)) found.push(path);
-      } catch {
-        // gone meanwhile, or not ours to read
-      }
-    }
-  };
-  walk(dir);
-  return found;
+  });
 }
-const playwrightArtifactDirs = () =>
-  readdirSync(tmpdir())
-    .filter((n) => n.startsWith('playwright-artifacts-'))
-    .map((n) => join(tmpdir(), n));
 
 // ---------------------------------------------------------------------------------------------------
 // The table.

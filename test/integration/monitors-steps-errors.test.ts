@@ -22,10 +22,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+/** The page's origin, served by a route (no network): a secret step is typed only into its own origin. */
+const ORIGIN = 'http://steps.test';
+const FORM =
+  '<input id="open"><input id="locked" disabled><div id="text">text</div><select id="s"><option value="a">A</option></select>';
 beforeEach(async () => {
-  await page.setContent(
-    '<input id="open"><input id="locked" disabled><div id="text">text</div><select id="s"><option value="a">A</option></select>',
-  );
+  await page.route(`${ORIGIN}/`, (route) => route.fulfill({ contentType: 'text/html', body: FORM }));
+  await page.goto(`${ORIGIN}/`);
 });
 
 /** The AppError runSteps throws for `steps` with `ms` of budget. */
@@ -49,7 +52,7 @@ describe('runSteps errors', () => {
   it('a secret fill that times out is named by step and selector; the secret is in neither the message nor the cause', async () => {
     const err = await failure([
       { action: 'fill', selector: '#open', value: 'x' },
-      { action: 'fill', selector: '#locked', value: SECRET, secret: true },
+      { action: 'fill', selector: '#locked', value: SECRET, secret: true, origin: ORIGIN },
     ]);
     expect(err.code).toBe('render_failed');
     expect(err.message).toBe(
@@ -60,9 +63,19 @@ describe('runSteps errors', () => {
   });
 
   it('a secret fill on an element that takes no text fails at once, without the secret', async () => {
-    const err = await failure([{ action: 'fill', selector: '#text', value: SECRET, secret: true }]);
+    const err = await failure([{ action: 'fill', selector: '#text', value: SECRET, secret: true, origin: ORIGIN }]);
     expect(err.message).toMatch(/^step 0 \(fill "#text"\): Error: Element is not an <input>/);
     expect(logged(err)).not.toContain(SECRET);
+  });
+
+  it.each([
+    { origin: 'http://elsewhere.test', on: ORIGIN },
+    { origin: undefined, on: ORIGIN }, // a secret bound nowhere is typed nowhere
+  ])('a secret bound to $origin is not typed into a page of $on', async ({ origin, on }) => {
+    const err = await failure([{ action: 'fill', selector: '#open', value: SECRET, secret: true, origin }]);
+    expect(err.message).toBe(`step 0 (fill "#open"): the page is on another origin (${on}); the secret was not typed`);
+    expect(logged(err)).not.toContain(SECRET);
+    expect(await page.inputValue('#open')).toBe('');
   });
 
   it.each([
