@@ -537,16 +537,7 @@ describe('render isolation, row by row, on one reused warm page', () => {
     expect(fx.requests.length).toBe(requestsBefore); // nothing reached the fixture
   });
 
-  // HSTS: Chromium records Strict-Transport-Security only from a connection without certificate errors,
-  // and never for an IP-address host; the fixtures are plain http on 127.0.0.x, there is no https fixture
-  // in test/helpers, the service has no ignoreHTTPSErrors option, and a CA cannot be added to this
-  // Chromium without changing the machine's NSS store (shared with other users). So no HSTS state can be
-  // set by render 1 here. (If it could: Network.clearBrowserCache does not clear HSTS; a fresh context
-  // would be needed, or Chromium's per-context HSTS store cleared.)
-  it.skip('HSTS (needs an https origin Chromium trusts: not available here)', () => undefined);
-
-  // Client certificates: needs an https server Chromium trusts (same obstacle as HSTS) that asks for a
-  // client certificate; the service gives none (no clientCertificates in src), so render 1 could only
-  // record "no certificate" for the origin, which Chromium caches per context (SSLClientAuthCache).
-  it.skip('client-certificate choice (needs a trusted https origin: not available here)', () => undefined);
+  // HSTS, NEL and the client-certificate choice need an https origin Chromium trusts, which the service's
+  // fixtures (plain http on IP addresses) cannot be: test/integration/context-state.test.ts drives real
+  // Chromium with a test certificate it trusts, through WarmPage and WarmPool.
 });
