@@ -1,17 +1,32 @@
 import { defineConfig } from 'vitest/config';
 
+// Three projects, run by `npm test` in this order (package.json): `unit` needs no browser and no database
+// server, `postgres` needs PostgreSQL, `integration` runs the real service with real Chromium. Each runs
+// two files at once: the integration files spend most of their time waiting on pages, timers and child
+// processes, so two share 2 cores well; each has its own service, Chromium, database and ephemeral ports,
+// and the process checks look only at their own service's process group.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // One file at a time unless a script says otherwise: `npm run test:unit` and `npm run test:integration`
-    // both run two files at once (the integration files spend most of their time waiting on pages, timers
-    // and child processes, so two share 2 cores well; each has its own service, Chromium, database and
-    // ephemeral ports, and the process checks look only at their own service's process group).
-    fileParallelism: false,
+    fileParallelism: true,
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
     // The time per file, slowest first, after the summary: where to look when the suite gets slower.
     reporters: ['default', './test/reporters/file-times.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/contract/**/*.test.ts', 'test/http/**/*.test.ts'],
+        },
+      },
+      { extends: true, test: { name: 'postgres', include: ['test/postgres/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'] },
+      },
+    ],
   },
 });
