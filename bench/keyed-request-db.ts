@@ -11,7 +11,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/config-load.js';
-import { openBackend, type OpenedBackend } from '../src/db/open-backend.js';
+import { openBackend, type OpenedBackend } from '../src/stores/sql/open-backend.js';
 import { createLogger } from '../src/log.js';
 import { percentile } from './stats.js';
 

@@ -12,12 +12,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { migrate, readMigrations } from '../src/db/migrate.js';
-import { migratePostgres } from '../src/db/postgres/migrate.js';
-import { createPool } from '../src/db/postgres/pool.js';
-import { PostgresBackend } from '../src/db/postgres/postgres-backend.js';
-import { SqliteBackend } from '../src/db/sqlite-backend.js';
-import { openDatabase } from '../src/db/sqlite.js';
+import { migrate, readMigrations } from '../src/stores/sql/migrate.js';
+import { migratePostgres } from '../src/stores/sql/postgres/migrate.js';
+import { createPool } from '../src/stores/sql/postgres/pool.js';
+import { PostgresBackend } from '../src/stores/sql/postgres/backend.js';
+import { SqliteBackend } from '../src/stores/sql/sqlite/backend.js';
+import { openDatabase } from '../src/stores/sql/sqlite/connection.js';
 import { projectRoot } from '../src/project-root.js';
 import type { Backend } from '../src/stores/backend.js';
 

@@ -3,7 +3,7 @@
 // is deleted in one transaction; then the files those rows held. A file left behind by a crash between
 // the two is one no row refers to, which the sweeper's orphan pass removes.
 import { resultKey } from '../jobs/render-job.js';
-import type { FileStore } from '../storage/file-store.js';
+import type { FileStore } from '../stores/file-store.js';
 import type { Backend } from '../stores/backend.js';
 import type { KeyRevocation, Revocation } from './revocation.js';
 

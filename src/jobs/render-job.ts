@@ -2,7 +2,7 @@
 // queue records the result, and this runner's webhook event, in one transaction.
 import type { Renderer, RenderOutput } from '../render/renderer.js';
 import type { ImageSpec, PdfSpec } from '../domain/render-spec.js';
-import type { FileStore } from '../storage/file-store.js';
+import type { FileStore } from '../stores/file-store.js';
 import type { Tx } from '../stores/backend.js';
 import type { JobRecord, JobRequest } from '../stores/jobs.js';
 import { recordEvent } from '../webhooks/outbox.js';

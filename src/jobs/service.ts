@@ -3,7 +3,7 @@
 import type { Readable } from 'node:stream';
 import type { EgressPolicy } from '../egress/policy.js';
 import { conflict, gone, notFound, urlBlocked, webhookUrlBlocked } from '../errors.js';
-import type { FileStore } from '../storage/file-store.js';
+import type { FileStore } from '../stores/file-store.js';
 import type { Stores } from '../stores/backend.js';
 import type { JobRecord, JobStatus } from '../stores/jobs.js';
 import type { JobQueue } from './queue.js';

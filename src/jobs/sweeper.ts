@@ -7,8 +7,8 @@
 // (Backend.runExclusive): the others skip that pass.
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
-import type { FileStore } from '../storage/file-store.js';
-import { ORPHAN_MIN_AGE_MS, removeOrphans } from '../storage/orphans.js';
+import type { FileStore } from '../stores/file-store.js';
+import { ORPHAN_MIN_AGE_MS, removeOrphans } from '../stores/files/orphans.js';
 import type { Backend, Stores } from '../stores/backend.js';
 import { IDEMPOTENCY_WINDOW_MS } from './queue.js';
 

@@ -14,7 +14,7 @@ import type { Box } from '../domain/geometry.js';
 import type { PageBlock, PageFacts } from '../render/page-facts.js';
 import type { Renderer } from '../render/renderer.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import type { FileStore } from '../storage/file-store.js';
+import type { FileStore } from '../stores/file-store.js';
 import type { Stores, Tx } from '../stores/backend.js';
 import type { CaptureRecord, NewCapture, Region } from '../stores/captures.js';
 import type { JobRecord } from '../stores/jobs.js';

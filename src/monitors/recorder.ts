@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { NotifyEvent } from '../domain/monitor-settings.js';
 import type { Logger } from '../log.js';
-import type { FileStore } from '../storage/file-store.js';
+import type { FileStore } from '../stores/file-store.js';
 import type { Tx } from '../stores/backend.js';
 import type { CaptureRecord, NewCapture } from '../stores/captures.js';
 import type { JobRecord } from '../stores/jobs.js';

@@ -3,7 +3,7 @@
 // The plaintext must not linger in the database files either — in the pages the rewrite frees, or in
 // free pages that older edits and deletes left behind — so the rewrite runs with freed pages zeroed
 // and a pass that sealed anything ends by compacting the database (rebuilt from live rows only) and
-// flushing its log. On SQLite (src/db/scrub.ts) that rewrites the database file, once, on the first
+// flushing its log. On SQLite (src/stores/sql/sqlite/scrub.ts) that rewrites the database file, once, on the first
 // start that finds plaintext.
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Backend } from '../stores/backend.js';

@@ -9,7 +9,7 @@ import type { EgressPolicy } from '../egress/policy.js';
 import { conflict, invalidRequest, notFound, urlBlocked, webhookUrlBlocked } from '../errors.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { JobRecord } from '../stores/jobs.js';
-import type { FileStore } from '../storage/file-store.js';
+import type { FileStore } from '../stores/file-store.js';
 import type { Backend } from '../stores/backend.js';
 import type { CaptureListQuery, CaptureRecord } from '../stores/captures.js';
 import type { MonitorListQuery, MonitorRecord } from '../stores/monitors.js';

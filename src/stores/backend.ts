@@ -1,6 +1,6 @@
 // The seam between the services and a database. A backend offers every store, outside or inside one
 // transaction, and says when something others wait for was committed (jobs to claim, webhook deliveries
-// to send). SQLite implements it now (src/db/); PostgreSQL plugs in here next.
+// to send). Implemented for SQLite (sql/sqlite/backend.ts) and PostgreSQL (sql/postgres/backend.ts).
 import type { EventEmitter } from 'node:events';
 import type { ApiKeyStore } from './api-keys.js';
 import type { CaptureStore } from './captures.js';

@@ -1,5 +1,5 @@
 // What a database does so that data rewritten in place leaves no old copy on disk (the plaintext of
-// secrets sealed at rest): SQLite's is src/db/scrub.ts.
+// secrets sealed at rest): SQLite's is src/stores/sql/sqlite/scrub.ts.
 export interface Scrub {
   /** From now on, pages freed by writes are zeroed. Returns what puts the setting back. */
   zeroFreedPages(): () => void;

@@ -3,8 +3,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { removeOrphans } from '../../src/storage/orphans.js';
-import type { FileStore } from '../../src/stores/files.js';
+import { removeOrphans } from '../../src/stores/files/orphans.js';
+import type { FileStore } from '../../src/stores/file-store.js';
 
 export type OpenFileStore = () => Promise<{ store: FileStore; close(): Promise<void> }>;
 

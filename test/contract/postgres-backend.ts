@@ -1,10 +1,10 @@
 // Opens a PostgreSQL backend for a contract suite over one migrated database per test file: each open
 // empties every table first (faster than a database per test), so every test starts as on a fresh file.
 import { resolve } from 'node:path';
-import { readMigrations } from '../../src/db/migrate.js';
-import { migratePostgres } from '../../src/db/postgres/migrate.js';
-import { createPool } from '../../src/db/postgres/pool.js';
-import { PostgresBackend } from '../../src/db/postgres/postgres-backend.js';
+import { readMigrations } from '../../src/stores/sql/migrate.js';
+import { migratePostgres } from '../../src/stores/sql/postgres/migrate.js';
+import { createPool } from '../../src/stores/sql/postgres/pool.js';
+import { PostgresBackend } from '../../src/stores/sql/postgres/backend.js';
 import type { Backend } from '../../src/stores/backend.js';
 import type { SharedDatabase } from './concurrency.contract.js';
 

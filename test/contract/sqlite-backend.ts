@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { SqliteBackend } from '../../src/db/sqlite-backend.js';
-import { openDatabase } from '../../src/db/sqlite.js';
+import { migrate, readMigrations } from '../../src/stores/sql/migrate.js';
+import { SqliteBackend } from '../../src/stores/sql/sqlite/backend.js';
+import { openDatabase } from '../../src/stores/sql/sqlite/connection.js';
 import type { Backend } from '../../src/stores/backend.js';
 import type { SharedDatabase } from './concurrency.contract.js';
 

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config-load.js';
-import { MemoryRateLimits } from '../../src/db/memory-rate-limits.js';
+import { MemoryRateLimits } from '../../src/stores/sql/sqlite/memory-rate-limits.js';
 import { createApp, type AppDeps } from '../../src/http/app.js';
 import { createLogger } from '../../src/log.js';
 import type { Renderer, RenderOutput } from '../../src/render/renderer.js';

@@ -1,7 +1,7 @@
 // Records every statement run on a SQLite connection (Kysely prepares each one) with its parameters, and
 // reads their plans with EXPLAIN QUERY PLAN: the query-plan tests use it to check that hot statements
 // read through an index.
-import type { Db } from '../../src/db/sqlite.js';
+import type { Db } from '../../src/stores/sql/sqlite/connection.js';
 
 export interface Statement {
   sql: string;

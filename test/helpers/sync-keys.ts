@@ -1,6 +1,6 @@
 // API keys written straight to a test's database handle, synchronously: the rows `pagewatch keys
 // create` writes (the same key material), for tests that set up keys without awaiting (the service's
-// own stores are async: src/db/api-keys.ts). `revoke` marks the key only; it stops none of its work.
+// own stores are async: src/stores/sql/api-keys.ts). `revoke` marks the key only; it stops none of its work.
 import type { Database } from 'better-sqlite3';
 import { hashApiKey, KEY_PREFIX, newApiKey, newKeyId, newWebhookSecret } from '../../src/domain/key-material.js';
 import type { ApiKeyRecord, IssuedKey } from '../../src/stores/api-keys.js';

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readMigrations } from '../../src/db/migrate.js';
+import { readMigrations } from '../../src/stores/sql/migrate.js';
 import type { CaptureView } from '../../src/monitors/view.js';
 import { POSTGRES_MIGRATIONS } from '../contract/postgres-backend.js';
 import { CLI } from '../helpers/durability-cli.js';

@@ -5,8 +5,8 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { CHUNK_BYTES, DatabaseFileStore } from '../../src/db/postgres/blob-store.js';
-import { removeOrphans } from '../../src/storage/orphans.js';
+import { CHUNK_BYTES, DatabaseFileStore } from '../../src/stores/files/database.js';
+import { removeOrphans } from '../../src/stores/files/orphans.js';
 import { openBlobDatabase, type BlobDatabase } from '../helpers/blob-database.js';
 import { describePostgres } from '../helpers/postgres-local.js';
 

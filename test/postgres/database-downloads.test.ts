@@ -2,7 +2,7 @@
 // from the database with its Content-Length, byte for byte; gone from the store, it is 410 as on disk.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DatabaseFileStore } from '../../src/db/postgres/blob-store.js';
+import { DatabaseFileStore } from '../../src/stores/files/database.js';
 import { EgressPolicy } from '../../src/egress/policy.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { JobService } from '../../src/jobs/service.js';

@@ -2,7 +2,7 @@
 // once), different names do not block each other, and the lock is freed when fn throws.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runExclusive } from '../../src/db/postgres/advisory-lock.js';
+import { runExclusive } from '../../src/stores/sql/postgres/advisory-lock.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
 
 /** A promise and its resolver, to hold a run open until the test lets it finish. */

@@ -3,7 +3,7 @@
 // failing its caller: both transactions commit, each exactly once. Real PostgreSQL; the deadlock is made on
 // purpose with two backends (two pools, as two nodes) and a barrier between their first and second write.
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { PostgresBackend } from '../../src/db/postgres/postgres-backend.js';
+import type { PostgresBackend } from '../../src/stores/sql/postgres/backend.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../helpers/postgres.js';
 import { migrateAt, postgresBackendAt } from '../contract/postgres-backend.js';
 import { seedMonitor, T0 } from '../contract/seed.js';

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { MigrationMismatchError, readMigrations } from '../../src/db/migrate.js';
-import { migratePostgres } from '../../src/db/postgres/migrate.js';
-import { numericTypes } from '../../src/db/postgres/pool.js';
+import { MigrationMismatchError, readMigrations } from '../../src/stores/sql/migrate.js';
+import { migratePostgres } from '../../src/stores/sql/postgres/migrate.js';
+import { numericTypes } from '../../src/stores/sql/postgres/pool.js';
 import { migrateAt, POSTGRES_MIGRATIONS } from '../contract/postgres-backend.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../helpers/postgres.js';
 

@@ -3,8 +3,8 @@
 // A's backend lands this opens just the nodes store; at merge the contract joins A's PostgreSQL run.
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { SqlNodeStore } from '../../src/db/nodes.js';
-import type { DB } from '../../src/db/schema.js';
+import { SqlNodeStore } from '../../src/stores/sql/nodes.js';
+import type { DB } from '../../src/stores/sql/schema.js';
 import type { Backend } from '../../src/stores/backend.js';
 import { nodesContract } from '../contract/nodes.contract.js';
 import { applyClusterMigration } from '../helpers/cluster-migration.js';

@@ -2,7 +2,7 @@
 // `changes` (NOTIFY inside the transaction, LISTEN on every node), a rollback sends nothing, and a
 // backend does not hear its own notifications twice (it emitted them itself after the commit).
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { PostgresBackend } from '../../src/db/postgres/postgres-backend.js';
+import type { PostgresBackend } from '../../src/stores/sql/postgres/backend.js';
 import type { ChangeTopic } from '../../src/stores/backend.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/until.js';

@@ -1,10 +1,10 @@
-// Named statements on PostgreSQL (src/db/postgres/prepared.ts): a statement with values is prepared once per
+// Named statements on PostgreSQL (src/stores/sql/postgres/prepared.ts): a statement with values is prepared once per
 // connection under a name from its text; a text without values (a migration's several statements) runs as
 // it is; a connection names at most 500; and a kept statement that a schema change made stale fails once,
 // then runs prepared anew. Real PostgreSQL, a database of this file's own.
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { prepareStatements } from '../../src/db/postgres/prepared.js';
+import { prepareStatements } from '../../src/stores/sql/postgres/prepared.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../helpers/postgres.js';
 
 describePostgres('PostgreSQL named statements', () => {

@@ -3,8 +3,8 @@
 // buckets' rule, read on an injected clock.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MemoryRateLimits } from '../../src/db/memory-rate-limits.js';
-import { PostgresRateLimits } from '../../src/db/postgres/rate-limits.js';
+import { MemoryRateLimits } from '../../src/stores/sql/sqlite/memory-rate-limits.js';
+import { PostgresRateLimits } from '../../src/stores/sql/postgres/rate-limits.js';
 import { applyClusterMigration } from '../helpers/cluster-migration.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
 

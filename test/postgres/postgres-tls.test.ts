@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectionOptions, createPool } from '../../src/db/postgres/pool.js';
+import { connectionOptions, createPool } from '../../src/stores/sql/postgres/pool.js';
 import { describePostgres, POSTGRES_URL } from '../helpers/postgres.js';
 
 const quiet = { warn: () => undefined };

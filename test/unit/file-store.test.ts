@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { LocalFileStore } from '../../src/storage/file-store.js';
-import { removeOrphans } from '../../src/storage/orphans.js';
+import { LocalFileStore } from '../../src/stores/files/local.js';
+import { removeOrphans } from '../../src/stores/files/orphans.js';
 
 let dir: string;
 let store: LocalFileStore;

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MigrationMismatchError, migrate, readMigrations } from '../../src/db/migrate.js';
-import { openDatabase, type Db } from '../../src/db/sqlite.js';
+import { MigrationMismatchError, migrate, readMigrations } from '../../src/stores/sql/migrate.js';
+import { openDatabase, type Db } from '../../src/stores/sql/sqlite/connection.js';
 import { projectRoot } from '../../src/project-root.js';
 
 describe('migrations', () => {

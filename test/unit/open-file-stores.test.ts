@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { loadConfig } from '../../src/config-load.js';
-import { LocalFileStore } from '../../src/storage/file-store.js';
-import { openFileStores, storageDriver, type FileStoreName } from '../../src/storage/open-file-stores.js';
-import type { FileStore } from '../../src/stores/files.js';
+import { LocalFileStore } from '../../src/stores/files/local.js';
+import { openFileStores, storageDriver, type FileStoreName } from '../../src/stores/files/open.js';
+import type { FileStore } from '../../src/stores/file-store.js';
 
 const POSTGRES = 'postgres://pagewatch@db.internal:5432/pagewatch';
 const config = (env: Record<string, string>) => loadConfig({ env, overrides: {} });

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { SyncKeys } from '../helpers/sync-keys.js';
-import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { openDatabase, type Db } from '../../src/db/sqlite.js';
+import { migrate, readMigrations } from '../../src/stores/sql/migrate.js';
+import { openDatabase, type Db } from '../../src/stores/sql/sqlite/connection.js';
 import { projectRoot } from '../../src/project-root.js';
 
 let dir: string;

@@ -4,13 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { migrate, readMigrations } from '../../src/db/migrate.js';
-import { openDatabase } from '../../src/db/sqlite.js';
-import { SqliteBackend } from '../../src/db/sqlite-backend.js';
+import { migrate, readMigrations } from '../../src/stores/sql/migrate.js';
+import { openDatabase } from '../../src/stores/sql/sqlite/connection.js';
+import { SqliteBackend } from '../../src/stores/sql/sqlite/backend.js';
 import { Sweeper } from '../../src/jobs/sweeper.js';
 import { createLogger } from '../../src/log.js';
 import { projectRoot } from '../../src/project-root.js';
-import { LocalFileStore } from '../../src/storage/file-store.js';
+import { LocalFileStore } from '../../src/stores/files/local.js';
 import type { Backend } from '../../src/stores/backend.js';
 
 let dir: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRateLimits } from '../../src/db/memory-rate-limits.js';
+import { MemoryRateLimits } from '../../src/stores/sql/sqlite/memory-rate-limits.js';
 
 describe('MemoryRateLimits (the token buckets of one node)', () => {
   it('bursts to the per-minute budget, refuses the next, and refills continuously', async () => {

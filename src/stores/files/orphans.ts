@@ -1,0 +1,26 @@
+// Stored files no row refers to: what a crash leaves between writing a file and committing its row, or
+// between deleting rows and their files. They are never served, but nothing else would ever remove them.
+import type { FileStore } from '../file-store.js';
+
+/**
+ * Only files older than this are judged: a file written moments ago may belong to a render whose row
+ * is not committed yet (the longest render timeout is minutes; an hour leaves no doubt).
+ */
+export const ORPHAN_MIN_AGE_MS = 3600_000;
+
+/** Removes the files of `store` older than `before` that `isReferenced` does not claim; returns how many. */
+export async function removeOrphans(
+  store: FileStore,
+  isReferenced: (key: string) => boolean | Promise<boolean>,
+  before: Date,
+  shouldStop: () => boolean = () => false,
+): Promise<number> {
+  let removed = 0;
+  for await (const file of store.files()) {
+    if (shouldStop()) break;
+    if (file.modifiedAt >= before || (await isReferenced(file.key))) continue;
+    await store.remove(file.key);
+    removed++;
+  }
+  return removed;
+}
