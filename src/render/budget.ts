@@ -1,3 +1,10 @@
+/**
+ * Held back from a wait's own timeout (waitForSelector, waitForFunction, a step), so the wait fails with
+ * its own message (422) before the whole render times out (504). 100 ms was too little on a loaded
+ * machine: the render's timeout fired while Playwright was still reporting the wait's.
+ */
+export const WAIT_RESERVE_MS = 250;
+
 /** The time left of one render's `timeout`, shared by every step so the whole render fits in it. */
 export class Budget {
   private readonly deadline: number;

@@ -4,7 +4,7 @@
 import type { Page } from 'playwright';
 import { errors as pwErrors } from 'playwright';
 import { invalidRequest, renderFailed } from '../errors.js';
-import type { Budget } from './budget.js';
+import { WAIT_RESERVE_MS, type Budget } from './budget.js';
 import { commitThenWait, documentReady, firstLine } from './prepare.js';
 import type { PageSpec } from '../domain/render-spec.js';
 import { awaitsNothing } from './inert-html.js';
@@ -32,7 +32,7 @@ async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promis
       await page
         .locator(req.waitForSelector)
         .first()
-        .waitFor({ state: 'visible', timeout: budget.remaining(100) });
+        .waitFor({ state: 'visible', timeout: budget.remaining(WAIT_RESERVE_MS) });
     } catch (err) {
       if (err instanceof pwErrors.TimeoutError)
         throw renderFailed(`waitForSelector "${req.waitForSelector}" never became visible`);
@@ -41,7 +41,7 @@ async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promis
   }
   if (req.waitForFunction) {
     try {
-      await page.waitForFunction(req.waitForFunction, undefined, { timeout: budget.remaining(100) });
+      await page.waitForFunction(req.waitForFunction, undefined, { timeout: budget.remaining(WAIT_RESERVE_MS) });
     } catch (err) {
       if (err instanceof pwErrors.TimeoutError) throw renderFailed('waitForFunction never became truthy');
       throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);

@@ -4,7 +4,7 @@
 // as a secret never appears in that error or its cause (Playwright's own messages are scrubbed too).
 import { errors as pwErrors, type Page } from 'playwright';
 import { AppError, renderFailed, renderTimeout } from '../errors.js';
-import type { Budget } from './budget.js';
+import { WAIT_RESERVE_MS, type Budget } from './budget.js';
 import { LoadError } from './network-errors.js';
 import { originOf } from './origin-headers.js';
 import { firstLine } from './prepare.js';
@@ -30,11 +30,8 @@ export interface StepHooks {
   explainLoad?: (err: LoadError) => AppError;
 }
 
-/**
- * Held back from each step's own timeout, so a step that waits in vain fails with its own message
- * (and can still be explained) before the whole render times out.
- */
-export const STEP_RESERVE_MS = 250;
+/** Held back from each step's own timeout (see WAIT_RESERVE_MS): a step that waits in vain is explained. */
+export const STEP_RESERVE_MS = WAIT_RESERVE_MS;
 
 /** Shown in place of a secret value, as the API shows it. */
 const HIDDEN = '••••';
