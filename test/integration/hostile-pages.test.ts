@@ -48,10 +48,7 @@ describe('hostile pages', () => {
   beforeAll(async () => {
     artifactsBefore = artifactFiles();
     fixture = await startFixtureServer();
-    fixture.route(
-      '/reload-loop',
-      serve('<p>RELOAD</p><script>onload=()=>location.reload()</script>'),
-    );
+    fixture.route('/reload-loop', serve('<p>RELOAD</p><script>onload=()=>location.reload()</script>'));
     fixture.route('/href-loop', serve(`<p>HREF</p><script>location.href='?n='+Math.random()</script>`));
     fixture.route('/never-ends', (_req, res) => {
       hanging.add(res);
