@@ -7,21 +7,27 @@
 // Text comparison still runs in its own thread under a time limit (text-changes.ts) as a backstop.
 import { RE2JS } from 're2js';
 
+/** A pattern compiled on RE2, or why it cannot be: the construct RE2 lacks, or the parser's complaint. */
+function compile(pattern: string): RE2JS | { unsupported: string } | { invalid: string } {
+  const unsupported = unsupportedSyntax(pattern);
+  if (unsupported) return { unsupported };
+  try {
+    return RE2JS.compile(toRe2Syntax(pattern));
+  } catch (err) {
+    return { invalid: (err as Error).message.replace(/^error parsing regexp: /, '') };
+  }
+}
+
 /** Why a pattern cannot be used, or null when it can. */
 export function ignoreTextProblem(pattern: string): string | null {
-  const unsupported = unsupportedSyntax(pattern);
-  if (unsupported) {
+  const compiled = compile(pattern);
+  if ('unsupported' in compiled) {
     return (
-      `uses ${unsupported}, which is not supported: patterns run on RE2, which matches in linear time and has no ` +
-      'lookahead, lookbehind or backreferences; rewrite it without'
+      `uses ${compiled.unsupported}, which is not supported: patterns run on RE2, which matches in linear time ` +
+      'and has no lookahead, lookbehind or backreferences; rewrite it without'
     );
   }
-  let compiled: RE2JS;
-  try {
-    compiled = RE2JS.compile(toRe2Syntax(pattern));
-  } catch (err) {
-    return `not a valid regular expression: ${(err as Error).message.replace(/^error parsing regexp: /, '')}`;
-  }
+  if ('invalid' in compiled) return `not a valid regular expression: ${compiled.invalid}`;
   // A pattern that matches nothing at all would blank between every two characters.
   if (compiled.test('')) return 'matches the empty string; it must match at least one character';
   return null;
@@ -44,13 +50,11 @@ export class IgnoreTextUnusable extends Error {
 /** The patterns compiled; a pattern that cannot be throws IgnoreTextUnusable naming its index. */
 export function compileIgnoreText(patterns: string[]): RE2JS[] {
   return patterns.map((pattern, index) => {
-    const unsupported = unsupportedSyntax(pattern);
-    if (unsupported) throw new IgnoreTextUnusable(index, `uses ${unsupported}, which RE2 does not support`);
-    try {
-      return RE2JS.compile(toRe2Syntax(pattern));
-    } catch (err) {
-      throw new IgnoreTextUnusable(index, `is not a valid RE2 pattern (${(err as Error).message})`);
-    }
+    const compiled = compile(pattern);
+    if ('unsupported' in compiled)
+      throw new IgnoreTextUnusable(index, `uses ${compiled.unsupported}, which RE2 does not support`);
+    if ('invalid' in compiled) throw new IgnoreTextUnusable(index, `is not a valid RE2 pattern (${compiled.invalid})`);
+    return compiled;
   });
 }
 
