@@ -8,9 +8,10 @@ import { KeyRevocation } from './auth/revocation.js';
 import { DatabaseOpenError, openBackend } from './stores/sql/open-backend.js';
 import { createLogger } from './log.js';
 import { LocalFileStore } from './stores/files/local.js';
-import { isRole, ROLES } from './roles.js';
+import { NODE_ROLES } from './domain/node-role.js';
+import { isRole } from './roles.js';
 import type { Backend } from './stores/backend.js';
-import type { NodeRole } from './stores/nodes.js';
+import type { NodeRole } from './domain/node-role.js';
 
 const USAGE = `usage: pagewatch <command>
   serve [--role all|api|worker]
@@ -89,7 +90,7 @@ function roleOption(args: string[]): NodeRole | undefined | Error {
   const value = args[at]!.startsWith('--role=') ? args[at]!.slice('--role='.length) : args[at + 1];
   if (value === undefined || !isRole(value))
     return new Error(
-      `--role must be one of ${ROLES.join(', ')} (got ${value === undefined ? 'nothing' : `"${value}"`})`,
+      `--role must be one of ${NODE_ROLES.join(', ')} (got ${value === undefined ? 'nothing' : `"${value}"`})`,
     );
   return value;
 }

@@ -3,6 +3,7 @@
 // (if present) → environment variables (PAGEWATCH_ + the setting's path in UPPER_SNAKE_CASE); the loading
 // is in config-load.ts.
 import { z } from 'zod';
+import { NODE_ROLES } from './domain/node-role.js';
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
@@ -38,7 +39,7 @@ export const configSchema = z
           'each request',
       ),
     role: z
-      .enum(['all', 'api', 'worker'])
+      .enum(NODE_ROLES)
       .default('all')
       .describe(
         'What this node does: all = everything; api = HTTP (synchronous renders included), no jobs, schedules ' +

@@ -5,9 +5,7 @@
 // - worker: the job worker, monitor schedules, webhook dispatcher and sweeper, with the browser they
 //   render with; its HTTP server answers only /health, /ready and /metrics.
 import { together, type Lifecycle } from './lifecycle.js';
-import type { NodeRole } from './stores/nodes.js';
-
-export const ROLES: readonly NodeRole[] = ['all', 'api', 'worker'];
+import { NODE_ROLES, type NodeRole } from './domain/node-role.js';
 
 export interface RoleParts {
   /** The whole HTTP API and pages; else only the probes (/health, /ready, /metrics). */
@@ -21,7 +19,7 @@ export function partsOf(role: NodeRole): RoleParts {
 }
 
 export function isRole(value: string): value is NodeRole {
-  return (ROLES as readonly string[]).includes(value);
+  return (NODE_ROLES as readonly string[]).includes(value);
 }
 
 /** The long-lived parts of a node, whatever its role. */

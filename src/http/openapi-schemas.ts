@@ -2,8 +2,8 @@
 // by view functions (jobs, captures, deliveries, status), the shared error body and the headers.
 // Kept small on purpose: the request schemas, where the detail matters, are generated.
 // The capture schemas are in openapi-capture-schemas.ts, the small builders in openapi-schema-kit.ts.
-import { JOB_STATUSES } from '../stores/jobs.js';
-import { DELIVERY_STATUSES } from '../stores/webhook-deliveries.js';
+import { JOB_STATUSES } from '../domain/job-outcome.js';
+import { DELIVERY_STATUSES } from '../domain/delivery-status.js';
 import { ERROR_CODES } from '../errors.js';
 import { EVENT_TYPES } from '../webhooks/outbox.js';
 import { ref } from './openapi-operations.js';

@@ -5,7 +5,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { conflict, queueFull } from '../errors.js';
 import type { Backend, Tx } from '../stores/backend.js';
-import type { JobError, JobRecord, JobRequest } from '../stores/jobs.js';
+import type { JobRecord, JobRequest } from '../stores/jobs.js';
+import type { JobError } from '../domain/job-outcome.js';
 import { Gathered } from './gathered.js';
 import type { JobOutcome, JobRunner } from './runner.js';
 

@@ -3,7 +3,7 @@
 // of them did not hold on the previous capture: "tell me when the price drops below 20" fires once,
 // when it drops, not again at every later change while it stays below. Rules that came to hold on a
 // capture that was not a change (nothing was told) stay news until a change tells them.
-import type { ConditionResult } from '../stores/captures.js';
+import type { ConditionResult } from '../domain/capture-findings.js';
 import { RULE_TESTS, type Rule, type RuleTest } from '../domain/notify-rules.js';
 import type { Probe } from '../render/page-facts.js';
 import { firstNumber } from './number-parse.js';

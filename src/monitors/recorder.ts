@@ -9,7 +9,8 @@ import type { FileStore } from '../stores/file-store.js';
 import type { Tx } from '../stores/backend.js';
 import type { CaptureRecord, NewCapture } from '../stores/captures.js';
 import type { JobRecord } from '../stores/jobs.js';
-import type { MonitorRecord, MonitorStatus } from '../stores/monitors.js';
+import type { MonitorRecord } from '../stores/monitors.js';
+import type { MonitorStatus } from '../domain/capture-findings.js';
 import { recordEvent, type EventType } from '../webhooks/outbox.js';
 import { captureEventData } from './view.js';
 

@@ -2,7 +2,7 @@
 // box is ("div.price: $24.99 → $19.99"). Works for any list of regions and any blocks: the blocks of
 // the baseline and of this capture, matched by selector (the same element in both), ranked by how much
 // of the region they cover and how tightly they fit it, so a price wins over the card around it.
-import type { Region, RegionElement } from '../stores/captures.js';
+import type { Region, RegionElement } from '../domain/capture-findings.js';
 import type { Box } from '../domain/geometry.js';
 import type { PageBlock } from '../render/page-facts.js';
 

@@ -6,7 +6,7 @@
 import { Gathered } from '../jobs/gathered.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Backend, Tx } from '../stores/backend.js';
-import type { CaptureReason } from '../stores/captures.js';
+import type { CaptureReason } from '../domain/capture-findings.js';
 import type { JobRecord } from '../stores/jobs.js';
 import type { MonitorRecord } from '../stores/monitors.js';
 import { CAPTURE_JOB_KIND, type CaptureJobRequest } from './recorder.js';

@@ -2,7 +2,7 @@
 // and word by word inside a changed block (diffWords). Pure and synchronous: compareTexts runs it in
 // a thread of its own (text-changes.ts), since ignoreText patterns are user code.
 import { diffArrays, diffWords } from 'diff';
-import { MAX_TEXT_CHANGES, type TextChange, type WordPart } from '../stores/captures.js';
+import { MAX_TEXT_CHANGES, type TextChange, type WordPart } from '../domain/capture-findings.js';
 import type { Box } from '../domain/geometry.js';
 import type { PageBlock } from '../render/page-facts.js';
 import type { RE2JS } from 're2js';

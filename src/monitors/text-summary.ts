@@ -1,6 +1,6 @@
 // The one line a person reads first (webhook `summary`): the first text change, with the unchanged
 // words around it that make it readable, e.g. "Price: $24.99 → $19.99".
-import type { TextChange, WordPart } from '../stores/captures.js';
+import type { TextChange, WordPart } from '../domain/capture-findings.js';
 import { firstWordPart, lastWordPart, lastWordWithSpace } from '../domain/trim.js';
 import { wordDiff } from './text-diff.js';
 

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
-import type { NodeRecord, NodeRole, NodeStore } from '../stores/nodes.js';
+import type { NodeRecord, NodeStore } from '../stores/nodes.js';
+import type { NodeRole } from '../domain/node-role.js';
 
 export const HEARTBEAT_MS = 5000;
 /** A node whose heartbeat is older than this is shown `alive: false` (three missed beats). */

@@ -4,7 +4,7 @@
 import type { BrowserManager } from '../render/browser-manager.js';
 import type { RenderLimiter } from '../render/limiter.js';
 import type { Stores } from '../stores/backend.js';
-import type { NodeRole } from '../stores/nodes.js';
+import type { NodeRole } from '../domain/node-role.js';
 import { ALIVE_WITHIN_MS } from './node-heartbeat.js';
 import { RENDER_JOB_KINDS } from '../jobs/render-job.js';
 import { RenderHistory } from './render-history.js';

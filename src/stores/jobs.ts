@@ -2,24 +2,10 @@
 // registered, a job may name an opaque `subject` (a capture job: its monitor), and what a finished job
 // keeps of its request was decided at submission (`keptRequest`), so every statement that ends jobs —
 // one at a time or in bulk — applies it without asking what kind they are.
-
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
-export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
+import type { JobError, JobStatus, ResultMeta } from '../domain/job-outcome.js';
 
 /** A job's request as its runner reads it: a JSON object. */
 export type JobRequest = Record<string, unknown>;
-
-export interface ResultMeta {
-  renderMs: number;
-  finalUrl?: string;
-  pageCount?: number;
-  truncated: boolean;
-}
-
-export interface JobError {
-  code: string;
-  message: string;
-}
 
 export interface JobRecord {
   id: string;

@@ -2,8 +2,7 @@
 // among the capture options arrive sealed (see monitors/capture-secrets.ts): a store keeps them as
 // the opaque strings they are.
 import type { CaptureOptions, NamedSettings } from '../domain/monitor-settings.js';
-
-export type MonitorStatus = 'baseline' | 'unchanged' | 'changed' | 'failed';
+import type { MonitorStatus } from '../domain/capture-findings.js';
 
 export interface MonitorRecord {
   id: string;

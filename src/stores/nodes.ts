@@ -1,8 +1,7 @@
 // The node registry: every running service process (a node) over this database, as its own row says.
 // A node writes its row at start, refreshes its heartbeat every few seconds and removes the row on a
 // clean stop; one that died leaves a row whose heartbeat has stopped (shown not alive, deleted later).
-
-export type NodeRole = 'all' | 'api' | 'worker';
+import type { NodeRole } from '../domain/node-role.js';
 
 export interface NodeRecord {
   id: string;

@@ -1,8 +1,6 @@
 // The webhook outbox (one delivery per event and receiver) and its attempt log. A delivery's payload
 // is the exact JSON text every attempt sends and signs: it stays text, byte for byte as recorded.
-
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+import type { DeliveryStatus } from '../domain/delivery-status.js';
 
 /** The last error of a delivery that was not sent because its key was revoked. */
 export const REVOKED_REASON = 'not sent: the API key was revoked';

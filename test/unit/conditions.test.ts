@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConditionResult } from '../../src/stores/captures.js';
+import type { ConditionResult } from '../../src/domain/capture-findings.js';
 import type { Rule } from '../../src/domain/notify-rules.js';
 import { evaluateConditions, type PreviousCapture } from '../../src/monitors/conditions.js';
 import type { Probe } from '../../src/render/page-facts.js';

@@ -1,6 +1,6 @@
 // withElements: which elements lie behind each changed region.
 import { describe, expect, it } from 'vitest';
-import type { Region } from '../../src/stores/captures.js';
+import type { Region } from '../../src/domain/capture-findings.js';
 import { MAX_REGION_ELEMENTS, withElements } from '../../src/monitors/region-elements.js';
 import type { PageBlock } from '../../src/render/page-facts.js';
 

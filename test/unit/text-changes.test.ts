@@ -1,7 +1,7 @@
 // compareTexts / diffBlocks: block-level and word-level text diffs of two captures. The thread tests run
 // the compiled script: `npx tsc -p tsconfig.json` before these tests.
 import { describe, expect, it } from 'vitest';
-import { MAX_TEXT_CHANGES } from '../../src/stores/captures.js';
+import { MAX_TEXT_CHANGES } from '../../src/domain/capture-findings.js';
 import type { PageBlock } from '../../src/render/page-facts.js';
 import { MAX_BLOCK_EDITS, MAX_WORD_EDITS, diffBlocks, wordDiff } from '../../src/monitors/text-diff.js';
 import { compareTexts } from '../../src/monitors/text-changes.js';

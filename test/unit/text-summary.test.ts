@@ -1,6 +1,6 @@
 // summarize: the one line of a monitor.changed webhook.
 import { describe, expect, it } from 'vitest';
-import type { TextChange } from '../../src/stores/captures.js';
+import type { TextChange } from '../../src/domain/capture-findings.js';
 import { wordDiff } from '../../src/monitors/text-diff.js';
 import { summarize } from '../../src/monitors/text-summary.js';
 

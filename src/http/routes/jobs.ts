@@ -1,7 +1,7 @@
 // GET /api/jobs, GET /api/jobs/{id}, GET /api/jobs/{id}/result, DELETE /api/jobs/{id}.
 import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
-import type { JobStatus } from '../../stores/jobs.js';
+import type { JobStatus } from '../../domain/job-outcome.js';
 import type { JobService } from '../../jobs/service.js';
 import { jobView } from '../../jobs/view.js';
 import { decodeCursor, page } from '../cursor.js';

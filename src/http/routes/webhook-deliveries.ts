@@ -3,7 +3,8 @@
 import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
 import { notFound } from '../../errors.js';
-import type { AttemptRecord, DeliveryRecord, DeliveryStatus, DeliveryStore } from '../../stores/webhook-deliveries.js';
+import type { AttemptRecord, DeliveryRecord, DeliveryStore } from '../../stores/webhook-deliveries.js';
+import type { DeliveryStatus } from '../../domain/delivery-status.js';
 import { decodeCursor, page } from '../cursor.js';
 import { keyIdOf } from '../principal.js';
 import { deliveryListQuery } from '../schemas/lists.js';

@@ -1,7 +1,7 @@
 // Query strings of the list routes. Values arrive as strings, so numbers are coerced.
 import { z } from 'zod';
-import { JOB_STATUSES } from '../../stores/jobs.js';
-import { DELIVERY_STATUSES } from '../../stores/webhook-deliveries.js';
+import { JOB_STATUSES } from '../../domain/job-outcome.js';
+import { DELIVERY_STATUSES } from '../../domain/delivery-status.js';
 import { MAX_QUERY_TOKEN_CHARS } from './string-caps.js';
 
 const paging = {

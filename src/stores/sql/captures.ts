@@ -2,17 +2,8 @@
 // regions, text changes and conditions are JSON columns, parsed here and nowhere else.
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Box } from '../../domain/geometry.js';
-import type {
-  CaptureListQuery,
-  CaptureReason,
-  CaptureRecord,
-  CaptureStore,
-  ConditionResult,
-  NewCapture,
-  Region,
-  Removed,
-  TextChange,
-} from '../captures.js';
+import type { CaptureListQuery, CaptureRecord, CaptureStore, NewCapture, Removed } from '../captures.js';
+import type { CaptureReason, ConditionResult, Region, TextChange } from '../../domain/capture-findings.js';
 import type { CapturesTable, DB } from './schema.js';
 import type { Notify } from './stores-over.js';
 

@@ -2,7 +2,8 @@
 // monitor's, a revoked key's stragglers) and the failure of jobs out of tries. Apart from jobs.ts, whose
 // SqlJobStore forwards to them, so the store's reads, claims and result sweeps stay readable on their own.
 import type { Kysely, Transaction } from 'kysely';
-import type { JobError, JobRecord, StoredResult } from '../jobs.js';
+import type { JobRecord, StoredResult } from '../jobs.js';
+import type { JobError } from '../../domain/job-outcome.js';
 import { ACTIVE, ended, toRecord } from './job-rows.js';
 import type { DB } from './schema.js';
 

@@ -3,7 +3,8 @@
 // from jobs.ts because the job-ending statements (job-endings.ts) and a key's bulk stop (key-data.ts) use
 // them too.
 import { sql, type ExpressionBuilder, type Selectable, type UpdateObject } from 'kysely';
-import type { JobRecord, JobRequest, JobStatus, ResultMeta } from '../jobs.js';
+import type { JobRecord, JobRequest } from '../jobs.js';
+import type { JobStatus, ResultMeta } from '../../domain/job-outcome.js';
 import type { DB, JobsTable } from './schema.js';
 
 // Literals, not parameters: SQLite uses the partial indexes on unfinished jobs (`WHERE status IN

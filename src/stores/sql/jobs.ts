@@ -6,8 +6,9 @@
 // Its statements that end jobs are in job-endings.ts; the row mapping, shared columns and list cursor in
 // job-rows.ts.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { JobError, JobRecord, JobStatus, JobStore, ListQuery, NewJob, StoredResult } from '../jobs.js';
-import { JOB_STATUSES } from '../jobs.js';
+import type { JobRecord, JobStore, ListQuery, NewJob, StoredResult } from '../jobs.js';
+import type { JobError, JobStatus } from '../../domain/job-outcome.js';
+import { JOB_STATUSES } from '../../domain/job-outcome.js';
 import { cancelJob, cancelJobsFor, cancelRevokedJobs, failExhaustedJobs, failJob, succeedJob } from './job-endings.js';
 import { ACTIVE, olderThan, toRecord } from './job-rows.js';
 import type { DB } from './schema.js';

@@ -3,7 +3,8 @@
 // store's statements read on their own.
 import type { Selectable } from 'kysely';
 import type { CaptureOptions, MonitorSettings, NamedSettings } from '../../domain/monitor-settings.js';
-import type { MonitorRecord, MonitorStatus } from '../monitors.js';
+import type { MonitorRecord } from '../monitors.js';
+import type { MonitorStatus } from '../../domain/capture-findings.js';
 import type { MonitorsTable } from './schema.js';
 
 type Row = Selectable<MonitorsTable>;

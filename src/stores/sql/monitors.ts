@@ -2,7 +2,8 @@
 // nowhere else) and the state the scheduler keeps current.
 import type { Kysely, Transaction } from 'kysely';
 import type { CaptureOptions, NamedSettings } from '../../domain/monitor-settings.js';
-import type { MonitorListQuery, MonitorRecord, MonitorStatus, MonitorStore, NewMonitor } from '../monitors.js';
+import type { MonitorListQuery, MonitorRecord, MonitorStore, NewMonitor } from '../monitors.js';
+import type { MonitorStatus } from '../../domain/capture-findings.js';
 import { settingsColumns, toRecord } from './monitor-rows.js';
 import type { DB } from './schema.js';
 import type { Notify } from './stores-over.js';

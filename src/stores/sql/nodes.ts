@@ -1,6 +1,7 @@
 // The node registry on either database (see src/stores/nodes.ts): plain statements, no dialect piece.
 import type { Kysely, Transaction } from 'kysely';
-import type { NodeRecord, NodeRole, NodeStore } from '../nodes.js';
+import type { NodeRecord, NodeStore } from '../nodes.js';
+import type { NodeRole } from '../../domain/node-role.js';
 import type { DB } from './schema.js';
 
 export class SqlNodeStore implements NodeStore {

@@ -5,10 +5,10 @@ import type {
   AttemptRecord,
   DeliveryQuery,
   DeliveryRecord,
-  DeliveryStatus,
   DeliveryStore as DeliveryStoreInterface,
   NewDelivery,
 } from '../webhook-deliveries.js';
+import type { DeliveryStatus } from '../../domain/delivery-status.js';
 import { REVOKED_REASON } from '../webhook-deliveries.js';
 import { inTransaction } from './in-transaction.js';
 import type { SqlFlavor } from './flavor.js';

@@ -1,0 +1,55 @@
+// What a capture found and how a monitor stands: the values stored with a capture, shown by the API and
+// sent in webhooks.
+import type { Box } from './geometry.js';
+
+export type MonitorStatus = 'baseline' | 'unchanged' | 'changed' | 'failed';
+
+export type CaptureReason = 'schedule' | 'manual' | 'catch-up';
+
+/** An element a changed region overlaps, with its text in the baseline and in this capture. */
+export interface RegionElement {
+  selector: string;
+  tag: string;
+  before: string | null;
+  after: string | null;
+}
+
+/** A changed area of the capture (image pixels) and what lies behind it. */
+export interface Region extends Box {
+  /** Changed pixels counted in it. */
+  pixels?: number;
+  /** Up to 5 elements it overlaps, the largest overlap first. */
+  elements?: RegionElement[];
+}
+
+/** One piece of a word-level diff (jsdiff's shape): unchanged, or added, or removed. */
+export interface WordPart {
+  value: string;
+  added?: true;
+  removed?: true;
+}
+
+export interface TextChange {
+  kind: 'added' | 'removed' | 'changed';
+  before: string | null;
+  after: string | null;
+  /** Where the block is in this capture (in the baseline for a removed one), image pixels. */
+  box: Box | null;
+  selector: string | null;
+  /** Changed blocks: the word-level diff from before to after. */
+  words?: WordPart[];
+}
+
+/** One notifyWhen rule as this capture found it. */
+export interface ConditionResult {
+  index: number;
+  selector: string;
+  /** The rule's test (textContains, numberBelow, ...). */
+  test: string;
+  met: boolean;
+  /** What was read: the element's text, or the number parsed from it; null when nothing matched. */
+  value: string | number | null;
+}
+
+/** How many text changes a capture keeps (the total is counted apart). */
+export const MAX_TEXT_CHANGES = 50;
