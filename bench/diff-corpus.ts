@@ -12,8 +12,8 @@
  * Prints exactly one JSON line on stdout: the confusion matrix, the misclassified cases and timing.
  */
 import { performance } from 'node:perf_hooks';
-import { clustersOf } from '../src/diff/compare.js';
-import { MIN_REGION_PIXELS, MIN_STRONG_PIXELS } from '../src/diff/regions.js';
+import { clustersOf } from '../src/diff/pixels/compare.js';
+import { MIN_REGION_PIXELS, MIN_STRONG_PIXELS } from '../src/diff/pixels/regions.js';
 import { loadCorpus, startCorpusSite, type CorpusCase, type CorpusSite } from '../test/fixtures/diff-corpus/corpus.js';
 import { createKey } from './async-jobs.js';
 import { log } from './measure.js';

@@ -10,9 +10,9 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { PNG } from 'pngjs';
-import { comparePngs, type DiffOptions } from '../src/diff/compare.js';
-import { Differ, sha256, type CaptureImage } from '../src/diff/differ.js';
-import { DiffPool } from '../src/diff/pool.js';
+import { comparePngs, type DiffOptions } from '../src/diff/pixels/compare.js';
+import { Differ, sha256, type CaptureImage } from '../src/diff/pixels/differ.js';
+import { DiffPool } from '../src/diff/pixels/pool.js';
 import { percentile, round1 } from './stats.js';
 
 export interface DiffFigures {

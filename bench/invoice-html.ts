@@ -75,7 +75,7 @@ export const invoiceHtml: string = build();
 
 /**
  * The same invoice with one small script (it stamps the heading), as HTML with charts or computed totals
- * has: the service unloads the page after such a render (see src/render/inert-html.ts), which the plain
+ * has: the service unloads the page after such a render (see src/render/load/inert-html.ts), which the plain
  * invoice does not need.
  */
 export const scriptedInvoiceHtml: string = invoiceHtml.replace(

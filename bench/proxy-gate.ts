@@ -21,7 +21,7 @@ import { EgressProxy } from '../src/egress/proxy.js';
 import { heldByBrowsers } from '../src/egress/socket-owner.js';
 import { createLogger } from '../src/log.js';
 import { startService } from '../src/main.js';
-import { findChromium } from '../src/render/chromium-path.js';
+import { findChromium } from '../src/render/browser/chromium-path.js';
 import { percentile, round1 } from './stats.js';
 
 const N = Number(process.env.BENCH_N ?? 100);

@@ -9,8 +9,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright';
 import { PNG } from 'pngjs';
-import { classifyPixels, dropLonePixels, joinAntiAliasedEdges, PX } from '../dist/src/diff/classify.js';
-import { comparePngs } from '../dist/src/diff/compare.js';
+import { classifyPixels, dropLonePixels, joinAntiAliasedEdges, PX } from '../dist/src/diff/pixels/classify.js';
+import { comparePngs } from '../dist/src/diff/pixels/compare.js';
 import { startCorpusSite } from '../dist/test/fixtures/diff-corpus/corpus.js';
 import { projectRoot } from '../dist/src/project-root.js';
 

@@ -5,9 +5,9 @@ import { EgressPolicy } from './egress/policy.js';
 import { EgressProxy } from './egress/proxy.js';
 import { heldByBrowsers } from './egress/socket-owner.js';
 import type { Logger } from './log.js';
-import { BrowserManager } from './render/browser-manager.js';
-import { findChromium } from './render/chromium-path.js';
-import { decideSandbox } from './render/sandbox.js';
+import { BrowserManager } from './render/browser/browser-manager.js';
+import { findChromium } from './render/browser/chromium-path.js';
+import { decideSandbox } from './render/browser/sandbox.js';
 
 export function browserAndProxy(config: Readonly<Config>, log: Logger) {
   const egress = new EgressPolicy(config.egress);

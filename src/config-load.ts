@@ -1,7 +1,6 @@
 // Loading the settings that config.ts declares: config/default.json → config/<PAGEWATCH_ENV>.json (if
 // present) → environment variables (PAGEWATCH_ + the setting's path in UPPER_SNAKE_CASE), then validation,
 // the derived defaults and a frozen result; also the settings listing (`pagewatch config`, the README).
-// Apart from config.ts so the definitions read on their own.
 import { readFileSync, existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';

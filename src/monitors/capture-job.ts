@@ -3,46 +3,36 @@
 // return the capture as the job's outcome; the queue records it (through the recorder) in the
 // transaction that ends the job. Failures are thrown to the job worker, which retries or fails the job
 // (and the recorder then writes a failed capture).
-// Its render request is built in capture-request.ts, its file keys in capture-files.ts.
+// Whether a capture changed is decided in src/diff/verdict.ts; its file keys are in capture-files.ts.
 import { performance } from 'node:perf_hooks';
-import type { DiffResult } from '../diff/compare.js';
-import { ImageTooLarge, pngSize, sha256, type CaptureImage, type Differ } from '../diff/differ.js';
+import { ImageTooLarge, pngSize, sha256, type CaptureImage, type Differ } from '../diff/pixels/differ.js';
 import { renderFailed } from '../errors.js';
 import type { JobOf, JobOutcome, JobRunner, RunContext } from '../jobs/runner.js';
 import type { Logger } from '../log.js';
 import type { Box } from '../domain/geometry.js';
-import type { PageBlock, PageFacts } from '../render/page-facts.js';
+import type { PageBlock, PageFacts } from '../domain/page-facts.js';
 import type { Renderer } from '../render/renderer.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../stores/file-store.js';
 import type { Stores, Tx } from '../stores/backend.js';
 import type { CaptureRecord, NewCapture } from '../stores/captures.js';
-import type { Region } from '../domain/capture-findings.js';
 import type { JobRecord } from '../stores/jobs.js';
 import type { MonitorRecord } from '../stores/monitors.js';
 import { evaluateConditions } from './conditions.js';
-import { isChange } from '../domain/diff-mode.js';
 import { hideTypedSecrets } from './typed-secrets.js';
-import { withElements } from './region-elements.js';
-import { compareTexts, parseStoredBlocks, type TextComparison } from './text-changes.js';
+import { parseStoredBlocks } from '../diff/text/compare-in-thread.js';
+import { judgeChange, type Verdict } from '../diff/verdict.js';
 import { newCaptureId, type CaptureJobRequest, type CaptureRecorder } from './recorder.js';
 import { captureFileKeys } from './capture-files.js';
-import { captureRequest, captureSteps } from './capture-request.js';
+import type { ImageSpec } from '../domain/render-spec.js';
+import type { RunStep } from '../render/load/steps.js';
+import { originOf } from '../render/browser/origin-headers.js';
+import { openSecrets } from './capture-secrets.js';
 
 interface Shot extends CaptureImage {
   boxes: Box[];
   truncated: boolean;
   facts: PageFacts;
-}
-
-const NO_TEXT_CHANGES: TextComparison = { changes: [], total: 0 };
-
-/** A capture compared with its baseline. */
-interface Outcome {
-  diff: DiffResult;
-  text: TextComparison;
-  regions: Region[];
-  changed: boolean;
 }
 
 export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture> {
@@ -68,7 +58,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const baseline = await this.stores.captures.baseline(monitor.id, monitor.specVersion);
     const baselineImage = baseline && (await this.baselineImage(baseline));
     const baselineBlocks = baselineImage ? await this.baselineBlocks(baseline) : undefined;
-    let outcome: Outcome | undefined;
+    let outcome: Verdict | undefined;
     let confirmed = false;
     if (baseline && baselineImage) {
       outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
@@ -201,24 +191,22 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     }
   }
 
-  /** The capture against the baseline: pixels and text, and whether that is a change in the monitor's mode. */
-  private async compare(
+  /** The capture against the baseline (src/diff/verdict.ts decides whether it changed). */
+  private compare(
     monitor: MonitorRecord,
     baseline: CaptureRecord,
     baselineImage: CaptureImage,
     baselineBlocks: PageBlock[] | undefined,
     shot: Shot,
-  ): Promise<Outcome> {
-    const { threshold, includeAA, ignoreRegions, ignoreText, mode, minChangeRatio } = monitor.settings.diff;
-    // An ignored element may have moved or resized: leave out where it was in either image.
-    const ignore = [...ignoreRegions, ...baseline.ignoredBoxes, ...shot.boxes];
-    const [diff, text] = await Promise.all([
-      refuseOversized(() => this.differ.compare(baselineImage, shot, { threshold, includeAA, ignore })),
-      baselineBlocks ? compareTexts(baselineBlocks, shot.facts.blocks, { ignoreText }) : NO_TEXT_CHANGES,
-    ]);
-    const visual = diff.regions.length > 0 && diff.diffRatio >= minChangeRatio;
-    const regions = withElements(diff.regions, baselineBlocks ?? [], shot.facts.blocks);
-    return { diff, text, regions, changed: isChange(mode, visual, text.total > 0) };
+  ): Promise<Verdict> {
+    return refuseOversized(() =>
+      judgeChange(
+        this.differ,
+        monitor.settings.diff,
+        { image: baselineImage, blocks: baselineBlocks, ignoredBoxes: baseline.ignoredBoxes },
+        { image: shot, blocks: shot.facts.blocks, ignoredBoxes: shot.boxes },
+      ),
+    );
   }
 }
 
@@ -233,4 +221,32 @@ async function refuseOversized<T>(step: () => T | Promise<T>): Promise<T> {
     if (err instanceof ImageTooLarge) throw renderFailed(`${err.message}; the capture cannot be compared`, err);
     throw err;
   }
+}
+
+// --- the render request of a capture: its image options and steps with their secrets opened --------
+
+/**
+ * The render request of a capture: the monitor's image options with its secrets decrypted, its url,
+ * always PNG. Secrets that do not decrypt (another key) fail the capture rather than send garbage.
+ */
+export function captureRequest(monitor: MonitorRecord, secrets: SecretBox): ImageSpec {
+  const { steps: _steps, ...capture } = openSecrets(monitor.settings.capture, secrets, monitor.id);
+  return { ...capture, url: monitor.settings.url, format: 'png' };
+}
+
+/**
+ * The monitor's steps as the renderer runs them: secret fill values opened (they stay marked secret,
+ * so the renderer keeps them out of its errors) and bound to the origin they may be typed into. Values
+ * that do not open fail the capture, as above.
+ */
+export function captureSteps(monitor: MonitorRecord, secrets: SecretBox): RunStep[] {
+  const { steps } = openSecrets({ steps: monitor.settings.capture.steps }, secrets, monitor.id);
+  let pageOrigin = originOf(monitor.settings.url);
+  return steps.map(({ action, selector, value, secret, origin }) => {
+    if (action === 'goto' && value !== undefined) pageOrigin = originOf(value);
+    const step: RunStep = { action, selector, value, secret };
+    // Where the secret was given for: its own origin, else the page the steps were meant to be on.
+    if (secret) step.origin = (origin === undefined ? undefined : originOf(origin)) ?? pageOrigin ?? 'null';
+    return step;
+  });
 }

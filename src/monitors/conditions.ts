@@ -5,7 +5,7 @@
 // capture that was not a change (nothing was told) stay news until a change tells them.
 import type { ConditionResult } from '../domain/capture-findings.js';
 import { RULE_TESTS, type Rule, type RuleTest } from '../domain/notify-rules.js';
-import type { Probe } from '../render/page-facts.js';
+import type { Probe } from '../domain/page-facts.js';
 import { firstNumber } from './number-parse.js';
 
 export interface ConditionOutcome {

@@ -12,7 +12,7 @@
 // lead up to it is checked where it is sealed (capture-secrets.ts). A goto step to a new origin takes
 // headers of scope "all" there: a move for them too.
 import { canonicalJson } from '../jobs/queue.js';
-import { originOf } from '../render/origin-headers.js';
+import { originOf } from '../render/browser/origin-headers.js';
 
 /** What the monitor adds to the page: code that runs where the secrets are used. */
 const PAGE_CODE = ['js', 'css', 'waitForFunction'] as const;

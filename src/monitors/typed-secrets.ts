@@ -2,8 +2,8 @@
 // the steps ran, and a page can show what was typed (a contenteditable field, a greeting that echoes a
 // name, a script that mirrors the field): every appearance is replaced by the mask before the text is
 // stored, compared, listed behind a region, tested by a notifyWhen rule or sent in a webhook.
-import type { PageFacts } from '../render/page-facts.js';
-import { secretScrubber, type RunStep } from '../render/steps.js';
+import type { PageFacts } from '../domain/page-facts.js';
+import { secretScrubber, type RunStep } from '../render/load/steps.js';
 
 export function hideTypedSecrets(facts: PageFacts, steps: RunStep[]): PageFacts {
   if (!steps.some((s) => s.secret && s.value)) return facts;

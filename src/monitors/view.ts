@@ -3,7 +3,7 @@
 import type { CaptureRecord } from '../stores/captures.js';
 import type { MonitorRecord } from '../stores/monitors.js';
 import { maskSecrets } from './capture-secrets.js';
-import { summarize } from './text-changes.js';
+import { summarize } from '../diff/text/summary.js';
 
 /** How many text changes a monitor.changed event carries (the capture keeps up to MAX_TEXT_CHANGES). */
 export const EVENT_TEXT_CHANGES = 10;

@@ -1,7 +1,7 @@
 // What the service is doing, for /api/status, the /status page and /metrics: one snapshot read from
 // the live objects and the database. Aggregate figures, plus the nodes of the cluster (ids, roles,
 // hosts, versions: what an operator needs to see which node is which); no job or key ids, URLs or keys.
-import type { BrowserManager } from '../render/browser-manager.js';
+import type { BrowserManager } from '../render/browser/browser-manager.js';
 import type { RenderLimiter } from '../render/limiter.js';
 import type { Stores } from '../stores/backend.js';
 import type { NodeRole } from '../domain/node-role.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/render/chromium-path.js';
+import { findChromium } from '../../src/render/browser/chromium-path.js';
 import { VIEWPORTS, violations } from '../helpers/axe.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { decodePng } from '../helpers/png.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
-import { findChromium } from '../../src/render/chromium-path.js';
+import { findChromium } from '../../src/render/browser/chromium-path.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { decodePng, isPng } from '../helpers/png.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { findChromium } from '../../src/render/chromium-path.js';
+import { findChromium } from '../../src/render/browser/chromium-path.js';
 import { SyncKeys } from '../helpers/sync-keys.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, isPng } from '../helpers/png.js';

@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/render/chromium-path.js';
+import { findChromium } from '../../src/render/browser/chromium-path.js';
 import { VIEWPORTS, violations } from '../helpers/axe.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -4,7 +4,7 @@
 // /api/status; times are written in UTC; each chart has its table; the page passes axe.
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/render/chromium-path.js';
+import { findChromium } from '../../src/render/browser/chromium-path.js';
 import { VIEWPORTS, violations } from '../helpers/axe.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { EXPECTED_OUTCOMES, makeEachOutcome, OUTCOME_SERVICE } from '../helpers/status-outcomes.js';

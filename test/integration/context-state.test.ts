@@ -15,10 +15,10 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page, type Request } from 'playwright';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { findChromium } from '../../src/render/chromium-path.js';
-import { decideSandbox } from '../../src/render/sandbox.js';
-import { WarmPage } from '../../src/render/warm-page.js';
-import { WarmPool } from '../../src/render/warm-pool.js';
+import { findChromium } from '../../src/render/browser/chromium-path.js';
+import { decideSandbox } from '../../src/render/browser/sandbox.js';
+import { WarmPage } from '../../src/render/browser/warm-page.js';
+import { WarmPool } from '../../src/render/browser/warm-pool.js';
 import { until } from '../helpers/until.js';
 
 const HOST = 'hsts.test';

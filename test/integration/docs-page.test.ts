@@ -9,7 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config-load.js';
 import { projectRoot } from '../../src/project-root.js';
-import { findChromium } from '../../src/render/chromium-path.js';
+import { findChromium } from '../../src/render/browser/chromium-path.js';
 import { renderDocsPage } from '../../src/web/docs-page.js';
 import { PAGE_CSP } from '../../src/web/routes.js';
 import { decodePng, isPng } from '../helpers/png.js';

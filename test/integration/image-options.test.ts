@@ -137,7 +137,7 @@ describe('what is captured: fullPage, selector, clip', () => {
   });
 });
 
-// Both fail today (src bug): capture-image.ts hands Playwright viewport-relative clips without fullPage, so
+// Both fail today (src bug): render/capture/image.ts hands Playwright viewport-relative clips without fullPage, so
 // PNG/JPEG clips are cut to the first viewport (and one wholly below it is a 500).
 describe('capture beyond the first viewport', () => {
   const column = page(

@@ -174,7 +174,7 @@ async function authNotSent(o: Seen): Promise<void> {
  * Permissions: the service grants none, but without a hold a page changes states itself by asking (a
  * request nobody answers is dismissed, and Chromium then reports "denied" for the origin, which
  * Browser.resetPermissions does not undo). The warm page's context holds every permission at "prompt"
- * (src/render/permissions.ts), so asking changes nothing. Render 0 (the control) reads the states before
+ * (src/render/browser/permissions.ts), so asking changes nothing. Render 0 (the control) reads the states before
  * render 1 asks for each; render 1 and render 2 must read the same. Without the hold, render 1 reads
  * "denied" (seen when the hold was taken out).
  */

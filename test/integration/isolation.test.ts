@@ -173,7 +173,7 @@ describe('render isolation on a reused warm page', () => {
   });
 
   // A warm page is unloaded after every render, whatever its document was (WarmPage.wipe): the next
-  // render gets a new Document and global object. Inert HTML (render/inert-html.ts) only waits less.
+  // render gets a new Document and global object. Inert HTML (render/load/inert-html.ts) only waits less.
   const unloads = () => service.browsers.stats().pagesUnloaded;
 
   it('a scripted HTML render is unloaded: its timers, observers and globals never reach the next render', async () => {

@@ -5,7 +5,7 @@
 // `standardwebhooks` package. Captures are driven by hand (POST /run) on monitors with a yearly schedule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RULES } from '../../src/http/schemas/conditions.js';
-import { MAX_PROBE_TEXT } from '../../src/render/probes.js';
+import { MAX_PROBE_TEXT } from '../../src/render/page-reads/probes.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';

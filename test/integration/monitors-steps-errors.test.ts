@@ -1,4 +1,4 @@
-// The errors of runSteps (src/render/steps.ts) on a real Chromium page, without the service: what
+// The errors of runSteps (src/render/load/steps.ts) on a real Chromium page, without the service: what
 // each kind of failure says, that a secret typed by a step is in neither the error nor the cause kept
 // for the log (Playwright's own call log names the value a fill types), and that a step with no time
 // left is a timeout of the whole render, not a step failure.
@@ -6,8 +6,8 @@ import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { Budget } from '../../src/render/budget.js';
-import { findChromium } from '../../src/render/chromium-path.js';
-import { runSteps, STEP_RESERVE_MS, type RunStep } from '../../src/render/steps.js';
+import { findChromium } from '../../src/render/browser/chromium-path.js';
+import { runSteps, STEP_RESERVE_MS, type RunStep } from '../../src/render/load/steps.js';
 
 const SECRET = `pw-${Math.random().toString(36).slice(2)}-typed`;
 const hooks = { checkUrl: () => Promise.resolve(undefined), failOnHttpError: true };

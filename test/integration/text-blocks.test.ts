@@ -2,8 +2,8 @@
 // limits, and what a page that lies about itself can and cannot make them say.
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/render/chromium-path.js';
-import type { Layout, Rect } from '../../src/render/page-geometry.js';
+import { findChromium } from '../../src/render/browser/chromium-path.js';
+import type { Layout, Rect } from '../../src/render/page-reads/page-geometry.js';
 import {
   MAX_BLOCKS,
   MAX_BLOCK_CHARS,
@@ -13,7 +13,7 @@ import {
   MAX_WALKED_ELEMENTS,
   coerceBlock,
   readBlocks,
-} from '../../src/render/text-blocks.js';
+} from '../../src/render/page-reads/text-blocks.js';
 
 let browser: Browser;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConditionResult } from '../../src/domain/capture-findings.js';
 import type { Rule } from '../../src/domain/notify-rules.js';
 import { evaluateConditions, type PreviousCapture } from '../../src/monitors/conditions.js';
-import type { Probe } from '../../src/render/page-facts.js';
+import type { Probe } from '../../src/domain/page-facts.js';
 
 const found = (selector: string, text: string, lang: string | null = null): Probe => ({
   selector,

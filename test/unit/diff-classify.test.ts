@@ -4,7 +4,7 @@
 import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { comparePngs, type DiffOptions } from '../../src/diff/compare.js';
+import { comparePngs, type DiffOptions } from '../../src/diff/pixels/compare.js';
 
 const OPTS: DiffOptions = { threshold: 0.1, includeAA: false, ignore: [] };
 

@@ -1,8 +1,8 @@
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { comparePngs, coveredArea, type DiffOptions } from '../../src/diff/compare.js';
+import { comparePngs, coveredArea, type DiffOptions } from '../../src/diff/pixels/compare.js';
 import type { Box } from '../../src/domain/geometry.js';
-import { pngSize } from '../../src/diff/png-size.js';
+import { pngSize } from '../../src/diff/pixels/png-size.js';
 import { pngHeaderOnly } from '../helpers/png-header.js';
 
 type Rgb = readonly [number, number, number];

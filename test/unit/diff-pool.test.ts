@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { comparePngs, type DiffOptions } from '../../src/diff/compare.js';
-import { Differ, ImageTooLarge, pngSize, sha256 } from '../../src/diff/differ.js';
-import { DEFAULT_THREAD_SCRIPT, DiffPool } from '../../src/diff/pool.js';
+import { comparePngs, type DiffOptions } from '../../src/diff/pixels/compare.js';
+import { Differ, ImageTooLarge, pngSize, sha256 } from '../../src/diff/pixels/differ.js';
+import { DEFAULT_THREAD_SCRIPT, DiffPool } from '../../src/diff/pixels/pool.js';
 import { projectRoot } from '../../src/project-root.js';
 import { pngHeaderOnly } from '../helpers/png-header.js';
 
@@ -93,7 +93,7 @@ describe('DiffPool', () => {
 
   it('the default thread script is the compiled one in dist/', async () => {
     // Guards the path every caller relies on: vitest runs src/*.ts, the worker must load dist/*.js.
-    expect(DEFAULT_THREAD_SCRIPT).toBe(join(projectRoot(), 'dist/src/diff/thread.js'));
+    expect(DEFAULT_THREAD_SCRIPT).toBe(join(projectRoot(), 'dist/src/diff/pixels/thread.js'));
     // A pool given no script really runs that one.
     await expect(pool(1).compare(baseline, baseline, OPTS)).resolves.toMatchObject({ diffPixels: 0 });
   });
@@ -141,7 +141,7 @@ describe('DiffPool', () => {
       await writeFile(
         script,
         `
-        import { DiffPool } from ${JSON.stringify(join(projectRoot(), 'dist/src/diff/pool.js'))};
+        import { DiffPool } from ${JSON.stringify(join(projectRoot(), 'dist/src/diff/pixels/pool.js'))};
         const a = Buffer.from(${JSON.stringify(baseline.toString('base64'))}, 'base64');
         const b = Buffer.from(${JSON.stringify(current.toString('base64'))}, 'base64');
         const r = await new DiffPool(1).compare(a, b, { threshold: 0.1, includeAA: false, ignore: [] });

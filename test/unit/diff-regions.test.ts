@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { dropLonePixels, PX } from '../../src/diff/classify.js';
+import { dropLonePixels, PX } from '../../src/diff/pixels/classify.js';
 import type { Box } from '../../src/domain/geometry.js';
-import { findRegions as find, MAX_REGIONS, MIN_REGION_PIXELS, MIN_STRONG_PIXELS } from '../../src/diff/regions.js';
+import {
+  findRegions as find,
+  MAX_REGIONS,
+  MIN_REGION_PIXELS,
+  MIN_STRONG_PIXELS,
+} from '../../src/diff/pixels/regions.js';
 
 /** Pixel classes with the boxes filled with `value` (strong real differences unless told). */
 function mask(width: number, height: number, boxes: readonly Box[] = [], value: number = PX.strong): Uint8Array {

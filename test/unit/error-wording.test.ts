@@ -1,6 +1,6 @@
 // Every refusal is one plain sentence that names the field, gives the limit in human units and says what
 // to do: zod's issues mapped centrally (src/http/issue-words.ts), the limits' messages (errors.ts) and a
-// failed page load in words (src/render/network-errors.ts). Codes and field paths never change.
+// failed page load in words (src/render/load/network-errors.ts). Codes and field paths never change.
 import { describe, expect, it } from 'vitest';
 import { humanBytes, humanMs } from '../../src/domain/units.js';
 import { AppError, payloadTooLarge, rateLimitMessage, renderTimeout, urlBlocked } from '../../src/errors.js';
@@ -8,7 +8,7 @@ import { parseBody } from '../../src/http/validate.js';
 import { monitorSchema } from '../../src/http/schemas/monitors.js';
 import { imageRequestSchema } from '../../src/http/schemas/render.js';
 import { storedMessage } from '../../src/jobs/worker.js';
-import { loadFailed, networkFailureMessage } from '../../src/render/network-errors.js';
+import { loadFailed, networkFailureMessage } from '../../src/render/load/network-errors.js';
 import { refusalDetails } from '../helpers/refusal.js';
 
 const limits = { maxFullPageHeight: 16_384, maxImagePixels: 50_000_000, maxTimeoutMs: 120_000 };

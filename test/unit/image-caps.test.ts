@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitToCaps, outputPixels, truncationOf, viewportOverCaps } from '../../src/render/image-caps.js';
+import { fitToCaps, outputPixels, truncationOf, viewportOverCaps } from '../../src/render/capture/image-caps.js';
 
 const caps = { maxSide: 2000, maxPixels: 2_000_000 };
 

@@ -2,7 +2,7 @@
 // leave document state behind must count as scripted, however it is written. (The integration side,
 // that a scripted render is unloaded and an inert one is not, is in test/integration/isolation.test.ts.)
 import { describe, expect, it } from 'vitest';
-import { awaitsNothing, isInertHtml, rendersInertly } from '../../src/render/inert-html.js';
+import { awaitsNothing, isInertHtml, rendersInertly } from '../../src/render/load/inert-html.js';
 import type { PageSpec } from '../../src/domain/render-spec.js';
 
 const INVOICE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">

@@ -57,6 +57,17 @@ const ENGINES = ['src/render', 'src/diff', 'src/egress'];
  * sql/postgres/ for what is their own) and the stored files (files/: local and database).
  */
 const STORE_IMPLEMENTATIONS = ['src/stores/sql', 'src/stores/files'];
+/**
+ * render/ by purpose, each with the groups it may import: the browser (launch, pool, warm pages, sandbox,
+ * contexts), loading a page (prepare, waits, steps, navigations, network errors), reading it (text blocks,
+ * probes, boxes, geometry) and capturing it (PDF, image, caps). renderer.ts at the top composes them.
+ */
+const RENDER_GROUPS: Record<string, string[]> = {
+  browser: [],
+  load: ['browser'],
+  'page-reads': [],
+  capture: ['browser', 'page-reads'],
+};
 
 describe('layering', () => {
   it('finds the source files and their imports (the checks below would pass vacuously otherwise)', () => {
@@ -91,6 +102,29 @@ describe('layering', () => {
         files.some(({ file }) => within(file, dir)),
         dir,
       ).toBe(true);
+  });
+
+  it('render/ is grouped by purpose, and each group imports only the groups below it', () => {
+    const groups = new Set(
+      files
+        .map(({ file }) => file.split('/'))
+        .filter((p) => p[1] === 'render' && p.length > 3)
+        .map((p) => p[2]),
+    );
+    expect([...groups].sort()).toEqual([...Object.keys(RENDER_GROUPS)].sort());
+    const found = Object.entries(RENDER_GROUPS).flatMap(([group, below]) =>
+      Object.keys(RENDER_GROUPS)
+        .filter((other) => other !== group && !below.includes(other))
+        .flatMap((other) => violations((file) => within(file, `src/render/${group}`), `src/render/${other}`)),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('diff/ compares pixels and text apart, and neither side imports render code', () => {
+    const diff = (file: string) => within(file, 'src/diff');
+    expect(violations(diff, 'src/render')).toEqual([]);
+    expect(violations((file) => within(file, 'src/diff/pixels'), 'src/diff/text')).toEqual([]);
+    expect(violations((file) => within(file, 'src/diff/text'), 'src/diff/pixels')).toEqual([]);
   });
 
   it('no engine imports a service or the HTTP layer', () => {

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { errors as pwErrors, type Page } from 'playwright';
 import { expect, it } from 'vitest';
 import { Budget } from '../../src/render/budget.js';
-import { MainFrameNavigations, STALLED_CAPTURE_MS } from '../../src/render/navigations.js';
+import { MainFrameNavigations, STALLED_CAPTURE_MS } from '../../src/render/load/navigations.js';
 
 /** A page whose main frame can be navigated by the test: a document request, then its commit. */
 function scriptedPage() {

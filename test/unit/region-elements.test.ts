@@ -1,8 +1,8 @@
 // withElements: which elements lie behind each changed region.
 import { describe, expect, it } from 'vitest';
 import type { Region } from '../../src/domain/capture-findings.js';
-import { MAX_REGION_ELEMENTS, withElements } from '../../src/monitors/region-elements.js';
-import type { PageBlock } from '../../src/render/page-facts.js';
+import { MAX_REGION_ELEMENTS, withElements } from '../../src/diff/region-elements.js';
+import type { PageBlock } from '../../src/domain/page-facts.js';
 
 const b = (
   selector: string,

@@ -1,6 +1,6 @@
 // render.sandbox → whether Chromium gets --no-sandbox, and the words for a sandbox that cannot start.
 import { describe, expect, it } from 'vitest';
-import { decideSandbox, explainSandboxFailure } from '../../src/render/sandbox.js';
+import { decideSandbox, explainSandboxFailure } from '../../src/render/browser/sandbox.js';
 
 describe('decideSandbox', () => {
   it.each([

@@ -2,9 +2,9 @@
 // the compiled script: `npx tsc -p tsconfig.json` before these tests.
 import { describe, expect, it } from 'vitest';
 import { MAX_TEXT_CHANGES } from '../../src/domain/capture-findings.js';
-import type { PageBlock } from '../../src/render/page-facts.js';
-import { MAX_BLOCK_EDITS, MAX_WORD_EDITS, diffBlocks, wordDiff } from '../../src/monitors/text-diff.js';
-import { compareTexts } from '../../src/monitors/text-changes.js';
+import type { PageBlock } from '../../src/domain/page-facts.js';
+import { MAX_BLOCK_EDITS, MAX_WORD_EDITS, diffBlocks, wordDiff } from '../../src/diff/text/compare.js';
+import { compareTexts } from '../../src/diff/text/compare-in-thread.js';
 
 const block = (text: string, i: number, selector = `p:nth-of-type(${i + 1})`): PageBlock => ({
   selector,

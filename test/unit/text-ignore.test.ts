@@ -1,6 +1,6 @@
 // diff.ignoreText patterns: which the schema refuses and why, and how matches are blanked.
 import { describe, expect, it } from 'vitest';
-import { blankIgnored, compileIgnoreText, ignoreTextProblem } from '../../src/monitors/ignore-text.js';
+import { blankIgnored, compileIgnoreText, ignoreTextProblem } from '../../src/diff/text/ignore-text.js';
 
 describe('ignoreTextProblem', () => {
   it('accepts ordinary patterns', () => {

@@ -1,8 +1,8 @@
 // summarize: the one line of a monitor.changed webhook.
 import { describe, expect, it } from 'vitest';
 import type { TextChange } from '../../src/domain/capture-findings.js';
-import { wordDiff } from '../../src/monitors/text-diff.js';
-import { summarize } from '../../src/monitors/text-summary.js';
+import { wordDiff } from '../../src/diff/text/compare.js';
+import { summarize } from '../../src/diff/text/summary.js';
 
 const changed = (before: string, after: string): TextChange => ({
   kind: 'changed',

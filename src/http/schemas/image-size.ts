@@ -1,10 +1,10 @@
 // The image size caps, where a request's size is known before rendering: the viewport at its scale
 // (every capture mode draws it) and a clip. A full page and a selector's element are sized only once
-// the page is laid out; the capture cuts those (src/render/capture-image.ts).
+// the page is laid out; the capture cuts those (src/render/capture/image.ts).
 import { devices } from 'playwright';
 import type { z } from 'zod';
 import { humanNumber } from '../../domain/units.js';
-import { outputPixels } from '../../render/image-caps.js';
+import { outputPixels } from '../../render/capture/image-caps.js';
 
 export interface ImageSizeLimits {
   /** Largest width or height of an image, CSS px, every capture mode. */

@@ -3,7 +3,7 @@
 // the rules are written once.
 import cron from 'node-cron';
 import { z } from 'zod';
-import { ignoreTextProblem } from '../../monitors/ignore-text.js';
+import { ignoreTextProblem } from '../../diff/text/ignore-text.js';
 import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
 import { DIFF_MODES } from '../../domain/diff-mode.js';
 import {

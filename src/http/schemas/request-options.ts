@@ -1,6 +1,6 @@
 // The field groups a render request and a monitor share: how the page is loaded (pageOptions, with its
 // URL, header and cookie rules) and how an image is captured (imageOptions, one capture mode at most).
-// Apart from render.ts because the monitor schemas (monitors.ts, steps.ts) build on them too.
+// The render schemas (render.ts) and the monitor schemas (monitors.ts, steps.ts) build on them.
 import { devices } from 'playwright';
 import { z } from 'zod';
 import { hasUserinfo } from '../../domain/urls.js';

@@ -1,6 +1,5 @@
 // The row side of the monitors table: a row as a MonitorRecord (the settings' JSON columns parsed here and
-// nowhere else) and a monitor's settings as the columns that store them. Apart from monitors.ts so the
-// store's statements read on their own.
+// nowhere else) and a monitor's settings as the columns that store them.
 import type { Selectable } from 'kysely';
 import type { CaptureOptions, MonitorSettings, NamedSettings } from '../../domain/monitor-settings.js';
 import type { MonitorRecord } from '../monitors.js';

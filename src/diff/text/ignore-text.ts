@@ -1,0 +1,117 @@
+// diff.ignoreText: regular expressions whose matches are blanked out of a page's text before it is
+// compared (dates, counters, "updated 5 minutes ago"). They are the user's own code run over text the
+// page chose, so they never run on V8's backtracking RegExp, where a pattern such as "(?:a?|b?){27}\b"
+// takes seconds (or years) on a short input: they are compiled and run by RE2JS, a port of RE2, whose
+// matching time is linear in the text whatever the pattern. RE2 has no backreferences and no lookaround
+// (those are what backtracking needs); a pattern using them is refused with a message naming what.
+// Text comparison still runs in its own thread under a time limit (compare-in-thread.ts) as a backstop.
+import { RE2JS } from 're2js';
+
+/** A pattern compiled on RE2, or why it cannot be: the construct RE2 lacks, or the parser's complaint. */
+function compile(pattern: string): RE2JS | { unsupported: string } | { invalid: string } {
+  const unsupported = unsupportedSyntax(pattern);
+  if (unsupported) return { unsupported };
+  try {
+    return RE2JS.compile(toRe2Syntax(pattern));
+  } catch (err) {
+    return { invalid: (err as Error).message.replace(/^error parsing regexp: /, '') };
+  }
+}
+
+/** Why a pattern cannot be used, or null when it can. */
+export function ignoreTextProblem(pattern: string): string | null {
+  const compiled = compile(pattern);
+  if ('unsupported' in compiled) {
+    return (
+      `uses ${compiled.unsupported}, which is not supported: patterns run on RE2, which matches in linear time ` +
+      'and has no lookahead, lookbehind or backreferences; rewrite it without'
+    );
+  }
+  if ('invalid' in compiled) return `not a valid regular expression: ${compiled.invalid}`;
+  // A pattern that matches nothing at all would blank between every two characters.
+  if (compiled.test('')) return 'matches the empty string; it must match at least one character';
+  return null;
+}
+
+/** A stored pattern RE2 cannot compile (saved before patterns ran on RE2): its capture fails, naming it. */
+export class IgnoreTextUnusable extends Error {
+  constructor(
+    readonly index: number,
+    readonly problem: string,
+  ) {
+    super(
+      `diff.ignoreText[${index}] ${problem}. Saved before ignoreText patterns ran on RE2, it can no longer be ` +
+        `used: PATCH the monitor with a pattern that avoids it`,
+    );
+    this.name = 'IgnoreTextUnusable';
+  }
+}
+
+/** The patterns compiled; a pattern that cannot be throws IgnoreTextUnusable naming its index. */
+export function compileIgnoreText(patterns: string[]): RE2JS[] {
+  return patterns.map((pattern, index) => {
+    const compiled = compile(pattern);
+    if ('unsupported' in compiled)
+      throw new IgnoreTextUnusable(index, `uses ${compiled.unsupported}, which RE2 does not support`);
+    if ('invalid' in compiled) throw new IgnoreTextUnusable(index, `is not a valid RE2 pattern (${compiled.invalid})`);
+    return compiled;
+  });
+}
+
+/** The text with every match of every pattern removed, whitespace collapsed again. */
+export function blankIgnored(text: string, patterns: RE2JS[]): string {
+  let out = text;
+  for (const pattern of patterns) out = pattern.matcher(out).replaceAll(() => ' ');
+  return patterns.length ? out.replace(/\s+/g, ' ').trim() : out;
+}
+
+/**
+ * The first lookaround or backreference in the pattern, named for a person ('a lookahead "(?="'), or
+ * null. One pass over the pattern, skipping escaped characters and character classes.
+ */
+export function unsupportedSyntax(pattern: string): string | null {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === '\\') {
+      const next = pattern[i + 1] ?? '';
+      if (!inClass && next >= '1' && next <= '9') return `a backreference "\\${next}"`;
+      if (!inClass && next === 'k' && pattern[i + 2] === '<') return 'a named backreference "\\k<…>"';
+      i++;
+    } else if (inClass) {
+      if (ch === ']') inClass = false;
+    } else if (ch === '[') {
+      inClass = true;
+      if (pattern[i + 1] === ']') i++;
+    } else if (ch === '(' && pattern[i + 1] === '?') {
+      const kind = LOOKAROUND.find(([opener]) => pattern.startsWith(opener, i));
+      if (kind) return `a ${kind[1]} "${kind[0]}"`;
+    }
+  }
+  return null;
+}
+
+const LOOKAROUND: [string, string][] = [
+  ['(?<=', 'lookbehind'],
+  ['(?<!', 'negative lookbehind'],
+  ['(?=', 'lookahead'],
+  ['(?!', 'negative lookahead'],
+];
+
+/** JavaScript's "\uXXXX" spelled as RE2's "\x{XXXX}"; everything else is passed on as written. */
+function toRe2Syntax(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '\\') {
+      const hex = pattern.slice(i + 2, i + 6);
+      if (pattern[i + 1] === 'u' && /^[0-9A-Fa-f]{4}$/.test(hex)) {
+        out += `\\x{${hex}}`;
+        i += 5;
+      } else {
+        out += pattern.slice(i, i + 2);
+        i++;
+      }
+    } else out += pattern[i];
+  }
+  return out;
+}

@@ -1,0 +1,33 @@
+// What a monitor's capture reads from the page besides its pixels: its visible text blocks and what its
+// notifyWhen rules' selectors matched. Read by the renderer, compared by the diff, stored with the capture.
+import type { Box } from './geometry.js';
+
+/** A visible block-level element (or a replaced one: img, svg, canvas, video, iframe, input) with its own text. */
+export interface PageBlock {
+  /** A short CSS selector unique on the page when it was captured. */
+  selector: string;
+  /** Lower-case tag name. */
+  tag: string;
+  /** Its visible text, whitespace collapsed (alt text or value for replaced elements; may be empty). */
+  text: string;
+  /** Where it is, in image pixels of this capture. */
+  box: Box;
+}
+
+/** What one notifyWhen rule's selector matched. */
+export interface Probe {
+  selector: string;
+  /** Something on the page matches the selector. */
+  found: boolean;
+  /** The first match's visible text, whitespace collapsed; null when nothing matched. */
+  text: string | null;
+  /** The language to read its numbers in: its closest `lang` attribute, else the document's; null when none. */
+  lang: string | null;
+  /** Why the selector could not be used (e.g. invalid); then found is false. */
+  error?: string;
+}
+
+export interface PageFacts {
+  blocks: PageBlock[];
+  probes: Probe[];
+}

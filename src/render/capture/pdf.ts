@@ -1,0 +1,73 @@
+import type { Page } from 'playwright';
+import { invalidRequest } from '../../errors.js';
+import type { PdfSpec } from '../../domain/render-spec.js';
+
+export interface PdfCapture {
+  bytes: Buffer;
+  pageCount: number;
+}
+
+// Chromium shows its own date/title header when only a footer is given (and the reverse): blank it.
+const EMPTY_TEMPLATE = '<span></span>';
+
+export async function capturePdf(page: Page, req: PdfSpec): Promise<PdfCapture> {
+  const headerFooter = req.headerTemplate !== undefined || req.footerTemplate !== undefined;
+  const margin = { top: '10mm', right: '10mm', bottom: '10mm', left: '10mm', ...cssLengths(req.margin) };
+  let bytes: Buffer;
+  try {
+    bytes = await page.pdf({
+      ...(req.width !== undefined
+        ? { width: cssLength(req.width), height: cssLength(req.height!) }
+        : { format: req.format ?? 'A4' }),
+      landscape: req.landscape,
+      margin,
+      scale: req.scale,
+      printBackground: req.printBackground,
+      preferCSSPageSize: req.preferCSSPageSize,
+      pageRanges: req.pageRanges,
+      displayHeaderFooter: headerFooter,
+      headerTemplate: headerFooter ? (req.headerTemplate ?? EMPTY_TEMPLATE) : undefined,
+      footerTemplate: headerFooter ? (req.footerTemplate ?? EMPTY_TEMPLATE) : undefined,
+      tagged: req.tagged,
+      outline: req.outline,
+    });
+  } catch (err) {
+    // Chromium only knows the page count while printing, so an out-of-range pageRanges surfaces here.
+    if (/page range/i.test(String(err))) {
+      throw invalidRequest('pageRanges is outside the document', [
+        { path: 'pageRanges', message: 'exceeds the page count' },
+      ]);
+    }
+    throw err;
+  }
+  if (req.metadata) bytes = await withMetadata(bytes, req.metadata);
+  return { bytes, pageCount: countPages(bytes) };
+}
+
+function cssLength(v: string | number): string {
+  return typeof v === 'number' ? `${v}px` : v.trim();
+}
+
+function cssLengths(m: PdfSpec['margin']): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(m ?? {})
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, cssLength(v)]),
+  );
+}
+
+/** Chromium writes one `/Type /Page` object per page and no object streams, so counting them is exact. */
+export function countPages(pdf: Buffer): number {
+  return (pdf.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g) ?? []).length;
+}
+
+async function withMetadata(pdf: Buffer, meta: NonNullable<PdfSpec['metadata']>): Promise<Buffer> {
+  const { PDFDocument } = await import('pdf-lib'); // loaded only by renders that ask for metadata
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  if (meta.title !== undefined) doc.setTitle(meta.title);
+  if (meta.author !== undefined) doc.setAuthor(meta.author);
+  if (meta.subject !== undefined) doc.setSubject(meta.subject);
+  // One string, written as given: pdf-lib joins an array with spaces, which would eat the caller's commas.
+  if (meta.keywords !== undefined) doc.setKeywords([meta.keywords]);
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
+}

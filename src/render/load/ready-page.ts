@@ -1,0 +1,155 @@
+// The post-load steps of a render: the document ready as `waitUntil` says, the caller's waits (selector,
+// function, fonts and images), then the caller's css/js/hide/scroll/delay. They follow prepare.ts
+// (which gets the page to its loaded document); the renderer runs them again if the page moves on.
+import type { Page } from 'playwright';
+import { errors as pwErrors } from 'playwright';
+import { invalidRequest, renderFailed } from '../../errors.js';
+import { WAIT_RESERVE_MS, type Budget } from '../budget.js';
+import { commitThenWait, documentReady, firstLine } from './prepare.js';
+import type { PageSpec } from '../../domain/render-spec.js';
+import { awaitsNothing } from './inert-html.js';
+
+/**
+ * The post-load steps: the document ready as `waitUntil` says, the caller's waits, then the caller's
+ * css/js/hide/scroll/delay. Run again by the renderer if the page moves to another document.
+ */
+export async function readyPage(page: Page, req: PageSpec, budget: Budget): Promise<void> {
+  if (!req.waitForSelector && !req.waitForFunction && req.javaScriptEnabled && !awaitsNothing(req)) {
+    // No wait of the caller's own between them: one round trip waits for the document, then its fonts and images.
+    await fontsAndImagesReady(page, wholePage(req), budget, commitThenWait(req) ? req.waitUntil : undefined);
+  } else {
+    await documentReady(page, req);
+    await waitUntilReady(page, req, budget);
+  }
+  await applyPageChanges(page, req, budget);
+}
+
+const wholePage = (req: PageSpec) => !('fullPage' in req) || req.fullPage === true;
+
+async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promise<void> {
+  if (req.waitForSelector) {
+    try {
+      await page
+        .locator(req.waitForSelector)
+        .first()
+        .waitFor({ state: 'visible', timeout: budget.remaining(WAIT_RESERVE_MS) });
+    } catch (err) {
+      if (err instanceof pwErrors.TimeoutError)
+        throw renderFailed(`waitForSelector "${req.waitForSelector}" never became visible`);
+      throw renderFailed(`waitForSelector "${req.waitForSelector}": ${firstLine(err)}`, err);
+    }
+  }
+  if (req.waitForFunction) {
+    try {
+      await page.waitForFunction(req.waitForFunction, undefined, { timeout: budget.remaining(WAIT_RESERVE_MS) });
+    } catch (err) {
+      if (err instanceof pwErrors.TimeoutError) throw renderFailed('waitForFunction never became truthy');
+      throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);
+    }
+  }
+  if (req.javaScriptEnabled && !awaitsNothing(req)) await fontsAndImagesReady(page, wholePage(req), budget);
+}
+
+/** At most this many images are waited for: the page decides how many there are. */
+const MAX_AWAITED_IMAGES = 500;
+
+/**
+ * Fonts loaded and the images of the captured area decoded, so the capture does not catch them half-drawn
+ * (an image that arrives late would otherwise read as a change). The captured area is the viewport, or the
+ * whole document for a full-page capture or a PDF: there, `loading="lazy"` images are switched to eager
+ * first, since nothing scrolls them into view before the capture. The wait takes at most half of what is
+ * left of the render's budget; an image that never arrives is captured as it is then. With `loaded`, it
+ * first waits for the document to reach that state as documentReady does (which has no time limit either:
+ * the render's timeout closes the page).
+ */
+async function fontsAndImagesReady(
+  page: Page,
+  wholePage: boolean,
+  budget: Budget,
+  loaded?: PageSpec['waitUntil'],
+): Promise<void> {
+  await page.evaluate(
+    async ({ wholePage, maxMs, maxImages, loaded }) => {
+      if (loaded === 'load' && document.readyState !== 'complete')
+        await new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
+      if (loaded && loaded !== 'load' && document.readyState === 'loading')
+        await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true }));
+      const timeUp = new Promise<void>((resolve) => setTimeout(resolve, maxMs));
+      await Promise.race([document.fonts.ready, timeUp]);
+      const captured = [...document.images]
+        .filter((img) => {
+          if (wholePage) return true;
+          const r = img.getBoundingClientRect();
+          return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
+        })
+        .slice(0, maxImages);
+      for (const img of captured) if (img.loading === 'lazy') img.loading = 'eager';
+      await Promise.race([Promise.all(captured.map((img) => img.decode().catch(() => undefined))), timeUp]);
+      // Text drawn by an image's arrival (a late layout) may need a font the first wait did not.
+      await Promise.race([document.fonts.ready, timeUp]);
+    },
+    { wholePage, maxMs: Math.floor(budget.remaining() / 2), maxImages: MAX_AWAITED_IMAGES, loaded },
+  );
+}
+
+async function applyPageChanges(page: Page, req: PageSpec, budget: Budget): Promise<void> {
+  if (req.css) await page.addStyleTag({ content: req.css });
+  if (req.js) {
+    try {
+      await page.addScriptTag({ content: req.js });
+    } catch (err) {
+      throw renderFailed(`js could not be added: ${firstLine(err)}`, err);
+    }
+  }
+  if (req.hideSelectors?.length) await hide(page, req.hideSelectors);
+  if (req.scrollPage) await scrollThrough(page, budget);
+  if (req.delay > 0) await page.waitForTimeout(Math.min(req.delay, budget.remaining()));
+}
+
+async function hide(page: Page, selectors: string[]): Promise<void> {
+  const bad = await page.evaluate((sels) => {
+    for (const [i, sel] of sels.entries()) {
+      try {
+        document
+          .querySelectorAll<HTMLElement>(sel)
+          .forEach((el) => el.style.setProperty('visibility', 'hidden', 'important'));
+      } catch {
+        return i;
+      }
+    }
+    return -1;
+  }, selectors);
+  if (bad >= 0)
+    throw invalidRequest('hideSelectors holds an invalid CSS selector', [
+      { path: `hideSelectors.${bad}`, message: 'not a valid CSS selector' },
+    ]);
+}
+
+/** Scroll down a viewport at a time so lazy content loads, then back to the top and wait for images. */
+async function scrollThrough(page: Page, budget: Budget): Promise<void> {
+  await page.evaluate(
+    async (maxMs) => {
+      const until = Date.now() + maxMs;
+      const pause = () => new Promise((r) => setTimeout(r, 100));
+      for (let y = 0; y < document.documentElement.scrollHeight && Date.now() < until; y += innerHeight) {
+        scrollTo(0, y);
+        await pause();
+      }
+      scrollTo(0, 0);
+      const pending = [...document.images].filter((img) => !img.complete);
+      await Promise.race([
+        Promise.all(
+          pending.map(
+            (img) =>
+              new Promise((r) => {
+                img.addEventListener('load', r);
+                img.addEventListener('error', r);
+              }),
+          ),
+        ),
+        new Promise((r) => setTimeout(r, Math.max(0, until - Date.now()))),
+      ]);
+    },
+    Math.max(0, budget.remaining() - 500),
+  );
+}

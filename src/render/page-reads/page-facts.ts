@@ -1,0 +1,36 @@
+// What a monitor's capture reads from the page besides its pixels, in the same page load and at the
+// same moment as the screenshot: the visible text blocks (to say which text changed and which element
+// sits behind a changed region) and the elements its notifyWhen rules look at.
+import type { Page } from 'playwright';
+import type { PageFacts } from '../../domain/page-facts.js';
+import type { Layout, Rect } from './page-geometry.js';
+import { readBlocks } from './text-blocks.js';
+import { readProbes } from './probes.js';
+
+/** What to read: asked for by monitor captures only (a plain render reads nothing). */
+export interface FactsRequest {
+  /** Only blocks inside the first match of this selector (diff.textSelector). */
+  textSelector?: string;
+  /** Elements whose text is not read (diff.ignoreSelectors: what is left out of the pixels is left out of the text). */
+  ignoreSelectors?: string[];
+  /** The selectors of the monitor's notifyWhen rules, in order. */
+  probeSelectors: string[];
+}
+
+/**
+ * The facts of the page as it is about to be captured. `area` is the captured region in document
+ * coordinates (the clip, or the viewport at its scroll) and `scale` the device scale, as for measureBoxes.
+ */
+export async function readPageFacts(
+  page: Page,
+  request: FactsRequest,
+  area: Rect,
+  layout: Layout,
+  scale: number,
+): Promise<PageFacts> {
+  const [blocks, probes] = [
+    await readBlocks(page, request.textSelector, area, layout, scale, request.ignoreSelectors),
+    await readProbes(page, request.probeSelectors),
+  ];
+  return { blocks, probes };
+}
