@@ -36,7 +36,7 @@ export type { Cookie, ResourceType };
  */
 export type CaptureOptions = Omit<PageSpec, 'url' | 'html' | 'baseUrl' | 'reducedMotion'> &
   Omit<ImageOptions, 'format' | 'quality'> & {
-    reducedMotion: 'reduce' | 'no-preference';
+    reducedMotion: NonNullable<PageSpec['reducedMotion']>;
     steps: Step[];
   };
 

@@ -10,6 +10,18 @@ export const PAPER_FORMATS = ['A4', 'Letter', 'Legal', 'Tabloid', 'A3', 'A5'] as
 export type PaperFormat = (typeof PAPER_FORMATS)[number];
 
 export const IMAGE_FORMATS = ['png', 'jpeg', 'jpg', 'webp'] as const;
+
+/** The choices of the page options, each named once: the HTTP schemas take their values from here. */
+export const SAME_SITES = ['Strict', 'Lax', 'None'] as const;
+export const COLOR_SCHEMES = ['light', 'dark'] as const;
+export const REDUCED_MOTIONS = ['reduce', 'no-preference'] as const;
+export const MEDIA_TYPES = ['screen', 'print'] as const;
+export type MediaType = (typeof MEDIA_TYPES)[number];
+export const WAIT_UNTILS = ['load', 'domcontentloaded', 'networkidle'] as const;
+export const HEADERS_SCOPES = ['origin', 'all'] as const;
+export type HeadersScope = (typeof HEADERS_SCOPES)[number];
+export const ANIMATIONS = ['disabled', 'allow'] as const;
+export const CARETS = ['hide', 'initial'] as const;
 export type ImageFormat = (typeof IMAGE_FORMATS)[number];
 
 export interface Size {
@@ -25,7 +37,7 @@ export interface Cookie {
   url?: string;
   httpOnly?: boolean;
   secure?: boolean;
-  sameSite?: 'Strict' | 'Lax' | 'None';
+  sameSite?: (typeof SAME_SITES)[number];
 }
 
 /** The page: where it comes from, how the browser is set up for it, and when it is ready. */
@@ -42,11 +54,11 @@ export interface PageSpec {
   userAgent?: string;
   locale?: string;
   timezoneId?: string;
-  colorScheme: 'light' | 'dark';
-  reducedMotion?: 'reduce' | 'no-preference';
-  media?: 'screen' | 'print';
+  colorScheme: (typeof COLOR_SCHEMES)[number];
+  reducedMotion?: (typeof REDUCED_MOTIONS)[number];
+  media?: MediaType;
   javaScriptEnabled: boolean;
-  waitUntil: 'load' | 'domcontentloaded' | 'networkidle';
+  waitUntil: (typeof WAIT_UNTILS)[number];
   waitForSelector?: string;
   waitForFunction?: string;
   /** Extra wait after readiness, ms. */
@@ -54,7 +66,7 @@ export interface PageSpec {
   /** The whole render's budget, ms. */
   timeout: number;
   headers?: Record<string, string>;
-  headersScope: 'origin' | 'all';
+  headersScope: HeadersScope;
   cookies?: Cookie[];
   httpCredentials?: { username: string; password: string };
   css?: string;
@@ -81,8 +93,8 @@ export interface ImageOptions {
   selector?: string;
   clip?: Clip;
   omitBackground: boolean;
-  animations: 'disabled' | 'allow';
-  caret: 'hide' | 'initial';
+  animations: (typeof ANIMATIONS)[number];
+  caret: (typeof CARETS)[number];
 }
 
 /** A length in CSS units ("10mm", "1in", "96px") or a number of pixels. */

@@ -1,4 +1,4 @@
-// What a job kind plugs into the queue (issue 12): the queue and the worker know no kinds; each kind
+// What a job kind plugs into the queue: the queue and the worker know no kinds; each kind
 // registers a runner. `run` works outside any transaction; the hooks run inside the queue's own
 // transaction that ends the job, so what a job's end records (a capture row, a webhook event) commits
 // or rolls back with the job's new status.

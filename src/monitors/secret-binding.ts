@@ -11,6 +11,7 @@
 // typed by a step (capture.steps) is bound to the page's origin and code the same way; which steps
 // lead up to it is checked where it is sealed (capture-secrets.ts). A goto step to a new origin takes
 // headers of scope "all" there: a move for them too.
+import type { HeadersScope } from '../domain/render-spec.js';
 import { canonicalJson } from '../jobs/queue.js';
 import { originOf } from '../render/browser/origin-headers.js';
 
@@ -21,7 +22,7 @@ const PAGE_CODE = ['js', 'css', 'waitForFunction'] as const;
 export interface SecretDestination {
   url: string;
   capture: {
-    headersScope?: 'origin' | 'all';
+    headersScope?: HeadersScope;
     js?: string;
     css?: string;
     waitForFunction?: string;

@@ -23,7 +23,7 @@ import type { FactsRequest } from './page-reads/page-facts.js';
 import type { PageFacts } from '../domain/page-facts.js';
 import { documentReady, firstLine, preparePage } from './load/prepare.js';
 import { readyPage } from './load/ready-page.js';
-import type { ImageSpec, PdfSpec, RenderSpec } from '../domain/render-spec.js';
+import type { ImageSpec, MediaType, PdfSpec, RenderSpec } from '../domain/render-spec.js';
 import { runSteps, type RunStep } from './load/steps.js';
 import { deviceScaleFor, viewportFor } from './browser/viewport.js';
 
@@ -99,7 +99,7 @@ export class PlaywrightRenderer implements Renderer {
     req: RenderSpec,
     clientSignal: AbortSignal,
     options: RenderOptions,
-    media: 'screen' | 'print',
+    media: MediaType,
     capture: (lease: Lease) => Promise<Omit<RenderOutput, 'renderMs' | 'finalUrl' | 'blockedRequests'>>,
   ): Promise<RenderOutput> {
     const started = performance.now();

@@ -39,7 +39,8 @@ export interface Tx extends Stores {
  * paused, resumed or deleted; `keys` — a key was revoked or deleted. Emitted after the commit, never from
  * inside. With several nodes on one database, every node hears every topic (a hint: consumers also poll).
  */
-export type ChangeTopic = 'jobs' | 'deliveries' | 'monitors' | 'keys';
+export const CHANGE_TOPICS = ['jobs', 'deliveries', 'monitors', 'keys'] as const;
+export type ChangeTopic = (typeof CHANGE_TOPICS)[number];
 
 export interface Backend {
   readonly stores: Stores;

@@ -1,6 +1,7 @@
 // Monitor bodies: the wire format of a monitor's settings (src/monitors/settings.ts). A PATCH is merged
 // into the stored monitor (JSON Merge Patch) and the result validated by the same schema as a create, so
 // the rules are written once.
+import { REDUCED_MOTIONS } from '../../domain/render-spec.js';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { ignoreTextProblem } from '../../diff/text/ignore-text.js';
@@ -101,7 +102,7 @@ export function captureOptionsSchema(limits: SchemaLimits) {
     })
     .extend({
       // Motion that respects the preference stops, so a carousel does not read as a change.
-      reducedMotion: z.enum(['reduce', 'no-preference']).default('reduce').describe('Default "reduce" for monitors'),
+      reducedMotion: z.enum(REDUCED_MOTIONS).default('reduce').describe('Default "reduce" for monitors'),
       steps: stepsSchema,
     })
     .strict()

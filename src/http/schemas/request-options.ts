@@ -4,7 +4,18 @@
 import { devices } from 'playwright';
 import { z } from 'zod';
 import { hasUserinfo } from '../../domain/urls.js';
-import { IMAGE_FORMATS, RESOURCE_TYPES } from '../../domain/render-spec.js';
+import {
+  ANIMATIONS,
+  CARETS,
+  COLOR_SCHEMES,
+  HEADERS_SCOPES,
+  IMAGE_FORMATS,
+  MEDIA_TYPES,
+  REDUCED_MOTIONS,
+  RESOURCE_TYPES,
+  SAME_SITES,
+  WAIT_UNTILS,
+} from '../../domain/render-spec.js';
 import type { ImageSizeLimits } from './image-size.js';
 import {
   DEFAULT_MAX_DOCUMENT_CHARS,
@@ -74,7 +85,7 @@ const cookie = z
     url: httpUrl('cookie url', "a cookie's url only says where the cookie goes").optional(),
     httpOnly: z.boolean().optional(),
     secure: z.boolean().optional(),
-    sameSite: z.enum(['Strict', 'Lax', 'None']).optional(),
+    sameSite: z.enum(SAME_SITES).optional(),
   })
   .strict();
 
@@ -130,11 +141,11 @@ export function pageOptions(limits: SchemaLimits) {
       .max(MAX_TIME_ZONE_CHARS)
       .refine(validTimeZone, 'an IANA time zone such as "Europe/Paris"')
       .optional(),
-    colorScheme: z.enum(['light', 'dark']).default('light'),
-    reducedMotion: z.enum(['reduce', 'no-preference']).optional(),
-    media: z.enum(['screen', 'print']).optional().describe('CSS media type; image default screen, pdf default print'),
+    colorScheme: z.enum(COLOR_SCHEMES).default('light'),
+    reducedMotion: z.enum(REDUCED_MOTIONS).optional(),
+    media: z.enum(MEDIA_TYPES).optional().describe('CSS media type; image default screen, pdf default print'),
     javaScriptEnabled: z.boolean().default(true),
-    waitUntil: z.enum(['load', 'domcontentloaded', 'networkidle']).default('load'),
+    waitUntil: z.enum(WAIT_UNTILS).default('load'),
     waitForSelector: z
       .string()
       .min(1)
@@ -155,7 +166,7 @@ export function pageOptions(limits: SchemaLimits) {
         'Extra HTTP headers, sent to the target\'s origin only (url, or baseUrl for html) unless headersScope is "all"',
       ),
     headersScope: z
-      .enum(['origin', 'all'])
+      .enum(HEADERS_SCOPES)
       .default('origin')
       .describe(
         'Where headers go: "origin" (default) only to requests to the target\'s origin, never across a ' +
@@ -217,8 +228,8 @@ export function imageOptions() {
           'limits.maxImagePixels',
       ),
     omitBackground: z.boolean().default(false).describe('Transparent background (png)'),
-    animations: z.enum(['disabled', 'allow']).default('disabled'),
-    caret: z.enum(['hide', 'initial']).default('hide'),
+    animations: z.enum(ANIMATIONS).default('disabled'),
+    caret: z.enum(CARETS).default('hide'),
   };
 }
 

@@ -5,6 +5,7 @@
 // request answered by a 302 to another host would carry them there. Chromium's own Fetch domain
 // pauses each hop as a request of its own and its overrides end with the hop, so the intercept is
 // asked only for the target's origin and each hop is judged by its own URL.
+import type { MediaType } from '../../domain/render-spec.js';
 import type { BrowserContext, CDPSession, Page } from 'playwright';
 
 /** The session of each page that has one: wiped with the page (see detachOriginHeaders). */
@@ -24,7 +25,7 @@ export async function attachOriginHeaders(
   context: BrowserContext,
   origin: string,
   headers: Record<string, string>,
-  media: 'screen' | 'print',
+  media: MediaType,
 ): Promise<void> {
   await detachOriginHeaders(page);
   const cdp = await context.newCDPSession(page);

@@ -7,7 +7,7 @@ import { renderFailed } from '../../errors.js';
 import { Budget } from '../budget.js';
 import { LoadError } from './network-errors.js';
 import { attachOriginHeaders, targetOrigin } from '../browser/origin-headers.js';
-import type { PageSpec } from '../../domain/render-spec.js';
+import type { MediaType, PageSpec } from '../../domain/render-spec.js';
 import { rendersInertly } from './inert-html.js';
 import { cookiesGiven } from '../browser/warm-page.js';
 
@@ -20,7 +20,7 @@ export async function preparePage(
   page: Page,
   context: BrowserContext,
   req: PageSpec,
-  media: 'screen' | 'print',
+  media: MediaType,
   viewport: { width: number; height: number },
   budget: Budget,
 ): Promise<void> {
@@ -51,12 +51,7 @@ export async function preparePage(
  * only on requests to the target's origin; html without baseUrl has none, and the schema refuses
  * headers there unless the scope is "all".
  */
-async function applyHeaders(
-  page: Page,
-  context: BrowserContext,
-  req: PageSpec,
-  media: 'screen' | 'print',
-): Promise<void> {
+async function applyHeaders(page: Page, context: BrowserContext, req: PageSpec, media: MediaType): Promise<void> {
   const headers = req.headers ?? {};
   const everywhere = req.headersScope === 'all';
   const setHere = everywhere && Object.keys(headers).length > 0;

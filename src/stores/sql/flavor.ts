@@ -9,8 +9,10 @@ import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { claimSql, type ClaimParams, type JobRow } from './fair-claim.js';
 import { pgClaimSql } from './postgres/claims.js';
 
+export type DatabaseKind = 'sqlite' | 'postgres';
+
 export interface SqlFlavor {
-  readonly name: 'sqlite' | 'postgres';
+  readonly name: DatabaseKind;
   /** The fair jobs claim (fair-claim.ts): one statement that marks the claimed jobs running and returns them. */
   claimJobs(p: ClaimParams): RawBuilder<JobRow>;
   /**

@@ -5,6 +5,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { projectRoot } from '../../project-root.js';
 import type { Backend } from '../backend.js';
+import type { DatabaseKind } from './flavor.js';
 import type { FileStore } from '../file-store.js';
 import type { RateLimitStore } from '../rate-limits.js';
 import { MemoryRateLimits } from './sqlite/memory-rate-limits.js';
@@ -22,7 +23,7 @@ import { openDatabase, type Db } from './sqlite/connection.js';
 
 export interface OpenedBackend {
   backend: Backend;
-  kind: 'sqlite' | 'postgres';
+  kind: DatabaseKind;
   /** The raw SQLite handle (SQLite only): tests and tools that read the file as another process would. */
   sqlite?: Db;
   /** Migrations this open applied (empty when the database was up to date). */
@@ -38,7 +39,7 @@ export interface OpenedBackend {
 /** The database could not be reached or logged into: the message says where, without the password. */
 export class DatabaseOpenError extends Error {}
 
-const migrationsDir = (dialect: 'sqlite' | 'postgres') => resolve(projectRoot(), 'migrations', dialect);
+const migrationsDir = (dialect: DatabaseKind) => resolve(projectRoot(), 'migrations', dialect);
 
 export async function openBackend(config: Readonly<Config>, log: Logger): Promise<OpenedBackend> {
   if (!config.database.url) return openSqlite(resolve(config.dataDir, 'pagewatch.db'));

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
 import type { Logger } from '../../../log.js';
-import type { Backend, ChangeTopic, Stores, Tx } from '../../backend.js';
+import { CHANGE_TOPICS, type Backend, type ChangeTopic, type Stores, type Tx } from '../../backend.js';
 import { postgresFlavor } from '../flavor.js';
 import { ping } from '../ping.js';
 import type { DB } from '../schema.js';
@@ -55,7 +55,7 @@ export class PostgresBackend implements Backend {
         if (!this.ownPids.has(pid)) this.emit(topic);
       },
       // Notifications sent while the LISTEN connection was down are lost: wake every consumer once.
-      onResync: () => (['jobs', 'deliveries', 'monitors', 'keys'] as const).forEach((t) => this.emit(t)),
+      onResync: () => CHANGE_TOPICS.forEach((t) => this.emit(t)),
       onError: (message) => options.log.warn({ err: message }, 'PostgreSQL LISTEN connection lost; reconnecting'),
     });
   }

@@ -4,10 +4,10 @@
 // to 30 s); notifications sent meanwhile are lost, so on every reconnect `onResync` runs, and the owner
 // wakes its consumers once (they poll anyway: NOTIFY is a hint, docs/postgresql.md).
 import pg from 'pg';
-import type { ChangeTopic } from '../../backend.js';
+import { CHANGE_TOPICS, type ChangeTopic } from '../../backend.js';
 
 export const CHANNEL = 'pagewatch';
-const TOPICS: readonly string[] = ['jobs', 'deliveries', 'monitors', 'keys'] satisfies ChangeTopic[];
+const TOPICS: readonly string[] = CHANGE_TOPICS;
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 30_000;
 
