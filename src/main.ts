@@ -29,7 +29,7 @@ import { captureIdOfFileKey } from './monitors/capture-files.js';
 import { CaptureJobRunner } from './monitors/capture-job.js';
 import { CAPTURE_JOB_KEEP_MS, CAPTURE_JOB_KIND, CaptureRecorder } from './monitors/recorder.js';
 import { MonitorRuns } from './monitors/runs.js';
-import { MonitorScheduler, schedulesElsewhere, systemClock } from './monitors/scheduler.js';
+import { MonitorScheduler, schedulesElsewhere } from './monitors/scheduler.js';
 import { sealLegacySecrets } from './monitors/seal-legacy-secrets.js';
 import { MonitorService } from './monitors/service.js';
 import { Metrics } from './operations/metrics.js';
@@ -109,7 +109,9 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     });
   const metrics = new Metrics(status, history);
   // Every render — synchronous, async job or monitor capture — is counted and timed.
-  const renderer = metrics.metered(new PlaywrightRenderer(browsers, limiter, config.limits, egress, proxy.failures));
+  const renderer = metrics.metered(
+    new PlaywrightRenderer({ browsers, limiter, limits: config.limits, egress, failures: proxy.failures }),
+  );
   const { results, captures: captureFiles } = openFileStores(config, dataDir, opened.databaseFiles);
 
   // Jobs: one durable queue; each kind registers its runner. As many jobs in the render line as there
@@ -122,7 +124,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
   const recorder = new CaptureRecorder(captureFiles, log, config.monitors);
   queue.register(
     CAPTURE_JOB_KIND,
-    new CaptureJobRunner(stores, recorder, renderer, differ, captureFiles, log, secrets),
+    new CaptureJobRunner({ stores, recorder, renderer, differ, files: captureFiles, log, secrets }),
   );
   const worker = new JobWorker(
     backend,
@@ -136,12 +138,12 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs },
     log,
   );
-  const sweeper = new Sweeper(
+  const sweeper = new Sweeper({
     stores,
     results,
-    config.jobs.sweepIntervalMs,
+    intervalMs: config.jobs.sweepIntervalMs,
     log,
-    [
+    orphanSources: [
       { name: 'results', store: results, isReferenced: (key) => stores.jobs.holdsResult(jobIdOfResultKey(key), key) },
       {
         name: 'captures',
@@ -149,13 +151,13 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
         isReferenced: (key) => stores.captures.holdsFile(captureIdOfFileKey(key), key),
       },
     ],
-    config.jobs.recordTtlDays * 86_400_000,
-    [{ kind: CAPTURE_JOB_KIND, keepMs: CAPTURE_JOB_KEEP_MS }],
-    backend,
-  );
+    recordTtlMs: config.jobs.recordTtlDays * 86_400_000,
+    shortLived: [{ kind: CAPTURE_JOB_KIND, keepMs: CAPTURE_JOB_KEEP_MS }],
+    exclusive: backend,
+  });
   const runs = new MonitorRuns(backend, queue, config.monitors.minIntervalSeconds);
   const reconcile = { changes: backend.changes, intervalMs: config.monitors.reconcileIntervalMs };
-  const scheduler = new MonitorScheduler(stores.monitors, runs, log, systemClock, reconcile);
+  const scheduler = new MonitorScheduler({ monitors: stores.monitors, runs, log, reconcile });
 
   let shuttingDown = false;
   const readiness = { database: () => backend.ping(), browser: () => browsers.readiness(), sandbox };
@@ -173,17 +175,17 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     auth: config.auth,
     rateLimit: config.rateLimit,
     rateLimits: opened.rateLimits,
-    jobs: new JobService(queue, stores, results, worker, egress),
-    monitors: new MonitorService(
+    jobs: new JobService({ queue, stores, results, worker, egress }),
+    monitors: new MonitorService({
       backend,
       runs,
-      duties.background ? scheduler : schedulesElsewhere,
-      captureFiles,
+      scheduler: duties.background ? scheduler : schedulesElsewhere,
+      files: captureFiles,
       egress,
-      (jobId) => worker.abort(jobId),
-      config.monitors,
+      abortJob: (jobId) => worker.abort(jobId),
+      limits: config.monitors,
       secrets,
-    ),
+    }),
     deliveries: stores.deliveries,
     publicUrl: config.publicUrl,
     status,
@@ -201,7 +203,7 @@ export async function startService(config: Readonly<Config>, log: Logger): Promi
     log,
   });
 
-  const heartbeat = new NodeHeartbeat(stores.nodes, node, log);
+  const heartbeat = new NodeHeartbeat({ nodes: stores.nodes, node, log });
   const all = { heartbeat, proxy, browsers, diffPool, dispatcher, sweeper, worker, scheduler, http };
   const parts = lifecyclesOf(config.role, all);
   try {

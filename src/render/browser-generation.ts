@@ -1,8 +1,8 @@
 // One launched Chromium (a generation of the browser manager) and the leases of its pages: what a lease
 // is, and how it notices that its browser died or its page crashed. Apart from browser-manager.ts, which
 // decides when generations launch, recycle and retire.
-import type { Browser, BrowserContext, Page } from 'playwright';
-import { killProcessGroup } from './launch.js';
+import type { BrowserContext, Page } from 'playwright';
+import { killProcessGroup, type LaunchedBrowser } from './launch.js';
 import type { WarmPool } from './warm-pool.js';
 
 export interface Lease {
@@ -25,22 +25,20 @@ export class Generation {
   readonly disconnected = new AbortController();
 
   constructor(
-    readonly browser: Browser,
-    readonly pid: number | undefined,
-    readonly version: string,
+    readonly chromium: LaunchedBrowser,
     readonly pool: WarmPool,
     private readonly onGone: () => void,
   ) {}
 
   get connected(): boolean {
-    return this.browser.isConnected();
+    return this.chromium.browser.isConnected();
   }
 
   async close(): Promise<void> {
     this.retired = true;
     await this.pool.close();
-    await this.browser.close().catch(() => undefined);
-    killProcessGroup(this.pid);
+    await this.chromium.browser.close().catch(() => undefined);
+    killProcessGroup(this.chromium.pid);
     this.onGone();
   }
 }

@@ -80,8 +80,8 @@ export class BrowserManager implements Lifecycle {
     const gen = this.current;
     return {
       up: Boolean(gen?.connected),
-      version: gen?.version,
-      pid: gen?.pid,
+      version: gen?.chromium.version,
+      pid: gen?.chromium.pid,
       renders: this.totalRenders,
       restarts: this.restarts,
       warmPages: gen?.pool.idleCount ?? 0,
@@ -104,7 +104,7 @@ export class BrowserManager implements Lifecycle {
    * connections to the egress proxy, is among its children (see egress/socket-owner.ts).
    */
   browserPids(): number[] {
-    return [...this.live].flatMap((gen) => (gen.pid ? [gen.pid] : []));
+    return [...this.live].flatMap(({ chromium: { pid } }) => (pid ? [pid] : []));
   }
 
   async lease(contextOptions: BrowserContextOptions | undefined): Promise<Lease> {
@@ -146,7 +146,7 @@ export class BrowserManager implements Lifecycle {
   }
 
   private async singleUse(gen: Generation, options: BrowserContextOptions): Promise<Lease> {
-    const context = await gen.browser.newContext({ ...BASE_CONTEXT_OPTIONS, ...options });
+    const context = await gen.chromium.browser.newContext({ ...BASE_CONTEXT_OPTIONS, ...options });
     try {
       const page = await context.newPage();
       guardPage(page);
@@ -196,7 +196,7 @@ export class BrowserManager implements Lifecycle {
     gen.retired = true;
     if (this.current === gen) this.current = undefined;
     this.restarts++;
-    this.opts.log.info({ reason, renders: gen.renders, pid: gen.pid }, 'browser retired');
+    this.opts.log.info({ reason, renders: gen.renders, pid: gen.chromium.pid }, 'browser retired');
     if (reason === 'crash' || gen.inFlight === 0) gen.close().catch(() => undefined);
   }
 
@@ -208,14 +208,13 @@ export class BrowserManager implements Lifecycle {
       // A browser that will not start is the service being unavailable (503), not a bad page.
       const { executablePath, sandbox } = this.opts;
       const proxyUrl = this.opts.proxyUrl();
-      const { browser, pid, version } = await launchChromium({ executablePath, proxyUrl, sandbox }).catch(
-        (err: unknown) => {
-          throw this.launchFailed(err);
-        },
-      );
+      const chromium = await launchChromium({ executablePath, proxyUrl, sandbox }).catch((err: unknown) => {
+        throw this.launchFailed(err);
+      });
+      const { browser, pid, version } = chromium;
       this.launchFailure = undefined;
       const pool = new WarmPool(browser, this.opts.warmPages, this.opts.pageMaxUses, this.opts.log);
-      const gen = new Generation(browser, pid, version, pool, () => this.live.delete(gen));
+      const gen = new Generation(chromium, pool, () => this.live.delete(gen));
       this.live.add(gen);
       browser.on('disconnected', () => {
         // A crash or kill: reap the whole process group now; the next lease launches a new browser.
