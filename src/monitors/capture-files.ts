@@ -1,5 +1,5 @@
 // Where a capture's files are stored: their keys in the file store, and the capture a key belongs to.
-// Apart from capture-job.ts because the orphan sweep (main.ts) reads keys back without running captures.
+// Apart from capture-job.ts because the orphan sweep (src/app/compose.ts) reads keys back without running captures.
 
 /** A capture's files live in its monitor's folder, so deleting the monitor removes them in one go. */
 export function captureFileKeys(monitorId: string, captureId: string): { image: string; diff: string; text: string } {
