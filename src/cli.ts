@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pagewatch` command: `serve` (the default) and `migrate`.
+// The `pagewatch` command: `serve` (the default), `keys`, `migrate` and `config` (USAGE below, docs/cli.md).
 import { ConfigError } from './config.js';
 import { describeSettings, loadConfig } from './config-load.js';
 import { KeyPurge } from './auth/purge.js';
@@ -12,7 +12,7 @@ import { openStorage, type Storage } from './app/storage.js';
 import type { NodeRole } from './domain/node-role.js';
 
 const USAGE = `usage: pagewatch <command>
-  serve [--role all|api|worker]
+  serve [--role ${NODE_ROLES.join('|')}]
                              start the service (default); --role overrides the setting role
   keys create --name NAME    make an API key; prints the key and its webhook secret once
   keys list                  list keys (never the keys themselves)
