@@ -43,7 +43,7 @@ export async function startServiceOn(
     },
   });
   const service = await startService(config, createLogger(config.logLevel));
-  const file = openSqliteFile(dataDir, service.databaseKind);
+  const file = openSqliteFile(config.dataDir, service.databaseKind);
   const durable: Omit<DurableService, 'db'> = {
     ...service,
     dataDir,

@@ -58,7 +58,8 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
   // request then fails with ECONNRESET (seen after a 7 s render in http-contract). A longer server timeout
   // leaves no test idle long enough for that race.
   service.server.keepAliveTimeout = 60_000;
-  const file = openSqliteFile(dataDir, service.databaseKind);
+  // config.dataDir: a test may name its own (to start a second service on the same data).
+  const file = openSqliteFile(config.dataDir, service.databaseKind);
   const test: Omit<TestService, 'db'> = {
     ...service,
     dataDir,
@@ -79,9 +80,12 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
-    close: async () => {
+    stop: async () => {
       await service.stop();
       file.close();
+    },
+    close: async () => {
+      await test.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
