@@ -20,7 +20,7 @@ import { EgressPolicy } from '../src/egress/policy.js';
 import { EgressProxy } from '../src/egress/proxy.js';
 import { heldByBrowsers } from '../src/egress/socket-owner.js';
 import { createLogger } from '../src/log.js';
-import { startService } from '../src/main.js';
+import { startService } from '../src/app/serve.js';
 import { findChromium } from '../src/render/browser/chromium-path.js';
 import { percentile, round1 } from './stats.js';
 

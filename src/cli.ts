@@ -1,20 +1,18 @@
 #!/usr/bin/env node
-// `pagewatch` command: `serve` (the default) and `migrate`.
-import { resolve } from 'node:path';
+// The `pagewatch` command: `serve` (the default), `keys`, `migrate` and `config` (USAGE below, docs/cli.md).
 import { ConfigError } from './config.js';
 import { describeSettings, loadConfig } from './config-load.js';
 import { KeyPurge } from './auth/purge.js';
 import { KeyRevocation } from './auth/revocation.js';
-import { DatabaseOpenError, openBackend } from './stores/sql/open-backend.js';
+import { DatabaseOpenError } from './stores/sql/open-backend.js';
 import { createLogger } from './log.js';
-import { LocalFileStore } from './stores/files/local.js';
 import { NODE_ROLES } from './domain/node-role.js';
-import { isRole } from './roles.js';
-import type { Backend } from './stores/backend.js';
+import { isRole } from './app/roles.js';
+import { openStorage, type Storage } from './app/storage.js';
 import type { NodeRole } from './domain/node-role.js';
 
 const USAGE = `usage: pagewatch <command>
-  serve [--role all|api|worker]
+  serve [--role ${NODE_ROLES.join('|')}]
                              start the service (default); --role overrides the setting role
   keys create --name NAME    make an API key; prints the key and its webhook secret once
   keys list                  list keys (never the keys themselves)
@@ -42,17 +40,17 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   if (command === 'migrate' || command === 'keys') {
-    // SQLite in dataDir, or PostgreSQL at database.url; either way migrated: the stores are made for its tables.
-    const { backend, applied } = await openBackend(config, log);
+    // Migrated either way: the stores are made for its tables.
+    const storage = await openStorage(config, log);
     if (command === 'migrate') {
-      await backend.close();
-      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      await storage.backend.close();
+      console.log(storage.applied.length ? `applied: ${storage.applied.join(', ')}` : 'database is up to date');
       return 0;
     }
     try {
-      return await keysCommand(backend, resolve(config.dataDir), argv.slice(1), config.webhooks.secretGraceHours);
+      return await keysCommand(storage, argv.slice(1), config.webhooks.secretGraceHours);
     } finally {
-      await backend.close(); // closes the handle, or the pool
+      await storage.backend.close(); // closes the handle, or the pool
     }
   }
   if (command !== 'serve') {
@@ -66,7 +64,7 @@ async function main(argv: string[]): Promise<number> {
   }
 
   // Loaded only to serve: it pulls in Playwright, which `keys` and `migrate` have no use for.
-  const { startService } = await import('./main.js');
+  const { startService } = await import('./app/serve.js');
   const service = await startService(role ? { ...config, role } : config, log);
   await new Promise<void>((done) => {
     const onSignal = (signal: NodeJS.Signals) => {
@@ -100,12 +98,8 @@ const PURGE_USAGE = `usage: pagewatch keys delete ID --purge
 monitors with their captures and capture images, its webhook deliveries and their attempts, and its
 idempotency keys. This cannot be undone.`;
 
-async function keysCommand(
-  backend: Backend,
-  dataDir: string,
-  args: string[],
-  defaultGraceHours: number,
-): Promise<number> {
+async function keysCommand(storage: Storage, args: string[], defaultGraceHours: number): Promise<number> {
+  const { backend } = storage;
   const { keys } = backend.stores;
   const revocation = new KeyRevocation(backend);
   const [sub, ...rest] = args;
@@ -149,12 +143,8 @@ async function keysCommand(
       console.error(PURGE_USAGE);
       return 2;
     }
-    const purge = new KeyPurge(
-      backend,
-      revocation,
-      new LocalFileStore(resolve(dataDir, 'results')),
-      new LocalFileStore(resolve(dataDir, 'captures')),
-    );
+    const { results, captures } = storage.files();
+    const purge = new KeyPurge(backend, revocation, results, captures);
     const report = await purge.purge(id);
     if (!report) {
       console.error(`no key with id ${id}`);

@@ -1,6 +1,6 @@
 // One shape for every long-lived part of the service (browser manager, egress proxy, job worker,
-// webhook dispatcher, monitor scheduler, sweeper, diff pool, HTTP server): main.ts starts them in one
-// list and stops them in the reverse order, each by the same deadline.
+// webhook dispatcher, monitor scheduler, sweeper, diff pool, HTTP server): they start in one list (its
+// order: src/app/roles.ts) and stop in the reverse order, each by the same deadline.
 export interface Lifecycle {
   /** A name for the logs. */
   readonly name: string;

@@ -19,36 +19,38 @@ export interface SubmitInput {
   idempotencyKey?: string;
 }
 
+export interface JobServiceOptions {
+  queue: JobQueue;
+  stores: Pick<Stores, 'jobs'>;
+  results: FileStore;
+  worker: Pick<JobWorker, 'abort'>;
+  egress: EgressPolicy;
+}
+
 export class JobService {
-  constructor(
-    private readonly queue: JobQueue,
-    private readonly stores: Pick<Stores, 'jobs'>,
-    private readonly results: FileStore,
-    private readonly worker: Pick<JobWorker, 'abort'>,
-    private readonly egress: EgressPolicy,
-  ) {}
+  constructor(private readonly options: JobServiceOptions) {}
 
   async submit(input: SubmitInput): Promise<{ job: JobRecord; created: boolean }> {
     const { url, webhookUrl } = input.request;
     // Refused now rather than as a failed job later: the render URL (403, as a synchronous render)...
     if (url !== undefined) {
-      const verdict = await this.egress.checkUrl(url);
+      const verdict = await this.options.egress.checkUrl(url);
       if (!verdict.allowed && !verdict.unresolvable) throw urlBlocked(verdict.reason);
     }
     // ...and the webhook target, which must be reachable under the same policy (400: it is a field).
     if (webhookUrl !== undefined) {
-      const verdict = await this.egress.checkUrl(webhookUrl);
+      const verdict = await this.options.egress.checkUrl(webhookUrl);
       if (!verdict.allowed) {
         throw webhookUrlBlocked(verdict.reason);
       }
     }
     // The worker hears of the new job from the backend's `jobs` change.
-    return this.queue.submit({ ...input, webhookUrl });
+    return this.options.queue.submit({ ...input, webhookUrl });
   }
 
   /** The jobs API shows render jobs only; other kinds (a monitor's capture) are seen through their owner. */
   async get(keyId: string, id: string): Promise<JobRecord> {
-    const job = await this.stores.jobs.getOwned(keyId, id, RENDER_JOB_KINDS);
+    const job = await this.options.stores.jobs.getOwned(keyId, id, RENDER_JOB_KINDS);
     if (!job) throw notFound(`no job ${id}`);
     return job;
   }
@@ -57,13 +59,13 @@ export class JobService {
     keyId: string,
     query: { status?: JobStatus; limit: number; before?: { createdAt: string; id: string } },
   ): Promise<JobRecord[]> {
-    return this.stores.jobs.list(keyId, RENDER_JOB_KINDS, query);
+    return this.options.stores.jobs.list(keyId, RENDER_JOB_KINDS, query);
   }
 
   async cancel(keyId: string, id: string): Promise<JobRecord> {
-    const canceled = await this.queue.cancel(keyId, id, RENDER_JOB_KINDS);
+    const canceled = await this.options.queue.cancel(keyId, id, RENDER_JOB_KINDS);
     if (canceled) {
-      this.worker.abort(id);
+      this.options.worker.abort(id);
       return canceled;
     }
     const job = await this.get(keyId, id); // 404 for a missing or another key's job
@@ -78,7 +80,7 @@ export class JobService {
       throw gone(`the result of job ${id} expired at ${job.result.expiresAt} (jobs.resultTtlHours)`);
     }
     try {
-      return { job, ...(await this.results.stream(job.result.key)) };
+      return { job, ...(await this.options.results.stream(job.result.key)) };
     } catch (err) {
       // The sweeper removed it between the check and the read.
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw gone(`the result of job ${id} has expired`);

@@ -28,6 +28,19 @@ export interface ShortLivedJobs {
   keepMs: number;
 }
 
+export interface SweeperOptions {
+  stores: Pick<Stores, 'jobs' | 'idempotency' | 'retention'>;
+  results: FileStore;
+  intervalMs: number;
+  log: Logger;
+  orphanSources: OrphanSource[];
+  /** jobs.recordTtlDays: finished jobs and deliveries older than this are deleted. */
+  recordTtlMs: number;
+  shortLived?: readonly ShortLivedJobs[];
+  /** One node at a time: another node's pass under way skips this one. Without it, every pass runs. */
+  exclusive?: Pick<Backend, 'runExclusive'>;
+}
+
 export class Sweeper implements Lifecycle {
   readonly name = 'sweeper';
   private timer: NodeJS.Timeout | undefined;
@@ -35,25 +48,18 @@ export class Sweeper implements Lifecycle {
   private stopping = false;
   private lastOrphanPass = -Infinity;
 
-  constructor(
-    private readonly stores: Pick<Stores, 'jobs' | 'idempotency' | 'retention'>,
-    private readonly results: FileStore,
-    private readonly intervalMs: number,
-    private readonly log: Logger,
-    private readonly orphanSources: OrphanSource[],
-    /** jobs.recordTtlDays: finished jobs and deliveries older than this are deleted. */
-    private readonly recordTtlMs: number,
-    private readonly shortLived: readonly ShortLivedJobs[] = [],
-    /** One node at a time: another node's pass under way skips this one. */
-    private readonly exclusive: Pick<Backend, 'runExclusive'> = { runExclusive: (_name, fn) => fn() },
-  ) {}
+  private readonly options: Required<SweeperOptions>;
+
+  constructor(options: SweeperOptions) {
+    this.options = { shortLived: [], exclusive: { runExclusive: (_name, fn) => fn() }, ...options };
+  }
 
   start(): Promise<void> {
     this.timer = setInterval(() => {
       this.running ??= this.sweep().finally(() => {
         this.running = undefined;
       });
-    }, this.intervalMs);
+    }, this.options.intervalMs);
     this.timer.unref();
     return Promise.resolve();
   }
@@ -74,15 +80,17 @@ export class Sweeper implements Lifecycle {
    */
   async sweep(now = new Date()): Promise<void> {
     try {
-      const ran = await this.exclusive.runExclusive('pagewatch:sweep', () => this.sweepOnce(now).then(() => true));
-      if (!ran) this.log.debug('sweep skipped: another node is sweeping');
+      const ran = await this.options.exclusive.runExclusive('pagewatch:sweep', () =>
+        this.sweepOnce(now).then(() => true),
+      );
+      if (!ran) this.options.log.debug('sweep skipped: another node is sweeping');
     } catch (err) {
-      this.log.error({ err }, 'sweep failed'); // could not even take the lock (the database is unreachable)
+      this.options.log.error({ err }, 'sweep failed'); // could not even take the lock (the database is unreachable)
     }
   }
 
   private async sweepOnce(now: Date): Promise<void> {
-    const { jobs, idempotency } = this.stores;
+    const { jobs, idempotency } = this.options.stores;
     try {
       let removed = 0;
       for (
@@ -91,14 +99,14 @@ export class Sweeper implements Lifecycle {
         batch = await jobs.expiredResults(now, BATCH)
       ) {
         for (const job of batch) {
-          await this.results.remove(job.result!.key);
+          await this.options.results.remove(job.result!.key);
           await jobs.markResultRemoved(job.id, now);
           removed++;
         }
       }
       const keys = await idempotency.sweep(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));
       const finished: Record<string, number> = {};
-      for (const { kind, keepMs } of this.shortLived) {
+      for (const { kind, keepMs } of this.options.shortLived) {
         const before = new Date(now.getTime() - keepMs);
         let deleted = 0;
         for (
@@ -111,10 +119,10 @@ export class Sweeper implements Lifecycle {
       }
       const old = await this.removeOldRecords(now);
       if (removed || keys || Object.keys(finished).length || old.jobs || old.deliveries) {
-        this.log.info({ results: removed, idempotencyKeys: keys, ...finished, ...old }, 'swept expired data');
+        this.options.log.info({ results: removed, idempotencyKeys: keys, ...finished, ...old }, 'swept expired data');
       }
     } catch (err) {
-      this.log.error({ err }, 'sweep failed');
+      this.options.log.error({ err }, 'sweep failed');
     }
     if (now.getTime() - this.lastOrphanPass >= ORPHAN_PASS_EVERY_MS) {
       this.lastOrphanPass = now.getTime();
@@ -124,15 +132,15 @@ export class Sweeper implements Lifecycle {
 
   /** Finished jobs and deliveries past jobs.recordTtlDays; a job's result file still on disk goes first. */
   private async removeOldRecords(now: Date): Promise<{ jobs: number; deliveries: number }> {
-    const before = new Date(now.getTime() - this.recordTtlMs);
-    const store = this.stores.retention;
+    const before = new Date(now.getTime() - this.options.recordTtlMs);
+    const store = this.options.stores.retention;
     let jobs = 0;
     for (
       let batch = await store.oldJobs(before, BATCH);
       batch.length && !this.stopping;
       batch = await store.oldJobs(before, BATCH)
     ) {
-      for (const job of batch) if (job.resultKey) await this.results.remove(job.resultKey);
+      for (const job of batch) if (job.resultKey) await this.options.results.remove(job.resultKey);
       jobs += await store.deleteJobs(batch.map((job) => job.id));
     }
     let deliveries = 0;
@@ -148,7 +156,7 @@ export class Sweeper implements Lifecycle {
 
   private async removeOrphans(now: Date): Promise<void> {
     const before = new Date(now.getTime() - ORPHAN_MIN_AGE_MS);
-    for (const source of this.orphanSources) {
+    for (const source of this.options.orphanSources) {
       const { name, store } = source;
       try {
         const removed = await removeOrphans(
@@ -157,9 +165,9 @@ export class Sweeper implements Lifecycle {
           before,
           () => this.stopping,
         );
-        if (removed) this.log.warn({ store: name, files: removed }, 'removed stored files no row refers to');
+        if (removed) this.options.log.warn({ store: name, files: removed }, 'removed stored files no row refers to');
       } catch (err) {
-        this.log.error({ err, store: name }, 'orphaned file sweep failed');
+        this.options.log.error({ err, store: name }, 'orphaned file sweep failed');
       }
     }
   }

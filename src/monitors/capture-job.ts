@@ -35,27 +35,29 @@ interface Shot extends CaptureImage {
   facts: PageFacts;
 }
 
+export interface CaptureJobRunnerOptions {
+  /** Read outside any transaction: a capture takes seconds. */
+  stores: Pick<Stores, 'monitors' | 'captures'>;
+  recorder: CaptureRecorder;
+  renderer: Renderer;
+  differ: Differ;
+  files: FileStore;
+  log: Logger;
+  secrets: SecretBox;
+}
+
 export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture> {
-  constructor(
-    /** Read outside any transaction: a capture takes seconds. */
-    private readonly stores: Pick<Stores, 'monitors' | 'captures'>,
-    private readonly recorder: CaptureRecorder,
-    private readonly renderer: Renderer,
-    private readonly differ: Differ,
-    private readonly files: FileStore,
-    private readonly log: Logger,
-    private readonly secrets: SecretBox,
-  ) {}
+  constructor(private readonly options: CaptureJobRunnerOptions) {}
 
   /** The capture, its files stored, as the outcome's detail; none when the monitor is gone or the job aborted. */
   async run(job: JobOf<CaptureJobRequest>, { signal }: RunContext): Promise<JobOutcome<NewCapture>> {
     const { reason, monitorId } = job.request;
-    const monitor = await this.stores.monitors.get(monitorId);
+    const monitor = await this.options.stores.monitors.get(monitorId);
     if (!monitor) return {}; // deleted after the job was queued: the job ends with nothing recorded
     const started = performance.now();
     const takenAt = new Date();
     let shot = await this.shoot(monitor, signal);
-    const baseline = await this.stores.captures.baseline(monitor.id, monitor.specVersion);
+    const baseline = await this.options.stores.captures.baseline(monitor.id, monitor.specVersion);
     const baselineImage = baseline && (await this.baselineImage(baseline));
     const baselineBlocks = baselineImage ? await this.baselineBlocks(baseline) : undefined;
     let outcome: Verdict | undefined;
@@ -77,9 +79,9 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const diffPng = outcome?.diff.diffPng ?? null;
     const diffKey = diffPng ? keys.diff : null;
     const textBytes = Buffer.from(JSON.stringify(shot.facts.blocks));
-    await this.files.put(keys.image, shot.bytes);
-    if (diffKey) await this.files.put(diffKey, diffPng!);
-    await this.files.put(keys.text, textBytes);
+    await this.options.files.put(keys.image, shot.bytes);
+    if (diffKey) await this.options.files.put(diffKey, diffPng!);
+    await this.options.files.put(keys.text, textBytes);
     const { width, height } = pngSize(shot.bytes);
     const capture: NewCapture = {
       id,
@@ -116,19 +118,19 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
 
   /** Recorded with the job's success, in the queue's transaction. */
   async onSucceeded(tx: Tx, job: JobRecord, outcome: JobOutcome<NewCapture>, now: Date): Promise<void> {
-    if (outcome.detail) await this.recorder.succeeded(tx, job, outcome.detail, now);
+    if (outcome.detail) await this.options.recorder.succeeded(tx, job, outcome.detail, now);
   }
 
   /** A failed capture, recorded with the job's failure in the queue's transaction. */
   onFailed(tx: Tx, job: JobRecord, now: Date): Promise<void> {
-    return this.recorder.failed(tx, job, now);
+    return this.options.recorder.failed(tx, job, now);
   }
 
   /** Not recorded (canceled, taken over, stopping): the files `run` stored are nobody's. */
   async discard({ detail }: JobOutcome<NewCapture>): Promise<void> {
     if (!detail) return;
     const keys = [detail.imageKey, detail.diffKey, detail.textKey].filter((key): key is string => key !== null);
-    await Promise.all(keys.map((key) => this.files.remove(key)));
+    await Promise.all(keys.map((key) => this.options.files.remove(key)));
   }
 
   /** A monitor id and a reason (and a tick's time): nothing secret, and the failed capture needs the reason. */
@@ -138,8 +140,8 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
 
   private async shoot(monitor: MonitorRecord, signal: AbortSignal): Promise<Shot> {
     const { diff, notifyWhen } = monitor.settings;
-    const steps = captureSteps(monitor, this.secrets);
-    const out = await this.renderer.renderImage(captureRequest(monitor, this.secrets), signal, {
+    const steps = captureSteps(monitor, this.options.secrets);
+    const out = await this.options.renderer.renderImage(captureRequest(monitor, this.options.secrets), signal, {
       background: true,
       measureSelectors: diff.ignoreSelectors,
       steps,
@@ -159,17 +161,17 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       truncated: out.truncated,
       facts,
     };
-    await refuseOversized(() => this.differ.check(shot, 'captured'));
+    await refuseOversized(() => this.options.differ.check(shot, 'captured'));
     return shot;
   }
 
   /** The baseline's image; undefined (the new capture becomes the baseline) if its file is gone. */
   private async baselineImage(baseline: CaptureRecord): Promise<CaptureImage | undefined> {
     try {
-      return { bytes: await this.files.get(baseline.imageKey!), sha256: baseline.sha256! };
+      return { bytes: await this.options.files.get(baseline.imageKey!), sha256: baseline.sha256! };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      this.log.warn(
+      this.options.log.warn(
         { monitor: baseline.monitorId, capture: baseline.id },
         'baseline image missing; starting a new baseline',
       );
@@ -184,7 +186,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
   private async baselineBlocks(baseline: CaptureRecord): Promise<PageBlock[] | undefined> {
     if (!baseline.textKey) return undefined;
     try {
-      return parseStoredBlocks(await this.files.get(baseline.textKey));
+      return parseStoredBlocks(await this.options.files.get(baseline.textKey));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       return undefined;
@@ -201,7 +203,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
   ): Promise<Verdict> {
     return refuseOversized(() =>
       judgeChange(
-        this.differ,
+        this.options.differ,
         monitor.settings.diff,
         { image: baselineImage, blocks: baselineBlocks, ignoredBoxes: baseline.ignoredBoxes },
         { image: shot, blocks: shot.facts.blocks, ignoredBoxes: shot.boxes },

@@ -35,6 +35,15 @@ export interface ReconcileOptions {
 const stampOf = (m: MonitorRecord) =>
   JSON.stringify([m.settings.schedule, m.settings.timezone, m.specVersion, m.updatedAt]);
 
+export interface MonitorSchedulerOptions {
+  monitors: MonitorStore;
+  runs: MonitorRuns;
+  log: Logger;
+  /** systemClock unless a test runs on fake time. */
+  clock?: Clock;
+  reconcile?: ReconcileOptions;
+}
+
 export class MonitorScheduler implements Lifecycle {
   readonly name = 'monitor scheduler';
   private readonly tasks = new Map<string, ScheduledTask>();
@@ -51,13 +60,11 @@ export class MonitorScheduler implements Lifecycle {
   private readonly ticking = new Set<Promise<void>>();
   private started = false;
 
-  constructor(
-    private readonly monitors: MonitorStore,
-    private readonly runs: MonitorRuns,
-    private readonly log: Logger,
-    private readonly clock: Clock = systemClock,
-    private readonly reconcileOptions: ReconcileOptions = {},
-  ) {}
+  private readonly options: Required<MonitorSchedulerOptions>;
+
+  constructor(options: MonitorSchedulerOptions) {
+    this.options = { clock: systemClock, reconcile: {}, ...options };
+  }
 
   get scheduledCount(): number {
     return this.tasks.size;
@@ -76,22 +83,22 @@ export class MonitorScheduler implements Lifecycle {
     this.started = true;
     // node-cron logs to the console by default (e.g. "missed execution" when the loop was busy): into ours.
     cron.setLogger({
-      info: (message) => this.log.debug({ source: 'node-cron' }, message),
-      debug: (message) => this.log.debug({ source: 'node-cron' }, String(message)),
-      warn: (message) => this.log.warn({ source: 'node-cron' }, message),
-      error: (message, err) => this.log.error({ source: 'node-cron', err: err ?? message }, String(message)),
+      info: (message) => this.options.log.debug({ source: 'node-cron' }, message),
+      debug: (message) => this.options.log.debug({ source: 'node-cron' }, String(message)),
+      warn: (message) => this.options.log.warn({ source: 'node-cron' }, message),
+      error: (message, err) => this.options.log.error({ source: 'node-cron', err: err ?? message }, String(message)),
     });
-    const now = this.clock.now();
-    for (const monitor of await this.monitors.active()) {
+    const now = this.options.clock.now();
+    for (const monitor of await this.options.monitors.active()) {
       try {
         if (monitor.nextRunAt !== null && monitor.nextRunAt <= now.toISOString())
           await this.catchUp(monitor, monitor.nextRunAt, now);
         await this.schedule(monitor);
       } catch (err) {
-        this.log.error({ err, monitor: monitor.id }, 'monitor could not be scheduled');
+        this.options.log.error({ err, monitor: monitor.id }, 'monitor could not be scheduled');
       }
     }
-    const { changes, intervalMs } = this.reconcileOptions;
+    const { changes, intervalMs } = this.options.reconcile;
     changes?.on('monitors', this.onMonitors);
     if (intervalMs) {
       this.reconcileTimer = setInterval(() => void this.reconcile(), intervalMs);
@@ -124,23 +131,26 @@ export class MonitorScheduler implements Lifecycle {
     const untouched = (id: string) => (this.touched.get(id) ?? 0) <= since;
     try {
       if (!this.started) return;
-      const active = await this.monitors.active();
+      const active = await this.options.monitors.active();
       const seen = new Set<string>();
       for (const monitor of active) {
         seen.add(monitor.id);
         if (!this.started) return;
         if (!untouched(monitor.id) || this.stamps.get(monitor.id) === stampOf(monitor)) continue;
-        this.log.info({ monitor: monitor.id }, 'monitor changed elsewhere: (re)scheduled');
+        this.options.log.info({ monitor: monitor.id }, 'monitor changed elsewhere: (re)scheduled');
         await this.schedule(monitor);
       }
       for (const id of [...this.tasks.keys()]) {
         if (seen.has(id) || !untouched(id)) continue;
-        this.log.info({ monitor: id }, 'monitor paused or deleted elsewhere: unscheduled');
+        this.options.log.info({ monitor: id }, 'monitor paused or deleted elsewhere: unscheduled');
         this.unschedule(id);
       }
       for (const id of [...this.touched.keys()]) if (!this.tasks.has(id) && untouched(id)) this.touched.delete(id);
     } catch (err) {
-      this.log.error({ err }, 'could not reconcile the monitor schedules with the database; trying again later');
+      this.options.log.error(
+        { err },
+        'could not reconcile the monitor schedules with the database; trying again later',
+      );
     }
   }
 
@@ -148,7 +158,7 @@ export class MonitorScheduler implements Lifecycle {
   async schedule(monitor: MonitorRecord): Promise<void> {
     this.unschedule(monitor.id);
     if (!this.started || monitor.settings.paused) {
-      await this.monitors.setNextRun(monitor.id, null);
+      await this.options.monitors.setNextRun(monitor.id, null);
       return;
     }
     const task = cron.schedule(monitor.settings.schedule, (ctx) => this.track(this.tick(monitor.id, ctx.date, task)), {
@@ -157,7 +167,7 @@ export class MonitorScheduler implements Lifecycle {
     });
     this.tasks.set(monitor.id, task);
     this.stamps.set(monitor.id, stampOf(monitor));
-    await this.monitors.setNextRun(monitor.id, task.getNextRun());
+    await this.options.monitors.setNextRun(monitor.id, task.getNextRun());
   }
 
   unschedule(monitorId: string): void {
@@ -172,7 +182,7 @@ export class MonitorScheduler implements Lifecycle {
   /** No tick starts after this; the ones under way (one statement each) finish, by `deadline` at the latest. */
   async stop(deadline: number): Promise<void> {
     this.started = false;
-    this.reconcileOptions.changes?.off('monitors', this.onMonitors);
+    this.options.reconcile.changes?.off('monitors', this.onMonitors);
     clearInterval(this.reconcileTimer);
     await this.reconciling;
     for (const id of [...this.tasks.keys()]) this.unschedule(id);
@@ -193,15 +203,15 @@ export class MonitorScheduler implements Lifecycle {
   /** One capture for runs missed while stopped; a key at its queue cap gets none (the schedule goes on). */
   private async catchUp(monitor: MonitorRecord, missed: string, now: Date): Promise<void> {
     try {
-      const started = await this.runs.catchUp(monitor, missed, now);
+      const started = await this.options.runs.catchUp(monitor, missed, now);
       if (!started) return; // another node starting at the same time took it
-      this.log.info(
+      this.options.log.info(
         { monitor: monitor.id, missed, created: started.created },
         'catch-up capture for a run missed while stopped',
       );
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'queue_full')) throw err;
-      this.log.warn(
+      this.options.log.warn(
         { monitor: monitor.id },
         'no catch-up capture: its key has jobs.maxQueuedPerKey jobs queued or running',
       );
@@ -214,19 +224,19 @@ export class MonitorScheduler implements Lifecycle {
    */
   private async tick(monitorId: string, at: Date, task: ScheduledTask): Promise<void> {
     try {
-      const outcome = await this.runs.tick(monitorId, at);
+      const outcome = await this.options.runs.tick(monitorId, at);
       if (outcome === 'skipped')
-        this.log.warn(
+        this.options.log.warn(
           { monitor: monitorId, tick: at },
           "tick skipped: the previous capture is unfinished or its key's queue is full",
         );
-      const active = await this.monitors.setNextRunIfActive(monitorId, task.getNextRun());
+      const active = await this.options.monitors.setNextRunIfActive(monitorId, task.getNextRun());
       if (!active && this.tasks.get(monitorId) === task) {
-        this.log.info({ monitor: monitorId }, 'monitor is paused or gone, or its key revoked: unscheduled');
+        this.options.log.info({ monitor: monitorId }, 'monitor is paused or gone, or its key revoked: unscheduled');
         this.unschedule(monitorId);
       }
     } catch (err) {
-      this.log.error({ err, monitor: monitorId }, 'monitor tick failed');
+      this.options.log.error({ err, monitor: monitorId }, 'monitor tick failed');
     }
   }
 }

@@ -23,42 +23,46 @@ import type { DeliveryRecord } from '../stores/webhook-deliveries.js';
 import { recordEvent } from '../webhooks/outbox.js';
 import { testEventData } from './view.js';
 
+export interface MonitorServiceOptions {
+  backend: Backend;
+  runs: MonitorRuns;
+  /** This node's schedules (or, on an api node, none: the worker nodes reconcile with the database). */
+  scheduler: Pick<MonitorScheduler, 'schedule' | 'unschedule'>;
+  files: FileStore;
+  egress: EgressPolicy;
+  /** Stop the capture jobs of a deleted monitor that are rendering now. */
+  abortJob: (jobId: string) => void;
+  limits: { maxPerKey: number };
+  secrets: SecretBox;
+}
+
 export class MonitorService {
-  constructor(
-    private readonly backend: Backend,
-    private readonly runs: MonitorRuns,
-    /** This node's schedules (or, on an api node, none: the worker nodes reconcile with the database). */
-    private readonly scheduler: Pick<MonitorScheduler, 'schedule' | 'unschedule'>,
-    private readonly files: FileStore,
-    private readonly egress: EgressPolicy,
-    /** Stop the capture jobs of a deleted monitor that are rendering now. */
-    private readonly abortJob: (jobId: string) => void,
-    private readonly limits: { maxPerKey: number },
-    private readonly secrets: SecretBox,
-  ) {}
+  constructor(private readonly options: MonitorServiceOptions) {}
 
   async create(keyId: string, settings: MonitorSettings, baseUrl: string, now = new Date()): Promise<MonitorRecord> {
     await this.checkEgress(settings);
     const id = `mon_${randomBytes(10).toString('hex')}`;
-    const sealed = { ...settings, capture: sealSecrets(settings.capture, undefined, this.secrets, id) };
-    await this.backend.transaction(async (tx) => {
-      if ((await tx.monitors.countByKey(keyId)) >= this.limits.maxPerKey) {
-        throw conflict(`this key already has ${this.limits.maxPerKey} monitors (monitors.maxPerKey); delete one first`);
+    const sealed = { ...settings, capture: sealSecrets(settings.capture, undefined, this.options.secrets, id) };
+    await this.options.backend.transaction(async (tx) => {
+      if ((await tx.monitors.countByKey(keyId)) >= this.options.limits.maxPerKey) {
+        throw conflict(
+          `this key already has ${this.options.limits.maxPerKey} monitors (monitors.maxPerKey); delete one first`,
+        );
       }
       await tx.monitors.insert({ id, keyId, settings: named(sealed), baseUrl }, now);
     });
-    await this.scheduler.schedule((await this.backend.stores.monitors.get(id))!);
-    return (await this.backend.stores.monitors.get(id))!;
+    await this.options.scheduler.schedule((await this.options.backend.stores.monitors.get(id))!);
+    return (await this.options.backend.stores.monitors.get(id))!;
   }
 
   async get(keyId: string, id: string): Promise<MonitorRecord> {
-    const monitor = await this.backend.stores.monitors.getOwned(keyId, id);
+    const monitor = await this.options.backend.stores.monitors.getOwned(keyId, id);
     if (!monitor) throw notFound(`no monitor ${id}`);
     return monitor;
   }
 
   list(keyId: string, query: MonitorListQuery): Promise<MonitorRecord[]> {
-    return this.backend.stores.monitors.list(keyId, query);
+    return this.options.backend.stores.monitors.list(keyId, query);
   }
 
   /**
@@ -88,40 +92,40 @@ export class MonitorService {
     const moved = movedSecrets(before.settings, merged);
     const settings = named({
       ...merged,
-      capture: sealSecrets(merged.capture, before.settings.capture, this.secrets, id, moved),
+      capture: sealSecrets(merged.capture, before.settings.capture, this.options.secrets, id, moved),
     });
     await this.checkEgress(settings);
     // What is captured changed (the page, how it is rendered, or which text is read): the old baseline
     // would compare unlike with unlike, so the next capture starts a new one.
     const newBaseline =
       settings.url !== before.settings.url ||
-      !sameCapture(settings.capture, before.settings.capture, this.secrets, id) ||
+      !sameCapture(settings.capture, before.settings.capture, this.options.secrets, id) ||
       settings.diff.textSelector !== before.settings.diff.textSelector;
-    const monitors = this.backend.stores.monitors;
+    const monitors = this.options.backend.stores.monitors;
     await monitors.update(id, settings, baseUrl, newBaseline, new Date());
     const after = await monitors.get(id);
     if (!after) throw notFound(`no monitor ${id}`); // deleted meanwhile
-    await this.scheduler.schedule(after);
+    await this.options.scheduler.schedule(after);
     return (await monitors.get(id))!;
   }
 
   async delete(keyId: string, id: string): Promise<void> {
     await this.get(keyId, id);
-    this.scheduler.unschedule(id);
+    this.options.scheduler.unschedule(id);
     // Its pending captures are canceled with it, so none records into a monitor that is gone.
-    const canceled = await this.backend.transaction(async (tx) => {
+    const canceled = await this.options.backend.transaction(async (tx) => {
       const ids = await tx.jobs.cancelFor(id, new Date());
       await tx.monitors.delete(id); // captures rows go with it (ON DELETE CASCADE)
       return ids;
     });
-    for (const jobId of canceled) this.abortJob(jobId);
-    await this.files.removeFolder(id);
+    for (const jobId of canceled) this.options.abortJob(jobId);
+    await this.options.files.removeFolder(id);
   }
 
   /** Capture now; if a capture is already queued or running, that one (not a second). */
   async run(keyId: string, id: string): Promise<{ job: JobRecord; created: boolean }> {
     const monitor = await this.get(keyId, id);
-    return this.runs.start(monitor, 'manual');
+    return this.options.runs.start(monitor, 'manual');
   }
 
   /**
@@ -135,7 +139,7 @@ export class MonitorService {
     if (!url) {
       throw conflict(`monitor ${id} has no webhookUrl to send a test event to; set one first (PATCH webhookUrl)`);
     }
-    const { deliveries } = this.backend.stores;
+    const { deliveries } = this.options.backend.stores;
     const event = { keyId, url, type: 'monitor.test' as const, data: testEventData(monitor), monitorId: id };
     const deliveryId = await recordEvent(deliveries, event, now);
     return (await deliveries.get(keyId, deliveryId))!;
@@ -143,11 +147,11 @@ export class MonitorService {
 
   async listCaptures(keyId: string, monitorId: string, query: CaptureListQuery): Promise<CaptureRecord[]> {
     await this.get(keyId, monitorId);
-    return this.backend.stores.captures.list(monitorId, query);
+    return this.options.backend.stores.captures.list(monitorId, query);
   }
 
   async capture(keyId: string, id: string): Promise<{ capture: CaptureRecord; monitor: MonitorRecord }> {
-    const capture = await this.backend.stores.captures.getOwned(keyId, id);
+    const capture = await this.options.backend.stores.captures.getOwned(keyId, id);
     if (!capture) throw notFound(`no capture ${id}`);
     return { capture, monitor: await this.get(keyId, capture.monitorId) };
   }
@@ -165,7 +169,7 @@ export class MonitorService {
       );
     }
     try {
-      return await this.files.stream(key);
+      return await this.options.files.stream(key);
     } catch (err) {
       // Retention removed it between the lookup and the read.
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`capture ${id} is no longer kept`);
@@ -175,10 +179,10 @@ export class MonitorService {
 
   /** The page to watch: 403 as a render would be; the webhook target: 400, it is a field. */
   private async checkEgress(settings: MonitorSettings): Promise<void> {
-    const page = await this.egress.checkUrl(settings.url);
+    const page = await this.options.egress.checkUrl(settings.url);
     if (!page.allowed && !page.unresolvable) throw urlBlocked(page.reason);
     if (settings.webhookUrl !== undefined) {
-      const verdict = await this.egress.checkUrl(settings.webhookUrl);
+      const verdict = await this.options.egress.checkUrl(settings.webhookUrl);
       if (!verdict.allowed) {
         throw webhookUrlBlocked(verdict.reason);
       }

@@ -19,19 +19,30 @@ export function nodeId(): string {
   return `node_${randomBytes(8).toString('hex')}`;
 }
 
+export interface NodeHeartbeatOptions {
+  nodes: NodeStore;
+  node: { id: string; role: NodeRole; version: string; startedAt: Date };
+  log: Logger;
+  /** HEARTBEAT_MS unless a test beats faster. */
+  intervalMs?: number;
+  now?: () => Date;
+}
+
 export class NodeHeartbeat implements Lifecycle {
   readonly name = 'node registry heartbeat';
   private timer: NodeJS.Timeout | undefined;
   private beats = 0;
   private beating: Promise<void> | undefined;
 
-  constructor(
-    private readonly nodes: NodeStore,
-    readonly node: { id: string; role: NodeRole; version: string; startedAt: Date },
-    private readonly log: Logger,
-    private readonly intervalMs = HEARTBEAT_MS,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+  private readonly options: Required<NodeHeartbeatOptions>;
+
+  constructor(options: NodeHeartbeatOptions) {
+    this.options = { intervalMs: HEARTBEAT_MS, now: () => new Date(), ...options };
+  }
+
+  get node(): NodeHeartbeatOptions['node'] {
+    return this.options.node;
+  }
 
   private record(at: Date): NodeRecord {
     const { id, role, version, startedAt } = this.node;
@@ -47,23 +58,23 @@ export class NodeHeartbeat implements Lifecycle {
   }
 
   async start(): Promise<void> {
-    const now = this.now();
-    await this.nodes.register(this.record(now));
+    const now = this.options.now();
+    await this.options.nodes.register(this.record(now));
     await this.cleanUp(now);
     this.timer = setInterval(() => {
       this.beating ??= this.beat().finally(() => (this.beating = undefined));
-    }, this.intervalMs);
+    }, this.options.intervalMs);
     this.timer.unref();
   }
 
   /** One heartbeat; never throws. A row deleted meanwhile (this node was unreachable for a day) is written again. */
   async beat(): Promise<void> {
-    const now = this.now();
+    const now = this.options.now();
     try {
-      if (!(await this.nodes.heartbeat(this.node.id, now))) await this.nodes.register(this.record(now));
+      if (!(await this.options.nodes.heartbeat(this.node.id, now))) await this.options.nodes.register(this.record(now));
       if (++this.beats % CLEANUP_EVERY_BEATS === 0) await this.cleanUp(now);
     } catch (err) {
-      this.log.warn({ err }, 'node heartbeat failed; the next one tries again');
+      this.options.log.warn({ err }, 'node heartbeat failed; the next one tries again');
     }
   }
 
@@ -71,14 +82,14 @@ export class NodeHeartbeat implements Lifecycle {
     clearInterval(this.timer);
     await this.beating;
     try {
-      await this.nodes.remove(this.node.id);
+      await this.options.nodes.remove(this.node.id);
     } catch (err) {
-      this.log.warn({ err }, 'could not remove this node from the registry (its row will show it not alive)');
+      this.options.log.warn({ err }, 'could not remove this node from the registry (its row will show it not alive)');
     }
   }
 
   private async cleanUp(now: Date): Promise<void> {
-    const deleted = await this.nodes.deleteStale(new Date(now.getTime() - FORGET_AFTER_MS));
-    if (deleted) this.log.info({ nodes: deleted }, 'removed nodes whose heartbeat stopped a day ago');
+    const deleted = await this.options.nodes.deleteStale(new Date(now.getTime() - FORGET_AFTER_MS));
+    if (deleted) this.options.log.info({ nodes: deleted }, 'removed nodes whose heartbeat stopped a day ago');
   }
 }

@@ -66,15 +66,17 @@ const isTimeout = (err: unknown) => err instanceof AppError && err.code === 'ren
 /** The client went away; nobody is waiting for an answer. */
 export class RenderAborted extends Error {}
 
+export interface PlaywrightRendererOptions {
+  browsers: BrowserManager;
+  limiter: RenderLimiter;
+  limits: { maxFullPageHeight: number; maxImagePixels: number };
+  egress: EgressPolicy;
+  /** The egress proxy's reasons for origins it could not reach, to say a failed load in words. */
+  failures?: EgressFailures;
+}
+
 export class PlaywrightRenderer implements Renderer {
-  constructor(
-    private readonly browsers: BrowserManager,
-    private readonly limiter: RenderLimiter,
-    private readonly limits: { maxFullPageHeight: number; maxImagePixels: number },
-    private readonly egress: EgressPolicy,
-    /** The egress proxy's reasons for origins it could not reach, to say a failed load in words. */
-    private readonly failures?: EgressFailures,
-  ) {}
+  constructor(private readonly options: PlaywrightRendererOptions) {}
 
   renderPdf(req: PdfSpec, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
     return this.render(req, signal, options, 'print', async (lease) => {
@@ -84,7 +86,7 @@ export class PlaywrightRenderer implements Renderer {
   }
 
   renderImage(req: ImageSpec, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
-    const caps = { maxSide: this.limits.maxFullPageHeight, maxPixels: this.limits.maxImagePixels };
+    const caps = { maxSide: this.options.limits.maxFullPageHeight, maxPixels: this.options.limits.maxImagePixels };
     // The schema refused this up front for a new request; a stored monitor or job was checked against
     // the caps of its day. Refused, not cut: a viewport is drawn whole in every mode.
     const viewport = viewportFor(req);
@@ -130,11 +132,13 @@ export class PlaywrightRenderer implements Renderer {
     try {
       // Refuse a blocked address before queueing, so not even one request is made to it.
       if (req.url) await this.checkTopLevel(req.url);
-      return await this.limiter.run(
+      return await this.options.limiter.run(
         signal,
         async () => {
           stage = 'waiting for a browser page';
-          const lease = await abortable(this.browsers.lease(ownContextOptions(req)), signal, (l) => l.release(false));
+          const lease = await abortable(this.options.browsers.lease(ownContextOptions(req)), signal, (l) =>
+            l.release(false),
+          );
           const watch = new EgressWatch(lease.page);
           const navigations = new MainFrameNavigations(lease.page);
           trackedNavigations = navigations;
@@ -146,7 +150,7 @@ export class PlaywrightRenderer implements Renderer {
               if (options.steps?.length) stage = 'running the steps';
               if (options.steps?.length)
                 await this.runSteps(lease.page, req, options.steps, budget, navigations, (err) =>
-                  failureInWords(err, { watch, navigations, timeoutSignal, req, failures: this.failures }),
+                  failureInWords(err, { watch, navigations, timeoutSignal, req, failures: this.options.failures }),
                 );
               const out = await navigations.untilSettled(budget, async () => {
                 stage = 'waiting for the page to be ready (its waits, fonts and images)';
@@ -170,7 +174,13 @@ export class PlaywrightRenderer implements Renderer {
             return result;
           } catch (caught) {
             if (!(caught instanceof AppError && caught.code === 'url_blocked')) await this.assertDocumentAllowed(watch);
-            const err = failureInWords(caught, { watch, navigations, timeoutSignal, req, failures: this.failures });
+            const err = failureInWords(caught, {
+              watch,
+              navigations,
+              timeoutSignal,
+              req,
+              failures: this.options.failures,
+            });
             if (lease.lost.aborted || !lease.browserConnected()) {
               if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
               // Retryable for jobs: the crash may have come from the browser going down a moment later.
@@ -218,7 +228,7 @@ export class PlaywrightRenderer implements Renderer {
   }
 
   private async checkTopLevel(url: string): Promise<void> {
-    const verdict = await this.egress.checkUrl(url);
+    const verdict = await this.options.egress.checkUrl(url);
     if (verdict.allowed) return;
     // A name that does not resolve says nothing about the internal network: the caller may hear it.
     if (verdict.unresolvable) throw hostNotFound(url, verdict.reason);
@@ -230,7 +240,7 @@ export class PlaywrightRenderer implements Renderer {
     // Where the page led and why it was refused go to the log only (urlBlocked): the caller hears just "not allowed".
     if (watch.blockedDocument) throw urlBlocked(`the page led to ${watch.blockedDocument}`);
     if (watch.failedTunnel) {
-      const verdict = await this.egress.checkUrl(watch.failedTunnel);
+      const verdict = await this.options.egress.checkUrl(watch.failedTunnel);
       if (!verdict.allowed && !verdict.unresolvable)
         throw urlBlocked(`the page led to ${watch.failedTunnel}: ${verdict.reason}`);
     }

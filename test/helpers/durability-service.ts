@@ -5,11 +5,15 @@ import { loadConfig } from '../../src/config-load.js';
 import type { IssuedKey } from '../../src/stores/api-keys.js';
 import { SyncKeys } from './sync-keys.js';
 import { createLogger } from '../../src/log.js';
-import { startService, type Service } from '../../src/main.js';
+import { startService, type Service } from '../../src/app/serve.js';
+import type { Db } from '../../src/stores/sql/sqlite/connection.js';
+import { openSqliteFile, withDb } from './sqlite-file.js';
 import { FIXTURE_EGRESS } from './service.js';
 
 export interface DurableService extends Service {
   dataDir: string;
+  /** The SQLite file on a connection of the test's own (test/helpers/sqlite-file.ts), closed by stop. */
+  readonly db: Db;
   // Function-valued properties, not methods: tests pass `svc.call` around, and neither uses `this`.
   createKey: (name?: string) => IssuedKey;
   /** GET/DELETE/POST `path` with the key (and a JSON body, if given). */
@@ -39,10 +43,15 @@ export async function startServiceOn(
     },
   });
   const service = await startService(config, createLogger(config.logLevel));
-  return {
+  const file = openSqliteFile(config.dataDir, service.databaseKind);
+  const durable: Omit<DurableService, 'db'> = {
     ...service,
     dataDir,
-    createKey: (name = 'test') => new SyncKeys(service.db).create(name),
+    stop: async () => {
+      await service.stop();
+      file.close();
+    },
+    createKey: (name = 'test') => new SyncKeys(file.db).create(name),
     call: (method, path, key, body, headers = {}) =>
       fetch(`${service.url}${path}`, {
         method,
@@ -54,4 +63,5 @@ export async function startServiceOn(
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
   };
+  return withDb(durable, file);
 }

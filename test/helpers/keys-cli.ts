@@ -10,10 +10,10 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runKeysCli(dataDir: string, args: string[]): Promise<CliRun> {
+/** `settings`: more PAGEWATCH_* variables (the database, say); none of the developer's own are passed. */
+export function runKeysCli(dataDir: string, args: string[], settings: Record<string, string> = {}): Promise<CliRun> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npx tsc -p tsconfig.json\` (npm test builds first)`);
-  // Only the data directory: none of the developer's PAGEWATCH_* settings.
-  const env = { PATH: process.env.PATH ?? '', PAGEWATCH_DATA_DIR: dataDir, PAGEWATCH_LOG_LEVEL: 'silent' };
+  const env = { PATH: process.env.PATH ?? '', PAGEWATCH_DATA_DIR: dataDir, PAGEWATCH_LOG_LEVEL: 'silent', ...settings };
   return new Promise((done) => {
     execFile(process.execPath, [CLI, 'keys', ...args], { env }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;

@@ -7,11 +7,15 @@ import { loadConfig } from '../../src/config-load.js';
 import type { IssuedKey } from '../../src/stores/api-keys.js';
 import { SyncKeys } from './sync-keys.js';
 import { createLogger } from '../../src/log.js';
-import { startService, type Service } from '../../src/main.js';
+import { startService, type Service } from '../../src/app/serve.js';
+import type { Db } from '../../src/stores/sql/sqlite/connection.js';
+import { openSqliteFile, withDb } from './sqlite-file.js';
 import { FIXTURE_EGRESS, RELAXED_ANONYMOUS_LIMITS } from './test-config.js';
 
 export interface TestService extends Service {
   dataDir: string;
+  /** The SQLite file on a connection of the test's own (test/helpers/sqlite-file.ts); throws on PostgreSQL. */
+  readonly db: Db;
   // Function-valued properties, not methods: tests pass `svc.call` around, and none of them uses `this`.
   /** POST a JSON body to `path`; returns the fetch Response. */
   post: (path: string, body: unknown, headers?: Record<string, string>) => Promise<Response>;
@@ -54,7 +58,9 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
   // request then fails with ECONNRESET (seen after a 7 s render in http-contract). A longer server timeout
   // leaves no test idle long enough for that race.
   service.server.keepAliveTimeout = 60_000;
-  const test: TestService = {
+  // config.dataDir: a test may name its own (to start a second service on the same data).
+  const file = openSqliteFile(config.dataDir, service.databaseKind);
+  const test: Omit<TestService, 'db'> = {
     ...service,
     dataDir,
     post: (path, body, headers = {}) =>
@@ -63,7 +69,7 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
         headers: { 'content-type': 'application/json', ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       }),
-    createKey: (name = 'test') => new SyncKeys(service.db).create(name),
+    createKey: (name = 'test') => new SyncKeys(file.db).create(name),
     call: (method, path, key, body, headers = {}) =>
       fetch(`${service.url}${path}`, {
         method,
@@ -74,14 +80,16 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
-    close: async () => {
+    stop: async () => {
       await service.stop();
+      file.close();
+    },
+    close: async () => {
+      await test.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-  // On PostgreSQL `db` is a getter that throws (no SQLite handle), which a spread leaves out: keep it.
-  if (service.databaseKind === 'postgres') Object.defineProperty(test, 'db', { get: () => service.db });
-  return test;
+  return withDb(test, file);
 }
 
 /** Reads an error response body, asserting the contract's error shape along the way. */

@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config-load.js';
+import { openSqliteFile } from '../helpers/sqlite-file.js';
 import { SyncKeys } from '../helpers/sync-keys.js';
 import { createLogger } from '../../src/log.js';
-import { startService, type Service } from '../../src/main.js';
+import { startService, type Service } from '../../src/app/serve.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { until } from '../helpers/until.js';
 
@@ -66,7 +67,9 @@ describe('url_blocked answers and their log lines', () => {
         },
       }),
     );
-    key = new SyncKeys(service.db).create('egress-messages').key;
+    const file = openSqliteFile(dataDir, service.databaseKind);
+    key = new SyncKeys(file.db).create('egress-messages').key;
+    file.close();
   });
   afterAll(async () => {
     await service?.stop();

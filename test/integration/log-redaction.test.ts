@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config-load.js';
 import type { IssuedKey } from '../../src/stores/api-keys.js';
+import { openSqliteFile } from '../helpers/sqlite-file.js';
 import { SyncKeys } from '../helpers/sync-keys.js';
 import { createLogger } from '../../src/log.js';
-import { startService, type Service } from '../../src/main.js';
+import { startService, type Service } from '../../src/app/serve.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { FIXTURE_EGRESS } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
@@ -104,7 +105,9 @@ describe('log redaction', () => {
     });
     warmPages = config.render.warmPages;
     service = await startService(config, logger);
-    issued = new SyncKeys(service.db).create('log-redaction');
+    const file = openSqliteFile(dataDir, service.databaseKind);
+    issued = new SyncKeys(file.db).create('log-redaction');
+    file.close();
   });
 
   afterAll(async () => {

@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config-load.js';
+import { openSqliteFile, type SqliteFile } from '../helpers/sqlite-file.js';
 import { SyncKeys } from '../helpers/sync-keys.js';
 import { createLogger } from '../../src/log.js';
-import { startService, type Service } from '../../src/main.js';
+import { startService, type Service } from '../../src/app/serve.js';
 import type { CaptureView, MonitorView } from '../../src/monitors/view.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { databaseBytes, MASK } from '../helpers/monitor-secrets.js';
@@ -27,6 +28,8 @@ const BLUE: Rgba = { r: 0, g: 0, b: 255, a: 255 };
 const RED: Rgba = { r: 255, g: 0, b: 0, a: 255 };
 
 let service: Service;
+/** The service's SQLite file, read as another process would. */
+let file: SqliteFile;
 let dataDir: string;
 let fx: FixtureServer;
 /** On 127.0.0.2, which the egress policy refuses: it counts every request that reaches it. */
@@ -200,11 +203,13 @@ beforeAll(async () => {
       },
     }),
   );
-  key = new SyncKeys(service.db).create('steps').key;
+  file = openSqliteFile(dataDir, service.databaseKind);
+  key = new SyncKeys(file.db).create('steps').key;
 }, 60_000);
 
 afterAll(async () => {
   await service?.stop();
+  file?.close();
   await Promise.all([fx?.close(), outside?.close()]);
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
@@ -273,9 +278,9 @@ describe('monitor steps', () => {
     const db = databaseBytes(dataDir);
     expect(db.includes(Buffer.from('#password'))).toBe(true); // the steps are there (the check is not vacuous)
     expect(db.includes(Buffer.from(PASSWORD))).toBe(false);
-    service.db.pragma('wal_checkpoint(TRUNCATE)');
+    file.db.pragma('wal_checkpoint(TRUNCATE)');
     expect(databaseBytes(dataDir).includes(Buffer.from(PASSWORD))).toBe(false);
-    const row = service.db.prepare('SELECT capture FROM monitors WHERE id = ?').get(login.id) as { capture: string };
+    const row = file.db.prepare('SELECT capture FROM monitors WHERE id = ?').get(login.id) as { capture: string };
     const stored = (JSON.parse(row.capture) as { steps: { value: string }[] }).steps;
     expect(stored[0]!.value).toBe(USER);
     expect(stored[1]!.value).toMatch(/^enc:v1:/);
@@ -328,7 +333,7 @@ describe('monitor steps', () => {
     expect(text).toContain(`You typed ${MASK}`);
     expect(text).not.toContain(PASSWORD);
     expect(await (await call('GET', `/api/monitors/${monitor.id}/captures`)).text()).not.toContain(PASSWORD);
-    service.db.pragma('wal_checkpoint(TRUNCATE)');
+    file.db.pragma('wal_checkpoint(TRUNCATE)');
     expect(databaseBytes(dataDir).includes(Buffer.from(PASSWORD))).toBe(false);
   });
 

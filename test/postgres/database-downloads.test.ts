@@ -29,7 +29,7 @@ describePostgres('job result downloads from the database store', () => {
     key = await backend.stores.keys.create('downloads');
     const queue = new JobQueue(backend, { maxAttempts: 3, maxQueuedPerKey: 100, leaseMs: 30_000 });
     const egress = new EgressPolicy({ allowPrivate: false, allowHosts: [], denyHosts: [] });
-    const jobs = new JobService(queue, backend.stores, results, { abort: () => {} }, egress);
+    const jobs = new JobService({ queue, stores: backend.stores, results, worker: { abort: () => {} }, egress });
     app = await startFakeApp({}, { jobs, keys: backend.stores.keys });
   });
   afterAll(async () => {

@@ -1,5 +1,7 @@
-// Dependencies point one way: HTTP (src/http, src/web) → services → engines → stores. These checks read
-// the source itself, so a new import against that direction fails here before review has to spot it.
+// Dependencies point one way: HTTP (src/http, src/web) → services → engines → stores, with the composition
+// root (src/app) above them all: it may import anything, and only the command (src/cli.ts) imports it.
+// These checks read the source itself, so a new import against that direction fails here before review
+// has to spot it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,7 +74,7 @@ const RENDER_GROUPS: Record<string, string[]> = {
 describe('layering', () => {
   it('finds the source files and their imports (the checks below would pass vacuously otherwise)', () => {
     expect(files.length).toBeGreaterThan(100);
-    expect(files.map((f) => f.file)).toContain('src/main.ts');
+    expect(files.map((f) => f.file)).toContain('src/app/compose.ts');
     const app = files.find((f) => f.file === 'src/http/app.ts')!;
     expect(importsOf(app.file, app.text)).toContain('src/http/router');
     expect(importsOf('src/x/y.ts', "import type { A } from '../http/schemas/render.js';")).toEqual([
@@ -82,9 +84,14 @@ describe('layering', () => {
     expect(importsOf('src/x/y.ts', "export {\n  a,\n  b,\n} from '../http/a.js';")).toEqual(['src/http/a']);
   });
 
-  it('nothing outside src/http and src/main.ts imports from src/http', () => {
-    const outside = (file: string) => !within(file, 'src/http') && file !== 'src/main.ts';
+  it('nothing outside src/http and the composition root imports from src/http', () => {
+    const outside = (file: string) => !within(file, 'src/http') && !within(file, 'src/app');
     expect(violations(outside, 'src/http')).toEqual([]);
+  });
+
+  it('the composition root sits above everything: only src/cli.ts imports src/app', () => {
+    const below = (file: string) => !within(file, 'src/app') && file !== 'src/cli.ts';
+    expect(violations(below, 'src/app')).toEqual([]);
   });
 
   it('no service or engine imports a store implementation (only the store interfaces in src/stores)', () => {

@@ -62,7 +62,7 @@ it.each([
     await queue.submit({ keyId, kind: 'pdf', request: {}, baseUrl: 'http://x' }, new Date());
   monitorMissedARun(keyId, 'mon_1');
   const monitors = backend.stores.monitors;
-  scheduler = new MonitorScheduler(monitors, new MonitorRuns(backend, queue), createLogger('silent'));
+  scheduler = new MonitorScheduler({ monitors, runs: new MonitorRuns(backend, queue), log: createLogger('silent') });
   await scheduler.start();
   expect(captureJobs('mon_1')).toBe(caught);
   expect(scheduler.scheduledCount).toBe(1);

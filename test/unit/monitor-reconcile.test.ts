@@ -43,9 +43,12 @@ function node(file: string, intervalMs: number): Node {
   queue.register(CAPTURE_JOB_KIND, idle);
   const runs = new MonitorRuns(backend, queue, 1);
   const log = createLogger('silent');
-  const scheduler = new MonitorScheduler(backend.stores.monitors, runs, log, systemClock, {
-    changes: backend.changes,
-    intervalMs,
+  const scheduler = new MonitorScheduler({
+    monitors: backend.stores.monitors,
+    runs,
+    log,
+    clock: systemClock,
+    reconcile: { changes: backend.changes, intervalMs },
   });
   return { backend, scheduler };
 }
@@ -158,7 +161,7 @@ describe('monitors changed through another node', () => {
       new JobQueue(b.backend, { maxAttempts: 3, leaseMs: 1, maxQueuedPerKey: 1 }),
       1,
     );
-    const slow = new MonitorScheduler(slowStore, runs, createLogger('silent'));
+    const slow = new MonitorScheduler({ monitors: slowStore, runs, log: createLogger('silent') });
     await slow.schedule((await store.get('mon_3'))!); // before start: no task, as for a stopped node
     const started = slow.start(); // start's own read is held too
     release();

@@ -56,7 +56,7 @@ const newRuns = () => {
   queue.register(CAPTURE_JOB_KIND, idle);
   return new MonitorRuns(backend, queue, 1);
 };
-const newScheduler = () => new MonitorScheduler(monitors, newRuns(), createLogger('silent'));
+const newScheduler = () => new MonitorScheduler({ monitors, runs: newRuns(), log: createLogger('silent') });
 
 async function addMonitor(id: string, over: Partial<NamedSettings> = {}) {
   await monitors.insert(
@@ -215,8 +215,11 @@ describe('start', () => {
   it('reads the injected clock: a next run after its now is not missed', async () => {
     await addMonitor('mon_a', { schedule: YEARLY });
     await monitors.setNextRun('mon_a', new Date('2026-01-01T00:00:00.000Z'));
-    scheduler = new MonitorScheduler(monitors, newRuns(), createLogger('silent'), {
-      now: () => new Date('2025-12-31T00:00:00.000Z'),
+    scheduler = new MonitorScheduler({
+      monitors,
+      runs: newRuns(),
+      log: createLogger('silent'),
+      clock: { now: () => new Date('2025-12-31T00:00:00.000Z') },
     });
     await scheduler.start();
     expect(jobsOf('mon_a')).toEqual([]);

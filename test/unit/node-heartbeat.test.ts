@@ -32,7 +32,7 @@ it('registers at start, beats, registers again when its row was deleted, and is 
   const nodes = backend.stores.nodes;
   let now = T0;
   const node = { id: nodeId(), role: 'worker' as const, version: '9.9.9', startedAt: T0 };
-  const heartbeat = new NodeHeartbeat(nodes, node, createLogger('silent'), 60_000, () => now);
+  const heartbeat = new NodeHeartbeat({ nodes, node, log: createLogger('silent'), intervalMs: 60_000, now: () => now });
   // A node that died two days ago, and one whose heartbeat stopped just under a day ago.
   const dead = { role: 'all' as const, host: 'h', pid: 1, version: '0.1.0', startedAt: '2026-02-01T00:00:00.000Z' };
   await nodes.register({ ...dead, id: 'node_dead', heartbeatAt: '2026-02-27T10:00:00.000Z' });

@@ -42,7 +42,15 @@ it('sweeps nothing while another node holds the sweep, and sweeps once it is fre
   };
   const results = new LocalFileStore(join(dir, 'results'));
   const log = createLogger('silent');
-  const sweeper = new Sweeper(backend.stores, results, 60_000, log, [], 30 * 86_400_000, [], exclusive);
+  const sweeper = new Sweeper({
+    stores: backend.stores,
+    results,
+    intervalMs: 60_000,
+    log,
+    orphanSources: [],
+    recordTtlMs: 30 * 86_400_000,
+    exclusive,
+  });
   const now = new Date('2026-01-05T00:00:00.000Z');
 
   await sweeper.sweep(now);

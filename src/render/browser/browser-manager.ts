@@ -1,12 +1,12 @@
 // One long-lived Chromium, recycled after `restartAfter` renders and relaunched after a crash.
 // Renders lease a page: a warm reusable one (wiped after use), or — when the render needs options a
 // reused page cannot take (user agent, locale, device...) — a single-use context of its own.
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright';
 import type { Lifecycle } from '../../lifecycle.js';
 import type { Logger } from '../../log.js';
 import { unavailable } from '../../errors.js';
 import { abortable } from '../abortable.js';
-import { launchChromium, killProcessGroup } from './launch.js';
+import { launchChromium, killProcessGroup, type LaunchedBrowser } from './launch.js';
 import { explainSandboxFailure } from './sandbox.js';
 import { BASE_CONTEXT_OPTIONS, guardPage } from './warm-page.js';
 import { WarmPool } from './warm-pool.js';
@@ -78,8 +78,8 @@ export class BrowserManager implements Lifecycle {
     const gen = this.current;
     return {
       up: Boolean(gen?.connected),
-      version: gen?.version,
-      pid: gen?.pid,
+      version: gen?.chromium.version,
+      pid: gen?.chromium.pid,
       renders: this.totalRenders,
       restarts: this.restarts,
       warmPages: gen?.pool.idleCount ?? 0,
@@ -102,7 +102,7 @@ export class BrowserManager implements Lifecycle {
    * connections to the egress proxy, is among its children (see egress/socket-owner.ts).
    */
   browserPids(): number[] {
-    return [...this.live].flatMap((gen) => (gen.pid ? [gen.pid] : []));
+    return [...this.live].flatMap(({ chromium: { pid } }) => (pid ? [pid] : []));
   }
 
   async lease(contextOptions: BrowserContextOptions | undefined): Promise<Lease> {
@@ -144,7 +144,7 @@ export class BrowserManager implements Lifecycle {
   }
 
   private async singleUse(gen: Generation, options: BrowserContextOptions): Promise<Lease> {
-    const context = await gen.browser.newContext({ ...BASE_CONTEXT_OPTIONS, ...options });
+    const context = await gen.chromium.browser.newContext({ ...BASE_CONTEXT_OPTIONS, ...options });
     try {
       const page = await context.newPage();
       guardPage(page);
@@ -194,7 +194,7 @@ export class BrowserManager implements Lifecycle {
     gen.retired = true;
     if (this.current === gen) this.current = undefined;
     this.restarts++;
-    this.opts.log.info({ reason, renders: gen.renders, pid: gen.pid }, 'browser retired');
+    this.opts.log.info({ reason, renders: gen.renders, pid: gen.chromium.pid }, 'browser retired');
     if (reason === 'crash' || gen.inFlight === 0) gen.close().catch(() => undefined);
   }
 
@@ -206,14 +206,13 @@ export class BrowserManager implements Lifecycle {
       // A browser that will not start is the service being unavailable (503), not a bad page.
       const { executablePath, sandbox } = this.opts;
       const proxyUrl = this.opts.proxyUrl();
-      const { browser, pid, version } = await launchChromium({ executablePath, proxyUrl, sandbox }).catch(
-        (err: unknown) => {
-          throw this.launchFailed(err);
-        },
-      );
+      const chromium = await launchChromium({ executablePath, proxyUrl, sandbox }).catch((err: unknown) => {
+        throw this.launchFailed(err);
+      });
+      const { browser, pid, version } = chromium;
       this.launchFailure = undefined;
       const pool = new WarmPool(browser, this.opts.warmPages, this.opts.pageMaxUses, this.opts.log);
-      const gen = new Generation(browser, pid, version, pool, () => this.live.delete(gen));
+      const gen = new Generation(chromium, pool, () => this.live.delete(gen));
       this.live.add(gen);
       browser.on('disconnected', () => {
         // A crash or kill: reap the whole process group now; the next lease launches a new browser.
@@ -273,22 +272,20 @@ export class Generation {
   readonly disconnected = new AbortController();
 
   constructor(
-    readonly browser: Browser,
-    readonly pid: number | undefined,
-    readonly version: string,
+    readonly chromium: LaunchedBrowser,
     readonly pool: WarmPool,
     private readonly onGone: () => void,
   ) {}
 
   get connected(): boolean {
-    return this.browser.isConnected();
+    return this.chromium.browser.isConnected();
   }
 
   async close(): Promise<void> {
     this.retired = true;
     await this.pool.close();
-    await this.browser.close().catch(() => undefined);
-    killProcessGroup(this.pid);
+    await this.chromium.browser.close().catch(() => undefined);
+    killProcessGroup(this.chromium.pid);
     this.onGone();
   }
 }

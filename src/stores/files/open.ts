@@ -1,6 +1,6 @@
 // Which file stores the service keeps results and captures in (storage.driver): files under dataDir, or
-// PostgreSQL. The database store is passed in by the caller (src/main.ts), which opened the database it
-// lives in.
+// PostgreSQL. The database store is passed in by the caller (src/app/storage.ts), which opened the
+// database it lives in.
 import { resolve } from 'node:path';
 import { checkStorageDriver, type Config } from '../../config.js';
 import type { FileStore } from '../file-store.js';

@@ -1,5 +1,5 @@
 // The database a node runs on, opened and migrated: SQLite in dataDir when database.url is empty, else
-// PostgreSQL at that URL. main.ts and cli.ts open it here, so every command works on both.
+// PostgreSQL at that URL. Every command opens it here (src/app/storage.ts), so each works on both.
 import { resolve } from 'node:path';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
@@ -19,13 +19,11 @@ import { PostgresRateLimits } from './postgres/rate-limits.js';
 import { postgresScrub } from './postgres/scrub.js';
 import { sqliteScrub } from './sqlite/scrub.js';
 import { SqliteBackend } from './sqlite/backend.js';
-import { openDatabase, type Db } from './sqlite/connection.js';
+import { openDatabase } from './sqlite/connection.js';
 
 export interface OpenedBackend {
   backend: Backend;
   kind: DatabaseKind;
-  /** The raw SQLite handle (SQLite only): tests and tools that read the file as another process would. */
-  sqlite?: Db;
   /** Migrations this open applied (empty when the database was up to date). */
   applied: string[];
   /** What makes rewritten data leave no old copy (the one-time sealing of legacy secrets). */
@@ -39,10 +37,15 @@ export interface OpenedBackend {
 /** The database could not be reached or logged into: the message says where, without the password. */
 export class DatabaseOpenError extends Error {}
 
+/** The SQLite file in dataDir (when database.url is empty). */
+export function sqliteFile(dataDir: string): string {
+  return resolve(dataDir, 'pagewatch.db');
+}
+
 const migrationsDir = (dialect: DatabaseKind) => resolve(projectRoot(), 'migrations', dialect);
 
 export async function openBackend(config: Readonly<Config>, log: Logger): Promise<OpenedBackend> {
-  if (!config.database.url) return openSqlite(resolve(config.dataDir, 'pagewatch.db'));
+  if (!config.database.url) return openSqlite(sqliteFile(config.dataDir));
   const pool = createPool(config.database, log);
   // Before migrating: the backend learns this pool's connections as they open (its own notifications).
   const backend = new PostgresBackend(pool, { listen: connectionOptions(config.database), log });
@@ -84,7 +87,6 @@ function openSqlite(file: string): Promise<OpenedBackend> {
   return Promise.resolve({
     backend: new SqliteBackend(db),
     kind: 'sqlite',
-    sqlite: db,
     applied,
     scrub: sqliteScrub(db),
     rateLimits: new MemoryRateLimits(),

@@ -1,15 +1,15 @@
 // The browser and the egress proxy it browses through, as every role has them (synchronous renders on
-// api nodes, jobs and captures on worker nodes): made here, started and stopped by main.ts.
-import type { Config } from './config.js';
-import { EgressPolicy } from './egress/policy.js';
-import { EgressProxy } from './egress/proxy.js';
-import { heldByBrowsers } from './egress/socket-owner.js';
-import type { Logger } from './log.js';
-import { BrowserManager } from './render/browser/browser-manager.js';
-import { findChromium } from './render/browser/chromium-path.js';
-import { decideSandbox } from './render/browser/sandbox.js';
+// api nodes, jobs and captures on worker nodes). Only `serve` makes them: no other command needs a browser.
+import type { Config } from '../config.js';
+import { EgressPolicy } from '../egress/policy.js';
+import { EgressProxy } from '../egress/proxy.js';
+import { heldByBrowsers } from '../egress/socket-owner.js';
+import type { Logger } from '../log.js';
+import { BrowserManager } from '../render/browser/browser-manager.js';
+import { findChromium } from '../render/browser/chromium-path.js';
+import { decideSandbox } from '../render/browser/sandbox.js';
 
-export function browserAndProxy(config: Readonly<Config>, log: Logger) {
+export function composeBrowser(config: Readonly<Config>, log: Logger) {
   const egress = new EgressPolicy(config.egress);
   const sandbox = decideSandbox(config.render.sandbox, process.geteuid?.());
   if (sandbox.warning) log.warn({ sandbox: false }, sandbox.warning);
