@@ -2,9 +2,14 @@
 // sent in webhooks.
 import type { Box } from './geometry.js';
 
-export type MonitorStatus = 'baseline' | 'unchanged' | 'changed' | 'failed';
+export const MONITOR_STATUSES = ['baseline', 'unchanged', 'changed', 'failed'] as const;
+export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
 
-export type CaptureReason = 'schedule' | 'manual' | 'catch-up';
+export const CAPTURE_REASONS = ['schedule', 'manual', 'catch-up'] as const;
+export type CaptureReason = (typeof CAPTURE_REASONS)[number];
+
+export const CAPTURE_STATUSES = ['succeeded', 'failed'] as const;
+export type CaptureStatus = (typeof CAPTURE_STATUSES)[number];
 
 /** An element a changed region overlaps, with its text in the baseline and in this capture. */
 export interface RegionElement {
