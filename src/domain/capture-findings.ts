@@ -8,6 +8,9 @@ export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
 export const CAPTURE_REASONS = ['schedule', 'manual', 'catch-up'] as const;
 export type CaptureReason = (typeof CAPTURE_REASONS)[number];
 
+export const CAPTURE_STATUSES = ['succeeded', 'failed'] as const;
+export type CaptureStatus = (typeof CAPTURE_STATUSES)[number];
+
 /** An element a changed region overlaps, with its text in the baseline and in this capture. */
 export interface RegionElement {
   selector: string;

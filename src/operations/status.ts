@@ -49,7 +49,7 @@ export async function statusSnapshot(s: StatusSources, now = new Date()) {
   // Read after the database: the live figures are as fresh as the snapshot's last read.
   const browser = s.browsers.stats();
   return {
-    status: browser.up ? 'ok' : 'degraded',
+    status: browser.up ? ('ok' as const) : ('degraded' as const),
     version: s.version,
     startedAt: s.startedAt.toISOString(),
     uptimeSeconds: Math.round((now.getTime() - s.startedAt.getTime()) / 1000),

@@ -1,11 +1,11 @@
 // The captures store: one record per finished capture of a monitor, successful or not.
 import type { Box } from '../domain/geometry.js';
-import type { CaptureReason, ConditionResult, Region, TextChange } from '../domain/capture-findings.js';
+import type { CaptureReason, CaptureStatus, ConditionResult, Region, TextChange } from '../domain/capture-findings.js';
 
 export interface CaptureRecord {
   id: string;
   monitorId: string;
-  status: 'succeeded' | 'failed';
+  status: CaptureStatus;
   reason: CaptureReason;
   specVersion: number;
   takenAt: string;

@@ -2,7 +2,7 @@
 // value one character over it answers 400 with a detail naming the field and the cap.
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { toJsonSchema } from '../../src/http/openapi-operations.js';
+import { toJsonSchema } from '../../src/http/openapi/operations.js';
 import { deliveryListQuery, jobListQuery, pagingQuery } from '../../src/http/schemas/lists.js';
 import { monitorSchema } from '../../src/http/schemas/monitors.js';
 import { imageRequestSchema, pdfRequestSchema } from '../../src/http/schemas/render.js';

@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { RenderAborted } from '../../render/renderer.js';
+import type { ErrorBody } from '../schemas/responses/error.js';
 
 export function errorResponses(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -37,7 +38,7 @@ export function errorResponses(log: Logger): Middleware {
           ...(appError.extra.details && { details: appError.extra.details }),
         },
         requestId,
-      };
+      } satisfies ErrorBody;
     }
   };
 }

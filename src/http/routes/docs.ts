@@ -1,13 +1,13 @@
 // GET /docs (the human documentation, stating this service's configured limits), the reference files it
 // links (GET /docs/<name>.md and the images they show) and GET /openapi.json (generated from the request
-// schemas with the same limits). All are built or read once, when the routes are made.
+// and response schemas, with the same limits). All are built or read once, when the routes are made.
 import type Router from '@koa/router';
 import { notFound } from '../../errors.js';
 import { exactRouter } from '../router.js';
 import { docPagePath, IMAGE_TYPE, MARKDOWN_TYPE, readDocsFiles } from '../../web/docs-files.js';
 import { renderDocsPage } from '../../web/docs-page.js';
 import { PAGE_CSP } from '../../web/routes.js';
-import { buildOpenApi } from '../openapi.js';
+import { buildOpenApi } from '../openapi/document.js';
 import { baseUrlOf } from '../principal.js';
 
 export interface DocsDeps {

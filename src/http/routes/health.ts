@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
 import { AppError } from '../../errors.js';
+import type { Ready } from '../schemas/responses/status.js';
 
 export interface Readiness {
   /** Whether the database answers (a trivial query). */
@@ -36,7 +37,7 @@ export function healthRoutes(readiness: Readiness): Router {
       checks: { database: 'ok', browser: 'ok' },
       sandbox: enabled ? 'on' : 'off',
       ...(warning && { warnings: [warning] }),
-    };
+    } satisfies Ready;
   });
   return router;
 }

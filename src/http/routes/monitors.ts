@@ -3,6 +3,7 @@
 import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
 import type { Context } from 'koa';
+import type { CaptureReason } from '../../domain/capture-findings.js';
 import type { MonitorService } from '../../monitors/service.js';
 import { captureView, monitorView } from '../../monitors/view.js';
 import { decodeCursor, page } from '../cursor.js';
@@ -10,6 +11,7 @@ import { readJsonBody } from '../middleware/body.js';
 import { baseUrlOf, keyIdOf } from '../principal.js';
 import { pagingQuery } from '../schemas/lists.js';
 import { monitorSchema } from '../schemas/monitors.js';
+import type { RunAccepted } from '../schemas/responses/monitors.js';
 import type { SchemaLimits } from '../schemas/request-options.js';
 import { parseBody } from '../validate.js';
 import { deliveryView } from './webhook-deliveries.js';
@@ -61,14 +63,14 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
     const { job, created } = await monitors.run(keyIdOf(ctx), ctx.params.id!);
     ctx.status = 202;
     ctx.set('Location', `/api/monitors/${ctx.params.id}/captures`);
-    const { reason } = job.request as { reason: string };
+    const { reason } = job.request as { reason: CaptureReason };
     ctx.body = {
-      monitorId: ctx.params.id,
+      monitorId: ctx.params.id!,
       status: job.status,
       reason,
       queuedAt: job.createdAt,
       alreadyPending: !created,
-    };
+    } satisfies RunAccepted;
   });
 
   // A monitor.test event, queued like any other: 202 with its delivery (GET /api/webhook-deliveries/{id}).

@@ -11,6 +11,7 @@ import type { Principal } from '../middleware/auth.js';
 import { readRenderBody } from '../middleware/body.js';
 import { AnonymousTier, type AnonymousLimits } from '../anonymous-tier.js';
 import { imageRequestSchema, pdfRequestSchema, type PageRequest } from '../schemas/render.js';
+import type { RenderJson } from '../schemas/responses/jobs.js';
 import type { SchemaLimits } from '../schemas/request-options.js';
 import { baseUrlOf, keyIdOf } from '../principal.js';
 import { parseBody } from '../validate.js';
@@ -133,7 +134,7 @@ function send(ctx: Context, req: PageRequest, out: RenderOutput, defaultName: st
         pageCount: out.pageCount,
         truncated: out.truncated,
       },
-    };
+    } satisfies RenderJson;
     return;
   }
   ctx.set('Content-Disposition', contentDisposition(filename));

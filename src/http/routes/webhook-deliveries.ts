@@ -5,9 +5,12 @@ import { exactRouter } from '../router.js';
 import { notFound } from '../../errors.js';
 import type { AttemptRecord, DeliveryRecord, DeliveryStore } from '../../stores/webhook-deliveries.js';
 import type { DeliveryStatus } from '../../domain/delivery-status.js';
+import type { EventType } from '../../webhooks/outbox.js';
 import { decodeCursor, page } from '../cursor.js';
 import { keyIdOf } from '../principal.js';
 import { deliveryListQuery } from '../schemas/lists.js';
+import { delivery, deliveryDetail } from '../schemas/responses/deliveries.js';
+import type { Documents, Holds } from '../schemas/type-checks.js';
 import { parseBody } from '../validate.js';
 
 export interface DeliveryRouteDeps {
@@ -19,7 +22,7 @@ export interface DeliveryRouteDeps {
 export function deliveryView(d: DeliveryRecord) {
   return {
     id: d.id,
-    eventType: d.eventType,
+    eventType: d.eventType as EventType, // stored as text; only the outbox writes it
     url: d.url,
     status: d.status,
     attempts: d.attempts,
@@ -42,6 +45,13 @@ const attemptView = (a: AttemptRecord) => ({
   error: a.error,
 });
 
+type DeliveryView = ReturnType<typeof deliveryView>;
+type DeliveryDetailView = DeliveryView & { history: ReturnType<typeof attemptView>[] };
+export type DeliveriesDocumented = [
+  Holds<Documents<DeliveryView, typeof delivery>>,
+  Holds<Documents<DeliveryDetailView, typeof deliveryDetail>>,
+];
+
 export function deliveryRoutes({ deliveries }: DeliveryRouteDeps): Router {
   const router = exactRouter();
 
@@ -60,7 +70,10 @@ export function deliveryRoutes({ deliveries }: DeliveryRouteDeps): Router {
   router.get('/api/webhook-deliveries/:id', async (ctx) => {
     const d = await deliveries.get(keyIdOf(ctx), ctx.params.id!);
     if (!d) throw notFound(`no webhook delivery ${ctx.params.id}`);
-    ctx.body = { ...deliveryView(d), history: (await deliveries.attempts(d.id)).map(attemptView) };
+    ctx.body = {
+      ...deliveryView(d),
+      history: (await deliveries.attempts(d.id)).map(attemptView),
+    } satisfies DeliveryDetailView;
   });
 
   router.post('/api/webhook-deliveries/:id/redeliver', async (ctx) => {

@@ -25,6 +25,7 @@ import {
   type SchemaLimits,
 } from './request-options.js';
 import { stepsFitTimeout, stepsSchema } from './steps.js';
+import type { Holds, SameKeys } from './type-checks.js';
 import {
   MAX_CRON_CHARS,
   MAX_NAME_CHARS,
@@ -211,8 +212,6 @@ export function monitorSchema(limits: SchemaLimits & { maxRetention: number; min
  */
 type Produces<T extends MonitorSettings> = T;
 export type MonitorBody = Produces<z.output<ReturnType<typeof monitorSchema>>>;
-type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
-type Holds<T extends true> = T;
 export type MonitorBodyFields = [
   Holds<SameKeys<MonitorBody, MonitorSettings>>,
   Holds<SameKeys<MonitorBody['capture'], CaptureOptions>>,

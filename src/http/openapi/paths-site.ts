@@ -1,8 +1,8 @@
 // The operations and page routes of GET /openapi.json: status, health, readiness, metrics, this document,
-// the HTML pages, the docs files and the assets. Kept apart from the /api/ render and resource routes
-// (openapi-paths.ts, openapi-paths-api.ts) so each route table stays readable on its own.
-import type { Config } from '../config.js';
-import { errors, json, one, operation, PAGE_ERRORS } from './openapi-operations.js';
+// the HTML pages, the docs files and the assets: what an operator or a browser asks for, beside the
+// client API of paths-api.ts.
+import type { Config } from '../../config.js';
+import { errors, json, one, operation, PAGE_ERRORS } from './operations.js';
 
 /** The `paths` outside the render and resource API: operations, pages, docs files and assets. */
 export function buildSitePaths(config: Readonly<Config>): Record<string, Record<string, unknown>> {

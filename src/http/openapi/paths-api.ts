@@ -1,9 +1,8 @@
-// The /api/ resource routes of GET /openapi.json: the async jobs, the monitors with their captures, and the
-// webhook delivery log. Kept apart from the render routes (openapi-paths.ts) and the operations and page
-// routes (openapi-paths-site.ts) so each route table stays readable on its own.
-import type { Config } from '../config.js';
-import type { ErrorCode } from '../errors.js';
-import { listOf, type JsonSchema } from './openapi-schemas.js';
+// The /api/ routes of GET /openapi.json: the renders, the async jobs, the monitors with their captures, and
+// the webhook delivery log, built from the configuration so the limits they state (body sizes, queue
+// sizes, TTLs) are the ones enforced.
+import { anonymousBodyLimit, type Config } from '../../config.js';
+import type { ErrorCode } from '../../errors.js';
 import {
   API_ERRORS,
   binary,
@@ -15,18 +14,115 @@ import {
   operation,
   queryParameters,
   ref,
-} from './openapi-operations.js';
-import { deliveryListQuery, jobListQuery, pagingQuery } from './schemas/lists.js';
+  type JsonSchema,
+} from './operations.js';
+import { deliveryListQuery, jobListQuery, pagingQuery } from '../schemas/lists.js';
 
-/** The `paths` of the async jobs, the monitors and their captures, and the webhook deliveries. */
-export function buildResourcePaths(config: Readonly<Config>): Record<string, Record<string, unknown>> {
+/** The `paths` of the renders, the async jobs, the monitors and their captures, and the webhook deliveries. */
+export function buildApiPaths(config: Readonly<Config>): Record<string, Record<string, unknown>> {
+  const anonymous = config.auth.anonymous;
+  const anonBody = anonymousBodyLimit(config.limits);
+  const renderBody = (schemaName: string) => ({
+    required: true,
+    description:
+      'JSON with every option, or (the raw-HTML shortcut) an HTML document as text/html: ' +
+      'the same as {"html": <body>} with every default. ' +
+      `At most ${config.limits.maxBodyBytes} bytes${anonymous ? ` (${anonBody} without a key)` : ''}.`,
+    content: {
+      'application/json': { schema: ref(schemaName) },
+      'text/html': { schema: { type: 'string', description: 'The HTML to render' } },
+    },
+  });
+  const idempotencyKey = {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Async only: the same key and request within 24 h answers 200 with the same job; another request under it 409',
+    schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+  };
+  const renderErrors = errors(
+    [
+      'invalid_request',
+      'unauthorized',
+      'url_blocked',
+      'conflict',
+      'payload_too_large',
+      'unsupported_media_type',
+      'render_failed',
+      'rate_limited',
+      'queue_full',
+      'internal',
+      'unavailable',
+      'render_timeout',
+    ],
+    {
+      unauthorized: anonymous
+        ? 'a key was sent but is unknown or revoked, or "async" without a key'
+        : 'missing, unknown or revoked API key',
+      conflict: 'the Idempotency-Key was used with a different request',
+      payload_too_large:
+        `the body is over ${config.limits.maxBodyBytes} bytes` + `${anonymous ? ` (${anonBody} without a key)` : ''}`,
+      unsupported_media_type: 'the body is neither application/json nor text/html',
+      render_failed:
+        'navigation error, main document status >= 400 with failOnHttpError, waitForSelector never matched, ' +
+        'selector not found',
+      queue_full:
+        `more than render.queueSize (${config.render.queueSize}) renders waiting, or jobs.maxQueuedPerKey ` +
+        `(${config.jobs.maxQueuedPerKey}) async jobs`,
+    },
+  );
+  const renderOp = (id: string, schemaName: string, summary: string, types: string[], extraHeaders: string[]) =>
+    operation({
+      id,
+      summary,
+      tag: 'Rendering',
+      access: anonymous ? 'anonymous' : 'key',
+      description: (
+        'Synchronous by default: the answer is the output. ' +
+        'With "async": true (API key required) the answer is 202 with a job. ' +
+        `${
+          anonymous
+            ? `Without a key: synchronous only, bodies up to ${anonBody} bytes, ` +
+              `${config.rateLimit.anonymousPerMinute} requests a minute per IP.`
+            : ''
+        }`
+      ).trim(),
+      parameters: [idempotencyKey],
+      requestBody: renderBody(schemaName),
+      responses: {
+        200: {
+          description:
+            'The output (or, with "response": "json", JSON with base64 data; for a repeated Idempotency-Key, ' +
+            'the earlier job)',
+          headers: hdr('Content-Disposition', 'X-Render-Ms', 'X-Final-Url', ...extraHeaders),
+          content: { ...binary(...types), ...json({ anyOf: [ref('RenderJson'), ref('Job')] }) },
+        },
+        202: { description: 'Async: the job was queued', headers: hdr('Location'), content: json(ref('Job')) },
+        ...renderErrors,
+      },
+    });
+
   const keyed = (codes: ErrorCode[], why?: Partial<Record<ErrorCode, string>>) =>
     errors([...codes, ...API_ERRORS], why);
-  const list = (item: string) => ({ description: 'A page, newest first', content: json(listOf(item)) });
+  const list = (item: string) => ({ description: 'A page, newest first', content: json(ref(`${item}List`)) });
   const jsonBody = (schema: JsonSchema) => ({ required: true, content: { 'application/json': { schema } } });
   const bodyErrors: ErrorCode[] = ['invalid_request', 'payload_too_large', 'unsupported_media_type'];
 
   return {
+    '/api/pdf': {
+      post: renderOp('renderPdf', 'PdfRequest', 'Render a page to PDF', ['application/pdf'], ['X-Page-Count']),
+    },
+    '/api/image': {
+      post: renderOp(
+        'renderImage',
+        'ImageRequest',
+        'Render a page to an image',
+        ['image/png', 'image/jpeg', 'image/webp'],
+        ['X-Truncated'],
+      ),
+    },
+
     '/api/jobs': {
       get: operation({
         id: 'listJobs',

@@ -1,9 +1,9 @@
-// The building blocks of the OpenAPI document's operations (openapi.ts, openapi-paths*.ts): zod → JSON
-// Schema, the shared error responses by code, and one operation's shape with its security and headers.
-// Kept apart from the route table so each stays readable on its own.
+// The building blocks of the OpenAPI document's operations: zod → JSON Schema for requests, the shared
+// error responses by code, the response headers, and one operation's shape with its security and headers.
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from '../errors.js';
-import type { JsonSchema } from './openapi-schemas.js';
+import { ERROR_STATUS, type ErrorCode } from '../../errors.js';
+
+export type JsonSchema = Record<string, unknown>;
 
 /**
  * zod → JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). Refinements are not representable and are left out.
@@ -38,6 +38,22 @@ export function queryParameters(schema: z.ZodType): JsonSchema[] {
 // --- responses ------------------------------------------------------------------------------------
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const header = (description: string, type = 'string'): JsonSchema => ({ description, schema: { type } });
+
+export const HEADERS: Record<string, JsonSchema> = {
+  'X-Request-Id': header('Echoed from the request if sent, else generated; also in error bodies'),
+  'RateLimit-Limit': header('Requests per minute for this key (or anonymous IP)', 'integer'),
+  'RateLimit-Remaining': header('Requests left in the budget now', 'integer'),
+  'RateLimit-Reset': header('Seconds until the budget is full again', 'integer'),
+  'Retry-After': header('Seconds to wait before trying again', 'integer'),
+  Location: header('Where the created resource (or job) is'),
+  'Content-Disposition': header('inline; filename="…" (the request\'s filename, or a default)'),
+  'X-Render-Ms': header('Time spent rendering, ms', 'integer'),
+  'X-Final-Url': header('url sources: the address after redirects'),
+  'X-Page-Count': header('PDF: number of pages', 'integer'),
+  'X-Truncated': header('"full-page" when the full-page height cap applied'),
+};
 export const hdr = (...names: string[]) =>
   Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 const BINARY = { type: 'string', format: 'binary' };

@@ -1,0 +1,144 @@
+// The document's component schemas, all generated from zod: the request bodies from the schemas that
+// validate them (with what their refinements say in words), and the answers from the response schemas
+// in ../schemas/responses. Answers refer to each other by name, e.g. a list page to its item.
+import { z } from 'zod';
+import { errorBody } from '../schemas/responses/error.js';
+import { pageOf } from '../schemas/responses/common.js';
+import { capture, captureEvent, testEvent } from '../schemas/responses/captures.js';
+import { delivery, deliveryDetail } from '../schemas/responses/deliveries.js';
+import { job, renderJson } from '../schemas/responses/jobs.js';
+import { monitor, runAccepted } from '../schemas/responses/monitors.js';
+import { health, ready, status } from '../schemas/responses/status.js';
+import { monitorSchema } from '../schemas/monitors.js';
+import { imageRequestSchema, pdfRequestSchema } from '../schemas/render.js';
+import { propsOf, toJsonSchema, type JsonSchema } from './operations.js';
+
+type Limits = Parameters<typeof monitorSchema>[0];
+
+/** What the refinements say in words, where a generated schema can only say "string". */
+function annotate(schema: JsonSchema, notes: Record<string, JsonSchema>): JsonSchema {
+  const props = propsOf(schema);
+  for (const [name, extra] of Object.entries(notes)) if (props[name]) Object.assign(props[name], extra);
+  return schema;
+}
+
+const urlNote = (description: string, example?: string): JsonSchema => ({
+  format: 'uri',
+  description,
+  ...(example && { examples: [example] }),
+});
+
+function renderRequestSchema(schema: z.ZodType): JsonSchema {
+  return annotate(toJsonSchema(schema), {
+    url: urlNote(
+      'Address of the page to render: an absolute http or https URL. Exactly one of url or html.',
+      'https://example.com',
+    ),
+    html: { description: 'HTML to render. Exactly one of url or html.', examples: ['<h1>Hello</h1>'] },
+    baseUrl: urlNote('Resolves relative links in html (html only)'),
+    webhookUrl: urlNote('Told of the async job\'s end (job.succeeded / job.failed); needs "async": true'),
+    device: { examples: ['iPhone 13'] },
+    timezoneId: { description: 'An IANA time zone such as "Europe/Paris"' },
+  });
+}
+
+function requestSchemas(limits: Limits): Record<string, JsonSchema> {
+  const ImageRequest = {
+    ...renderRequestSchema(imageRequestSchema(limits)),
+    description: 'POST /api/image: a page to a PNG, JPEG or WebP image',
+  };
+  const PdfRequest = {
+    ...renderRequestSchema(pdfRequestSchema(limits)),
+    description: 'POST /api/pdf: a page to a PDF',
+  };
+  const MonitorCreate = annotate(toJsonSchema(monitorSchema(limits)), {
+    url: urlNote('The page to watch: an absolute http or https URL', 'https://example.com/pricing'),
+    schedule: { examples: ['*/15 * * * *'] },
+    timezone: { description: 'An IANA time zone such as "Europe/Paris"', examples: ['Europe/Paris'] },
+    webhookUrl: urlNote('Told of changes and captures, as notify says'),
+    notify: { description: '"change" → monitor.changed, "failure" → capture.failed, "capture" → capture.completed' },
+  });
+  MonitorCreate.description = 'A monitor: a page captured on a cron schedule and compared with its previous capture';
+  const MonitorPatch: JsonSchema = {
+    type: 'object',
+    description:
+      'A JSON Merge Patch (RFC 7396) of the monitor: objects merge key by key, null removes a key. The merged ' +
+      'monitor is validated as a create is.',
+    properties: Object.fromEntries(
+      Object.entries(propsOf(MonitorCreate)).map(([name, p]) => [name, { anyOf: [p, { type: 'null' }] }]),
+    ),
+    additionalProperties: false,
+  };
+  return { ImageRequest, PdfRequest, MonitorCreate, MonitorPatch };
+}
+
+function responseSchemas(limits: Limits): Record<string, JsonSchema> {
+  const monitorResponse = monitor(limits);
+  const named: Record<string, z.ZodType> = {
+    Monitor: monitorResponse,
+    MonitorList: pageOf(monitorResponse),
+    Error: errorBody,
+    Job: job,
+    JobList: pageOf(job),
+    RenderJson: renderJson,
+    Capture: capture,
+    CaptureList: pageOf(capture),
+    CaptureEvent: captureEvent,
+    TestEvent: testEvent,
+    RunAccepted: runAccepted,
+    Delivery: delivery,
+    DeliveryList: pageOf(delivery),
+    DeliveryDetail: deliveryDetail,
+    Status: status,
+    Health: health,
+    Ready: ready,
+  };
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    io: 'output', // the Monitor is its settings with every default filled in
+    unrepresentable: 'any',
+    uri: (id) => `#/components/schemas/${id}`,
+    override: ({ zodSchema, jsonSchema }) => {
+      // zod closes every object of an output; an answer stays open to new fields unless declared strict.
+      const def = zodSchema._zod.def;
+      if (def.type === 'object' && def.catchall === undefined) delete jsonSchema.additionalProperties;
+      // JSON object keys are strings whatever a record says.
+      if (JSON.stringify(jsonSchema.propertyNames) === '{"type":"string"}') delete jsonSchema.propertyNames;
+      // zod bounds every integer to JavaScript's safe range, which tells a reader nothing.
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER && jsonSchema.maximum === Number.MAX_SAFE_INTEGER) {
+        delete jsonSchema.minimum;
+        delete jsonSchema.maximum;
+      }
+    },
+  });
+  // Shared parts would live under a "__shared" schema no reference can reach inside components.
+  if ('__shared' in schemas) throw new Error('a response schema is reused without a name; register it');
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _s, $id: _i, ...schema }]) => [id, nullableAsTypeList(schema)]),
+  );
+}
+
+/**
+ * `anyOf: [{type: T, …}, {type: "null"}]` → `{type: [T, "null"], …}`: the same values, spelled so a reader
+ * (or a tool walking `properties`) sees the fields of a nullable object. Not where the other branch
+ * lists values (enum, const) or refers elsewhere, as null would then no longer be allowed or be lost.
+ */
+function nullableAsTypeList(node: unknown): JsonSchema {
+  if (Array.isArray(node)) return node.map(nullableAsTypeList) as unknown as JsonSchema;
+  if (node === null || typeof node !== 'object') return node as JsonSchema;
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, nullableAsTypeList(v)])) as JsonSchema;
+  const options = out.anyOf as JsonSchema[] | undefined;
+  if (options?.length !== 2 || options[1]?.type !== 'null' || Object.keys(options[1]).length !== 1) return out;
+  const { anyOf: _, ...rest } = out;
+  const value = options[0]!;
+  const plain =
+    typeof value.type === 'string' &&
+    !['enum', 'const', '$ref', 'anyOf', 'oneOf', 'allOf', 'not'].some((k) => k in value);
+  return plain ? { ...value, ...rest, type: [value.type, 'null'] } : out;
+}
+
+export function componentSchemas(limits: Limits): Record<string, JsonSchema> {
+  return { ...requestSchemas(limits), ...responseSchemas(limits) };
+}

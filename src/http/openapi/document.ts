@@ -1,0 +1,99 @@
+// GET /openapi.json: an OpenAPI 3.1 document built once per service from its configuration and from
+// the zod schemas of the requests and answers, so every range and maximum it states is the one the
+// service enforces and every field it lists is one a view builds.
+import type { Config } from '../../config.js';
+import { trimTrailingSlashes } from '../../domain/trim.js';
+import { PACKAGE_VERSION } from '../../version.js';
+import { componentSchemas } from './components.js';
+import { HEADERS, ref, type JsonSchema } from './operations.js';
+import { buildApiPaths } from './paths-api.js';
+import { buildSitePaths } from './paths-site.js';
+
+export type OpenApiDocument = Record<string, unknown>;
+
+export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
+  const limits = {
+    maxTimeoutMs: config.limits.maxTimeoutMs,
+    maxRetention: config.monitors.maxRetention,
+    minIntervalSeconds: config.monitors.minIntervalSeconds,
+    maxFullPageHeight: config.limits.maxFullPageHeight,
+    maxImagePixels: config.limits.maxImagePixels,
+    maxBodyBytes: config.limits.maxBodyBytes,
+  };
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pagewatch API',
+      version: PACKAGE_VERSION,
+      description:
+        'Render web pages to PDF and images, as async jobs with signed webhooks, and watch pages change. ' +
+        'Human documentation: /docs. Every error is `{"error": {"code", "message", "details"?}, "requestId"}`.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: trimTrailingSlashes(config.publicUrl) || '/' }],
+    security: [{ bearer: [] }, { apiKey: [] }],
+    tags: [
+      { name: 'Rendering', description: 'URL or HTML to PDF, PNG, JPEG or WebP' },
+      { name: 'Jobs', description: 'Async renders' },
+      { name: 'Monitors', description: 'Scheduled captures and visual change detection' },
+      { name: 'Webhooks', description: 'The delivery log' },
+      { name: 'Operations', description: 'Health, readiness, metrics, status' },
+      { name: 'Pages', description: 'The web pages the service serves' },
+    ],
+    paths: { ...buildApiPaths(config), ...buildSitePaths(config) },
+    webhooks: captureWebhooks(),
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Authorization: Bearer pw_live_… (keys are made with `pagewatch keys create`)',
+        },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same key in X-API-Key' },
+      },
+      schemas: componentSchemas(limits),
+      headers: HEADERS,
+    },
+  };
+}
+
+/**
+ * The monitor events the service POSTs to a monitor's webhookUrl, signed as Standard Webhooks
+ * (webhook-id, webhook-timestamp, webhook-signature headers); any 2xx answer acknowledges one.
+ */
+function captureWebhooks(): Record<string, JsonSchema> {
+  const events: Record<string, string> = {
+    'monitor.changed': 'A capture found a change (and its notifyWhen rules, if any, are met); notify includes "change"',
+    'capture.completed': 'Every successful capture; notify includes "capture"',
+    'capture.failed': 'A capture failed for good; notify includes "failure"',
+    'monitor.test': 'Asked for with POST /api/monitors/{id}/test-webhook; whatever notify says',
+  };
+  return Object.fromEntries(
+    Object.entries(events).map(([type, summary]) => [
+      type,
+      {
+        post: {
+          summary,
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['type', 'timestamp', 'data'],
+                  properties: {
+                    type: { const: type },
+                    timestamp: { type: 'string', format: 'date-time' },
+                    data: ref(type === 'monitor.test' ? 'TestEvent' : 'CaptureEvent'),
+                  },
+                },
+              },
+            },
+          },
+          responses: { '2XX': { description: 'Received; any other answer (or none within the timeout) is retried' } },
+        },
+      },
+    ]),
+  );
+}

@@ -1,0 +1,141 @@
+// A monitor's captures: a capture as the API answers it and as the capture events carry it, with its
+// changed regions, text changes and notifyWhen results, and the data of monitor.test.
+import { z } from 'zod';
+import { CAPTURE_REASONS, CAPTURE_STATUSES } from '../../../domain/capture-findings.js';
+import type { CaptureView } from '../../../monitors/view.js';
+import type { Documents, Holds } from '../type-checks.js';
+import { box, codeAndMessage, dateTime } from './common.js';
+
+const region = z.object({
+  x: z.int(),
+  y: z.int(),
+  width: z.int(),
+  height: z.int(),
+  pixels: z.int().optional().describe('Changed pixels counted in it'),
+  elements: z
+    .array(
+      z.object({
+        selector: z.string().describe('A short CSS selector, unique on the page when captured'),
+        tag: z.string(),
+        before: z.string().nullable().describe('Its text in the baseline; null when absent there'),
+        after: z.string().nullable().describe('Its text now; null when gone'),
+      }),
+    )
+    .optional()
+    .describe('Up to 5 elements the region overlaps, the largest overlap first'),
+});
+
+const textChange = z.object({
+  kind: z.enum(['added', 'removed', 'changed']),
+  before: z.string().nullable(),
+  after: z.string().nullable(),
+  box: box.nullable().describe('Where the block is now (in the baseline for a removed one), image pixels'),
+  selector: z.string().nullable(),
+  words: z
+    .array(z.object({ value: z.string(), added: z.boolean().optional(), removed: z.boolean().optional() }))
+    .optional()
+    .describe('Changed blocks: the word-level diff, in order'),
+});
+
+/** The fields a succeeded capture (and its events) carries about text and notifyWhen. */
+const textAndConditions = {
+  textChanges: z
+    .array(textChange)
+    .optional()
+    .describe('Text blocks added, removed or changed since the baseline, in reading order, at most 50'),
+  textChangesTotal: z.int().optional().describe('All text changes found, including those past the 50 kept'),
+  conditions: z
+    .array(
+      z.object({
+        index: z.int(),
+        selector: z.string(),
+        test: z.string().describe("The rule's test: textContains, numberBelow, ..."),
+        met: z.boolean(),
+        value: z
+          .union([z.string(), z.number(), z.null()])
+          .describe('The text read or the number parsed; null when nothing matched'),
+      }),
+    )
+    .optional()
+    .describe('Each notifyWhen rule as this capture found it'),
+  conditionErrors: z
+    .array(z.string())
+    .optional()
+    .describe('Why a rule could not be read (e.g. its selector matched nothing)'),
+  conditionsMet: z
+    .boolean()
+    .nullable()
+    .optional()
+    .describe('Every rule true and one newly so; null without rules. monitor.changed is sent only when not false'),
+};
+
+export const capture = z.object({
+  id: z.string(),
+  monitorId: z.string(),
+  status: z.enum(CAPTURE_STATUSES),
+  reason: z.enum(CAPTURE_REASONS),
+  takenAt: dateTime(),
+  durationMs: z.int().optional(),
+  width: z.int().nullable().optional(),
+  height: z.int().nullable().optional(),
+  changed: z.boolean().optional().describe('false for a baseline'),
+  confirmed: z.boolean().optional().describe('A change seen again by the confirming capture'),
+  diffPixels: z.int().optional().describe('Counted pixels of the reported regions (0 exactly when regions is empty)'),
+  diffRatio: z.number().optional().describe('diffPixels / compared pixels (ignored pixels excluded)'),
+  regions: z.array(region).optional().describe('Changed areas that count, image pixels, at most 10'),
+  baselineId: z.string().nullable().optional().describe('The capture compared with; null for a new baseline'),
+  imageUrl: z.url().optional().describe('PNG; needs the key'),
+  diffUrl: z
+    .url()
+    .optional()
+    .describe('PNG with the counted changes in red and each region outlined; only when there is a region'),
+  truncated: z.boolean().optional(),
+  error: codeAndMessage.optional(),
+  summary: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('One line for a person about the text changes, e.g. "Price: $24.99 → $19.99"; null without one'),
+  ...textAndConditions,
+});
+export type CaptureDocumented = Holds<Documents<CaptureView, typeof capture>>;
+
+export const captureEvent = z
+  .object({
+    monitorId: z.string(),
+    captureId: z.string(),
+    url: z.url().describe('The monitored page'),
+    status: z.enum(CAPTURE_STATUSES),
+    reason: z.enum(CAPTURE_REASONS),
+    takenAt: dateTime(),
+    changed: z.boolean().optional(),
+    baselineId: z.string().nullable().optional(),
+    diffPixels: z.int().optional(),
+    diffRatio: z.number().optional(),
+    regions: z.array(region).optional(),
+    summary: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('One line for a person, e.g. "Price: $24.99 → $19.99"; null without a text change'),
+    ...textAndConditions,
+    textChanges: z.array(textChange).optional().describe('The first 10 text changes (the capture keeps up to 50)'),
+    imageUrl: z.url().optional(),
+    diffUrl: z.url().optional(),
+    baselineImageUrl: z.url().optional(),
+    error: codeAndMessage.optional(),
+  })
+  .describe(
+    '`data` of monitor.changed, capture.completed and capture.failed (a failed capture carries error ' +
+      'instead of the figures)',
+  );
+
+export const testEvent = z
+  .object({
+    monitorId: z.string(),
+    name: z.string().describe("The monitor's name"),
+    url: z.url().describe('The monitored page'),
+    test: z.literal(true),
+    message: z.string().describe('Says that this is a test and that no capture was taken'),
+  })
+  .describe('`data` of monitor.test (POST /api/monitors/{id}/test-webhook)');
