@@ -48,7 +48,10 @@ function licenceHeader(pkg: string): string {
     version: string;
     license: string;
   };
-  const copyright = /^\s*Copyright.*$/m.exec(readFileSync(join(packageDir(pkg), 'LICENSE'), 'utf8'))?.[0].trim();
+  const copyright = readFileSync(join(packageDir(pkg), 'LICENSE'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .find((line) => line.startsWith('Copyright'));
   return `/*! ${pkg} ${meta.version} | ${meta.license} licence${copyright ? ` | ${copyright}` : ''} */\n`;
 }
 
@@ -67,7 +70,11 @@ export function vendoredModules(): Map<string, string> {
   return new Map(
     VENDORED.map((m) => {
       const path = join(packageDir(m.pkg), m.file);
-      const source = readFileSync(path, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n');
+      // The source maps are not served: their comment would only send the browser's tools after a 404.
+      const source = readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((line) => !line.startsWith('//# sourceMappingURL='))
+        .join('\n');
       return [`${VENDOR_FOLDER}/${m.served}`, licenceHeader(m.pkg) + rewriteImports(source, path)];
     }),
   );
