@@ -3,11 +3,12 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { notFound } from '../errors.js';
 import { projectRoot } from '../project-root.js';
 import { SITE_HEADER_MARKER, siteHeader } from './site-header.js';
+import { VENDOR_FOLDER, vendoredModules } from './vendor.js';
 
 const STATIC_DIR = join(projectRoot(), 'src/web/static');
 
@@ -25,8 +26,10 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-/** Only flat names with a known type: nothing outside the static folder can be asked for. */
+/** Only names with a known type, not starting with a dot: nothing outside the static folder can be asked for. */
 const ASSET = /^[a-z0-9][a-z0-9._-]*\.(css|js|svg)$/;
+/** One level of folders (a dashboard component each); `..` and hidden folders cannot match. */
+const FOLDER = /^[a-z0-9][a-z0-9-]*$/;
 
 /**
  * Same-origin everything; blob: for results shown in the page (an image, a PDF in a frame). No inline
@@ -62,11 +65,15 @@ function served(body: Buffer, type: string): Served {
  * The HTTP layer hands in the router (its exact-matching one), so the pages depend on no part of it.
  */
 export function webRoutes(router: Router): Router {
-  const assets = new Map(
-    readdirSync(STATIC_DIR)
-      .filter((f) => ASSET.test(f))
-      .map((f) => [f, served(readFileSync(join(STATIC_DIR, f)), TYPES[extname(f)]!)]),
-  );
+  const assets = new Map<string, Served>();
+  const add = (name: string, body: Buffer): void => void assets.set(name, served(body, TYPES[extname(name)]!));
+  for (const entry of readdirSync(STATIC_DIR)) {
+    if (ASSET.test(entry)) add(entry, readFileSync(join(STATIC_DIR, entry)));
+    else if (FOLDER.test(entry) && entry !== VENDOR_FOLDER && statSync(join(STATIC_DIR, entry)).isDirectory())
+      for (const file of readdirSync(join(STATIC_DIR, entry)).filter((f) => ASSET.test(f)))
+        add(`${entry}/${file}`, readFileSync(join(STATIC_DIR, entry, file)));
+  }
+  for (const [name, text] of vendoredModules()) add(name, Buffer.from(text));
   for (const [path, file] of Object.entries(PAGES)) {
     const page = served(
       Buffer.from(readFileSync(join(STATIC_DIR, file), 'utf8').replace(SITE_HEADER_MARKER, siteHeader(path))),
@@ -77,12 +84,15 @@ export function webRoutes(router: Router): Router {
       send(ctx, page);
     });
   }
-  router.get('/assets/:file', (ctx) => {
-    const asset = assets.get(ctx.params.file!);
-    if (!asset) throw notFound(`no asset ${ctx.params.file}`);
+  const sendAsset = (ctx: Context, name: string): void => {
+    // Only names read at startup are served: a path the walk above did not produce is never looked up on disk.
+    const asset = assets.get(name);
+    if (!asset) throw notFound(`no asset ${name}`);
     ctx.set('X-Content-Type-Options', 'nosniff');
     send(ctx, asset);
-  });
+  };
+  router.get('/assets/:file', (ctx) => sendAsset(ctx, ctx.params.file!));
+  router.get('/assets/:folder/:file', (ctx) => sendAsset(ctx, `${ctx.params.folder}/${ctx.params.file}`));
   return router;
 }
 

@@ -517,7 +517,12 @@ it('a key typed before the page script runs never reaches a URL (the forms submi
       ['/', '#key'],
     ] as const) {
       await bare.goto(`${svc.url}${path}`);
-      if (path === '/') await bare.locator('#advanced summary').click();
+      // The dashboard is drawn by its script: without scripts it has no field a key could be typed in.
+      if (path === '/monitors') {
+        expect(await bare.locator('input').count()).toBe(0);
+        continue;
+      }
+      await bare.locator('#advanced summary').click();
       await bare.fill(input, 'pw_live_typed_too_early');
       await Promise.all([bare.waitForEvent('framenavigated'), bare.press(input, 'Enter')]);
       expect(bare.url(), path).not.toContain('pw_live_typed_too_early');

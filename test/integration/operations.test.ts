@@ -230,6 +230,11 @@ describe('web pages and assets', () => {
     '/assets/routes.ts',
     '/assets/nope.css',
     '/assets/.hidden.js',
+    '/assets/..%2F..%2Fpackage.json/x.js',
+    '/assets/vendor/..%2F..%2F..%2Fpackage.json',
+    '/assets/.git/config.js',
+    '/assets/node_modules/preact.js',
+    '/assets/vendor/nope.js',
   ])('%s is 404, never a file outside the static folder', async (path) => {
     const res = await fetch(`${svc.url}${path}`);
     expect(res.status).toBe(404);

@@ -2,7 +2,7 @@
 // the HTML pages, the docs files and the assets: what an operator or a browser asks for, beside the
 // client API of paths-api.ts.
 import type { Config } from '../../config.js';
-import { errors, json, one, operation, PAGE_ERRORS } from './operations.js';
+import { errors, json, one, operation, PAGE_ERRORS, type JsonSchema } from './operations.js';
 
 /** The `paths` outside the render and resource API: operations, pages, docs files and assets. */
 export function buildSitePaths(config: Readonly<Config>): Record<string, Record<string, unknown>> {
@@ -134,32 +134,46 @@ export function buildSitePaths(config: Readonly<Config>): Record<string, Record<
       '^[a-z0-9][a-z0-9-]*\\.png$',
       'image/png',
     ),
-    '/assets/{file}': {
-      get: operation({
-        id: 'asset',
-        summary: 'A stylesheet, script or image of the pages',
-        tag: 'Pages',
-        access: 'public',
-        parameters: [
-          {
-            name: 'file',
-            in: 'path',
-            required: true,
-            schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]*\\.(css|js|svg)$' },
-          },
-        ],
-        responses: {
-          200: {
-            description: 'The file',
-            content: {
-              'text/css': { schema: { type: 'string' } },
-              'text/javascript': { schema: { type: 'string' } },
-              'image/svg+xml': { schema: { type: 'string' } },
-            },
-          },
-          ...errors(['not_found', ...PAGE_ERRORS], { not_found: 'no such asset' }),
+    '/assets/{file}': asset('asset', 'A stylesheet, script or image of the pages', []),
+    '/assets/{folder}/{file}': asset('assetInFolder', 'A script of a dashboard component, or a vendored library', [
+      {
+        name: 'folder',
+        in: 'path',
+        required: true,
+        schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$' },
+      },
+    ]),
+  };
+}
+
+/** A static file of the pages: only names read from the static folder at startup are served. */
+function asset(id: string, summary: string, folder: JsonSchema[]) {
+  return {
+    get: operation({
+      id,
+      summary,
+      tag: 'Pages',
+      access: 'public',
+      parameters: [
+        ...folder,
+        {
+          name: 'file',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]*\\.(css|js|svg)$' },
         },
-      }),
-    },
+      ],
+      responses: {
+        200: {
+          description: 'The file',
+          content: {
+            'text/css': { schema: { type: 'string' } },
+            'text/javascript': { schema: { type: 'string' } },
+            'image/svg+xml': { schema: { type: 'string' } },
+          },
+        },
+        ...errors(['not_found', ...PAGE_ERRORS], { not_found: 'no such asset' }),
+      },
+    }),
   };
 }

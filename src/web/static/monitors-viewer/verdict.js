@@ -2,8 +2,9 @@
 // (changed, unchanged, below the threshold, a baseline, failed…) and why, so the numbers and the red
 // regions shown beside it never contradict the badge. The same reading gives the history list its badge,
 // and the monitor list its "last result" badge next to "paused".
-import { openEdit } from '/assets/monitors-form.js';
-import { $, h, percent, state } from '/assets/monitors-util.js';
+import { html } from '/assets/monitors-app/html.js';
+import { percent } from '/assets/monitors-app/format.js';
+import { useStore } from '/assets/monitors-app/context.js';
 
 /** kind → [badge words, badge style]. The kinds are also the badges' data-status. */
 export const VERDICT_BADGE = {
@@ -158,44 +159,34 @@ export function listWords(c, kind) {
 }
 
 /** The verdict's badge: data-status is its kind. */
-export function verdictBadge(kind) {
+export function VerdictBadge({ kind }) {
   const [words, style] = VERDICT_BADGE[kind] ?? [kind, 'none'];
-  return h('span', { class: `badge ${style}`, dataset: { status: kind } }, words);
+  return html`<span class="badge ${style}" data-status=${kind}>${words}</span>`;
 }
 
 /** The monitor list's last result next to "paused" (its own attribute: the row's status stays "paused"). */
-export function lastResultBadge(status) {
+export function LastResultBadge({ status }) {
   const [words, style] = VERDICT_BADGE[status] ?? ['not run yet', 'none'];
-  return h('span', { class: `badge ${style} last-result`, dataset: { last: status } }, `last: ${words}`);
+  return html`<span class="badge ${style} last-result" data-last=${status}>last: ${words}</span>`;
 }
 
-/** Fills the viewer's verdict box for capture `c` of monitor `m`. */
-export function renderVerdict(c, m) {
+/** The viewer's verdict box for capture `c` of monitor `m`. */
+export function Verdict({ c, m }) {
+  const store = useStore();
   const v = verdictOf(c, m);
-  const box = $('verdict');
-  box.className = `verdict ${v.kind}`;
-  box.dataset.kind = v.kind;
-  box.replaceChildren(
-    ...[
-      h(
-        'p',
-        { class: 'verdict-head' },
-        verdictBadge(v.kind),
-        ' ',
-        h('span', { class: 'verdict-text' }, v.sentences[0]),
-      ),
-      ...v.sentences.slice(1).map((s) => h('p', { class: 'verdict-more' }, s)),
+  return html`<div id="verdict" class="verdict ${v.kind}" data-kind=${v.kind}>
+    <p class="verdict-head">
+      <${VerdictBadge} kind=${v.kind} />${' '}<span class="verdict-text">${v.sentences[0]}</span>
+    </p>
+    ${v.sentences.slice(1).map((sentence) => html`<p class="verdict-more">${sentence}</p>`)}
+    ${
       v.edit && m
-        ? h(
-            'p',
-            { class: 'verdict-more' },
-            h('button', { type: 'button', class: 'small', id: 'verdict-edit' }, 'Edit this monitor’s settings'),
-          )
-        : null,
-    ].filter(Boolean),
-  );
+        ? html`<p class="verdict-more">
+            <button type="button" class="small" id="verdict-edit" onClick=${() => store.openEdit(m.id)}>
+              Edit this monitor’s settings
+            </button>
+          </p>`
+        : null
+    }
+  </div>`;
 }
-
-$('verdict').addEventListener('click', (event) => {
-  if (event.target.closest('#verdict-edit') && state.history) openEdit(state.history.monitorId);
-});
