@@ -5,7 +5,6 @@
 // introduction (above the first `##`) and one section per `##`.
 import MarkdownIt from 'markdown-it';
 import type Token from 'markdown-it/lib/token.mjs';
-import { githubSlug } from './docs-template.js';
 
 /** Paths of this service that a code span naming one links to (on GitHub they stay code). */
 const SITE_PATHS = new Set(['/', '/monitors', '/status', '/docs', '/openapi.json', '/api/status', '/metrics']);
@@ -21,6 +20,8 @@ export interface DocSection {
 export interface RenderedDoc {
   intro: string;
   sections: DocSection[];
+  /** The text of every heading, of any level. */
+  headings: string[];
 }
 
 function markdown(): MarkdownIt {
@@ -106,5 +107,34 @@ export function renderDoc(source: string): RenderedDoc {
     tokens[start]!.attrSet('id', `${id}-title`);
     return { id, title: headingText(tokens[start + 1]), html: render(start, starts[n + 1]) };
   });
-  return { intro: render(0, starts[0]), sections };
+  const headings = tokens.flatMap((t, i) => (t.type === 'heading_open' ? [headingText(tokens[i + 1])] : []));
+  return { intro: render(0, starts[0]), sections, headings };
+}
+
+/** The text of a file's section, from below its heading (by its anchor) to the next heading of any level. */
+export function markdownSection(source: string, anchor: string, file: string): string {
+  const tokens = new MarkdownIt().parse(source, {});
+  const seen = new Map<string, number>();
+  const headings = tokens.flatMap((t, i) => (t.type === 'heading_open' ? [i] : []));
+  const at = headings.findIndex((i) => githubSlug(headingText(tokens[i + 1]), seen) === anchor);
+  if (at < 0) throw new Error(`docs: ${file} has no heading #${anchor}`);
+  const lines = source.split('\n');
+  const next = headings[at + 1];
+  return lines
+    .slice(tokens[headings[at]!]!.map![1], next === undefined ? undefined : tokens[next]!.map![0])
+    .join('\n')
+    .trim();
+}
+
+/** GitHub's anchor for a heading: code marks dropped, lower case, punctuation dropped, repeats numbered. */
+export function githubSlug(text: string, seen: Map<string, number>): string {
+  const base = text
+    .replace(/`/g, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
+    .replace(/ /g, '-');
+  const n = seen.get(base) ?? 0;
+  seen.set(base, n + 1);
+  return n ? `${base}-${n}` : base;
 }

@@ -5,7 +5,7 @@ import { anonymousBodyLimit, type Config } from '../config.js';
 import { trimTrailingSlashes } from '../domain/trim.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { exampleBlock } from './docs-events.js';
-import { renderDoc } from './docs-markdown.js';
+import { markdownSection, renderDoc } from './docs-markdown.js';
 import { assertMarkersInText, expandTemplate, fillSlots, type Expanded } from './docs-template.js';
 import { readDocsFiles, type DocPage } from './docs-files.js';
 import { html, Markup } from './html.js';
@@ -26,20 +26,11 @@ function exampleBase(baseUrl: string, config: Readonly<Config>): string {
   return plain.test(baseUrl) ? trimTrailingSlashes(baseUrl) : `http://localhost:${config.port || 3000}`;
 }
 
-/** A setting by its dotted path, or one of the page's own values. */
-function valueOf(config: Readonly<Config>, guides: readonly DocLink[], name: string): unknown {
+/** The values a placeholder can name: the settings, and the page's own. */
+function pageValues(config: Readonly<Config>, guides: readonly DocLink[]): Record<string, unknown> {
   // The anonymous body limit in force: a key's limit caps it.
-  if (name === 'limits.anonymousMaxBodyBytes') return anonymousBodyLimit(config.limits);
-  if (name === 'version') return PACKAGE_VERSION;
-  if (name === 'guides') return guides;
-  const value = name
-    .split('.')
-    .reduce<unknown>(
-      (at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined),
-      config,
-    );
-  if (value === undefined) throw new Error(`docs: no setting ${name}`);
-  return value;
+  const limits = { ...config.limits, anonymousMaxBodyBytes: anonymousBodyLimit(config.limits) };
+  return { ...config, limits, version: PACKAGE_VERSION, guides };
 }
 
 /**
@@ -57,7 +48,7 @@ export function docsPage(
     return page.body.toString('utf8');
   };
   const expanded: Expanded = expandTemplate(read(PAGE_SOURCE), {
-    value: (name) => valueOf(config, guides, name),
+    values: pageValues(config, guides),
     requestNames: ['baseUrl'],
     blocks: {
       example: (type, request) => exampleBlock(type, request.baseUrl!),
@@ -67,12 +58,13 @@ export function docsPage(
         </ul>`,
     },
     read,
+    section: markdownSection,
   });
   const doc = renderDoc(expanded.markdown);
   // Filled once now, so a misplaced placeholder or an unknown event stops the service at start, not a reader.
-  const parts = [doc.intro, ...doc.sections.map((s) => s.html)];
-  assertMarkersInText(parts, expanded);
-  for (const part of parts) fillSlots(part, expanded, { baseUrl: exampleBase('', config) });
+  assertMarkersInText(doc, expanded);
+  for (const part of [doc.intro, ...doc.sections.map((s) => s.html)])
+    fillSlots(part, expanded, { baseUrl: exampleBase('', config) });
 
   return (baseUrl) => {
     const request = { baseUrl: exampleBase(baseUrl, config) };

@@ -1,24 +1,28 @@
-// The placeholders of the Markdown behind /docs (the syntax is in docs/development.md, "The /docs page").
-// They are expanded before Markdown is parsed, in this order: includes, then conditions, then values. A
-// value never becomes Markdown or HTML: it is replaced by a marker the parser passes through as text, and
-// the marker by the escaped value once the HTML exists, so nothing a setting holds can add markup.
-import { bytes, code, duration, hours, html, type Markup, type Piece } from './html.js';
+// The placeholders of the Markdown behind /docs are Liquid (liquidjs; the syntax is in docs/development.md,
+// "The /docs page"), run before Markdown is parsed. A value never becomes Markdown or HTML: Liquid's output
+// escape puts a marker the parser passes through as text in its place, and the marker is replaced by the
+// escaped value once the HTML exists, so nothing a setting holds can add markup.
+import { Drop, Liquid, Tag, type Context, type Emitter, type TagToken, type TopLevelToken } from 'liquidjs';
+import type { RenderedDoc } from './docs-markdown.js';
+import { bytes, code, duration, hours, html, Markup, type Piece } from './html.js';
 
 /** Values that differ per request (the address the reader reached us at), by name. */
 export type RequestValues = Readonly<Record<string, string>>;
 
-/** What a placeholder stands for: worked out per request, escaped unless it is Markup. */
+/** What a marker stands for: worked out per request, escaped unless it is Markup. */
 export type Slot = (request: RequestValues) => Piece;
 
 export interface TemplateSources {
-  /** A value known when the page is built (a setting by its path, or a page value); throws if unknown. */
-  value(name: string): unknown;
-  /** Names looked up in the request's values instead. */
+  /** The values known when the page is built (settings and page values), by name. */
+  values: Readonly<Record<string, unknown>>;
+  /** Names filled in per request instead: no condition or format can use them. */
   requestNames: readonly string[];
-  /** Placeholders that stand for a whole block (they must be a paragraph of their own). */
+  /** Tags that stand for a whole block (they must be a paragraph of their own), with the tag's argument. */
   blocks: Readonly<Record<string, (arg: string, request: RequestValues) => Markup>>;
-  /** Another Markdown file of docs/ by name, for includes. */
+  /** A file of docs/ by name; `{% include 'file.md#heading' %}` takes that section of it. */
   read(file: string): string;
+  /** The text of a Markdown file's section by its heading's anchor (throws if there is none). */
+  section(markdown: string, anchor: string, file: string): string;
 }
 
 export interface Expanded {
@@ -33,41 +37,82 @@ export interface Expanded {
 const OPEN = '\uE000';
 const CLOSE = '\uE001';
 const marker = (index: number) => `${OPEN}${index}${CLOSE}`;
-const MARKER = new RegExp(`${OPEN}(\\d+)${CLOSE}`, 'g');
+const MARKER = /\uE000(\d+)\uE001/g;
+const BLOCK_PARAGRAPH = /<p>\uE000(\d+)\uE001<\/p>/g;
 const IN_TAG = 'docs: a placeholder inside a link or heading';
 
-const INCLUDE = /^\{\{include ([a-z0-9-]+\.md)#([a-z0-9-]+)\}\}$/gm;
-/** A condition with none inside it: nested ones are decided from the inside out. */
-const CONDITION = /\{\{#(if|unless) ([^}]+)\}\}((?:(?!\{\{#)[\s\S])*?)\{\{\/\1\}\}/g;
-const PLACEHOLDER = /\{\{([^{}]+)\}\}/g;
-
-export function expandTemplate(markdown: string, sources: TemplateSources): Expanded {
-  const included = markdown.replace(INCLUDE, (_all, file: string, anchor: string) =>
-    sectionBody(sources.read(file), anchor, file),
-  );
-  let decided = included;
-  for (let before = ''; before !== decided;) {
-    before = decided;
-    decided = decided.replace(CONDITION, (_all, kind: string, test: string, body: string) => {
-      const [then, otherwise = '', ...more] = body.split('{{else}}');
-      if (more.length) throw new Error(`docs: two {{else}} in one condition (${test})`);
-      return conditionHolds(test.trim(), sources) === (kind === 'if') ? then! : otherwise;
-    });
+/** A per-request value while the page is built: it can be written out, but nothing can depend on it. */
+class PerRequest extends Drop {
+  constructor(readonly requestName: string) {
+    super();
   }
+  override valueOf(): never {
+    throw new Error(`docs: ${this.requestName} is per request; no condition or filter on it`);
+  }
+  override toString(): never {
+    return this.valueOf();
+  }
+  toJSON(): never {
+    return this.valueOf();
+  }
+}
+
+export function expandTemplate(source: string, sources: TemplateSources): Expanded {
   const slots: Slot[] = [];
   const blockSlots = new Set<number>();
-  const filled = decided.replace(PLACEHOLDER, (_all, inner: string) => {
-    const [name, ...args] = inner.trim().split(/\s+/) as [string, ...string[]];
-    const block = sources.blocks[name];
-    if (block) blockSlots.add(slots.length);
-    slots.push(block ? (request) => block(args.join(' '), request) : valueSlot(name, args, sources));
-    return marker(slots.length - 1);
+  const slot = (fill: Slot) => marker(slots.push(fill) - 1);
+
+  const liquid = new Liquid({
+    strictVariables: true,
+    strictFilters: true,
+    ownPropertyOnly: true,
+    outputEscape: (value: unknown) => {
+      if (value instanceof PerRequest) return slot((request) => request[value.requestName] ?? '');
+      const text = written(value);
+      return slot(() => text);
+    },
+    // Includes name a section of a file of docs/ (`file.md#heading`); there is no other file system.
+    relativeReference: false,
+    fs: {
+      resolve: (_dir, file) => file,
+      existsSync: () => true,
+      exists: () => Promise.resolve(true),
+      readFileSync: (name) => included(name, sources),
+      readFile: (name) => Promise.resolve(included(name, sources)),
+    },
   });
-  // A heading's text also makes its id and the table of contents, where no value is put.
-  if (new RegExp(`^#{1,6} .*${OPEN}`, 'm').test(filled)) throw new Error(IN_TAG);
-  const stray = /\{\{[^\n]*/.exec(filled);
-  if (stray) throw new Error(`docs: a placeholder that is not one: ${stray[0].slice(0, 60)}`);
-  return { markdown: filled, slots, blockSlots };
+  // `raw` would put a value into the Markdown unescaped.
+  liquid.unregisterFilter('raw');
+  for (const [name, format] of Object.entries(FORMATS))
+    liquid.registerFilter(name, (value: unknown, ...args: unknown[]) =>
+      format(value instanceof PerRequest ? value.valueOf() : value, ...args),
+    );
+  for (const [name, block] of Object.entries(sources.blocks)) {
+    liquid.registerTag(
+      name,
+      class extends Tag {
+        private readonly arg: string;
+        constructor(token: TagToken, remain: TopLevelToken[], engine: Liquid) {
+          super(token, remain, engine);
+          this.arg = token.args.trim();
+        }
+        render(_ctx: Context, emitter: Emitter): void {
+          blockSlots.add(slots.length);
+          emitter.write(slot((request) => block(this.arg, request)));
+        }
+      },
+    );
+  }
+
+  const perRequest = Object.fromEntries(sources.requestNames.map((name) => [name, new PerRequest(name)]));
+  const markdown = liquid.parseAndRenderSync(source, { ...sources.values, ...perRequest }) as string;
+  return { markdown, slots, blockSlots };
+}
+
+function included(name: string, sources: TemplateSources): string {
+  const [file, anchor, ...rest] = name.split('#');
+  if (!file || !anchor || rest.length) throw new Error(`docs: an include names a file's section (file.md#heading)`);
+  return sources.section(sources.read(file), anchor, file);
 }
 
 /**
@@ -76,7 +121,7 @@ export function expandTemplate(markdown: string, sources: TemplateSources): Expa
  */
 export function fillSlots(rendered: string, expanded: Expanded, request: RequestValues): string {
   return rendered
-    .replace(new RegExp(`<p>${OPEN}(\\d+)${CLOSE}</p>`, 'g'), (all, n: string) =>
+    .replace(BLOCK_PARAGRAPH, (all, n: string) =>
       expanded.blockSlots.has(Number(n)) ? html`${expanded.slots[Number(n)]!(request)}`.text : all,
     )
     .replace(MARKER, (_all, n: string) => {
@@ -86,96 +131,61 @@ export function fillSlots(rendered: string, expanded: Expanded, request: Request
 }
 
 /**
- * Throws unless every marker is in the text of the HTML the parser made (`parts`), once: one inside a tag
- * would be an attribute, and one in a link's address comes out percent-encoded, not at all.
+ * Throws unless every marker is in the text of the HTML the parser made, once, and in no heading: one inside
+ * a tag would be an attribute, one in a link's address comes out percent-encoded, not at all, and a heading's
+ * text also makes its id and the table of contents, where no value is put.
  */
-export function assertMarkersInText(parts: readonly string[], expanded: Expanded): void {
-  const rendered = parts.join('');
-  if (new RegExp(`<[^>]*${OPEN}`).test(rendered)) throw new Error(IN_TAG);
+export function assertMarkersInText(doc: RenderedDoc, expanded: Expanded): void {
+  if (doc.headings.some((text) => text.includes(OPEN))) throw new Error(IN_TAG);
+  const rendered = [doc.intro, ...doc.sections.map((s) => s.html)].join('');
+  // markdown-it escapes `<` and `>` in text and attributes, so the last one before a marker says where it is.
+  for (let at = rendered.indexOf(OPEN); at >= 0; at = rendered.indexOf(OPEN, at + 1))
+    if (rendered.lastIndexOf('<', at) > rendered.lastIndexOf('>', at)) throw new Error(IN_TAG);
   const found = [...rendered.matchAll(MARKER)].map((m) => Number(m[1]));
   if (found.length !== expanded.slots.length || new Set(found).size !== found.length) throw new Error(IN_TAG);
 }
 
-/** The text of a file's section, from below its heading to the next heading of any level. */
-function sectionBody(markdown: string, anchor: string, file: string): string {
-  const lines = markdown.split('\n');
-  let inFence = false;
-  let start = -1;
-  const seen = new Map<string, number>();
-  for (const [i, line] of lines.entries()) {
-    if (line.startsWith('```')) inFence = !inFence;
-    if (inFence || !/^#{1,6} /.test(line)) continue;
-    if (start >= 0) return lines.slice(start, i).join('\n').trim();
-    if (githubSlug(line.replace(/^#+ /, ''), seen) === anchor) start = i + 1;
-  }
-  if (start >= 0) return lines.slice(start).join('\n').trim();
-  throw new Error(`docs: ${file} has no heading #${anchor}`);
-}
-
-/** GitHub's anchor for a heading: code marks dropped, lower case, punctuation dropped, repeats numbered. */
-export function githubSlug(text: string, seen: Map<string, number>): string {
-  const base = text
-    .replace(/`/g, '')
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
-    .replace(/ /g, '-');
-  const n = seen.get(base) ?? 0;
-  seen.set(base, n + 1);
-  return n ? `${base}-${n}` : base;
-}
-
-/** `path` (true when set: not false, 0, empty or an empty list) or `path is value`. */
-function conditionHolds(test: string, sources: TemplateSources): boolean {
-  const [name, is, expected, ...rest] = test.split(/\s+/);
-  if (rest.length || (is !== undefined && (is !== 'is' || expected === undefined)))
-    throw new Error(`docs: a condition is "name" or "name is value", not "${test}"`);
-  if (sources.requestNames.includes(name!)) throw new Error(`docs: ${name} is per request; no condition on it`);
-  const value = sources.value(name!);
-  if (is) return String(value) === expected;
-  return Array.isArray(value) ? value.length > 0 : Boolean(value);
-}
-
-/** Formats: `{{name}}`, `{{bytes name}}`, `{{duration name [seconds]}}`, `{{hours name}}`,
- * `{{count name one many}}` and `{{codes name}}` (a list as code, or "none"). */
-function valueSlot(name: string, args: string[], sources: TemplateSources): Slot {
-  const [format, ...rest] = FORMATS[name] ? [name, ...args] : [undefined, name, ...args];
-  const [path, ...options] = rest as [string, ...string[]];
-  if (path === undefined) throw new Error(`docs: {{${name}}} names no value`);
-  if (sources.requestNames.includes(path)) {
-    if (format || options.length) throw new Error(`docs: {{${path}}} takes no format`);
-    return (request) => request[path] ?? '';
-  }
-  const value = sources.value(path);
-  const formatted = format ? FORMATS[format]!(value, options, path) : plain(value, path);
-  return () => formatted;
-}
-
-function plain(value: unknown, path: string): string {
-  if (Array.isArray(value)) return value.map((v) => plain(v, path)).join(', ');
+/** A value as text: a list is joined by commas. */
+function written(value: unknown): Piece {
+  if (value instanceof Array) return value.map(written).join(', ');
+  if (value instanceof Markup) return value;
   if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return String(value);
-  throw new Error(`docs: {{${path}}} is not a value that can be written out`);
+  throw new Error(`docs: ${shown(value)} is not a value that can be written out`);
 }
 
-const numbers = (value: unknown, path: string): number[] => {
+const shown = (value: unknown) => JSON.stringify(value).slice(0, 60);
+
+const numbers = (value: unknown, filter: string): number[] => {
   const list = Array.isArray(value) ? (value as unknown[]) : [value];
-  if (!list.every((n) => typeof n === 'number')) throw new Error(`docs: {{${path}}} is not a number`);
+  if (!list.every((n) => typeof n === 'number'))
+    throw new Error(`docs: | ${filter} takes a number or a list of numbers, not ${shown(value)}`);
   return list;
 };
 
-const FORMATS: Readonly<Record<string, (value: unknown, options: string[], path: string) => Piece>> = {
-  bytes: (value, _options, path) => numbers(value, path).map(bytes).join(', '),
-  duration: (value, [unit], path) =>
-    numbers(value, path)
-      .map((n) => duration(unit === 'seconds' ? n * 1000 : n))
-      .join(', '),
-  hours: (value, _options, path) => numbers(value, path).map(hours).join(', '),
-  count: (value, [one, many], path) => {
-    if (!Array.isArray(value) || !one || !many) throw new Error(`docs: {{count ${path} one many}} counts a list`);
-    return `${value.length} ${value.length === 1 ? one : many}`;
+const list = (value: unknown, filter: string): unknown[] => {
+  if (!Array.isArray(value)) throw new Error(`docs: | ${filter} takes a list, not ${shown(value)}`);
+  return value as unknown[];
+};
+
+/** Liquid filters: `| bytes`, `| duration` (or `| duration: 'seconds'`), `| hours`, `| count: 'one', 'many'`
+ * and `| codes` (a list as code, or "none"). A list of numbers is formatted item by item. */
+const FORMATS: Readonly<Record<string, (value: unknown, ...args: unknown[]) => Piece>> = {
+  bytes: (value) => numbers(value, 'bytes').map(bytes).join(', '),
+  duration: (value, unit) => {
+    if (unit !== undefined && unit !== 'seconds') throw new Error(`docs: | duration: 'seconds', not ${shown(unit)}`);
+    const scale = unit === 'seconds' ? 1000 : 1;
+    return numbers(value, 'duration')
+      .map((n) => duration(n * scale))
+      .join(', ');
   },
-  codes: (value, _options, path) => {
-    if (!Array.isArray(value)) throw new Error(`docs: {{codes ${path}}} needs a list`);
-    return value.length ? value.map((item, i) => html`${i ? ', ' : ''}${code(plain(item, path))}`) : 'none';
+  hours: (value) => numbers(value, 'hours').map(hours).join(', '),
+  count: (value, one, many) => {
+    const items = list(value, 'count');
+    if (typeof one !== 'string' || typeof many !== 'string') throw new Error(`docs: | count: 'one', 'many'`);
+    return `${items.length} ${items.length === 1 ? one : many}`;
+  },
+  codes: (value) => {
+    const items = list(value, 'codes');
+    return items.length ? html`${items.map((item, i) => html`${i ? ', ' : ''}${code(written(item))}`)}` : 'none';
   },
 };

@@ -29,9 +29,10 @@ function page(
 describe('values', () => {
   it('are escaped, and Markdown or HTML in a value stays text, in prose and in code', () => {
     const hostile = '*<b>x</b>* [a](javascript:alert(1)) `c`';
-    const main = page('# T\n\n## S\n\nAllowed: {{egress.allowHosts}}.\n\n```sh\necho {{egress.allowHosts}}\n```\n', {
-      egress: { allowHosts: [hostile] },
-    });
+    const main = page(
+      '# T\n\n## S\n\nAllowed: {{ egress.allowHosts }}.\n\n```sh\necho {{ egress.allowHosts }}\n```\n',
+      { egress: { allowHosts: [hostile] } },
+    );
     const escaped = '*&lt;b&gt;x&lt;/b&gt;* [a](javascript:alert(1)) `c`';
     expect(main).toContain(`Allowed: ${escaped}.`);
     expect(main).toContain(`echo ${escaped}`);
@@ -40,10 +41,10 @@ describe('values', () => {
 
   it('are the configured ones, formatted on request', () => {
     const main = page(
-      '# T\n\n## S\n\n{{limits.maxTimeoutMs}} ms, {{duration limits.maxTimeoutMs}}, {{bytes limits.maxBodyBytes}}, ' +
-        '{{duration webhooks.retryScheduleMs}}, {{count webhooks.retryScheduleMs retry retries}}, ' +
-        '{{duration monitors.minIntervalSeconds seconds}}, {{hours webhooks.secretGraceHours}}, {{codes egress.denyHosts}}, ' +
-        '{{baseUrl}}\n',
+      '# T\n\n## S\n\n{{ limits.maxTimeoutMs }} ms, {{ limits.maxTimeoutMs | duration }}, {{ limits.maxBodyBytes | bytes }}, ' +
+        "{{ webhooks.retryScheduleMs | duration }}, {{ webhooks.retryScheduleMs | count: 'retry', 'retries' }}, " +
+        "{{ monitors.minIntervalSeconds | duration: 'seconds' }}, {{ webhooks.secretGraceHours | hours }}, " +
+        '{{ egress.denyHosts | codes }}, {{ baseUrl }}\n',
       {
         limits: { maxTimeoutMs: 90_000, maxBodyBytes: 3 * 1024 * 1024 },
         webhooks: { retryScheduleMs: [1000], secretGraceHours: 1 },
@@ -58,7 +59,7 @@ describe('values', () => {
 
   it('the base URL is the one each request came in at', () => {
     const build = docsPage(loadConfig({ env: {} }), [
-      { name: PAGE_SOURCE, body: Buffer.from('# T\n\n## S\n\n`curl {{baseUrl}}/api`\n') },
+      { name: PAGE_SOURCE, body: Buffer.from('# T\n\n## S\n\n`curl {{ baseUrl }}/api`\n') },
     ]);
     expect(build('http://one.test')).toContain('<code>curl http://one.test/api</code>');
     expect(build('https://two.test/')).toContain('<code>curl https://two.test/api</code>');
@@ -68,13 +69,14 @@ describe('values', () => {
 describe('conditions', () => {
   const source = [
     '# T\n\n## S\n',
-    '{{#if auth.anonymous}}',
-    'Open{{#unless auth.publicOperations}}, operations closed{{/unless}}.',
-    '{{else}}',
+    '{% if auth.anonymous %}',
+    'Open{% unless auth.publicOperations %}, operations closed{% endunless %}.',
+    '{% else %}',
     'Closed.',
-    '{{/if}}',
+    '{% endif %}',
     '',
-    'Sandbox {{#if render.sandbox is off}}off{{else}}not off{{/if}}; hosts {{#if egress.allowHosts}}some{{else}}none{{/if}}.',
+    "Sandbox {% if render.sandbox == 'off' %}off{% else %}not off{% endif %}; " +
+      'hosts {% if egress.allowHosts != empty %}some{% else %}none{% endif %}.',
   ].join('\n');
 
   it('choose the text for the configuration, nested ones too', () => {
@@ -95,8 +97,8 @@ describe('conditions', () => {
 describe('includes', () => {
   it("take another file's section, from below its heading to the next heading", () => {
     const other =
-      '# Other\n\n## The `part` here\n\nIncluded, **bold**: {{render.queueSize}}.\n\n### Next\n\nNot included.\n';
-    const main = page('# T\n\n## S\n\n{{include other.md#the-part-here}}\n', {}, { 'other.md': other });
+      '# Other\n\n## The `part` here\n\nIncluded, **bold**: {{ render.queueSize }}.\n\n### Next\n\nNot included.\n';
+    const main = page("# T\n\n## S\n\n{% include 'other.md#the-part-here' %}\n", {}, { 'other.md': other });
     expect(main).toContain('<p>Included, <strong>bold</strong>: 100.</p>');
     expect(main).not.toContain('Not included');
   });
@@ -104,16 +106,16 @@ describe('includes', () => {
 
 describe('mistakes stop the page from being built', () => {
   it.each([
-    ['an unknown setting', '{{limits.noSuchLimit}}', /no setting limits.noSuchLimit/],
-    ['a format on a non-number', '{{bytes egress.allowPrivate}}', /not a number/],
-    ['a placeholder that is not one', '{{ nope', /not one/],
-    ['two else', '{{#if auth.anonymous}}a{{else}}b{{else}}c{{/if}}', /two \{\{else\}\}/],
-    ['a condition on the base URL', '{{#if baseUrl}}x{{/if}}', /per request/],
-    ['a value in a link', '[x]({{baseUrl}}/a)', /inside a link or heading/],
-    ['a value in a heading', '### At {{render.queueSize}}', /inside a link or heading/],
-    ['an unknown event', '{{example job.nope}}', /no event type job.nope/],
-    ['a block inside a paragraph', 'See {{example job.failed}} here', /block placeholder inside a paragraph/],
-    ['an include of a missing section', '{{include overview.md#nowhere}}', /no heading #nowhere/],
+    ['an unknown setting', '{{ limits.noSuchLimit }}', /undefined variable: limits.noSuchLimit/],
+    ['a format on a non-number', '{{ egress.allowPrivate | bytes }}', /takes a number/],
+    ['a placeholder that is not one', '{{ nope', /not closed/],
+    ['two else', '{% if auth.anonymous %}a{% else %}b{% else %}c{% endif %}', /duplicated else/],
+    ['a condition on the base URL', '{% if baseUrl %}x{% endif %}', /per request/],
+    ['a value in a link', '[x]({{ baseUrl }}/a)', /inside a link or heading/],
+    ['a value in a heading', '### At {{ render.queueSize }}', /inside a link or heading/],
+    ['an unknown event', '{% example job.nope %}', /no event type job.nope/],
+    ['a block inside a paragraph', 'See {% example job.failed %} here', /block placeholder inside a paragraph/],
+    ['an include of a missing section', "{% include 'overview.md#nowhere' %}", /no heading #nowhere/],
   ])('%s', (_what, line, error) => {
     expect(() => page(`# T\n\n## S\n\n${line}\n`)).toThrow(error);
   });
