@@ -39,6 +39,14 @@ describe('values', () => {
     expect(main).not.toMatch(/<b>|<em>|<a href="javascript/);
   });
 
+  it("stay escaped through Liquid's own filters and tags", () => {
+    const main = page(
+      "# T\n\n## S\n\n{{ egress.allowHosts | join: ' ' | append: '<i>' }}; {% echo egress.allowHosts | first %}\n",
+      { egress: { allowHosts: ['*<b>x</b>*', 'y'] } },
+    );
+    expect(main).toContain('<p>*&lt;b&gt;x&lt;/b&gt;* y&lt;i&gt;; *&lt;b&gt;x&lt;/b&gt;*</p>');
+  });
+
   it('are the configured ones, formatted on request', () => {
     const main = page(
       '# T\n\n## S\n\n{{ limits.maxTimeoutMs }} ms, {{ limits.maxTimeoutMs | duration }}, {{ limits.maxBodyBytes | bytes }}, ' +
@@ -116,6 +124,10 @@ describe('mistakes stop the page from being built', () => {
     ['an unknown event', '{% example job.nope %}', /no event type job.nope/],
     ['a block inside a paragraph', 'See {% example job.failed %} here', /block placeholder inside a paragraph/],
     ['an include of a missing section', "{% include 'overview.md#nowhere' %}", /no heading #nowhere/],
+    ['the raw filter, which would not escape', '{{ egress.allowHosts | raw }}', /undefined filter: raw/],
+    ['a filter on the base URL', '{{ baseUrl | upcase }}', /per request/],
+    ['an unknown filter', '{{ limits.maxBodyBytes | megabytes }}', /undefined filter: megabytes/],
+    ['an unknown tag', '{% chart %}', /tag "chart" not found/],
   ])('%s', (_what, line, error) => {
     expect(() => page(`# T\n\n## S\n\n${line}\n`)).toThrow(error);
   });
