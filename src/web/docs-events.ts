@@ -1,8 +1,7 @@
-// The webhook events on /docs: what each is for, where it goes, and an example body of each. The bodies
+// The example body of each webhook event on /docs (docs/overview.md says what each is for). The bodies
 // are made by the functions that make the real events (captureEventData, testEventData, jobEventData and
 // eventBody) from sample records, so an example cannot drift from what is sent; and
 // test/integration/webhook-event-docs.test.ts compares each example's keys with a real delivery's.
-import type { Config } from '../config.js';
 import { jobEventData } from '../jobs/view.js';
 import { captureEventData, testEventData } from '../monitors/view.js';
 import type { CaptureRecord } from '../stores/captures.js';
@@ -150,65 +149,12 @@ export function exampleBodies(base: string): Record<EventType, string> {
   return Object.fromEntries(bodies) as Record<EventType, string>;
 }
 
-/** What each event means and where it goes, in the order of EVENT_TYPES. */
-function meaning(c: Readonly<Config>): Record<EventType, [Markup, Markup]> {
-  const monitorHook = (notify: string) =>
-    html`To the monitor's ${code('webhookUrl')}, if its ${code('notify')} has ${code(notify)}.`;
-  return {
-    'monitor.changed': [
-      html`A capture differs from the baseline (confirmed) and its ${code('notifyWhen')} rules, if any, are met: the
-      changed ${code('regions')} with their elements, a one-line ${code('summary')}, the first 10 ${code('textChanges')}
-      and the ${code('conditions')}. ${code('diffUrl')}, ${code('imageUrl')} and ${code('baselineImageUrl')} fetch the
-      PNGs with the key.`,
-      monitorHook('"change"'),
-    ],
-    'capture.completed': [
-      html`Every successful capture, changed or not (the same fields as ${code('monitor.changed')}). A baseline has
-      ${code('baselineId: null')} and no ${code('baselineImageUrl')}; ${code('diffUrl')} is there only when pixels
-      differed.`,
-      monitorHook('"capture"'),
-    ],
-    'capture.failed': [
-      html`A monitor's capture failed for good (after its tries); ${code('data.error')} says why. No figures or images.`,
-      monitorHook('"failure"'),
-    ],
-    'monitor.test': [
-      html`Sent on request: ${code('POST /api/monitors/{id}/test-webhook')} or <em>Send test event</em> in the
-        dashboard, to try a receiver. Signed, retried and logged like the others; no capture is taken.
-        ${code('data.test')} is always ${code('true')}.`,
-      html`To the monitor's ${code('webhookUrl')}, whatever its ${code('notify')} says (409 without one).`,
-    ],
-    'job.succeeded': [
-      html`An async job finished; ${code('data.result.url')} is the output (${code('pageCount')} for PDFs,
-      ${code('finalUrl')} for URL sources).`,
-      html`To the job's ${code('webhookUrl')}.`,
-    ],
-    'job.failed': [
-      html`An async job failed (after up to ${c.jobs.maxAttempts} tries); ${code('data.error')} says why.`,
-      html`To the job's ${code('webhookUrl')}.`,
-    ],
-  };
-}
-
-/** The Events part of the webhooks section: one entry per event type, each with its example body. */
-export function eventList(c: Readonly<Config>, base: string): Markup {
-  const bodies = exampleBodies(base);
-  const words = meaning(c);
-  return html`<h3>Events</h3>
-    <dl class="defs events">
-      ${EVENT_TYPES.map(
-        (type) =>
-          html`<div id="event-${type.replace('.', '-')}">
-            <dt>${code(type)}</dt>
-            <dd>
-              ${words[type][0]}
-              <div class="meaning">${words[type][1]}</div>
-              <details class="example">
-                <summary>Example body of ${code(type)}</summary>
-                ${pre(bodies[type], `Example ${type} body`)}
-              </details>
-            </dd>
-          </div>`,
-      )}
-    </dl>`;
+/** A paragraph's worth of example: the body of `type` as it is sent, folded away until asked for. */
+export function exampleBlock(type: string, base: string): Markup {
+  if (!(EVENT_TYPES as readonly string[]).includes(type)) throw new Error(`docs: no event type ${type}`);
+  const body = exampleBodies(base)[type as EventType];
+  return html`<details class="example">
+    <summary>Example body of ${code(type)}</summary>
+    ${pre(body, `Example ${type} body`)}
+  </details>`;
 }

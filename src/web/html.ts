@@ -57,11 +57,6 @@ export function duration(ms: number): string {
 
 export const hours = (h: number) => (h === 1 ? '1 hour' : `${h} hours`);
 export const code = (text: Piece) => html`<code>${text}</code>`;
-/** A dotted setting name that may break after its dots on a narrow screen. */
-export const breakable = (name: string) => name.split('.').map((part, i) => html`${i ? html`.<wbr />` : ''}${part}`);
-export const list = (items: string[]) =>
-  items.length ? items.map((i, n) => html`${n ? ', ' : ''}${code(i)}`) : html`none`;
-
 /** A code block a keyboard can reach (it may scroll sideways). */
 export const pre = (text: string, label: string) =>
   html`<pre tabindex="0" aria-label="${label}"><code>${text}</code></pre>`;

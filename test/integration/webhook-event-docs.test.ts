@@ -6,7 +6,7 @@
 // included. The page's node:crypto verification snippet is run on a real delivery too.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { VERIFY_CRYPTO } from '../../src/web/docs-texts.js';
+import { VERIFY_CRYPTO } from '../helpers/docs-snippets.js';
 import { EVENT_TYPES } from '../../src/webhooks/outbox.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../src/domain/key-material.js';
 import { describeSettings } from '../../src/config-load.js';
-import { VERIFY_CRYPTO, VERIFY_STANDARDWEBHOOKS } from '../../src/web/docs-texts.js';
+import { VERIFY_CRYPTO, VERIFY_STANDARDWEBHOOKS } from '../helpers/docs-snippets.js';
 import { newMessageId, signedHeaders } from '../../src/webhooks/sign.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -5,7 +5,7 @@ import type Router from '@koa/router';
 import { notFound } from '../../errors.js';
 import { exactRouter } from '../router.js';
 import { docPagePath, IMAGE_TYPE, MARKDOWN_TYPE, readDocsFiles } from '../../web/docs-files.js';
-import { renderDocsPage } from '../../web/docs-page.js';
+import { docsPage, PAGE_SOURCE } from '../../web/docs-page.js';
 import { PAGE_CSP } from '../../web/routes.js';
 import { buildOpenApi } from '../openapi/document.js';
 import { baseUrlOf } from '../principal.js';
@@ -21,6 +21,8 @@ export function docsRoutes({ config }: DocsDeps): Router {
   const files = readDocsFiles();
   const pages = new Map(files.pages.map((p) => [p.name, p]));
   const links = files.pages.map((p) => ({ path: docPagePath(p), title: p.title }));
+  // A deployment without docs/ still starts (see readDocsFiles); only its /docs is missing.
+  const page = pages.has(PAGE_SOURCE) ? docsPage(config, files.pages, links) : undefined;
   const router = exactRouter();
 
   router.get('/openapi.json', (ctx) => {
@@ -30,11 +32,12 @@ export function docsRoutes({ config }: DocsDeps): Router {
   });
 
   router.get('/docs', (ctx) => {
+    if (!page) throw notFound(`no docs/${PAGE_SOURCE} in this installation`);
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Content-Security-Policy', PAGE_CSP);
     ctx.set('Cache-Control', 'no-cache');
     // Examples name the address the reader reached us at (or publicUrl); every value is escaped.
-    ctx.body = renderDocsPage(config, baseUrlOf(ctx, config.publicUrl), links);
+    ctx.body = page(baseUrlOf(ctx, config.publicUrl));
   });
 
   router.get('/docs/:file', (ctx) => {
