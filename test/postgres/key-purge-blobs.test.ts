@@ -24,7 +24,9 @@ describePostgres('keys delete --purge with storage.driver=database', () => {
   let dataDir: string;
   let backend: Backend;
   let files: FileStores;
-  let pool: pg.Pool;
+  /** A client of its own (not a pool: Pool.end() resolves before its connections have closed, and the
+   * forced drop below would then cut one mid-close). */
+  let client: pg.Client;
 
   beforeAll(async () => {
     database = await freshDatabase();
@@ -36,10 +38,11 @@ describePostgres('keys delete --purge with storage.driver=database', () => {
     const opened = await openBackend(config, createLogger('silent'));
     backend = opened.backend;
     files = openFileStores(config, dataDir, opened.databaseFiles);
-    pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    client = new pg.Client({ connectionString: database.url });
+    await client.connect();
   });
   afterAll(async () => {
-    await pool?.end();
+    await client?.end();
     await backend?.close();
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -59,7 +62,7 @@ describePostgres('keys delete --purge with storage.driver=database', () => {
   }
 
   const blobRows = async (table: 'blobs' | 'blob_chunks') =>
-    (await pool.query<{ blob: string }>(`SELECT DISTINCT namespace || ' ' || key AS blob FROM ${table}`)).rows
+    (await client.query<{ blob: string }>(`SELECT DISTINCT namespace || ' ' || key AS blob FROM ${table}`)).rows
       .map((r) => r.blob)
       .sort();
 
