@@ -6,10 +6,9 @@ import { KeyPurge } from './auth/purge.js';
 import { KeyRevocation } from './auth/revocation.js';
 import { DatabaseOpenError } from './stores/sql/open-backend.js';
 import { createLogger } from './log.js';
-import { NODE_ROLES } from './domain/node-role.js';
 import { isRole } from './app/roles.js';
 import { openStorage, type Storage } from './app/storage.js';
-import type { NodeRole } from './domain/node-role.js';
+import { NODE_ROLES, type NodeRole } from './domain/node-role.js';
 
 const USAGE = `usage: pagewatch <command>
   serve [--role ${NODE_ROLES.join('|')}]

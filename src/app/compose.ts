@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { Differ } from '../diff/pixels/differ.js';
 import { DiffPool } from '../diff/pixels/pool.js';
 import { createApp } from '../http/app.js';
+import { httpLimits } from '../http/limits.js';
 import { createProbeApp } from '../http/probe-app.js';
 import { HttpServer } from '../http/server.js';
 import { JobQueue } from '../jobs/queue.js';
@@ -165,11 +166,7 @@ async function composeOn(
     log,
     renderer,
     keys: stores.keys,
-    limits: {
-      ...config.limits,
-      maxRetention: config.monitors.maxRetention,
-      minIntervalSeconds: config.monitors.minIntervalSeconds,
-    },
+    limits: httpLimits(config),
     auth: config.auth,
     rateLimit: config.rateLimit,
     rateLimits: storage.rateLimits,

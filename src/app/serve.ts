@@ -3,19 +3,17 @@
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Config } from '../config.js';
-import type { JobWorker } from '../jobs/worker.js';
-import type { Sweeper } from '../jobs/sweeper.js';
 import { startAll, stopAll } from '../lifecycle.js';
 import type { Logger } from '../log.js';
-import type { MonitorScheduler } from '../monitors/scheduler.js';
-import type { NodeHeartbeat } from '../operations/node-heartbeat.js';
-import type { BrowserManager } from '../render/browser/browser-manager.js';
-import type { RenderLimiter } from '../render/limiter.js';
 import type { Backend } from '../stores/backend.js';
-import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
-import { composeNode } from './compose.js';
+import type { DatabaseKind } from '../stores/sql/flavor.js';
+import { composeNode, type ComposedNode } from './compose.js';
 
-export interface Service {
+/** A started node: the parts tests and tools look at (see ComposedNode), its address and its stop. */
+export interface Service extends Pick<
+  ComposedNode,
+  'node' | 'browsers' | 'limiter' | 'worker' | 'dispatcher' | 'sweeper' | 'scheduler'
+> {
   server: Server;
   port: number;
   url: string;
@@ -23,15 +21,7 @@ export interface Service {
   proxyUrl: string;
   backend: Backend;
   /** Which database the service runs on (database.url). */
-  databaseKind: 'sqlite' | 'postgres';
-  browsers: BrowserManager;
-  limiter: RenderLimiter;
-  worker: JobWorker;
-  dispatcher: WebhookDispatcher;
-  sweeper: Sweeper;
-  scheduler: MonitorScheduler;
-  /** This node: its id in the node registry and its role (what it runs: roles.ts). */
-  node: NodeHeartbeat['node'];
+  databaseKind: DatabaseKind;
   stop(): Promise<void>;
 }
 

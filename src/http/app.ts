@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { Renderer } from '../render/renderer.js';
 import type { ApiKeyStore } from '../stores/api-keys.js';
 import type { RateLimitStore } from '../stores/rate-limits.js';
+import type { HttpLimits } from './limits.js';
 import type { DeliveryStore } from '../stores/webhook-deliveries.js';
 import type { JobService } from '../jobs/service.js';
 import type { MonitorService } from '../monitors/service.js';
@@ -37,18 +38,7 @@ export interface AppDeps {
   publicUrl: string;
   readiness: Readiness;
   keys: ApiKeyStore;
-  limits: {
-    maxBodyBytes: number;
-    maxTimeoutMs: number;
-    anonymousMaxBodyBytes: number;
-    maxRetention: number;
-    minIntervalSeconds: number;
-    anonymousMaxTimeoutMs: number;
-    anonymousConcurrencyPerIp: number;
-    anonymousMaxPdfPages: number;
-    maxFullPageHeight: number;
-    maxImagePixels: number;
-  };
+  limits: HttpLimits;
   auth: { anonymous: boolean; publicOperations: boolean };
   rateLimit: { perKeyPerMinute: number; anonymousPerMinute: number };
   /** The token buckets: this node's memory, or shared by every node (PostgreSQL). */

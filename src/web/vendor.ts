@@ -34,20 +34,23 @@ export const VENDOR_FOLDER = 'vendor';
 
 const packageDir = (pkg: string): string => join(projectRoot(), 'node_modules', pkg);
 
-/** The installed version of a vendored package. */
-export function installedVersion(pkg: string): string {
-  return (JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')) as { version: string }).version;
+/** A vendored package's package.json: its version and licence. */
+function packageMeta(pkg: string): { version: string; license: string } {
+  return JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')) as {
+    version: string;
+    license: string;
+  };
 }
+
+/** The installed version of a vendored package. */
+export const installedVersion = (pkg: string): string => packageMeta(pkg).version;
 
 /**
  * The published builds carry no licence comment, so one is put first: the package, its version, its
  * licence and the copyright line of its LICENSE file.
  */
 function licenceHeader(pkg: string): string {
-  const meta = JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')) as {
-    version: string;
-    license: string;
-  };
+  const meta = packageMeta(pkg);
   const copyright = readFileSync(join(packageDir(pkg), 'LICENSE'), 'utf8')
     .split('\n')
     .map((line) => line.trim())

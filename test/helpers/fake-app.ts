@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config-load.js';
 import { MemoryRateLimits } from '../../src/stores/sql/sqlite/memory-rate-limits.js';
 import { createApp, type AppDeps } from '../../src/http/app.js';
+import { httpLimits } from '../../src/http/limits.js';
 import { createLogger } from '../../src/log.js';
 import type { Renderer, RenderOutput } from '../../src/render/renderer.js';
 import type { ImageSpec, PdfSpec } from '../../src/domain/render-spec.js';
@@ -82,11 +83,7 @@ export async function startFakeApp(
     publicUrl: '',
     readiness: absent,
     keys,
-    limits: {
-      ...config.limits,
-      maxRetention: config.monitors.maxRetention,
-      minIntervalSeconds: config.monitors.minIntervalSeconds,
-    },
+    limits: httpLimits(config),
     auth: config.auth,
     rateLimit: config.rateLimit,
     rateLimits: new MemoryRateLimits(),

@@ -6,6 +6,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config-load.js';
 import { createApp, type AppDeps } from '../../src/http/app.js';
+import { httpLimits } from '../../src/http/limits.js';
 import { PACKAGE_VERSION } from '../../src/version.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { decodePng, isPng } from '../helpers/png.js';
@@ -50,11 +51,7 @@ function servedRoutes(): string[] {
     publicUrl: '',
     readiness: dummy,
     keys: dummy,
-    limits: {
-      ...config.limits,
-      maxRetention: config.monitors.maxRetention,
-      minIntervalSeconds: config.monitors.minIntervalSeconds,
-    },
+    limits: httpLimits(config),
     auth: config.auth,
     rateLimit: config.rateLimit,
     rateLimits: dummy,

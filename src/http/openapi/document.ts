@@ -2,6 +2,7 @@
 // the zod schemas of the requests and answers, so every range and maximum it states is the one the
 // service enforces and every field it lists is one a view builds.
 import type { Config } from '../../config.js';
+import { httpLimits } from '../limits.js';
 import { trimTrailingSlashes } from '../../domain/trim.js';
 import { PACKAGE_VERSION } from '../../version.js';
 import { componentSchemas } from './components.js';
@@ -12,14 +13,7 @@ import { buildSitePaths } from './paths-site.js';
 export type OpenApiDocument = Record<string, unknown>;
 
 export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
-  const limits = {
-    maxTimeoutMs: config.limits.maxTimeoutMs,
-    maxRetention: config.monitors.maxRetention,
-    minIntervalSeconds: config.monitors.minIntervalSeconds,
-    maxFullPageHeight: config.limits.maxFullPageHeight,
-    maxImagePixels: config.limits.maxImagePixels,
-    maxBodyBytes: config.limits.maxBodyBytes,
-  };
+  const limits = httpLimits(config);
 
   return {
     openapi: '3.1.0',

@@ -1,0 +1,23 @@
+// The limits the HTTP layer checks requests against: the `limits` settings and the monitors' own.
+import type { Config } from '../config.js';
+
+export interface HttpLimits {
+  maxBodyBytes: number;
+  maxTimeoutMs: number;
+  anonymousMaxBodyBytes: number;
+  maxRetention: number;
+  minIntervalSeconds: number;
+  anonymousMaxTimeoutMs: number;
+  anonymousConcurrencyPerIp: number;
+  anonymousMaxPdfPages: number;
+  maxFullPageHeight: number;
+  maxImagePixels: number;
+}
+
+export function httpLimits(config: Readonly<Config>): HttpLimits {
+  return {
+    ...config.limits,
+    maxRetention: config.monitors.maxRetention,
+    minIntervalSeconds: config.monitors.minIntervalSeconds,
+  };
+}
