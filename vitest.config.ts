@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects, run by `npm test` in this order (package.json): `unit` needs no browser and no database
-// server, `postgres` needs PostgreSQL, `integration` runs the real service with real Chromium. Each runs
+// Four projects, run by `npm test` in this order (package.json): `unit` needs no browser and no database
+// server, `postgres` needs PostgreSQL, `integration` runs the real service with real Chromium, and
+// `faults` (`npm run test:faults`) breaks what the service stands on — killed renderers and browsers,
+// a restarted or stopped PostgreSQL, a full disk, a skewed clock, PgBouncer — as root. Each runs
 // two files at once: the integration files spend most of their time waiting on pages, timers and child
 // processes, so two share 2 cores well; each has its own service, Chromium, database and ephemeral ports,
 // and the process checks look only at their own service's process group.
@@ -27,6 +29,7 @@ export default defineConfig({
         extends: true,
         test: { name: 'integration', include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'] },
       },
+      { extends: true, test: { name: 'faults', include: ['test/faults/**/*.test.ts'] } },
     ],
   },
 });
