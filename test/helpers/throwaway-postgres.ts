@@ -40,16 +40,16 @@ const ctl = (name: string, action: string, ...args: string[]) =>
   run('pg_ctlcluster', ['--skip-systemctl-redirect', VERSION, name, action, ...args]);
 
 /**
- * Creates and starts a cluster with trust auth on 127.0.0.1. `settings` become postgresql.conf lines
- * (`ssl: 'on'`...). fsync is off: these servers hold nothing worth a crash-safe write.
+ * Creates and starts a cluster with trust auth on localhost. `settings` become postgresql.conf lines
+ * (`max_connections: '20'`...). fsync is off: these servers hold nothing worth a crash-safe write.
  */
 export async function startThrowawayPostgres(settings: Record<string, string> = {}): Promise<ThrowawayPostgres> {
   const name = `pwfault_${randomBytes(4).toString('hex')}`;
   const port = await freePort();
-  const options = Object.entries({ fsync: 'off', listen_addresses: '127.0.0.1', ...settings }).flatMap(([k, v]) => [
-    '-o',
-    `${k}=${v}`,
-  ]);
+  // pg_createcluster writes each `-o` into postgresql.conf as given, unquoted: only bare words and numbers
+  // survive (listen_addresses stays its default, localhost). It drops `ssl`, which it sets itself: turn
+  // TLS on with ALTER SYSTEM.
+  const options = Object.entries({ fsync: 'off', ...settings }).flatMap(([k, v]) => ['-o', `${k}=${v}`]);
   try {
     await run('pg_createcluster', [VERSION, name, '--port', String(port), ...options, '--', '--auth=trust']);
   } catch (err) {
