@@ -114,7 +114,8 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
     const startedAt = outcome.startedAt.toISOString();
     const responseStatus = outcome.responseStatus ?? null;
     const error = outcome.error ?? null;
-    const now = new Date().toISOString();
+    // A redelivery asked for meanwhile is due when the attempt ended, on the clock its dispatcher keeps.
+    const now = new Date(outcome.startedAt.getTime() + outcome.durationMs).toISOString();
     return inTransaction(this.db, async (trx) => {
       await trx
         .insertInto('webhook_attempts')
