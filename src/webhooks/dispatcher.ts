@@ -153,7 +153,7 @@ export class WebhookDispatcher implements Lifecycle {
     const outcome = this.outcome(d, result, startedAt);
     try {
       const { deliveries } = this.backend.stores;
-      await deliveries.recordAttempt(d, outcome);
+      await deliveries.recordAttempt(d, outcome, this.clock.now());
       if (result.gone) await deliveries.stopForUrl(d, 'the receiver answered 410 Gone to an earlier delivery');
     } catch (err) {
       this.log.error({ err, delivery: d.id }, 'could not record a webhook attempt');
