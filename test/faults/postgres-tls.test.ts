@@ -174,7 +174,7 @@ describe('PostgreSQL over TLS (verify-full, a CA made by the test)', () => {
       quiet,
     );
     try {
-      await expect(pool.query('SELECT 1')).rejects.toThrow(/self[- ]signed certificate|unable to verify|certificate/i);
+      await expect(pool.query('SELECT 1')).rejects.toThrow(/unable to verify the first certificate/);
     } finally {
       await pool.end();
     }
