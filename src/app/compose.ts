@@ -105,7 +105,8 @@ async function composeOn(
     statusSnapshot(
       {
         version: PACKAGE_VERSION,
-        startedAt: node.startedAt,
+        // On the same clock as `now` (uptime): the start as the database's clock read it.
+        startedAt: new Date(node.startedAt.getTime() + (databaseClock?.offsetMs ?? 0)),
         node,
         browsers,
         limiter,

@@ -14,7 +14,6 @@ import type { Logger } from '../log.js';
 import type { Backend } from '../stores/backend.js';
 import type { MonitorRecord, MonitorStore } from '../stores/monitors.js';
 import type { MonitorRuns } from './runs.js';
-
 import { systemClock, type Clock } from '../domain/clock.js';
 
 export { systemClock, type Clock };
