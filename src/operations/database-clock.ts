@@ -45,7 +45,7 @@ export class DatabaseClock implements Clock, Lifecycle {
       const offset = databaseTime.getTime() - (sentAt + roundTrip / 2);
       if (!best || roundTrip < best.roundTrip) best = { offset, roundTrip };
     }
-    this.offset = Math.round(best!.offset);
+    this.offset = Math.round(best!.offset) || 0; // never -0
     if (Math.abs(this.offset) >= WARN_OFFSET_MS && !this.warned) {
       this.warned = true;
       this.log.warn(
