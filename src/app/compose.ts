@@ -24,6 +24,7 @@ import { MonitorScheduler, schedulesElsewhere } from '../monitors/scheduler.js';
 import { sealLegacySecrets } from '../monitors/seal-legacy-secrets.js';
 import { MonitorService } from '../monitors/service.js';
 import { Metrics } from '../operations/metrics.js';
+import { DatabaseClock } from '../operations/database-clock.js';
 import { NodeHeartbeat, nodeId } from '../operations/node-heartbeat.js';
 import { RenderHistory } from '../operations/render-history.js';
 import { statusSnapshot, withStoredBytesCache } from '../operations/status.js';
@@ -34,6 +35,7 @@ import { PlaywrightRenderer } from '../render/renderer.js';
 import { loadSecretsKey } from '../secrets/key-file.js';
 import { SecretBox } from '../secrets/secret-box.js';
 import { PACKAGE_VERSION } from '../version.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { composeBrowser } from './browser.js';
 import { lifecyclesOf, partsOf } from './roles.js';
@@ -85,6 +87,10 @@ async function composeOn(
   const duties = partsOf(config.role);
   const { backend } = storage;
   const stores = backend.stores;
+  // Leases, schedules, retries and expiries compare times that different nodes wrote: on PostgreSQL every
+  // node reads them from the database's clock (started first of the parts, so before anything reads it).
+  const databaseClock = storage.readTime && new DatabaseClock(storage.readTime, log);
+  const clock: Clock = databaseClock ?? systemClock;
   const sealedNow = await sealLegacySecrets(backend, storage.scrub, secrets, log);
   if (sealedNow.length)
     log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
@@ -96,16 +102,20 @@ async function composeOn(
   const limiter = new RenderLimiter(config.render.concurrency, config.render.queueSize, (ms) => history.queueWait(ms));
   const statusStores = { ...stores, statusReads: withStoredBytesCache(stores.statusReads) };
   const status = () =>
-    statusSnapshot({
-      version: PACKAGE_VERSION,
-      startedAt: node.startedAt,
-      node,
-      browsers,
-      limiter,
-      stores: statusStores,
-      history,
-      limits: { concurrency: config.render.concurrency, queueSize: config.render.queueSize },
-    });
+    statusSnapshot(
+      {
+        version: PACKAGE_VERSION,
+        // On the same clock as `now` (uptime): the start as the database's clock read it.
+        startedAt: new Date(node.startedAt.getTime() + (databaseClock?.offsetMs ?? 0)),
+        node,
+        browsers,
+        limiter,
+        stores: statusStores,
+        history,
+        limits: { concurrency: config.render.concurrency, queueSize: config.render.queueSize },
+      },
+      clock.now(),
+    );
   const metrics = new Metrics(status, history);
   // Every render — synchronous, async job or monitor capture — is counted and timed.
   const renderer = metrics.metered(
@@ -116,14 +126,14 @@ async function composeOn(
   // Jobs: one durable queue; each kind registers its runner. As many jobs in the render line as there
   // are slots: with no synchronous traffic jobs fill every slot; with it, the first-come line shares the
   // slots instead of either side starving the other. Monitors' captures are jobs too, in the same line.
-  const queue = new JobQueue(backend, config.jobs);
-  const renderJobs = new RenderJobRunner(renderer, results, config.jobs.resultTtlHours * 3600_000);
+  const queue = new JobQueue(backend, config.jobs, clock);
+  const renderJobs = new RenderJobRunner(renderer, results, config.jobs.resultTtlHours * 3600_000, clock);
   for (const kind of RENDER_JOB_KINDS) queue.register(kind, renderJobs);
   const differ = new Differ(diffPool, config.limits.maxImagePixels);
   const recorder = new CaptureRecorder(captureFiles, log, config.monitors);
   queue.register(
     CAPTURE_JOB_KIND,
-    new CaptureJobRunner({ stores, recorder, renderer, differ, files: captureFiles, log, secrets }),
+    new CaptureJobRunner({ stores, recorder, renderer, differ, files: captureFiles, log, secrets, clock }),
   );
   const worker = new JobWorker(
     backend,
@@ -134,7 +144,7 @@ async function composeOn(
   const dispatcher = new WebhookDispatcher(
     backend,
     egress,
-    { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs },
+    { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs, clock },
     log,
   );
   const sweeper = new Sweeper({
@@ -153,10 +163,11 @@ async function composeOn(
     recordTtlMs: config.jobs.recordTtlDays * 86_400_000,
     shortLived: [{ kind: CAPTURE_JOB_KIND, keepMs: CAPTURE_JOB_KEEP_MS }],
     exclusive: backend,
+    clock,
   });
-  const runs = new MonitorRuns(backend, queue, config.monitors.minIntervalSeconds);
+  const runs = new MonitorRuns(backend, queue, config.monitors.minIntervalSeconds, clock);
   const reconcile = { changes: backend.changes, intervalMs: config.monitors.reconcileIntervalMs };
-  const scheduler = new MonitorScheduler({ monitors: stores.monitors, runs, log, reconcile });
+  const scheduler = new MonitorScheduler({ monitors: stores.monitors, runs, log, reconcile, clock });
 
   let shuttingDown = false;
   const readiness = { database: () => backend.ping(), browser: () => browsers.readiness(), sandbox };
@@ -180,6 +191,7 @@ async function composeOn(
       abortJob: (jobId) => worker.abort(jobId),
       limits: config.monitors,
       secrets,
+      clock,
     }),
     deliveries: stores.deliveries,
     publicUrl: config.publicUrl,
@@ -198,12 +210,12 @@ async function composeOn(
     log,
   });
 
-  const heartbeat = new NodeHeartbeat({ nodes: stores.nodes, node, log });
+  const heartbeat = new NodeHeartbeat({ nodes: stores.nodes, node, log, now: () => clock.now() });
   const all = { heartbeat, proxy, browsers, diffPool, dispatcher, sweeper, worker, scheduler, http };
   return {
     storage,
     node,
-    parts: lifecyclesOf(config.role, all),
+    parts: databaseClock ? [databaseClock, ...lifecyclesOf(config.role, all)] : lifecyclesOf(config.role, all),
     http,
     proxy,
     browsers,

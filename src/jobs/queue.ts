@@ -4,6 +4,7 @@
 // a runner (runner.ts), and job ids are minted here only.
 import { createHash, randomBytes } from 'node:crypto';
 import { conflict, queueFull } from '../errors.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import type { Backend, Tx } from '../stores/backend.js';
 import type { JobRecord, JobRequest } from '../stores/jobs.js';
 import type { JobError } from '../domain/job-outcome.js';
@@ -63,6 +64,8 @@ export class JobQueue {
   constructor(
     private readonly backend: Backend,
     private readonly limits: QueueLimits,
+    /** The cluster's clock (the database's): leases written by one node are read by the others. */
+    readonly clock: Clock = systemClock,
   ) {
     this.submissions = new Gathered(backend, (tx, pending) => this.submitIn(tx, pending));
   }
@@ -84,7 +87,7 @@ export class JobQueue {
    * A new queued job, or — for a repeated Idempotency-Key with the same request within 24 h — the job
    * it made before (`created: false`). The same key with another request is 409.
    */
-  submit(s: Submission, now = new Date()): Promise<Submitted> {
+  submit(s: Submission, now = this.clock.now()): Promise<Submitted> {
     const requestHash = createHash('sha256')
       .update(`${s.kind}\n${s.webhookUrl ?? ''}\n${canonicalJson(s.request)}`)
       .digest('hex');
@@ -115,7 +118,7 @@ export class JobQueue {
   }
 
   /** Queue a job inside the caller's transaction (no limit checked: see `isFull`, `assertRoom`). */
-  async enqueue(tx: Tx, e: Enqueued, now = new Date()): Promise<JobRecord> {
+  async enqueue(tx: Tx, e: Enqueued, now = this.clock.now()): Promise<JobRecord> {
     const id = `job_${randomBytes(10).toString('hex')}`;
     const keptRequest = this.runnerOf(e.kind).keepAfterFinish(e.request);
     const queued = await tx.jobs.insert({ id, ...e, keptRequest }, now);
@@ -161,7 +164,7 @@ export class JobQueue {
   async claim(
     owner: string,
     limit: number,
-    now = new Date(),
+    now = this.clock.now(),
   ): Promise<{ claimed: JobRecord[]; exhausted: number; canceled: string[] }> {
     const tidied = this.tidyDue(now) ? await this.tidy(now) : { exhausted: 0, canceled: [] };
     const claimed =
@@ -191,7 +194,7 @@ export class JobQueue {
     return this.backend.stores.jobs.runningOf(owner);
   }
 
-  renew(owner: string, now = new Date()): Promise<void> {
+  renew(owner: string, now = this.clock.now()): Promise<void> {
     return this.backend.stores.jobs.renew(owner, this.limits.leaseMs, now);
   }
 
@@ -199,7 +202,7 @@ export class JobQueue {
    * Record the outcome, with what the runner's `onSucceeded` records, in one transaction; false if the
    * job stopped being this worker's meanwhile (canceled, taken over): then nothing is recorded.
    */
-  succeed(job: JobRecord, owner: string, outcome: JobOutcome, now = new Date()): Promise<boolean> {
+  succeed(job: JobRecord, owner: string, outcome: JobOutcome, now = this.clock.now()): Promise<boolean> {
     return this.backend.transaction(async (tx) => {
       const done = await tx.jobs.succeed(job.id, owner, outcome.result, now);
       if (!done) return false;
@@ -214,7 +217,7 @@ export class JobQueue {
     owner: string,
     error: JobError,
     retryable: boolean,
-    now = new Date(),
+    now = this.clock.now(),
   ): Promise<'retried' | 'failed' | 'gone'> {
     return this.backend.transaction(async (tx) => {
       if (retryable && job.attempts < this.limits.maxAttempts) {
@@ -233,7 +236,7 @@ export class JobQueue {
   }
 
   /** Cancel a key's queued or running job of one of `kinds` (what the caller shows). */
-  cancel(keyId: string, id: string, kinds: readonly string[], now = new Date()): Promise<JobRecord | undefined> {
+  cancel(keyId: string, id: string, kinds: readonly string[], now = this.clock.now()): Promise<JobRecord | undefined> {
     return this.backend.stores.jobs.cancel(keyId, id, kinds, now);
   }
 }

@@ -2,6 +2,7 @@
 // queue records the result, and this runner's webhook event, in one transaction.
 import type { Renderer, RenderOutput } from '../render/renderer.js';
 import type { ImageSpec, PdfSpec } from '../domain/render-spec.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import type { FileStore } from '../stores/file-store.js';
 import type { Tx } from '../stores/backend.js';
 import type { JobRecord, JobRequest } from '../stores/jobs.js';
@@ -20,6 +21,8 @@ export class RenderJobRunner implements JobRunner<RenderJobRequest> {
     private readonly renderer: Renderer,
     private readonly results: FileStore,
     private readonly resultTtlMs: number,
+    /** The cluster's clock (the database's): the sweeper of any node judges the expiry. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async run(job: JobOf<RenderJobRequest>, { signal }: RunContext): Promise<JobOutcome> {
@@ -29,7 +32,7 @@ export class RenderJobRunner implements JobRunner<RenderJobRequest> {
     const out = await this.render(job, signal);
     if (signal.aborted) return {}; // nothing stored: nothing to record or discard
     await this.results.put(key, out.bytes);
-    const now = new Date();
+    const now = this.clock.now();
     return {
       result: {
         key,

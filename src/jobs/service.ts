@@ -73,7 +73,11 @@ export class JobService {
   }
 
   /** The result for a download: its size and its bytes as a stream, read as the client takes them. */
-  async result(keyId: string, id: string, now = new Date()): Promise<{ job: JobRecord; size: number; body: Readable }> {
+  async result(
+    keyId: string,
+    id: string,
+    now = this.options.queue.clock.now(),
+  ): Promise<{ job: JobRecord; size: number; body: Readable }> {
     const job = await this.get(keyId, id);
     if (job.status !== 'succeeded' || !job.result) throw notFound(`job ${id} has no result (it is ${job.status})`);
     if (job.result.removed || job.result.expiresAt <= now.toISOString()) {

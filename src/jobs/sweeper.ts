@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { FileStore } from '../stores/file-store.js';
 import { ORPHAN_MIN_AGE_MS, removeOrphans } from '../stores/files/orphans.js';
 import type { Backend, Stores } from '../stores/backend.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { IDEMPOTENCY_WINDOW_MS } from './queue.js';
 
 const BATCH = 500;
@@ -39,6 +40,8 @@ export interface SweeperOptions {
   shortLived?: readonly ShortLivedJobs[];
   /** One node at a time: another node's pass under way skips this one. Without it, every pass runs. */
   exclusive?: Pick<Backend, 'runExclusive'>;
+  /** The cluster's clock (the database's): what has expired is judged on times other nodes wrote. */
+  clock?: Clock;
 }
 
 export class Sweeper implements Lifecycle {
@@ -51,7 +54,12 @@ export class Sweeper implements Lifecycle {
   private readonly options: Required<SweeperOptions>;
 
   constructor(options: SweeperOptions) {
-    this.options = { shortLived: [], exclusive: { runExclusive: (_name, fn) => fn() }, ...options };
+    this.options = {
+      shortLived: [],
+      exclusive: { runExclusive: (_name, fn) => fn() },
+      clock: systemClock,
+      ...options,
+    };
   }
 
   start(): Promise<void> {
@@ -78,7 +86,7 @@ export class Sweeper implements Lifecycle {
    * One pass, unless another node is sweeping the same database now; never throws (a failure is logged
    * and the next pass tries again).
    */
-  async sweep(now = new Date()): Promise<void> {
+  async sweep(now = this.options.clock.now()): Promise<void> {
     try {
       const ran = await this.options.exclusive.runExclusive('pagewatch:sweep', () =>
         this.sweepOnce(now).then(() => true),

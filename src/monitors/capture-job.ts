@@ -4,6 +4,7 @@
 // transaction that ends the job. Failures are thrown to the job worker, which retries or fails the job
 // (and the recorder then writes a failed capture).
 // Whether a capture changed is decided in src/diff/verdict.ts; its file keys are in capture-files.ts.
+import { systemClock, type Clock } from '../domain/clock.js';
 import { performance } from 'node:perf_hooks';
 import { ImageTooLarge, pngSize, sha256, type CaptureImage, type Differ } from '../diff/pixels/differ.js';
 import { renderFailed } from '../errors.js';
@@ -44,6 +45,8 @@ export interface CaptureJobRunnerOptions {
   files: FileStore;
   log: Logger;
   secrets: SecretBox;
+  /** The cluster's clock (the database's): when a capture was taken, on the same clock as its schedule. */
+  clock?: Clock;
 }
 
 export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture> {
@@ -55,7 +58,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const monitor = await this.options.stores.monitors.get(monitorId);
     if (!monitor) return {}; // deleted after the job was queued: the job ends with nothing recorded
     const started = performance.now();
-    const takenAt = new Date();
+    const takenAt = (this.options.clock ?? systemClock).now();
     let shot = await this.shoot(monitor, signal);
     const baseline = await this.options.stores.captures.baseline(monitor.id, monitor.specVersion);
     const baselineImage = baseline && (await this.baselineImage(baseline));

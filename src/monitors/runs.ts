@@ -6,6 +6,7 @@
 import { Gathered } from '../jobs/gathered.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Backend, Tx } from '../stores/backend.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import type { CaptureReason } from '../domain/capture-findings.js';
 import type { JobRecord } from '../stores/jobs.js';
 import type { MonitorRecord } from '../stores/monitors.js';
@@ -31,6 +32,8 @@ export class MonitorRuns {
     private readonly queue: Pick<JobQueue, 'enqueue' | 'pendingFor' | 'isFull' | 'assertRoom'>,
     /** monitors.minIntervalSeconds: ticks closer than this to the last one taken are passed over. */
     private readonly minIntervalSeconds = 0,
+    /** The cluster's clock (the database's). */
+    private readonly clock: Clock = systemClock,
   ) {
     this.ticks = new Gathered(backend, (tx, tick) => this.tickIn(tx, tick), byMonitorId);
   }
@@ -51,12 +54,16 @@ export class MonitorRuns {
       await tx.monitors.recordSkip(monitorId);
       return 'skipped';
     }
-    await this.enqueue(tx, monitor, 'schedule', new Date(), at);
+    await this.enqueue(tx, monitor, 'schedule', this.clock.now(), at);
     return 'queued';
   }
 
   /** Capture now (run now); the pending capture if there is one. */
-  start(monitor: MonitorRecord, reason: 'manual', now = new Date()): Promise<{ job: JobRecord; created: boolean }> {
+  start(
+    monitor: MonitorRecord,
+    reason: 'manual',
+    now = this.clock.now(),
+  ): Promise<{ job: JobRecord; created: boolean }> {
     return this.backend.transaction((tx) => this.startIn(tx, monitor, reason, now));
   }
 
@@ -67,7 +74,7 @@ export class MonitorRuns {
   catchUp(
     monitor: MonitorRecord,
     missed: string,
-    now = new Date(),
+    now = this.clock.now(),
   ): Promise<{ job: JobRecord; created: boolean } | undefined> {
     return this.backend.transaction(async (tx) =>
       (await tx.monitors.claimCatchUp(monitor.id, missed, now))

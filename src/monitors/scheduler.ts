@@ -1,7 +1,9 @@
 // One node-cron task per active monitor. A tick only enqueues a capture job (fast, never throws); the
 // job worker does the capture. Changes to a monitor take effect at once through `schedule`/`unschedule`.
-// node-cron keeps its own time (Date and setTimeout); the scheduler's own decisions — which stored
-// next runs were missed while stopped — read the injected clock, so tests can fake both.
+// node-cron keeps its own time (Date and setTimeout): this node's clock. The scheduler's own decisions read
+// the injected clock — the database's, shared by every node (src/operations/database-clock.ts): a tick
+// node-cron fires before the clock reaches its time (this node's clock runs fast) waits until it does,
+// so no node captures early; which stored next runs were missed while stopped is read from it too.
 // With several nodes, a monitor may change through another node: the scheduler then reconciles its
 // tasks with the database — on the backend's `monitors` change (another node's, on PostgreSQL) and every
 // reconcileIntervalMs in any case, in case a notification was lost.
@@ -12,11 +14,9 @@ import type { Logger } from '../log.js';
 import type { Backend } from '../stores/backend.js';
 import type { MonitorRecord, MonitorStore } from '../stores/monitors.js';
 import type { MonitorRuns } from './runs.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 
-export interface Clock {
-  now(): Date;
-}
-export const systemClock: Clock = { now: () => new Date() };
+export { systemClock, type Clock };
 
 /** An api node's stand-in: the schedules live on the worker nodes, which reconcile with the database. */
 export const schedulesElsewhere: Pick<MonitorScheduler, 'schedule' | 'unschedule'> = {
@@ -59,6 +59,8 @@ export class MonitorScheduler implements Lifecycle {
   /** Ticks under way, waited for by `stop` so none is cut off by the database closing. */
   private readonly ticking = new Set<Promise<void>>();
   private started = false;
+  /** Aborted by `stop`: ticks still waiting for their time (see `untilDue`) give up. */
+  private stopping = new AbortController();
 
   private readonly options: Required<MonitorSchedulerOptions>;
 
@@ -81,6 +83,7 @@ export class MonitorScheduler implements Lifecycle {
    */
   async start(): Promise<void> {
     this.started = true;
+    this.stopping = new AbortController();
     // node-cron logs to the console by default (e.g. "missed execution" when the loop was busy): into ours.
     cron.setLogger({
       info: (message) => this.options.log.debug({ source: 'node-cron' }, message),
@@ -182,6 +185,7 @@ export class MonitorScheduler implements Lifecycle {
   /** No tick starts after this; the ones under way (one statement each) finish, by `deadline` at the latest. */
   async stop(deadline: number): Promise<void> {
     this.started = false;
+    this.stopping.abort();
     this.options.reconcile.changes?.off('monitors', this.onMonitors);
     clearInterval(this.reconcileTimer);
     await this.reconciling;
@@ -219,11 +223,34 @@ export class MonitorScheduler implements Lifecycle {
   }
 
   /**
+   * Wait until the clock reaches `at` (node-cron fired on this node's clock, which may run ahead of the
+   * database's); false when the scheduler stopped meanwhile. The offset may be refreshed while waiting: look again.
+   */
+  private async untilDue(at: Date): Promise<boolean> {
+    const signal = this.stopping.signal;
+    for (let early = at.getTime() - this.options.clock.now().getTime(); early > 0;) {
+      if (signal.aborted) return false;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, early);
+        signal.addEventListener('abort', done, { once: true });
+        function done() {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+      });
+      early = at.getTime() - this.options.clock.now().getTime();
+    }
+    return !signal.aborted;
+  }
+
+  /**
    * A tick never throws: a failure is logged and the next tick tries again. A monitor found paused or
    * gone — changed by another process, e.g. its key revoked with the CLI — is unscheduled here.
    */
   private async tick(monitorId: string, at: Date, task: ScheduledTask): Promise<void> {
     try {
+      if (!(await this.untilDue(at)) || this.tasks.get(monitorId) !== task) return; // stopped or rescheduled meanwhile
       const outcome = await this.options.runs.tick(monitorId, at);
       if (outcome === 'skipped')
         this.options.log.warn(

@@ -21,6 +21,7 @@ import { movedSecrets } from './secret-binding.js';
 import { mergePatch, named, type MonitorSettings } from '../domain/monitor-settings.js';
 import type { DeliveryRecord } from '../stores/webhook-deliveries.js';
 import { recordEvent } from '../webhooks/outbox.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import { testEventData } from './view.js';
 
 export interface MonitorServiceOptions {
@@ -34,12 +35,23 @@ export interface MonitorServiceOptions {
   abortJob: (jobId: string) => void;
   limits: { maxPerKey: number };
   secrets: SecretBox;
+  /** The cluster's clock (the database's); this machine's unless given. */
+  clock?: Clock;
 }
 
 export class MonitorService {
-  constructor(private readonly options: MonitorServiceOptions) {}
+  private readonly clock: Clock;
 
-  async create(keyId: string, settings: MonitorSettings, baseUrl: string, now = new Date()): Promise<MonitorRecord> {
+  constructor(private readonly options: MonitorServiceOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  async create(
+    keyId: string,
+    settings: MonitorSettings,
+    baseUrl: string,
+    now = this.clock.now(),
+  ): Promise<MonitorRecord> {
     await this.checkEgress(settings);
     const id = `mon_${randomBytes(10).toString('hex')}`;
     const sealed = { ...settings, capture: sealSecrets(settings.capture, undefined, this.options.secrets, id) };
@@ -102,7 +114,7 @@ export class MonitorService {
       !sameCapture(settings.capture, before.settings.capture, this.options.secrets, id) ||
       settings.diff.textSelector !== before.settings.diff.textSelector;
     const monitors = this.options.backend.stores.monitors;
-    await monitors.update(id, settings, baseUrl, newBaseline, new Date());
+    await monitors.update(id, settings, baseUrl, newBaseline, this.clock.now());
     const after = await monitors.get(id);
     if (!after) throw notFound(`no monitor ${id}`); // deleted meanwhile
     await this.options.scheduler.schedule(after);
@@ -114,7 +126,7 @@ export class MonitorService {
     this.options.scheduler.unschedule(id);
     // Its pending captures are canceled with it, so none records into a monitor that is gone.
     const canceled = await this.options.backend.transaction(async (tx) => {
-      const ids = await tx.jobs.cancelFor(id, new Date());
+      const ids = await tx.jobs.cancelFor(id, this.clock.now());
       await tx.monitors.delete(id); // captures rows go with it (ON DELETE CASCADE)
       return ids;
     });
@@ -133,7 +145,7 @@ export class MonitorService {
    * with the key's secret(s), retried, refused at send time by the egress policy, and listed in the
    * delivery log. 409 without a webhookUrl (nothing to send to); a paused monitor may be tested.
    */
-  async testWebhook(keyId: string, id: string, now = new Date()): Promise<DeliveryRecord> {
+  async testWebhook(keyId: string, id: string, now = this.clock.now()): Promise<DeliveryRecord> {
     const monitor = await this.get(keyId, id);
     const url = monitor.settings.webhookUrl;
     if (!url) {

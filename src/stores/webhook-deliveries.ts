@@ -78,9 +78,9 @@ export interface DeliveryStore {
   /**
    * Log the attempt and set the delivery's state by `outcome`, in one transaction. A redeliver asked
    * for during the attempt wins: the delivery is pending and due now. A delivery failed meanwhile (its
-   * key revoked) stays failed.
+   * key revoked) stays failed. `now`: the cluster's time (the dispatcher's clock), this machine's if not given.
    */
-  recordAttempt(d: DeliveryRecord, outcome: AttemptOutcome): Promise<void>;
+  recordAttempt(d: DeliveryRecord, outcome: AttemptOutcome, now?: Date): Promise<void>;
   /** Fail the pending deliveries of every revoked key (REVOKED_REASON); how many. */
   failRevoked(): Promise<number>;
   /**

@@ -6,6 +6,7 @@ import type { EgressPolicy } from '../egress/policy.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import type { Backend } from '../stores/backend.js';
+import { systemClock, type Clock } from '../domain/clock.js';
 import type { AttemptOutcome, DeliveryRecord } from '../stores/webhook-deliveries.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { sendWebhook, type SendResult } from './send.js';
@@ -17,6 +18,8 @@ export interface DispatcherOptions {
   maxInFlight: number;
   /** Longest sleep between looks at the outbox (work recorded by another process, leases run out). */
   pollIntervalMs: number;
+  /** The cluster's clock (the database's): due times and leases are written by one node, read by all. */
+  clock?: Clock;
 }
 
 export class WebhookDispatcher implements Lifecycle {
@@ -29,13 +32,16 @@ export class WebhookDispatcher implements Lifecycle {
   /** Woken during a look: look again as soon as it ends (what woke us may have come after its claim). */
   private wokenWhileLooking = false;
   private readonly onDeliveries = () => this.wake();
+  private readonly clock: Clock;
 
   constructor(
     private readonly backend: Pick<Backend, 'stores' | 'changes'>,
     private readonly egress: EgressPolicy,
     private readonly options: DispatcherOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.clock = options.clock ?? systemClock;
+  }
 
   start(): Promise<void> {
     this.stopped = false;
@@ -108,7 +114,7 @@ export class WebhookDispatcher implements Lifecycle {
   /** Claim what is due and start sending it; how long to sleep until the next look. */
   private async look(): Promise<number> {
     const { deliveries } = this.backend.stores;
-    const now = new Date();
+    const now = this.clock.now();
     // The lease outlives one attempt (its timeout) by a margin; a process that died mid-attempt
     // leaves the delivery to be taken up again once it runs out.
     const leaseMs = this.options.timeoutMs + 10_000;
@@ -122,14 +128,14 @@ export class WebhookDispatcher implements Lifecycle {
       this.inFlight.add(attempt);
     }
     const due = await deliveries.nextDueAt();
-    const untilDue = due ? Math.max(0, due.getTime() - Date.now()) : Infinity;
+    const untilDue = due ? Math.max(0, due.getTime() - this.clock.now().getTime()) : Infinity;
     // When every slot is busy, a finishing attempt wakes the pump; otherwise sleep until the next is due.
     if (this.inFlight.size < this.options.maxInFlight) return Math.min(untilDue, this.options.pollIntervalMs);
     return this.options.pollIntervalMs;
   }
 
   private async attempt(d: DeliveryRecord): Promise<void> {
-    const startedAt = new Date();
+    const startedAt = this.clock.now();
     let result: SendResult;
     try {
       const secrets = await this.backend.stores.keys.signingSecrets(d.keyId, startedAt);
@@ -141,13 +147,13 @@ export class WebhookDispatcher implements Lifecycle {
         gone: false,
         blocked: false,
         error: (err as Error).message,
-        durationMs: Date.now() - startedAt.getTime(),
+        durationMs: this.clock.now().getTime() - startedAt.getTime(),
       };
     }
     const outcome = this.outcome(d, result, startedAt);
     try {
       const { deliveries } = this.backend.stores;
-      await deliveries.recordAttempt(d, outcome);
+      await deliveries.recordAttempt(d, outcome, this.clock.now());
       if (result.gone) await deliveries.stopForUrl(d, 'the receiver answered 410 Gone to an earlier delivery');
     } catch (err) {
       this.log.error({ err, delivery: d.id }, 'could not record a webhook attempt');
@@ -178,6 +184,6 @@ export class WebhookDispatcher implements Lifecycle {
     const delay = retryDelayMs(failures, this.options.retryScheduleMs);
     const error = result.error ?? `the receiver answered HTTP ${result.status}`;
     if (delay === undefined) return { ...base, error, status: 'failed' };
-    return { ...base, error, status: 'pending', nextAttemptAt: new Date(Date.now() + delay) };
+    return { ...base, error, status: 'pending', nextAttemptAt: new Date(this.clock.now().getTime() + delay) };
   }
 }

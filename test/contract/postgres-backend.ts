@@ -3,7 +3,8 @@
 import { resolve } from 'node:path';
 import { readMigrations } from '../../src/stores/sql/migrate.js';
 import { migratePostgres } from '../../src/stores/sql/postgres/migrate.js';
-import { createPool } from '../../src/stores/sql/postgres/pool.js';
+import { connectionOptions, createPool } from '../../src/stores/sql/postgres/pool.js';
+import type { Config } from '../../src/config.js';
 import { PostgresBackend } from '../../src/stores/sql/postgres/backend.js';
 import type { Backend } from '../../src/stores/backend.js';
 import type { SharedDatabase } from './concurrency.contract.js';
@@ -21,16 +22,23 @@ const TABLES = [
 
 export const POSTGRES_MIGRATIONS = resolve(import.meta.dirname, '../../migrations/postgres');
 
+/** database.tls: none unless a suite runs over TLS (test/faults/postgres-tls.test.ts). */
+export type TlsSettings = Config['database']['tls'];
+const URL_DECIDES: TlsSettings = { mode: '', caFile: '' };
+
 /** A backend over `url` (a pool of `poolSize`), listening to the other nodes' changes. */
-export async function postgresBackendAt(url: string, poolSize = 4): Promise<PostgresBackend> {
-  const settings = { url, poolSize, preparedStatements: true, tls: { mode: '' as const, caFile: '' } };
-  const backend = new PostgresBackend(createPool(settings, quiet), { listen: { connectionString: url }, log: quiet });
+export async function postgresBackendAt(url: string, poolSize = 4, tls = URL_DECIDES): Promise<PostgresBackend> {
+  const settings = { url, poolSize, preparedStatements: true, tls };
+  const backend = new PostgresBackend(createPool(settings, quiet), {
+    listen: connectionOptions(settings),
+    log: quiet,
+  });
   await backend.listen();
   return backend;
 }
 
-export async function migrateAt(url: string): Promise<string[]> {
-  const backend = await postgresBackendAt(url, 1);
+export async function migrateAt(url: string, tls = URL_DECIDES): Promise<string[]> {
+  const backend = await postgresBackendAt(url, 1, tls);
   try {
     return await migratePostgres(backend.pool, readMigrations(POSTGRES_MIGRATIONS));
   } finally {
@@ -39,23 +47,23 @@ export async function migrateAt(url: string): Promise<string[]> {
 }
 
 /** The opener of the contract suites: an emptied database and a backend over it. */
-export function postgresOpener(url: () => string) {
+export function postgresOpener(url: () => string, tls = URL_DECIDES) {
   return async (): Promise<{ backend: Backend; close(): Promise<void> }> => {
-    const backend = await postgresBackendAt(url());
+    const backend = await postgresBackendAt(url(), 4, tls);
     await backend.pool.query(`TRUNCATE ${TABLES.join(', ')}`);
     return { backend, close: () => backend.close() };
   };
 }
 
 /** The concurrency contract's opener: an emptied database, and backends over pools of their own. */
-export function postgresSharedOpener(url: () => string) {
+export function postgresSharedOpener(url: () => string, tls = URL_DECIDES) {
   return async (): Promise<SharedDatabase> => {
-    const first = await postgresOpener(url)();
+    const first = await postgresOpener(url, tls)();
     const others: PostgresBackend[] = [];
     return {
       backend: first.backend,
       async another() {
-        const backend = await postgresBackendAt(url(), 2);
+        const backend = await postgresBackendAt(url(), 2, tls);
         others.push(backend);
         return backend;
       },

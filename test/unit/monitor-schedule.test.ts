@@ -225,3 +225,32 @@ describe('start', () => {
     expect(jobsOf('mon_a')).toEqual([]);
   });
 });
+
+describe("a node whose clock runs ahead of the database's", () => {
+  it('waits out the difference: a tick is queued when the clock reaches it, not when node-cron fires', async () => {
+    await scheduler.stop(Date.now());
+    // The database's clock 3 s behind this node's (fake) clock, which node-cron fires on.
+    const clock = { now: () => new Date(Date.now() - 3000) };
+    scheduler = new MonitorScheduler({ monitors, runs: newRuns(), log: createLogger('silent'), clock });
+    await scheduler.start();
+    await scheduler.schedule(await addMonitor('mon_a'));
+    await seconds(1); // node-cron fires the 12:00:01 tick; the clock says 11:59:58.5
+    expect(jobsOf('mon_a')).toEqual([]);
+    await seconds(2); // the clock says 12:00:00.5
+    expect(jobsOf('mon_a')).toEqual([]);
+    await seconds(1); // the clock passes 12:00:01
+    expect(jobsOf('mon_a').map((j) => j.scheduledFor)).toEqual([at(1).toISOString()]);
+  });
+
+  it('a tick still waiting when the scheduler stops is dropped', async () => {
+    await scheduler.stop(Date.now());
+    const clock = { now: () => new Date(Date.now() - 60_000) };
+    scheduler = new MonitorScheduler({ monitors, runs: newRuns(), log: createLogger('silent'), clock });
+    await scheduler.start();
+    await scheduler.schedule(await addMonitor('mon_a'));
+    await seconds(1);
+    await scheduler.stop(Date.now() + 1000); // returns at once: the waiting tick gives up
+    await seconds(120);
+    expect(jobsOf('mon_a')).toEqual([]);
+  });
+});

@@ -12,6 +12,7 @@ import { MemoryRateLimits } from './sqlite/memory-rate-limits.js';
 import type { Scrub } from '../scrub.js';
 import { migrate, readMigrations } from './migrate.js';
 import { DatabaseFileStore } from '../files/database.js';
+import { readDatabaseTime } from './postgres/database-time.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { connectionOptions, createPool, redactedUrl } from './postgres/pool.js';
 import { PostgresBackend } from './postgres/backend.js';
@@ -32,6 +33,8 @@ export interface OpenedBackend {
   rateLimits: RateLimitStore;
   /** PostgreSQL only: the file store of one name in the database (storage.driver=database). */
   databaseFiles?: (name: string) => FileStore;
+  /** PostgreSQL only: one reading of the database server's clock (the cluster's clock: DatabaseClock). */
+  readTime?: () => Promise<Date>;
 }
 
 /** The database could not be reached or logged into: the message says where, without the password. */
@@ -59,6 +62,7 @@ export async function openBackend(config: Readonly<Config>, log: Logger): Promis
       scrub: postgresScrub(pool),
       rateLimits: new PostgresRateLimits(pool),
       databaseFiles: (name) => new DatabaseFileStore(pool, name),
+      readTime: () => readDatabaseTime(pool),
     };
   } catch (err) {
     await backend.close().catch(() => undefined);

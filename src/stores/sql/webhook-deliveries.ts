@@ -109,12 +109,12 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
     return row?.at ? new Date(row.at) : undefined;
   }
 
-  recordAttempt(d: DeliveryRecord, outcome: AttemptOutcome): Promise<void> {
+  recordAttempt(d: DeliveryRecord, outcome: AttemptOutcome, recordedAt = new Date()): Promise<void> {
     const attempt = d.attempts + 1;
     const startedAt = outcome.startedAt.toISOString();
     const responseStatus = outcome.responseStatus ?? null;
     const error = outcome.error ?? null;
-    const now = new Date().toISOString();
+    const now = recordedAt.toISOString();
     return inTransaction(this.db, async (trx) => {
       await trx
         .insertInto('webhook_attempts')
