@@ -128,11 +128,11 @@ describe('renderer killed mid-render', () => {
 
   it('during capture (a long PDF being printed): 502 render_crashed, then 20 renders succeed', async () => {
     const browserPid = service.browsers.stats().pid!;
-    // Printing tens of thousands of table rows (built by the page: the body limit keeps the request small)
+    // Printing 20,000 table rows (built by the page: the body limit keeps the request small)
     // takes seconds; `beforeprint` fires as the print starts.
     const html =
       `<table id="t"></table><script>` +
-      `document.getElementById('t').innerHTML = '<tr><td>cell</td><td>cell</td><td>cell</td></tr>'.repeat(40000);` +
+      `document.getElementById('t').innerHTML = '<tr><td>cell</td><td>cell</td><td>cell</td></tr>'.repeat(20000);` +
       `addEventListener('beforeprint', () => { new Image().src = '${fixture.url}/img/dot.png?stage=capture'; });` +
       `</script>`;
     const inFlight = service.post('/api/pdf', { html, timeout: 60_000 });
