@@ -97,19 +97,24 @@ describe('renderer killed mid-render', () => {
     expect(service.browsers.stats().pid).toBe(browserPid); // a renderer crash is not a browser restart
   }
 
-  async function expectCrashed(res: Response): Promise<void> {
+  /** Kills the renderers, then: the render in flight answers 502 render_crashed, at the crash. */
+  async function killAndExpectCrashed(inFlight: Promise<Response>): Promise<void> {
+    expect(killRenderers(service)).toBeGreaterThan(0);
+    const killedAt = Date.now();
+    const res = await inFlight;
     const body = await errorOf(res);
     expect({ status: res.status, code: body.code }).toEqual({ status: 502, code: 'render_crashed' });
     expect(body.message).toMatch(/crashed/);
     expect(body.message).not.toMatch(/could not load|ERR_|connection/i); // never blames the URL
+    // At the crash, not when the page's 10-20 s hold or print would have ended (the bound browser-kill uses).
+    expect(Date.now() - killedAt).toBeLessThan(6000);
   }
 
   it('at load (an image holds the load event): 502 render_crashed, then 20 renders succeed', async () => {
     const browserPid = service.browsers.stats().pid!;
     const inFlight = service.post('/api/image', { url: `${fixture.url}/held-image`, timeout: 30_000 });
     await untilStage(fixture, 'stage=load', inFlight, 'the page to ask for its held image');
-    expect(killRenderers(service)).toBeGreaterThan(0);
-    await expectCrashed(await inFlight);
+    await killAndExpectCrashed(inFlight);
     await nextTwentySucceed(browserPid);
   });
 
@@ -121,8 +126,7 @@ describe('renderer killed mid-render', () => {
       timeout: 30_000,
     });
     await untilStage(fixture, 'stage=wait', inFlight, 'the page to say it has loaded');
-    expect(killRenderers(service)).toBeGreaterThan(0);
-    await expectCrashed(await inFlight);
+    await killAndExpectCrashed(inFlight);
     await nextTwentySucceed(browserPid);
   });
 
@@ -137,8 +141,7 @@ describe('renderer killed mid-render', () => {
       `</script>`;
     const inFlight = service.post('/api/pdf', { html, timeout: 60_000 });
     await untilStage(fixture, 'stage=capture', inFlight, 'the print to start');
-    expect(killRenderers(service)).toBeGreaterThan(0);
-    await expectCrashed(await inFlight);
+    await killAndExpectCrashed(inFlight);
     await nextTwentySucceed(browserPid);
   });
 
