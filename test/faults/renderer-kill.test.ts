@@ -238,3 +238,54 @@ describe('renderer killed under an async job', () => {
     expect(events.map((e) => e.type)).toEqual(['job.failed']);
   });
 });
+
+describe('renderer killed under a monitor capture', () => {
+  let service: TestService;
+  let fixture: FixtureServer;
+  let key: string;
+  beforeAll(async () => {
+    [service, fixture] = await Promise.all([
+      startTestService({ jobs: { pollIntervalMs: 200, maxAttempts: 3 } }),
+      startFixtureServer(),
+    ]);
+    key = service.createKey('monitor').key;
+    // Tells the fixture each time it has loaded (once per attempt).
+    fixture.route('/monitored', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<p>monitored</p><script>addEventListener('load', () => { new Image().src = '/img/dot.png?capture=' + Date.now(); });</script>`,
+      );
+    });
+  });
+  afterAll(async () => {
+    await Promise.all([service?.close(), fixture?.close()]);
+  });
+
+  it('a capture whose renderer is killed mid-render is retried and recorded once, succeeded', async () => {
+    const created = await service.call('POST', '/api/monitors', key, {
+      url: `${fixture.url}/monitored`,
+      schedule: '0 0 1 1 *',
+      paused: true, // captures only when run below
+      capture: { viewport: { width: 200, height: 100 }, delay: 3000, timeout: 30_000 },
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    expect((await service.call('POST', `/api/monitors/${id}/run`, key)).status).toBe(202);
+    const loads = () => fixture.requests.filter((r) => r.path.includes('capture=')).length;
+    await until('the capture to load its page', () => loads() >= 1, 30_000, 20);
+    expect(killRenderers(service)).toBeGreaterThan(0);
+    const captures = await until(
+      'the capture to be recorded',
+      async () => {
+        const res = await service.call('GET', `/api/monitors/${id}/captures`, key);
+        const { items } = (await res.json()) as { items: { status: string; error?: unknown }[] };
+        return items.length > 0 && items;
+      },
+      60_000,
+      200,
+    );
+    expect(captures).toHaveLength(1);
+    expect(captures[0]).toMatchObject({ status: 'succeeded' });
+    expect(loads()).toBe(2); // the killed attempt and the one that succeeded
+  });
+});
