@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   queue_full: 429,
   internal: 500,
+  render_crashed: 502,
   unavailable: 503,
   render_timeout: 504,
 } as const;
@@ -101,6 +102,17 @@ export function rateLimitMessage(retryAfterSeconds: number, perMinute?: number, 
 }
 export const renderFailed = (message: string, cause?: unknown, retryable = false, details?: ErrorDetail[]) =>
   new AppError('render_failed', message, { cause, retryable, details });
+/**
+ * The page's renderer process ended mid-render (killed, out of memory): the page is not to blame, the
+ * service is, and trying again usually works. 502 (the renderer behind the service gave no answer), not
+ * 422 (nothing is wrong with the request) nor 503 (the service is up: the next render gets a new renderer).
+ */
+export const renderCrashed = (cause?: unknown) =>
+  new AppError(
+    'render_crashed',
+    'The page crashed while rendering (its renderer process ended, e.g. out of memory); try again.',
+    { cause, retryable: true },
+  );
 export const queueFull = (
   retryAfterSeconds: number,
   message = `The render queue is full: try again in ${retryAfterSeconds} s.`,

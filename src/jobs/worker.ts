@@ -19,8 +19,9 @@ export interface WorkerOptions {
 }
 
 /**
- * Errors that come from the job itself (a bad page, a blocked URL, its timeout) end it; others — and a
- * crashed page, which may be the browser going down — are retried up to jobs.maxAttempts.
+ * Errors that come from the job itself (a bad page, a blocked URL, its timeout) end it; others — a
+ * crashed page (render_crashed), the browser down (unavailable), a worker error — are retried up to
+ * jobs.maxAttempts, and the last attempt's error is the job's.
  */
 const FINAL_CODES = new Set(['render_failed', 'render_timeout', 'url_blocked', 'invalid_request']);
 

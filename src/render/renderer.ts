@@ -4,7 +4,7 @@
 import { errors as pwErrors, type Page } from 'playwright';
 import type { EgressFailures } from '../egress/failures.js';
 import type { EgressPolicy } from '../egress/policy.js';
-import { AppError, renderFailed, renderTimeout, unavailable, urlBlocked } from '../errors.js';
+import { AppError, renderCrashed, renderFailed, renderTimeout, unavailable, urlBlocked } from '../errors.js';
 import type { Lease } from './browser/browser-manager.js';
 import type { BrowserManager } from './browser/browser-manager.js';
 import { Budget } from './budget.js';
@@ -62,6 +62,15 @@ export interface Renderer {
 }
 
 const isTimeout = (err: unknown) => err instanceof AppError && err.code === 'render_timeout';
+const isCrash = (err: unknown) => err instanceof AppError && err.code === 'render_crashed';
+
+/**
+ * How long a failed render waits to learn whether its page's renderer died. A killed renderer fails the
+ * call in flight (a navigation as net::ERR_ABORTED, an evaluate as "Target crashed") a moment before the
+ * page's `crash` event arrives; a live page answers the probe in about a millisecond, so only a page busy
+ * in a script of its own costs the whole wait.
+ */
+const CRASH_GRACE_MS = 1000;
 
 /** The client went away; nobody is waiting for an answer. */
 export class RenderAborted extends Error {}
@@ -117,6 +126,7 @@ export class PlaywrightRenderer implements Renderer {
         const waitingFor = trackedNavigations?.waitingFor;
         return waitingFor ? `waiting for ${waitingFor}` : stage;
       };
+      if (isCrash(err)) throw err; // even if the timeout ran out while the crash was being confirmed
       if (isTimeout(err)) {
         (err as AppError).extra.logDetail ??= `timed out ${where()}`; // its message already says what timed out
         throw err;
@@ -181,14 +191,17 @@ export class PlaywrightRenderer implements Renderer {
               req,
               failures: this.options.failures,
             });
-            if (lease.lost.aborted || !lease.browserConnected()) {
-              if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
-              // Retryable for jobs: the crash may have come from the browser going down a moment later.
-              throw renderFailed('the page crashed while rendering (it may have run out of memory)', err, true);
-            }
+            // Whatever the failure looked like, a renderer that ended caused it. Past the timeout (or with the
+            // client gone) only a crash already seen counts: the answer is not held up to look for one.
+            const alive =
+              lease.lost.aborted || signal.aborted
+                ? !lease.lost.aborted
+                : await lease.rendererAlive(Math.min(CRASH_GRACE_MS, budget.remaining()));
+            if (!lease.browserConnected()) throw unavailable('the browser stopped during the render; try again', err);
+            if (alive === false) throw renderCrashed(err);
             // A render that failed on its own (404, bad selector) leaves a healthy page; keep it. One
-            // still moving between documents (a navigation loop) is not trusted to stop: replace it.
-            reusable = err instanceof AppError && !signal.aborted && !navigations.moving;
+            // still moving between documents (a navigation loop), or silent when asked, is not trusted: replace it.
+            reusable = err instanceof AppError && !signal.aborted && !navigations.moving && alive === true;
             throw err;
           } finally {
             watch.dispose();

@@ -112,6 +112,7 @@ describe('hostile pages', () => {
     expect(out.ms, `${name} wall time`).toBeLessThan(WALL_LIMIT);
     if (out.status === 504) expect(out.code).toBe('render_timeout');
     if (out.status === 422) expect(out.code).toBe('render_failed');
+    if (out.status === 502) expect(out.code).toBe('render_crashed');
     return out;
   }
 
@@ -132,12 +133,12 @@ describe('hostile pages', () => {
     await nextRenderWorks();
   });
 
-  it('endless allocation crashes the page (422); the browser stays usable', async () => {
+  it('endless allocation crashes the page (502 render_crashed); the browser stays usable', async () => {
     const pid = service.browsers.stats().pid;
     await hostile(
       'memory without end',
       { html: page('<script>const a=[];for(;;)a.push(new Array(1e6).fill(Math.random()))</script>') },
-      422,
+      502,
     );
     const stats = service.browsers.stats();
     expect(stats.up).toBe(true);

@@ -75,6 +75,7 @@ const CODE_WHEN: Record<ErrorCode, string> = {
   rate_limited: 'over the per-key or per-IP rate limit',
   queue_full: "the render queue (or the key's job queue) is full",
   internal: 'a bug: the message is generic, the cause is in the log under the request id',
+  render_crashed: "the page's renderer process ended mid-render (killed, out of memory); try again",
   unavailable: 'shutting down, or the browser cannot be started',
   render_timeout: 'the render exceeded its timeout',
 };

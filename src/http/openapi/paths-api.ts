@@ -53,6 +53,7 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
       'rate_limited',
       'queue_full',
       'internal',
+      'render_crashed',
       'unavailable',
       'render_timeout',
     ],

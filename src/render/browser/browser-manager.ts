@@ -7,6 +7,7 @@ import type { Logger } from '../../log.js';
 import { unavailable } from '../../errors.js';
 import { abortable } from '../abortable.js';
 import { launchChromium, killProcessGroup, type LaunchedBrowser } from './launch.js';
+import { rendererAlive } from './renderer-alive.js';
 import { explainSandboxFailure } from './sandbox.js';
 import { BASE_CONTEXT_OPTIONS, guardPage } from './warm-page.js';
 import { WarmPool } from './warm-pool.js';
@@ -135,6 +136,7 @@ export class BrowserManager implements Lifecycle {
       context: wp.context,
       lost: watch.signal,
       browserConnected: () => gen.connected,
+      rendererAlive: (withinMs) => rendererAlive(wp.page, watch.signal, withinMs),
       release: (reusable) => {
         watch.dispose();
         gen.pool.release(wp, reusable && !gen.retired && gen.connected);
@@ -154,6 +156,7 @@ export class BrowserManager implements Lifecycle {
         context,
         lost: watch.signal,
         browserConnected: () => gen.connected,
+        rendererAlive: (withinMs) => rendererAlive(page, watch.signal, withinMs),
         release: () => {
           watch.dispose();
           this.done(gen);
@@ -258,6 +261,11 @@ export interface Lease {
   /** Hand the page back. `reusable: false` after a timeout, abort or crash: the page is thrown away. */
   release(reusable: boolean): void;
   browserConnected(): boolean;
+  /**
+   * Whether the page's renderer still answers (renderer-alive.ts): true; false once it crashed (or the
+   * browser died); undefined if it said nothing within `withinMs`.
+   */
+  rendererAlive(withinMs: number): Promise<boolean | undefined>;
   /**
    * Aborts when the browser dies or the page crashes. Pending Playwright calls do not all reject
    * when that happens (a wait can sit until its own timeout), so renders race against this.

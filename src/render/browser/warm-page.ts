@@ -38,6 +38,11 @@ const CONTEXT_STATE_HEADERS = ['strict-transport-security', 'nel', 'report-to'] 
 
 export class WarmPage {
   uses = 0;
+  /**
+   * Aborts when the page's renderer process ends (killed, out of memory), whether the page is idle, in a
+   * render or being wiped: such a page is never handed out again.
+   */
+  readonly crash = new AbortController();
   /** Origins this page has touched since its last wipe: their storage is cleared. */
   private readonly origins = new Set<string>();
   /**
@@ -56,7 +61,12 @@ export class WarmPage {
   private constructor(
     readonly context: BrowserContext,
     readonly page: Page,
+    onCrash: (page: WarmPage) => void,
   ) {
+    page.once('crash', () => {
+      this.crash.abort(new Error('page crashed'));
+      onCrash(this);
+    });
     const note = (url: string) => {
       if (url.startsWith('http:') || url.startsWith('https:')) this.origins.add(new URL(url).origin);
     };
@@ -87,13 +97,19 @@ export class WarmPage {
     return this.unwipeable;
   }
 
-  static async create(browser: Browser): Promise<WarmPage> {
+  /** Whether the renderer has crashed (known from the page's `crash` event: free to ask). */
+  get crashed(): boolean {
+    return this.crash.signal.aborted;
+  }
+
+  /** `onCrash`: told when the page's renderer ends, at any time in the page's life. */
+  static async create(browser: Browser, onCrash: (page: WarmPage) => void = () => undefined): Promise<WarmPage> {
     const context = await browser.newContext(BASE_CONTEXT_OPTIONS);
     try {
       const page = await context.newPage();
       guardPage(page);
       await holdPermissions(browser, context, page);
-      return new WarmPage(context, page);
+      return new WarmPage(context, page, onCrash);
     } catch (err) {
       await context.close().catch(() => undefined);
       throw new Error('create warm page', { cause: err });
@@ -146,6 +162,9 @@ export class WarmPage {
     } finally {
       await cdp.detach().catch(() => undefined);
     }
+    // A renderer that ended during the wipe may have failed a call above, or may not have (the crash event
+    // can come after the call it broke): either way the page is not handed out.
+    if (this.crashed) throw new Error('the page crashed during its wipe');
   }
 
   async close(): Promise<void> {

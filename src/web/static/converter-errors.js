@@ -74,6 +74,7 @@ const TITLES = {
   url_blocked: 'That address is blocked',
   render_timeout: 'The render timed out',
   render_failed: 'The page could not be rendered',
+  render_crashed: 'The page crashed while rendering',
   invalid_request: 'Some fields need fixing',
   unauthorized: 'The API key was not accepted',
   rate_limited: 'Too many conversions',

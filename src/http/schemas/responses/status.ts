@@ -12,8 +12,8 @@ const outcomes = <Extra extends z.ZodRawShape>(extra: Extra) =>
   z
     .object({ ...outcomeCounts, ...extra })
     .describe(
-      'Render requests by how they ended: ok; failed (the page could not be rendered, or the browser was ' +
-        'down); blocked (url_blocked); timedOut (render_timeout); rateLimited and queueFull (refused with 429, ' +
+      'Render requests by how they ended: ok; failed (the page could not be rendered, it crashed, or the ' +
+        'browser was down); blocked (url_blocked); timedOut (render_timeout); rateLimited and queueFull (refused with 429, ' +
         'before any render); canceled (the client went away)',
     );
 
