@@ -113,7 +113,8 @@ it('PostgreSQL stopped: 503 unavailable with Retry-After and /ready naming the d
 }, 120_000);
 
 it('PostgreSQL restarted: the LISTEN connection comes back and a job on the API node wakes the worker at once', async () => {
-  await until('both nodes to listen', bothListening, 30_000, 100);
+  await server.start().catch(() => undefined); // up already, unless the test above failed while it was down
+  await until('both nodes to listen', () => bothListening().catch(() => false), 30_000, 100);
   const before = await pickUpMs();
   await server.restart();
   // The reconnect (0.25 s backoff, doubling) resyncs every consumer once; a job submitted after it can be
