@@ -121,6 +121,15 @@ export const conflict = (message: string) => new AppError('conflict', message);
 /** Not in the contract's table: a job result past jobs.resultTtlHours (410, as "Jobs" says). */
 export const gone = (message: string) => new AppError('gone', message);
 export const unavailable = (message: string, cause?: unknown) => new AppError('unavailable', message, { cause });
+/** Seconds a client is told to wait (Retry-After) while the database is down or restarting. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** The database cannot be reached just now (src/stores/unavailable.ts says which errors mean that). */
+export const databaseUnavailable = (cause: unknown) =>
+  new AppError(
+    'unavailable',
+    `The service cannot reach its database just now: try again in ${DATABASE_RETRY_AFTER_SECONDS} s.`,
+    { cause, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+  );
 /**
  * `stage`: what the render was doing when its time ran out, said in the log (where a hang is looked for).
  * `message`: a timeout that knows more (which site never sent its page) says so instead.

@@ -3,11 +3,12 @@
 // synchronous requests. While it works it renews its lease, so a job is taken up again only when this
 // process is gone; failures are retried or recorded here, the same for every kind.
 import { randomBytes } from 'node:crypto';
-import { AppError } from '../errors.js';
+import { AppError, databaseUnavailable } from '../errors.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import type { Backend } from '../stores/backend.js';
 import type { JobRecord } from '../stores/jobs.js';
+import { isDatabaseUnavailable, retryWhileUnavailable } from '../stores/unavailable.js';
 import type { JobQueue } from './queue.js';
 import type { JobOutcome, JobRunner } from './runner.js';
 
@@ -185,7 +186,7 @@ export class JobWorker implements Lifecycle {
       const done = await runner.run(job, { owner: this.owner, signal });
       outcome = done;
       // Canceled, taken over or stopping while it ran: its outcome is not this try's to record.
-      recorded = !signal.aborted && (await this.queue.succeed(job, this.owner, done));
+      recorded = !signal.aborted && (await this.recording(job, () => this.queue.succeed(job, this.owner, done)));
     } catch (err) {
       if (signal.aborted) return; // canceled (recorded by the canceller), or stopping (handed back at stop)
       await this.recordFailure(job, err);
@@ -194,19 +195,35 @@ export class JobWorker implements Lifecycle {
     }
   }
 
-  private async recordFailure(job: JobRecord, err: unknown): Promise<void> {
+  private async recordFailure(job: JobRecord, thrown: unknown): Promise<void> {
+    // A database that went away mid-run (storing the result) is a retryable `unavailable`, not a bug.
+    const err = !(thrown instanceof AppError) && isDatabaseUnavailable(thrown) ? databaseUnavailable(thrown) : thrown;
     const final = err instanceof AppError && FINAL_CODES.has(err.code) && err.extra.retryable !== true;
     const error =
       err instanceof AppError
         ? { code: err.code, message: storedMessage(err) }
         : { code: 'internal', message: 'an internal error; the service log has the cause' };
     if (!(err instanceof AppError)) this.log.error({ err, job: job.id }, 'job failed with an internal error');
-    const outcome = await this.queue.failOrRetry(job, this.owner, error, !final);
+    const outcome = await this.recording(job, () => this.queue.failOrRetry(job, this.owner, error, !final));
     // The caller's record says only what it may know (a url_blocked job: "not allowed"); the log keeps why.
     const reason = err instanceof AppError ? err.extra.logDetail : undefined;
     this.log.info(
       { job: job.id, attempt: job.attempts, code: error.code, outcome, ...(reason !== undefined && { reason }) },
       'job attempt failed',
+    );
+  }
+
+  /**
+   * Writes a job's outcome; while the database is unavailable (a restart, a failover) tries again for up to
+   * a lease, so the work done is not thrown away. Recording is safe that late: it checks the job is still
+   * this worker's, and a job taken over meanwhile is simply not recorded here.
+   */
+  private recording<T>(job: JobRecord, write: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + this.options.leaseMs;
+    return retryWhileUnavailable(
+      write,
+      (retryAt) => !this.stopped && retryAt < giveUpAt,
+      (err) => this.log.warn({ err: (err as Error).message, job: job.id }, 'recording a job failed; retrying'),
     );
   }
 

@@ -8,9 +8,13 @@ import type { Logger } from '../log.js';
 import type { Backend } from '../stores/backend.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import type { AttemptOutcome, DeliveryRecord } from '../stores/webhook-deliveries.js';
+import { retryWhileUnavailable } from '../stores/unavailable.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { sendWebhook, type SendResult } from './send.js';
 import { signedHeaders } from './sign.js';
+
+/** Recording stops this long before the lease ends, so it never races a dispatcher that took the delivery over. */
+const LEASE_MARGIN_MS = 2000;
 
 export interface DispatcherOptions {
   retryScheduleMs: readonly number[];
@@ -121,7 +125,8 @@ export class WebhookDispatcher implements Lifecycle {
     const revoked = await deliveries.failRevoked();
     if (revoked) this.log.info({ deliveries: revoked }, 'webhook deliveries of revoked keys failed unsent');
     for (const delivery of await deliveries.claimDue(this.options.maxInFlight - this.inFlight.size, leaseMs, now)) {
-      const attempt = this.attempt(delivery).finally(() => {
+      // The lease's end on this node's own clock: retryWhileUnavailable measures against it.
+      const attempt = this.attempt(delivery, Date.now() + leaseMs).finally(() => {
         this.inFlight.delete(attempt);
         this.wake();
       });
@@ -134,7 +139,8 @@ export class WebhookDispatcher implements Lifecycle {
     return this.options.pollIntervalMs;
   }
 
-  private async attempt(d: DeliveryRecord): Promise<void> {
+  /** `leaseEndsAt` (this node's epoch ms): after it another dispatcher may send the delivery again. */
+  private async attempt(d: DeliveryRecord, leaseEndsAt: number): Promise<void> {
     const startedAt = this.clock.now();
     let result: SendResult;
     try {
@@ -152,10 +158,11 @@ export class WebhookDispatcher implements Lifecycle {
     }
     const outcome = this.outcome(d, result, startedAt);
     try {
-      const { deliveries } = this.backend.stores;
-      await deliveries.recordAttempt(d, outcome, this.clock.now());
-      if (result.gone) await deliveries.stopForUrl(d, 'the receiver answered 410 Gone to an earlier delivery');
+      await this.record(d, outcome, leaseEndsAt);
+      if (result.gone)
+        await this.backend.stores.deliveries.stopForUrl(d, 'the receiver answered 410 Gone to an earlier delivery');
     } catch (err) {
+      // Unrecorded, the delivery is sent again once its lease runs out (same webhook-id: at-least-once).
       this.log.error({ err, delivery: d.id }, 'could not record a webhook attempt');
       return;
     }
@@ -169,6 +176,20 @@ export class WebhookDispatcher implements Lifecycle {
     };
     if (outcome.status === 'succeeded') this.log.debug(log, 'webhook delivered');
     else this.log.info({ ...log, error: result.error, next: outcome.nextAttemptAt }, 'webhook attempt failed');
+  }
+
+  /**
+   * Records the attempt. While the database is unavailable (a restart, a failover) it tries again, backing
+   * off, until shortly before the lease ends: a receiver that answered 2xx is then not sent the event again
+   * merely because the database blinked. Past the lease another dispatcher may have sent it: give up.
+   */
+  private record(d: DeliveryRecord, outcome: AttemptOutcome, leaseEndsAt: number): Promise<void> {
+    return retryWhileUnavailable(
+      () => this.backend.stores.deliveries.recordAttempt(d, outcome, this.clock.now()),
+      (retryAt) => !this.stopped && retryAt < leaseEndsAt - LEASE_MARGIN_MS,
+      (err) =>
+        this.log.warn({ err: (err as Error).message, delivery: d.id }, 'recording a webhook attempt failed; retrying'),
+    );
   }
 
   private outcome(d: DeliveryRecord, result: SendResult, startedAt: Date): AttemptOutcome {

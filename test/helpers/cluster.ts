@@ -49,6 +49,11 @@ export interface ClusterOptions {
   roles?: Role[];
   /** PAGEWATCH_* settings for every node, over the cluster's defaults below. */
   settings?: Record<string, string>;
+  /**
+   * The database the nodes share, instead of a fresh one on the shared server: a fault test's own server
+   * (throwaway-postgres.ts), which it stops and restarts. The cluster drops it on close as it would its own.
+   */
+  database?: FreshDatabase;
 }
 
 /** What every node runs with unless a test says otherwise. */
@@ -101,7 +106,7 @@ function nodeCall(url: string) {
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const roles = options.roles ?? ['all', 'all', 'all'];
-  const database = await freshDatabase();
+  const database = options.database ?? (await freshDatabase());
   const ports = await freePorts(roles.length);
   const secretsKey = randomBytes(32).toString('hex');
   const dataDirs: string[] = [];

@@ -1,10 +1,12 @@
-// The one place errors become responses (the error codes /docs and docs/rendering.md list). Anything
+// The one place errors become responses (the error codes /docs and docs/rendering.md list). A database
+// that cannot be reached (src/stores/unavailable.ts) is 503 unavailable with Retry-After; anything else
 // that is not an AppError is a bug: the client gets a generic 500, the log gets the cause with the request id.
 import type { Middleware } from 'koa';
-import { AppError } from '../../errors.js';
+import { AppError, databaseUnavailable } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { RenderAborted } from '../../render/renderer.js';
 import type { ErrorBody } from '../schemas/responses/error.js';
+import { isDatabaseUnavailable } from '../../stores/unavailable.js';
 
 export function errorResponses(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -16,11 +18,10 @@ export function errorResponses(log: Logger): Middleware {
         ctx.status = 499; // nginx's "client closed request": only for the log, nobody reads it
         return;
       }
+      const known = err instanceof AppError ? err : isDatabaseUnavailable(err) ? databaseUnavailable(err) : undefined;
       const appError =
-        err instanceof AppError
-          ? err
-          : new AppError('internal', 'Internal error; the request id identifies it in the service log');
-      if (!(err instanceof AppError)) log.error({ err, requestId }, 'unhandled error');
+        known ?? new AppError('internal', 'Internal error; the request id identifies it in the service log');
+      if (!known) log.error({ err, requestId }, 'unhandled error');
       else if (appError.status >= 500)
         log.warn({ requestId, code: appError.code, err: appError.cause }, appError.message);
       else if (appError.cause) log.debug({ requestId, code: appError.code, err: appError.cause }, appError.message);

@@ -76,7 +76,7 @@ const CODE_WHEN: Record<ErrorCode, string> = {
   queue_full: "the render queue (or the key's job queue) is full",
   internal: 'a bug: the message is generic, the cause is in the log under the request id',
   render_crashed: "the page's renderer process ended mid-render (killed, out of memory); try again",
-  unavailable: 'shutting down, or the browser cannot be started',
+  unavailable: 'shutting down, the browser cannot be started, or the database cannot be reached (with Retry-After)',
   render_timeout: 'the render exceeded its timeout',
 };
 

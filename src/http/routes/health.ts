@@ -20,7 +20,7 @@ export function healthRoutes(readiness: Readiness): Router {
   router.get('/ready', async (ctx) => {
     const [database, browser] = await Promise.all([readiness.database(), readiness.browser()]);
     const checks = [
-      { path: 'database', usable: database },
+      { path: 'database', usable: database, reason: 'the database does not answer; requests that need it get 503' },
       { path: 'browser', ...browser },
     ];
     const failing = checks.filter((c) => !c.usable);

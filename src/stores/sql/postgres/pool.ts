@@ -42,6 +42,8 @@ export function connectionOptions(settings: DatabaseSettings): Pick<pg.PoolConfi
   };
 }
 
+const ignore = () => undefined;
+
 export function createPool(settings: DatabaseSettings, log: Pick<Logger, 'warn'>): pg.Pool {
   const pool = new pg.Pool({
     ...connectionOptions(settings),
@@ -53,6 +55,12 @@ export function createPool(settings: DatabaseSettings, log: Pick<Logger, 'warn'>
   // An idle connection that the server (or the network) drops emits 'error' on the pool: without a
   // listener that would crash the process. The pool replaces the connection on the next checkout.
   pool.on('error', (err) => log.warn({ err: err.message }, 'an idle PostgreSQL connection failed; it is replaced'));
+  // A checked-out connection has no pool listener: one that breaks (a restart, a network cut) between
+  // queries — a transaction, the file store's put, the advisory lock held while its holder works — emits
+  // 'error' on the client itself, which would crash the process. Every connection gets a listener as it
+  // opens. Nothing to do in it: the work on the connection fails through its next query, which its owner
+  // logs and retries, and the pool drops the connection when it is released.
+  pool.on('connect', (client) => client.on('error', ignore));
   if (settings.preparedStatements) pool.on('connect', prepareStatements);
   return pool;
 }
