@@ -191,8 +191,9 @@ export class JobQueue {
     return this.backend.stores.jobs.runningOf(owner);
   }
 
-  renew(owner: string, now = new Date()): Promise<void> {
-    return this.backend.stores.jobs.renew(owner, this.limits.leaseMs, now);
+  /** Extend the leases of the jobs `ids` this worker is still working on. */
+  renew(owner: string, ids: readonly string[], now = new Date()): Promise<void> {
+    return this.backend.stores.jobs.renew(owner, ids, this.limits.leaseMs, now);
   }
 
   /**

@@ -136,8 +136,10 @@ export class JobWorker implements Lifecycle {
       await this.stopLost();
       const { claimed, canceled } = await this.queue.claim(this.owner, this.options.capacity - this.running.size);
       for (const id of canceled) this.abort(id);
-      // A stop that began during the claim hands these back (release) without starting them.
-      if (!this.stopped) for (const job of claimed) this.begin(job);
+      // A stop that began during the claim hands these back (release) without starting them. A job this
+      // worker still runs comes back when its renewals failed (a full disk, the database away) until the
+      // lease ran out: the try under way goes on under the new lease, never a second one beside it.
+      if (!this.stopped) for (const job of claimed) if (!this.running.has(job.id)) this.begin(job);
     } catch (err) {
       this.log.error({ err }, 'job worker could not claim jobs'); // a tick never throws; try again at the next poll
     }
@@ -166,7 +168,10 @@ export class JobWorker implements Lifecycle {
     const controller = new AbortController();
     this.running.set(job.id, controller);
     const task = this.process(job, controller.signal)
-      .catch((err) => this.log.error({ err, job: job.id }, 'job worker failed to record a job'))
+      .catch((err) =>
+        // No longer in `running`, so its lease is not renewed: it runs out and the job is taken up again.
+        this.log.error({ err, job: job.id }, 'job worker failed to record a job (it is retried when its lease ends)'),
+      )
       .finally(() => {
         this.running.delete(job.id);
         this.tasks.delete(task);
@@ -212,7 +217,7 @@ export class JobWorker implements Lifecycle {
   private async renew(): Promise<void> {
     if (this.running.size === 0) return;
     try {
-      await this.queue.renew(this.owner);
+      await this.queue.renew(this.owner, [...this.running.keys()]);
     } catch (err) {
       this.log.error({ err }, 'job worker could not renew its lease');
     }
