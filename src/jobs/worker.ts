@@ -3,10 +3,11 @@
 // synchronous requests. While it works it renews its lease, so a job is taken up again only when this
 // process is gone; failures are retried or recorded here, the same for every kind.
 import { randomBytes } from 'node:crypto';
-import { AppError } from '../errors.js';
+import { AppError, jobDiskFull } from '../errors.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import type { Backend } from '../stores/backend.js';
+import { fullDiskOf } from '../stores/disk-full.js';
 import type { JobRecord } from '../stores/jobs.js';
 import type { JobQueue } from './queue.js';
 import type { JobOutcome, JobRunner } from './runner.js';
@@ -198,7 +199,11 @@ export class JobWorker implements Lifecycle {
     }
   }
 
-  private async recordFailure(job: JobRecord, err: unknown): Promise<void> {
+  private async recordFailure(job: JobRecord, thrown: unknown): Promise<void> {
+    // A write that found no room (the result, a capture's files): a reason the caller can read, and retried.
+    const fullDisk = thrown instanceof AppError ? undefined : fullDiskOf(thrown);
+    const err = fullDisk ? jobDiskFull(fullDisk, thrown) : thrown;
+    if (fullDisk) this.log.warn({ err: thrown, job: job.id }, 'job could not store its result: the disk is full');
     const final = err instanceof AppError && FINAL_CODES.has(err.code) && err.extra.retryable !== true;
     const error =
       err instanceof AppError

@@ -1,9 +1,10 @@
 // The one place errors become responses (the error codes /docs and docs/rendering.md list). Anything
 // that is not an AppError is a bug: the client gets a generic 500, the log gets the cause with the request id.
 import type { Middleware } from 'koa';
-import { AppError } from '../../errors.js';
+import { AppError, insufficientStorage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { RenderAborted } from '../../render/renderer.js';
+import { fullDiskOf } from '../../stores/disk-full.js';
 import type { ErrorBody } from '../schemas/responses/error.js';
 
 export function errorResponses(log: Logger): Middleware {
@@ -16,11 +17,15 @@ export function errorResponses(log: Logger): Middleware {
         ctx.status = 499; // nginx's "client closed request": only for the log, nobody reads it
         return;
       }
+      // A write that found no room (a full disk, here or the database's) is no bug: 507, to try later.
+      const fullDisk = err instanceof AppError ? undefined : fullDiskOf(err);
       const appError =
         err instanceof AppError
           ? err
-          : new AppError('internal', 'Internal error; the request id identifies it in the service log');
-      if (!(err instanceof AppError)) log.error({ err, requestId }, 'unhandled error');
+          : fullDisk
+            ? insufficientStorage(fullDisk, { cause: err })
+            : new AppError('internal', 'Internal error; the request id identifies it in the service log');
+      if (!(err instanceof AppError) && !fullDisk) log.error({ err, requestId }, 'unhandled error');
       else if (appError.status >= 500)
         log.warn({ requestId, code: appError.code, err: appError.cause }, appError.message);
       else if (appError.cause) log.debug({ requestId, code: appError.code, err: appError.cause }, appError.message);

@@ -77,6 +77,8 @@ const CODE_WHEN: Record<ErrorCode, string> = {
   internal: 'a bug: the message is generic, the cause is in the log under the request id',
   unavailable: 'shutting down, or the browser cannot be started',
   render_timeout: 'the render exceeded its timeout',
+  insufficient_storage:
+    "the service's disk (or the database's) is full, or its free space is under storage.minFreeBytes; with Retry-After",
 };
 
 /** Error responses for the given codes, grouped by status, each the shared Error body with its codes. */
@@ -91,7 +93,7 @@ export function errors(codes: ErrorCode[], why: Partial<Record<ErrorCode, string
       status,
       {
         description: list.map((c) => `\`${c}\`: ${why[c] ?? CODE_WHEN[c]}`).join('; '),
-        headers: hdr('X-Request-Id', ...(status === '429' ? ['Retry-After'] : [])),
+        headers: hdr('X-Request-Id', ...(status === '429' || status === '507' ? ['Retry-After'] : [])),
         content: json({ allOf: [ref('Error'), { properties: { error: { properties: { code: { enum: list } } } } }] }),
       },
     ]),
