@@ -34,6 +34,8 @@ export interface MonitorServiceOptions {
   abortJob: (jobId: string) => void;
   limits: { maxPerKey: number };
   secrets: SecretBox;
+  /** Throws 507 while the disk is too full to store captures (storage.minFreeBytes); absent: no check. */
+  assertStorageRoom?: () => Promise<void>;
 }
 
 export class MonitorService {
@@ -41,6 +43,7 @@ export class MonitorService {
 
   async create(keyId: string, settings: MonitorSettings, baseUrl: string, now = new Date()): Promise<MonitorRecord> {
     await this.checkEgress(settings);
+    await this.options.assertStorageRoom?.(); // its captures would have nowhere to go
     const id = `mon_${randomBytes(10).toString('hex')}`;
     const sealed = { ...settings, capture: sealSecrets(settings.capture, undefined, this.options.secrets, id) };
     await this.options.backend.transaction(async (tx) => {
@@ -125,6 +128,7 @@ export class MonitorService {
   /** Capture now; if a capture is already queued or running, that one (not a second). */
   async run(keyId: string, id: string): Promise<{ job: JobRecord; created: boolean }> {
     const monitor = await this.get(keyId, id);
+    await this.options.assertStorageRoom?.();
     return this.options.runs.start(monitor, 'manual');
   }
 
