@@ -87,6 +87,12 @@ export const configSchema = z
             'Where results, captures and diff images are kept: fs = files under dataDir (several nodes need a ' +
               'shared volume); database = in PostgreSQL; empty = database with PostgreSQL, fs with SQLite',
           ),
+        minFreeBytes: int(0, Number.MAX_SAFE_INTEGER)
+          .default(256 * 1024 * 1024)
+          .describe(
+            'Free space dataDir must keep (when SQLite or storage.driver=fs writes there): below it /ready ' +
+              'answers 503 and async submissions 507 insufficient_storage; 0 = no threshold',
+          ),
       })
       .strict()
       .prefault({}),

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   render_crashed: 502,
   unavailable: 503,
   render_timeout: 504,
+  insufficient_storage: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -129,6 +130,33 @@ export const databaseUnavailable = (cause: unknown) =>
     'unavailable',
     `The service cannot reach its database just now: try again in ${DATABASE_RETRY_AFTER_SECONDS} s.`,
     { cause, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+  );
+
+/** How long a caller refused for a full disk is asked to wait: an operator has to free space first. */
+export const DISK_FULL_RETRY_AFTER_SECONDS = 60;
+const fullDiskName = (where: 'local' | 'database') =>
+  where === 'database' ? "the database's disk" : "the service's disk";
+/**
+ * The service has no room to store what it was asked to keep: its own disk (dataDir) or the database's is
+ * full (`nearlyFull`: its free space is under storage.minFreeBytes). Retryable: it passes once space is freed.
+ */
+export const insufficientStorage = (
+  where: 'local' | 'database',
+  extra: { cause?: unknown; nearlyFull?: boolean } = {},
+) =>
+  new AppError(
+    'insufficient_storage',
+    `The disk is ${extra.nearlyFull ? 'nearly ' : ''}full (${fullDiskName(where)}), so nothing more can be stored ` +
+      `now: try again in ${DISK_FULL_RETRY_AFTER_SECONDS} s (its operator has to free space).`,
+    { cause: extra.cause, retryAfterSeconds: DISK_FULL_RETRY_AFTER_SECONDS, retryable: true },
+  );
+/** The same fault as a job's (or capture's) recorded reason: it is retried by the worker, not the caller. */
+export const jobDiskFull = (where: 'local' | 'database', cause?: unknown) =>
+  new AppError(
+    'insufficient_storage',
+    `The disk is full (${fullDiskName(where)}): there was no room to store the output; ` +
+      'it is tried again while it has tries left (jobs.maxAttempts).',
+    { cause, retryable: true },
   );
 /**
  * `stage`: what the render was doing when its time ran out, said in the log (where a hang is looked for).

@@ -28,6 +28,8 @@ import { DatabaseClock } from '../operations/database-clock.js';
 import { NodeHeartbeat, nodeId } from '../operations/node-heartbeat.js';
 import { RenderHistory } from '../operations/render-history.js';
 import { statusSnapshot, withStoredBytesCache } from '../operations/status.js';
+import { DiskSpace } from '../operations/disk-space.js';
+import { storageDriver } from '../stores/files/open.js';
 import type { EgressProxy } from '../egress/proxy.js';
 import type { BrowserManager } from '../render/browser/browser-manager.js';
 import { RenderLimiter } from '../render/limiter.js';
@@ -122,6 +124,12 @@ async function composeOn(
     new PlaywrightRenderer({ browsers, limiter, limits: config.limits, egress, failures: proxy.failures }),
   );
   const { results, captures: captureFiles } = storage.files();
+  // The disk of dataDir matters where this node writes there: SQLite, or files kept as files.
+  const writesDataDir = !config.database.url || storageDriver(config) === 'fs';
+  const diskSpace = writesDataDir
+    ? new DiskSpace({ dir: resolve(config.dataDir), minFreeBytes: config.storage.minFreeBytes })
+    : undefined;
+  const assertStorageRoom = diskSpace && (() => diskSpace.assertRoom());
 
   // Jobs: one durable queue; each kind registers its runner. As many jobs in the render line as there
   // are slots: with no synchronous traffic jobs fill every slot; with it, the first-come line shares the
@@ -170,7 +178,12 @@ async function composeOn(
   const scheduler = new MonitorScheduler({ monitors: stores.monitors, runs, log, reconcile, clock });
 
   let shuttingDown = false;
-  const readiness = { database: () => backend.ping(), browser: () => browsers.readiness(), sandbox };
+  const readiness = {
+    database: () => backend.ping(),
+    browser: () => browsers.readiness(),
+    ...(diskSpace && { storage: () => diskSpace.readiness() }),
+    sandbox,
+  };
   const isShuttingDown = () => shuttingDown;
   const probes = { log, readiness, metrics, keys: stores.keys, auth: config.auth, isShuttingDown };
   const app = createApp({
@@ -181,7 +194,7 @@ async function composeOn(
     auth: config.auth,
     rateLimit: config.rateLimit,
     rateLimits: storage.rateLimits,
-    jobs: new JobService({ queue, stores, results, worker, egress }),
+    jobs: new JobService({ queue, stores, results, worker, egress, assertStorageRoom }),
     monitors: new MonitorService({
       backend,
       runs,
@@ -192,6 +205,7 @@ async function composeOn(
       limits: config.monitors,
       secrets,
       clock,
+      assertStorageRoom,
     }),
     deliveries: stores.deliveries,
     publicUrl: config.publicUrl,

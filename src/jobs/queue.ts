@@ -194,8 +194,9 @@ export class JobQueue {
     return this.backend.stores.jobs.runningOf(owner);
   }
 
-  renew(owner: string, now = this.clock.now()): Promise<void> {
-    return this.backend.stores.jobs.renew(owner, this.limits.leaseMs, now);
+  /** Extend the leases of the jobs `ids` this worker is still working on. */
+  renew(owner: string, ids: readonly string[], now = this.clock.now()): Promise<void> {
+    return this.backend.stores.jobs.renew(owner, ids, this.limits.leaseMs, now);
   }
 
   /**

@@ -25,6 +25,8 @@ export interface JobServiceOptions {
   results: FileStore;
   worker: Pick<JobWorker, 'abort'>;
   egress: EgressPolicy;
+  /** Throws 507 while the disk is too full to store results (storage.minFreeBytes); absent: no check. */
+  assertStorageRoom?: () => Promise<void>;
 }
 
 export class JobService {
@@ -44,6 +46,8 @@ export class JobService {
         throw webhookUrlBlocked(verdict.reason);
       }
     }
+    // ...and a job whose result would have nowhere to go (507, to try again once space is freed).
+    await this.options.assertStorageRoom?.();
     // The worker hears of the new job from the backend's `jobs` change.
     return this.options.queue.submit({ ...input, webhookUrl });
   }

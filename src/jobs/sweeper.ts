@@ -8,7 +8,7 @@
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import type { FileStore } from '../stores/file-store.js';
-import { ORPHAN_MIN_AGE_MS, removeOrphans } from '../stores/files/orphans.js';
+import { ORPHAN_MIN_AGE_MS, PARTIAL_MIN_AGE_MS, removeOrphans } from '../stores/files/orphans.js';
 import type { Backend, Stores } from '../stores/backend.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { IDEMPOTENCY_WINDOW_MS } from './queue.js';
@@ -172,6 +172,7 @@ export class Sweeper implements Lifecycle {
           (key) => source.isReferenced(key),
           before,
           () => this.stopping,
+          new Date(now.getTime() - PARTIAL_MIN_AGE_MS),
         );
         if (removed) this.options.log.warn({ store: name, files: removed }, 'removed stored files no row refers to');
       } catch (err) {

@@ -3,10 +3,11 @@
 // synchronous requests. While it works it renews its lease, so a job is taken up again only when this
 // process is gone; failures are retried or recorded here, the same for every kind.
 import { randomBytes } from 'node:crypto';
-import { AppError, databaseUnavailable } from '../errors.js';
+import { AppError, databaseUnavailable, jobDiskFull } from '../errors.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import type { Backend } from '../stores/backend.js';
+import { fullDiskOf } from '../stores/disk-full.js';
 import type { JobRecord } from '../stores/jobs.js';
 import { isDatabaseUnavailable, retryWhileUnavailable } from '../stores/unavailable.js';
 import type { JobQueue } from './queue.js';
@@ -138,8 +139,10 @@ export class JobWorker implements Lifecycle {
       await this.stopLost();
       const { claimed, canceled } = await this.queue.claim(this.owner, this.options.capacity - this.running.size);
       for (const id of canceled) this.abort(id);
-      // A stop that began during the claim hands these back (release) without starting them.
-      if (!this.stopped) for (const job of claimed) this.begin(job);
+      // A stop that began during the claim hands these back (release) without starting them. A job this
+      // worker still runs comes back when its renewals failed (a full disk, the database away) until the
+      // lease ran out: the try under way goes on under the new lease, never a second one beside it.
+      if (!this.stopped) for (const job of claimed) if (!this.running.has(job.id)) this.begin(job);
     } catch (err) {
       this.log.error({ err }, 'job worker could not claim jobs'); // a tick never throws; try again at the next poll
     }
@@ -168,7 +171,10 @@ export class JobWorker implements Lifecycle {
     const controller = new AbortController();
     this.running.set(job.id, controller);
     const task = this.process(job, controller.signal)
-      .catch((err) => this.log.error({ err, job: job.id }, 'job worker failed to record a job'))
+      .catch((err) =>
+        // No longer in `running`, so its lease is not renewed: it runs out and the job is taken up again.
+        this.log.error({ err, job: job.id }, 'job worker failed to record a job (it is retried when its lease ends)'),
+      )
       .finally(() => {
         this.running.delete(job.id);
         this.tasks.delete(task);
@@ -196,8 +202,13 @@ export class JobWorker implements Lifecycle {
   }
 
   private async recordFailure(job: JobRecord, thrown: unknown): Promise<void> {
-    // A database that went away mid-run (storing the result) is a retryable `unavailable`, not a bug.
-    const err = !(thrown instanceof AppError) && isDatabaseUnavailable(thrown) ? databaseUnavailable(thrown) : thrown;
+    // A store's own error met mid-run is no bug: a write that found no room (the result, a capture's files)
+    // gets a reason the caller can read; a database that went away (storing the result), `unavailable`.
+    // Both are retried.
+    const fullDisk = thrown instanceof AppError ? undefined : fullDiskOf(thrown);
+    const away = !(thrown instanceof AppError) && !fullDisk && isDatabaseUnavailable(thrown);
+    const err = fullDisk ? jobDiskFull(fullDisk, thrown) : away ? databaseUnavailable(thrown) : thrown;
+    if (fullDisk) this.log.warn({ err: thrown, job: job.id }, 'job could not store its result: the disk is full');
     const final = err instanceof AppError && FINAL_CODES.has(err.code) && err.extra.retryable !== true;
     const error =
       err instanceof AppError
@@ -230,7 +241,7 @@ export class JobWorker implements Lifecycle {
   private async renew(): Promise<void> {
     if (this.running.size === 0) return;
     try {
-      await this.queue.renew(this.owner);
+      await this.queue.renew(this.owner, [...this.running.keys()]);
     } catch (err) {
       this.log.error({ err }, 'job worker could not renew its lease');
     }

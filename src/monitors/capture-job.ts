@@ -82,9 +82,11 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const diffPng = outcome?.diff.diffPng ?? null;
     const diffKey = diffPng ? keys.diff : null;
     const textBytes = Buffer.from(JSON.stringify(shot.facts.blocks));
-    await this.options.files.put(keys.image, shot.bytes);
-    if (diffKey) await this.options.files.put(diffKey, diffPng!);
-    await this.options.files.put(keys.text, textBytes);
+    await this.storeAll([
+      [keys.image, shot.bytes],
+      ...(diffKey ? [[diffKey, diffPng!] as const] : []),
+      [keys.text, textBytes],
+    ]);
     const { width, height } = pngSize(shot.bytes);
     const capture: NewCapture = {
       id,
@@ -117,6 +119,23 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       conditionsMet: conditions.met,
     };
     return { detail: capture };
+  }
+
+  /**
+   * Store a capture's files, all or none: when one cannot be written (a full disk), those already written
+   * are removed at once rather than left to the orphan sweep an hour later, holding space meanwhile.
+   */
+  private async storeAll(files: readonly (readonly [string, Buffer])[]): Promise<void> {
+    const written: string[] = [];
+    try {
+      for (const [key, bytes] of files) {
+        await this.options.files.put(key, bytes);
+        written.push(key);
+      }
+    } catch (err) {
+      await Promise.all(written.map((key) => this.options.files.remove(key))).catch(() => {});
+      throw err;
+    }
   }
 
   /** Recorded with the job's success, in the queue's transaction. */

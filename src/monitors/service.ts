@@ -37,6 +37,8 @@ export interface MonitorServiceOptions {
   secrets: SecretBox;
   /** The cluster's clock (the database's); this machine's unless given. */
   clock?: Clock;
+  /** Throws 507 while the disk is too full to store captures (storage.minFreeBytes); absent: no check. */
+  assertStorageRoom?: () => Promise<void>;
 }
 
 export class MonitorService {
@@ -53,6 +55,7 @@ export class MonitorService {
     now = this.clock.now(),
   ): Promise<MonitorRecord> {
     await this.checkEgress(settings);
+    await this.options.assertStorageRoom?.(); // its captures would have nowhere to go
     const id = `mon_${randomBytes(10).toString('hex')}`;
     const sealed = { ...settings, capture: sealSecrets(settings.capture, undefined, this.options.secrets, id) };
     await this.options.backend.transaction(async (tx) => {
@@ -137,6 +140,7 @@ export class MonitorService {
   /** Capture now; if a capture is already queued or running, that one (not a second). */
   async run(keyId: string, id: string): Promise<{ job: JobRecord; created: boolean }> {
     const monitor = await this.get(keyId, id);
+    await this.options.assertStorageRoom?.();
     return this.options.runs.start(monitor, 'manual');
   }
 

@@ -6,6 +6,8 @@ import type { Readable } from 'node:stream';
 export interface StoredFile {
   key: string;
   modifiedAt: Date;
+  /** A half-written copy (the local store's `.partial`), listed under the key it was meant for. */
+  partial?: boolean;
 }
 
 export interface FileStore {

@@ -91,8 +91,11 @@ export interface JobStore {
   runningOf(owner: string): Promise<Set<string>>;
   /** Fail the running jobs whose lease ran out with no tries left; the failed jobs. */
   failExhausted(maxAttempts: number, now: Date): Promise<JobRecord[]>;
-  /** Extend the lease of every job `owner` runs. */
-  renew(owner: string, leaseMs: number, now: Date): Promise<void>;
+  /**
+   * Extend the lease of the jobs `ids` that `owner` runs. Only those: a job whose work ended but whose end
+   * could not be written (a full disk) must see its lease run out, so it is taken up again.
+   */
+  renew(owner: string, ids: readonly string[], leaseMs: number, now: Date): Promise<void>;
   /** Mark the job succeeded, with its downloadable result if it has one; undefined when not `owner`'s. */
   succeed(id: string, owner: string, result: StoredResult | undefined, now: Date): Promise<JobRecord | undefined>;
   /** Fail the job for good; undefined when not `owner`'s. */

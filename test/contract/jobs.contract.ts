@@ -168,11 +168,19 @@ export function jobsContract(open: () => Promise<{ backend: Backend; close(): Pr
         const id = await insert();
         await claimOne('w1', 0);
         expect(await claimOne('w2', LEASE - 1)).toBeUndefined();
-        await jobs.renew('w1', LEASE, at(LEASE - 1));
+        await jobs.renew('w1', [id], LEASE, at(LEASE - 1));
         expect(await claimOne('w2', LEASE + 1)).toBeUndefined();
         const taken = await claimOne('w2', 2 * LEASE);
         expect(taken).toMatchObject({ id, attempts: 2, leaseOwner: 'w2', startedAt: at(0).toISOString() });
         expect(await jobs.runningOf('w1')).toEqual(new Set());
+      });
+
+      it('renew extends only the named jobs: one whose end could not be recorded is let go', async () => {
+        const kept = await insert();
+        const ended = await insert();
+        expect((await jobs.claim('w1', 2, LEASE, 3, at(0))).map((j) => j.id).sort()).toEqual([kept, ended].sort());
+        await jobs.renew('w1', [kept], LEASE, at(LEASE - 1));
+        expect((await jobs.claim('w2', 2, LEASE, 3, at(LEASE + 1))).map((j) => j.id)).toEqual([ended]);
       });
 
       it('a job with no tries left is not claimed; failExhausted fails it with the kept request', async () => {

@@ -131,7 +131,11 @@ describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}) with no_
   it('is ready with the sandbox on, and no warning', async () => {
     const res = await ready(svc!);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ready', checks: { database: 'ok', browser: 'ok' }, sandbox: 'on' });
+    expect(await res.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', browser: 'ok', storage: 'ok' },
+      sandbox: 'on',
+    });
     expect(
       svc!.logLines.filter((l) => l.level === 40 || l.level === 50),
       JSON.stringify(svc!.logLines),

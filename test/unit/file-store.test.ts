@@ -1,6 +1,6 @@
 // The local file store: keys stay inside its directory, writes are atomic, and files() lists what the
 // store wrote (a half-written file under the key it was meant for) and nothing else.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -55,4 +55,21 @@ it('removeOrphans removes unreferenced files older than the cut-off, and stops w
   expect(await removeOrphans(store, referenced, later, () => true)).toBe(0); // asked to stop at once
   expect(await removeOrphans(store, referenced, later)).toBe(2);
   expect(await keys()).toEqual(['job_kept-1']);
+});
+
+it('removeOrphans judges a half-written copy by the shorter cut-off for partials', async () => {
+  writeFileSync(join(dir, 'job_dead-1.partial'), 'half');
+  await store.put('job_young-1', Buffer.from('A'));
+  const now = new Date(Date.now() + 60_000);
+  const nobody = () => false;
+  // Files newer than `before` stay, but the aside copy is older than `partialsBefore`: it goes.
+  expect(await removeOrphans(store, nobody, new Date(0), () => false, now)).toBe(1);
+  expect(await keys()).toEqual(['job_young-1']);
+});
+
+it('a write that fails part-way leaves no half-written copy behind', async () => {
+  // A folder where the file should go: the rename fails (EISDIR), a real fs failure like ENOSPC.
+  mkdirSync(join(dir, 'job_x-1', 'inside'), { recursive: true });
+  await expect(store.put('job_x-1', Buffer.from('A'))).rejects.toMatchObject({ code: expect.any(String) as unknown });
+  expect(existsSync(join(dir, 'job_x-1.partial'))).toBe(false);
 });

@@ -76,7 +76,7 @@ describe('claiming', () => {
     const { id } = (await queue.submit(submission(), at(0))).job;
     await queue.claim('worker_a', 1, at(0));
     expect((await queue.claim('worker_b', 1, at(LEASE - 1))).claimed).toEqual([]);
-    await queue.renew('worker_a', at(LEASE - 1));
+    await queue.renew('worker_a', [id], at(LEASE - 1));
     expect((await queue.claim('worker_b', 1, at(LEASE + 1))).claimed).toEqual([]);
     const [taken] = (await queue.claim('worker_b', 1, at(2 * LEASE))).claimed;
     expect(taken).toMatchObject({ id, attempts: 2, leaseOwner: 'worker_b' });

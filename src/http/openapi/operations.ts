@@ -78,6 +78,8 @@ const CODE_WHEN: Record<ErrorCode, string> = {
   render_crashed: "the page's renderer process ended mid-render (killed, out of memory); try again",
   unavailable: 'shutting down, the browser cannot be started, or the database cannot be reached (with Retry-After)',
   render_timeout: 'the render exceeded its timeout',
+  insufficient_storage:
+    "the service's disk (or the database's) is full, or its free space is under storage.minFreeBytes; with Retry-After",
 };
 
 /** Error responses for the given codes, grouped by status, each the shared Error body with its codes. */
@@ -92,7 +94,7 @@ export function errors(codes: ErrorCode[], why: Partial<Record<ErrorCode, string
       status,
       {
         description: list.map((c) => `\`${c}\`: ${why[c] ?? CODE_WHEN[c]}`).join('; '),
-        headers: hdr('X-Request-Id', ...(status === '429' ? ['Retry-After'] : [])),
+        headers: hdr('X-Request-Id', ...(status === '429' || status === '507' ? ['Retry-After'] : [])),
         content: json({ allOf: [ref('Error'), { properties: { error: { properties: { code: { enum: list } } } } }] }),
       },
     ]),

@@ -56,6 +56,7 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
       'render_crashed',
       'unavailable',
       'render_timeout',
+      'insufficient_storage',
     ],
     {
       unauthorized: anonymous
@@ -182,7 +183,7 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
         requestBody: jsonBody(ref('MonitorCreate')),
         responses: {
           201: { description: 'Created', headers: hdr('Location'), content: json(ref('Monitor')) },
-          ...keyed([...bodyErrors, 'url_blocked', 'conflict'], {
+          ...keyed([...bodyErrors, 'url_blocked', 'conflict', 'insufficient_storage'], {
             conflict: `the key already has monitors.maxPerKey (${config.monitors.maxPerKey}) monitors`,
           }),
         },
@@ -234,7 +235,7 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
         description: 'Queues a capture (also for a paused monitor). While one is pending, answers that one.',
         responses: {
           202: { description: 'Queued', headers: hdr('Location'), content: json(ref('RunAccepted')) },
-          ...keyed(['not_found']),
+          ...keyed(['not_found', 'insufficient_storage']),
         },
       }),
     },

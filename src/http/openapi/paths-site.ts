@@ -75,7 +75,7 @@ export function buildSitePaths(config: Readonly<Config>): Record<string, Record<
     '/ready': {
       get: operation({
         id: 'ready',
-        summary: 'Readiness: the database and the browser are usable',
+        summary: 'Readiness: the database and the browser are usable, and the disk has room',
         tag: 'Operations',
         access: 'public',
         responses: {
@@ -83,7 +83,7 @@ export function buildSitePaths(config: Readonly<Config>): Record<string, Record<
           ...errors(['internal', 'unavailable'], {
             unavailable:
               "not ready (details name the failing checks and, when Chromium's sandbox cannot start, why and " +
-              'the fix) or shutting down',
+              'the fix; storage: the free space of dataDir is under storage.minFreeBytes) or shutting down',
           }),
         },
       }),

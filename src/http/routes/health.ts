@@ -8,6 +8,8 @@ export interface Readiness {
   database: () => Promise<boolean>;
   /** `reason`, when given, says why no browser can start and how to fix it (e.g. the sandbox). */
   browser: () => Promise<{ usable: boolean; reason?: string }>;
+  /** Whether the disk of dataDir has room (storage.minFreeBytes); absent when this node writes nothing there. */
+  storage?: () => Promise<{ usable: boolean; reason?: string }>;
   /** Whether Chromium runs sandboxed, and the warning logged at start when it does not. */
   sandbox: { enabled: boolean; warning?: string };
 }
@@ -18,10 +20,15 @@ export function healthRoutes(readiness: Readiness): Router {
     ctx.body = { status: 'ok' };
   });
   router.get('/ready', async (ctx) => {
-    const [database, browser] = await Promise.all([readiness.database(), readiness.browser()]);
+    const [database, browser, storage] = await Promise.all([
+      readiness.database(),
+      readiness.browser(),
+      readiness.storage?.(),
+    ]);
     const checks = [
       { path: 'database', usable: database, reason: 'the database does not answer; requests that need it get 503' },
       { path: 'browser', ...browser },
+      ...(storage ? [{ path: 'storage', ...storage }] : []),
     ];
     const failing = checks.filter((c) => !c.usable);
     if (failing.length) {
@@ -34,7 +41,7 @@ export function healthRoutes(readiness: Readiness): Router {
     const { enabled, warning } = readiness.sandbox;
     ctx.body = {
       status: 'ready',
-      checks: { database: 'ok', browser: 'ok' },
+      checks: { database: 'ok', browser: 'ok', ...(storage && { storage: 'ok' as const }) },
       sandbox: enabled ? 'on' : 'off',
       ...(warning && { warnings: [warning] }),
     } satisfies Ready;

@@ -73,16 +73,23 @@ export class LocalFileStore implements FileStore {
     await mkdir(dirname(file), { recursive: true });
     // Write aside, then rename: a crash mid-write never leaves a half file under the real name.
     const partial = `${file}.partial`;
-    await writeFile(partial, bytes);
-    await rename(partial, file);
+    try {
+      await writeFile(partial, bytes);
+      await rename(partial, file);
+    } catch (err) {
+      // A write that failed part-way (a full disk) leaves no half file to hold on to the space.
+      await rm(partial, { force: true }).catch(() => {});
+      throw err;
+    }
   }
 
   /** The file at `relative`, if it is one of ours (a key, or a key's aside copy) and still there. */
   private async *file(relative: string): AsyncIterable<StoredFile> {
-    const key = relative.endsWith('.partial') ? relative.slice(0, -'.partial'.length) : relative;
+    const partial = relative.endsWith('.partial');
+    const key = partial ? relative.slice(0, -'.partial'.length) : relative;
     if (!isFileKey(key)) return; // not written by the store: not ours to judge
     const info = await stat(join(this.dir, relative)).catch(() => undefined);
-    if (info?.isFile()) yield { key, modifiedAt: info.mtime };
+    if (info?.isFile()) yield { key, modifiedAt: info.mtime, ...(partial && { partial }) };
   }
 
   private path(key: string): string {

@@ -127,13 +127,15 @@ export class SqlJobStore implements JobStore {
     return failExhaustedJobs(this.db, maxAttempts, now);
   }
 
-  async renew(owner: string, leaseMs: number, now: Date): Promise<void> {
+  async renew(owner: string, ids: readonly string[], leaseMs: number, now: Date): Promise<void> {
+    if (ids.length === 0) return;
     await this.db
       .updateTable('jobs')
       .set({ lease_expires_at: new Date(now.getTime() + leaseMs).toISOString() })
       .where('status', 'in', ACTIVE) // read through the index of unfinished jobs, not the whole table
       .where('status', '=', 'running')
       .where('lease_owner', '=', owner)
+      .where('id', 'in', ids)
       .execute();
   }
 

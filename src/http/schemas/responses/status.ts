@@ -129,7 +129,14 @@ export const health = z.object({ status: z.literal('ok') });
 
 export const ready = z.object({
   status: z.literal('ready'),
-  checks: z.object({ database: z.literal('ok').optional(), browser: z.literal('ok').optional() }),
+  checks: z.object({
+    database: z.literal('ok').optional(),
+    browser: z.literal('ok').optional(),
+    storage: z
+      .literal('ok')
+      .optional()
+      .describe('The disk of dataDir has storage.minFreeBytes free (only when this node writes there)'),
+  }),
   sandbox: z.enum(['on', 'off']).describe('Whether Chromium runs with its sandbox (render.sandbox)'),
   warnings: z.array(z.string()).optional().describe('Present when the sandbox is off because the service runs as root'),
 });

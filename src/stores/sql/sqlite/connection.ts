@@ -11,6 +11,7 @@ import {
   type DatabaseConnection,
   type Driver,
   type SqliteDatabase,
+  type SqliteDialectConfig,
 } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -30,8 +31,23 @@ export function openDatabase(file: string): Db {
 }
 
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly raw: Db,
+  ) {
+    super(config);
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /**
+   * SQLite rolls a transaction back by itself on some errors (SQLITE_FULL: the disk is full). A ROLLBACK
+   * then fails with "no transaction is active", and that error would replace the one that says why.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.raw.inTransaction) await super.rollbackTransaction(connection);
   }
 }
 
@@ -60,14 +76,14 @@ export function withStatementCache(db: Db, max = 500): SqliteDatabase {
 class ImmediateSqliteDialect extends SqliteDialect {
   private readonly database: SqliteDatabase;
 
-  constructor(db: Db) {
-    const database = withStatementCache(db);
+  constructor(private readonly raw: Db) {
+    const database = withStatementCache(raw);
     super({ database });
     this.database = database;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver({ database: this.database });
+    return new ImmediateSqliteDriver({ database: this.database }, this.raw);
   }
 }
 
