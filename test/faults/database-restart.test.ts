@@ -10,7 +10,8 @@ import { startCluster, type Cluster, type ClusterNode } from '../helpers/cluster
 import type { ThrowawayPostgres } from '../helpers/throwaway-postgres.js';
 import { until } from '../helpers/until.js';
 import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { databaseOn, startFaultPostgres } from '../helpers/throwaway-database.js';
+import { databaseOn } from '../helpers/throwaway-database.js';
+import { startThrowawayPostgres } from '../helpers/throwaway-postgres.js';
 
 const JOBS = 60;
 
@@ -29,7 +30,7 @@ let hooks: WebhookReceiver;
 let key: { key: string; webhookSecret: string };
 
 beforeAll(async () => {
-  server = await startFaultPostgres();
+  server = await startThrowawayPostgres();
   hooks = await startWebhookReceiver();
   cluster = await startCluster({
     roles: ['all', 'all'],

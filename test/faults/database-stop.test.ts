@@ -9,8 +9,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCluster, type Cluster, type ClusterNode } from '../helpers/cluster.js';
-import { databaseOn, startFaultPostgres } from '../helpers/throwaway-database.js';
-import type { ThrowawayPostgres } from '../helpers/throwaway-postgres.js';
+import { databaseOn } from '../helpers/throwaway-database.js';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../helpers/throwaway-postgres.js';
 import { until } from '../helpers/until.js';
 
 const POLL_MS = 60_000;
@@ -25,7 +25,7 @@ let key: string;
 let watch: pg.Pool;
 
 beforeAll(async () => {
-  server = await startFaultPostgres();
+  server = await startThrowawayPostgres();
   cluster = await startCluster({
     roles: ['api', 'worker'],
     database: await databaseOn(server),

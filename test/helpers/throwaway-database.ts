@@ -2,15 +2,7 @@
 // share it while the test stops and restarts the server under them. Dropping the server drops it too.
 import pg from 'pg';
 import type { FreshDatabase } from './postgres.js';
-import { startThrowawayPostgres, type ThrowawayPostgres } from './throwaway-postgres.js';
-
-/**
- * startThrowawayPostgres listening on localhost: its default listen_addresses (127.0.0.1, unquoted) is a syntax
- * error in postgresql.conf, so the server would not start.
- */
-export function startFaultPostgres(settings: Record<string, string> = {}): Promise<ThrowawayPostgres> {
-  return startThrowawayPostgres({ listen_addresses: 'localhost', ...settings });
-}
+import type { ThrowawayPostgres } from './throwaway-postgres.js';
 
 export async function databaseOn(server: ThrowawayPostgres, name = 'pagewatch'): Promise<FreshDatabase> {
   const client = new pg.Client({ connectionString: server.url });
