@@ -7,11 +7,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCluster, type Cluster, type ClusterNode } from '../helpers/cluster.js';
-import type { ThrowawayPostgres } from '../helpers/throwaway-postgres.js';
 import { until } from '../helpers/until.js';
 import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { databaseOn } from '../helpers/throwaway-database.js';
-import { startThrowawayPostgres } from '../helpers/throwaway-postgres.js';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../helpers/throwaway-postgres.js';
 
 const JOBS = 60;
 
