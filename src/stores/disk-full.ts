@@ -18,5 +18,3 @@ export function fullDiskOf(err: unknown): FullDisk | undefined {
   }
   return undefined;
 }
-
-export const isDiskFull = (err: unknown): boolean => fullDiskOf(err) !== undefined;
