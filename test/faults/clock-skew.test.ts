@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePorts, startCluster, type Cluster, type ClusterNode } from '../helpers/cluster.js';
+import { startCluster, type Cluster, type ClusterNode } from '../helpers/cluster.js';
+import { freePorts } from '../helpers/free-ports.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { describePostgres } from '../helpers/postgres.js';
 import { sleep, until } from '../helpers/until.js';
@@ -123,7 +124,7 @@ describePostgres('clock skew: a node 5 minutes fast beside a normal one', () => 
     const watchUntil = Date.now() + 3 * LEASE_MS;
     while (Date.now() < watchUntil) {
       seen.push(await row());
-      await sleep(100); // the sampling interval of the watch
+      await sleep(100); // bound: a sample every 100 ms through the 3-lease window above, not a wait for a state
     }
     const takenOver = seen.filter((r) => r.attempts !== 1 || r.lease_owner !== holder.lease_owner);
     expect(takenOver[0], cluster.logsAbove(40).join('\n')).toBeUndefined();

@@ -2,8 +2,8 @@
 // (the issue's fault 2): each event reaches the healthy receiver once, while the others are still
 // being retried — so a hanging receiver holding every send slot for its timeout does not starve the
 // healthy one — and the broken ones end failed after the whole retry schedule, each saying why.
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePorts } from '../helpers/free-ports.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -14,10 +14,7 @@ const MAX_IN_FLIGHT = 4;
 
 /** A URL on 127.0.0.1 where nothing listens (a port taken and released). */
 async function deadUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
+  const [port] = await freePorts(1);
   return `http://127.0.0.1:${port}/hook`;
 }
 

@@ -5,11 +5,11 @@
 // Processes are started and killed by durability-cli.ts (its log reading finds each node's Chromium).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createKeyWithCli, killHard, startCli, type CliService } from './durability-cli.js';
+import { freePorts } from './free-ports.js';
 import { freshDatabase, type FreshDatabase } from './postgres.js';
 
 export type Role = 'all' | 'api' | 'worker';
@@ -68,24 +68,6 @@ const DEFAULT_SETTINGS: Record<string, string> = {
   PAGEWATCH_RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
   PAGEWATCH_SHUTDOWN_GRACE_MS: '5000',
 };
-
-/** Free TCP ports on 127.0.0.1, all different (the CLI takes a port; a test cannot pass 0 and ask back). */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((done, fail) => {
-          const s = createServer();
-          s.once('error', fail);
-          s.listen(0, '127.0.0.1', () => done(s));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
-  return ports;
-}
 
 /** The test process's environment without the developer's PAGEWATCH_* settings. */
 function cleanEnv(): NodeJS.ProcessEnv {

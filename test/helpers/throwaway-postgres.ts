@@ -3,8 +3,8 @@
 // Debian's postgresql-common, which CI has; elsewhere the suite fails with what is missing.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
+import { freePorts } from './free-ports.js';
 
 const run = promisify(execFile);
 const VERSION = '15';
@@ -24,18 +24,6 @@ export interface ThrowawayPostgres {
   drop(): Promise<void>;
 }
 
-/** A free TCP port on 127.0.0.1, as the OS hands one out. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const ctl = (name: string, action: string, ...args: string[]) =>
   run('pg_ctlcluster', ['--skip-systemctl-redirect', VERSION, name, action, ...args]);
 
@@ -45,7 +33,7 @@ const ctl = (name: string, action: string, ...args: string[]) =>
  */
 export async function startThrowawayPostgres(settings: Record<string, string> = {}): Promise<ThrowawayPostgres> {
   const name = `pwfault_${randomBytes(4).toString('hex')}`;
-  const port = await freePort();
+  const [port] = (await freePorts(1)) as [number];
   // pg_createcluster writes each `-o` into postgresql.conf as given, unquoted: only bare words and numbers
   // survive (listen_addresses stays its default, localhost). It drops `ssl`, which it sets itself: turn
   // TLS on with ALTER SYSTEM.

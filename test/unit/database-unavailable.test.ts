@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../src/stores/unavailable.js';
-import { freePort } from '../helpers/throwaway-postgres.js';
+import { freePorts } from '../helpers/free-ports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pagewatch-unavailable-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,7 +44,7 @@ describe('isDatabaseUnavailable', () => {
   });
 
   it('a PostgreSQL connection refused, a server shutting down, class 08 are unavailable; a SQL error is not', async () => {
-    const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/x` });
+    const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${(await freePorts(1))[0]}/x` });
     const refused = await client.connect().then(
       () => undefined,
       (err: unknown) => err,
