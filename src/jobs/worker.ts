@@ -3,13 +3,13 @@
 // synchronous requests. While it works it renews its lease, so a job is taken up again only when this
 // process is gone; failures are retried or recorded here, the same for every kind.
 import { randomBytes } from 'node:crypto';
-import { AppError, databaseUnavailable, jobDiskFull } from '../errors.js';
+import { AppError } from '../errors.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import type { Backend } from '../stores/backend.js';
-import { fullDiskOf } from '../stores/disk-full.js';
 import type { JobRecord } from '../stores/jobs.js';
-import { isDatabaseUnavailable, retryWhileUnavailable } from '../stores/unavailable.js';
+import { storeFaultOf } from '../stores/store-fault.js';
+import { retryWhileUnavailable } from '../stores/unavailable.js';
 import type { JobQueue } from './queue.js';
 import type { JobOutcome, JobRunner } from './runner.js';
 
@@ -205,10 +205,10 @@ export class JobWorker implements Lifecycle {
     // A store's own error met mid-run is no bug: a write that found no room (the result, a capture's files)
     // gets a reason the caller can read; a database that went away (storing the result), `unavailable`.
     // Both are retried.
-    const fullDisk = thrown instanceof AppError ? undefined : fullDiskOf(thrown);
-    const away = !(thrown instanceof AppError) && !fullDisk && isDatabaseUnavailable(thrown);
-    const err = fullDisk ? jobDiskFull(fullDisk, thrown) : away ? databaseUnavailable(thrown) : thrown;
-    if (fullDisk) this.log.warn({ err: thrown, job: job.id }, 'job could not store its result: the disk is full');
+    const fault = storeFaultOf(thrown, 'job');
+    const err = fault ?? thrown;
+    if (fault?.code === 'insufficient_storage')
+      this.log.warn({ err: thrown, job: job.id }, 'job could not store its result: the disk is full');
     const final = err instanceof AppError && FINAL_CODES.has(err.code) && err.extra.retryable !== true;
     const error =
       err instanceof AppError
