@@ -21,6 +21,7 @@ import { hostNotFound, type LoadError } from './load/network-errors.js';
 import { ownContextOptions } from './browser/own-context.js';
 import type { FactsRequest } from './page-reads/page-facts.js';
 import type { PageFacts } from '../domain/page-facts.js';
+import type { RenderDiagnostics } from '../domain/render-diagnostics.js';
 import { documentReady, firstLine, preparePage } from './load/prepare.js';
 import { readyPage } from './load/ready-page.js';
 import type { ImageSpec, MediaType, PdfSpec, RenderSpec } from '../domain/render-spec.js';
@@ -43,6 +44,8 @@ export interface RenderOutput {
   boxes?: Box[];
   /** Images: what `options.facts` asked to read, at the moment of the capture. */
   facts?: PageFacts;
+  /** What the render saw: failed resources, page errors, load timeline, missing glyphs, cuts. */
+  diagnostics?: RenderDiagnostics;
 }
 
 export interface RenderOptions {

@@ -1,0 +1,49 @@
+// What a render saw besides its output: resources that failed, what the page's script reported, how the
+// load went, characters no font could draw, and whether a size cap cut the output. Every render gathers
+// it; the HTTP layer sends it in JSON answers and async results, and counts of it in headers.
+
+/** A sub-resource (or the main document) that did not load as asked. */
+export interface FailedResource {
+  url: string;
+  /** Playwright's resource type: document, stylesheet, image, font, script, fetch, xhr... */
+  resourceType: string;
+  /** The HTTP status it answered with (>= 400); absent when it failed without an answer. */
+  status?: number;
+  /** The network error in plain words (e.g. "the host name could not be resolved"); absent with a status. */
+  error?: string;
+}
+
+/** A console.error message, or an exception no script caught. */
+export interface PageMessage {
+  /** The message; for an exception its name and message ("TypeError: x is undefined"). */
+  text: string;
+  /** Exceptions: the first few lines of the stack. Console errors: "url:line:column" where known. */
+  location?: string;
+}
+
+/** A character drawn with no real glyph (a box, "tofu") because no font the page could use has it. */
+export interface MissingGlyph {
+  /** The character itself. */
+  char: string;
+  /** Its code point, "U+4E2D". */
+  codePoint: string;
+  /** A short selector of the first element that shows it. */
+  selector: string;
+}
+
+export interface LoadTimeline {
+  /** What ended the wait for the page: "load", "domcontentloaded", "networkidle", "waitForSelector", ... */
+  endedBy: string;
+  /** Milliseconds each stage took, in order (e.g. queue, navigation, waits, capture). */
+  stagesMs: Record<string, number>;
+}
+
+export interface RenderDiagnostics {
+  failedResources: FailedResource[];
+  consoleErrors: PageMessage[];
+  exceptions: PageMessage[];
+  load: LoadTimeline;
+  missingGlyphs: MissingGlyph[];
+  /** A size cap cut the output (images: the X-Truncated value, e.g. "full-page"); absent when whole. */
+  truncated?: string;
+}
