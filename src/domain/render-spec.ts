@@ -15,6 +15,9 @@ export const IMAGE_FORMATS = ['png', 'jpeg', 'jpg', 'webp'] as const;
 export const SAME_SITES = ['Strict', 'Lax', 'None'] as const;
 export const COLOR_SCHEMES = ['light', 'dark'] as const;
 export const REDUCED_MOTIONS = ['reduce', 'no-preference'] as const;
+/** CSS `forced-colors` and `prefers-contrast`, as Playwright's page.emulateMedia names them. */
+export const FORCED_COLORS = ['active', 'none'] as const;
+export const CONTRASTS = ['more', 'no-preference'] as const;
 export const MEDIA_TYPES = ['screen', 'print'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
 export const WAIT_UNTILS = ['load', 'domcontentloaded', 'networkidle'] as const;
@@ -56,6 +59,10 @@ export interface PageSpec {
   timezoneId?: string;
   colorScheme: (typeof COLOR_SCHEMES)[number];
   reducedMotion?: (typeof REDUCED_MOTIONS)[number];
+  /** Undefined: "none". */
+  forcedColors?: (typeof FORCED_COLORS)[number];
+  /** Undefined: "no-preference". */
+  contrast?: (typeof CONTRASTS)[number];
   media?: MediaType;
   javaScriptEnabled: boolean;
   waitUntil: (typeof WAIT_UNTILS)[number];

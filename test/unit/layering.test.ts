@@ -69,6 +69,8 @@ const RENDER_GROUPS: Record<string, string[]> = {
   load: ['browser'],
   'page-reads': [],
   capture: ['browser', 'page-reads'],
+  // Markdown to HTML, before any page exists: it needs no other group.
+  markdown: [],
 };
 
 describe('layering', () => {

@@ -504,3 +504,23 @@ describe('credentials in a URL', () => {
     ok(image, { url: 'https://example.com/@alice?to=a@b.example' });
   });
 });
+
+describe('cookie sameSite', () => {
+  it('is read in any case and given as Playwright spells it', () => {
+    for (const [given, expected] of [
+      ['lax', 'Lax'],
+      ['STRICT', 'Strict'],
+      ['none', 'None'],
+      ['None', 'None'],
+      ['sTrIcT', 'Strict'],
+    ] as const) {
+      const req = pdf.parse({ url: 'https://example.com/', cookies: [{ name: 'a', value: 'b', sameSite: given }] });
+      expect(req.cookies?.[0]?.sameSite).toBe(expected);
+    }
+    for (const bad of ['laxx', 'strict ', '', 'l']) {
+      expect(
+        new Set(issuePaths(pdf, { url: 'https://example.com/', cookies: [{ name: 'a', value: 'b', sameSite: bad }] })),
+      ).toEqual(new Set(['cookies.0.sameSite']));
+    }
+  });
+});

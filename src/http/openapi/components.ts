@@ -31,11 +31,17 @@ const urlNote = (description: string, example?: string): JsonSchema => ({
 function renderRequestSchema(schema: z.ZodType): JsonSchema {
   return annotate(toJsonSchema(schema), {
     url: urlNote(
-      'Address of the page to render: an absolute http or https URL. Exactly one of url or html.',
+      'Address of the page to render: an absolute http or https URL. Exactly one of url, html or markdown.',
       'https://example.com',
     ),
-    html: { description: 'HTML to render. Exactly one of url or html.', examples: ['<h1>Hello</h1>'] },
-    baseUrl: urlNote('Resolves relative links in html (html only)'),
+    html: {
+      description:
+        'HTML to render. Exactly one of url, html or markdown; with markdown, the page the Markdown goes into at ' +
+        'its {{ toHTML }} marker.',
+      examples: ['<h1>Hello</h1>'],
+    },
+    markdown: { examples: ['# Report\n\n| Item | Price |\n|---|--:|\n| Widget | 12.50 |'] },
+    baseUrl: urlNote('Resolves relative links in html or markdown (not with url)'),
     webhookUrl: urlNote('Told of the async job\'s end (job.succeeded / job.failed); needs "async": true'),
     device: { examples: ['iPhone 13'] },
     timezoneId: { description: 'An IANA time zone such as "Europe/Paris"' },

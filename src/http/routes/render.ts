@@ -15,6 +15,7 @@ import type { RenderJson } from '../schemas/responses/jobs.js';
 import type { SchemaLimits } from '../schemas/request-options.js';
 import { baseUrlOf, keyIdOf } from '../principal.js';
 import { parseBody } from '../validate.js';
+import { withMarkdownAsHtml } from '../markdown-request.js';
 import { contentDisposition, safeFilename } from '../filename.js';
 
 export interface RenderRouteDeps {
@@ -54,7 +55,7 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
 
   router.post('/api/pdf', async (ctx) => {
     const raw = await readRenderBody(ctx, bodyLimit(ctx));
-    const req = parseBody(pdfSchema, raw);
+    const req = await withMarkdownAsHtml(parseBody(pdfSchema, raw));
     if (req.async) return submit(ctx, 'pdf', req);
     const ip = anonymousIp(ctx);
     if (ip === undefined) return send(ctx, req, await renderer.renderPdf(req, clientGone(ctx)), 'render.pdf');
@@ -68,7 +69,7 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
 
   router.post('/api/image', async (ctx) => {
     const raw = await readRenderBody(ctx, bodyLimit(ctx));
-    const req = parseBody(imageSchema, raw);
+    const req = await withMarkdownAsHtml(parseBody(imageSchema, raw));
     if (req.async) return submit(ctx, 'image', req);
     const ext = req.format === 'jpeg' ? 'jpg' : req.format;
     const ip = anonymousIp(ctx);

@@ -7,6 +7,8 @@ import { PAPER_FORMATS, type ImageSpec, type PdfSpec } from '../../domain/render
 import { imageSizeRules } from './image-size.js';
 import { documentChars, imageOptions, oneCaptureMode, pageOptions, type SchemaLimits } from './request-options.js';
 import { MAX_CSS_LENGTH_CHARS, MAX_METADATA_CHARS, MAX_PAGE_RANGES_CHARS } from './string-caps.js';
+import { MARKDOWN_SOURCE, markdownField } from './markdown.js';
+import { templateProblem } from '../../render/markdown/markdown-page.js';
 
 // Linear: the spaces before a unit and those after it are matched by different pieces only when a unit
 // stands between them (two adjacent \s* made "1" + spaces + "x" quadratic); the cap bounds it anyway.
@@ -26,6 +28,7 @@ function crossFieldRules(
   value: {
     url?: unknown;
     html?: unknown;
+    markdown?: unknown;
     baseUrl?: unknown;
     cookies?: unknown;
     async?: unknown;
@@ -43,15 +46,14 @@ function crossFieldRules(
       message: 'webhookUrl applies only to async requests ("async": true)',
     });
   }
-  if ((value.url === undefined) === (value.html === undefined)) {
-    ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url or html' });
-  }
+  sourceRules(value, ctx);
   if (value.baseUrl !== undefined && value.url !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'baseUrl applies only to html' });
+    ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'baseUrl applies only to html and markdown' });
   }
   const pageUrl = value.url ?? value.baseUrl;
+  const document = value.html !== undefined || value.markdown !== undefined;
   // Secrets are bound to the target's origin; html without baseUrl has none to bind them to.
-  if (value.html !== undefined && value.url === undefined && value.baseUrl === undefined) {
+  if (document && value.url === undefined && value.baseUrl === undefined) {
     if (value.httpCredentials !== undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -81,11 +83,33 @@ function crossFieldRules(
   });
 }
 
+/**
+ * Where the page comes from: exactly one of url, html and markdown, except that html may come with markdown
+ * as its template, holding the {{ toHTML }} marker where the Markdown goes.
+ */
+function sourceRules(value: { url?: unknown; html?: unknown; markdown?: unknown }, ctx: z.RefinementCtx): void {
+  if (value.markdown !== undefined && value.url !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['markdown'],
+      message: 'markdown makes the page itself: give url, or markdown (with html as its template), not both',
+    });
+  } else if (value.markdown !== undefined) {
+    if (typeof value.html === 'string') {
+      const problem = templateProblem(value.html, [{ name: MARKDOWN_SOURCE }]);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['html'], message: problem });
+    }
+  } else if ((value.url === undefined) === (value.html === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url, html or markdown' });
+  }
+}
+
 export function imageRequestSchema(limits: SchemaLimits) {
   const sizeRules = imageSizeRules(limits);
   return z
     .object({
       ...pageOptions(limits),
+      markdown: markdownField(limits),
       ...imageOptions(),
     })
     .strict()
@@ -106,6 +130,7 @@ export function pdfRequestSchema(limits: SchemaLimits) {
   return z
     .object({
       ...pageOptions(limits),
+      markdown: markdownField(limits),
       format: z.enum(PAPER_FORMATS).optional().describe('Paper size; default A4 unless width/height are given'),
       width: cssLength.optional().describe('Paper width, CSS units'),
       height: cssLength.optional().describe('Paper height, CSS units'),

@@ -8,6 +8,8 @@ import {
   ANIMATIONS,
   CARETS,
   COLOR_SCHEMES,
+  CONTRASTS,
+  FORCED_COLORS,
   HEADERS_SCOPES,
   IMAGE_FORMATS,
   MEDIA_TYPES,
@@ -76,6 +78,15 @@ export const validTimeZone = (tz: string) => {
   }
 };
 
+/** "Strict", "Lax" or "None" in any case (browsers and Gotenberg read it so), given to Playwright as it spells them. */
+const sameSite = z
+  .string()
+  .max(6)
+  // Spelled out letter by letter rather than with the i flag, so the OpenAPI pattern says the same.
+  .regex(/^(?:[Ss][Tt][Rr][Ii][Cc][Tt]|[Ll][Aa][Xx]|[Nn][Oo][Nn][Ee])$/, 'one of "Strict", "Lax" or "None" (any case)')
+  .transform((value) => SAME_SITES.find((s) => s.toLowerCase() === value.toLowerCase())!)
+  .describe('"Strict", "Lax" or "None", in any case');
+
 const cookie = z
   .object({
     name: z.string().min(1).max(MAX_NAME_CHARS),
@@ -85,7 +96,7 @@ const cookie = z
     url: httpUrl('cookie url', "a cookie's url only says where the cookie goes").optional(),
     httpOnly: z.boolean().optional(),
     secure: z.boolean().optional(),
-    sameSite: z.enum(SAME_SITES).optional(),
+    sameSite: sameSite.optional(),
   })
   .strict();
 
@@ -143,6 +154,11 @@ export function pageOptions(limits: SchemaLimits) {
       .optional(),
     colorScheme: z.enum(COLOR_SCHEMES).default('light'),
     reducedMotion: z.enum(REDUCED_MOTIONS).optional(),
+    forcedColors: z
+      .enum(FORCED_COLORS)
+      .optional()
+      .describe('Emulates CSS forced-colors (as a high-contrast theme does); default "none"'),
+    contrast: z.enum(CONTRASTS).optional().describe('Emulates CSS prefers-contrast; default "no-preference"'),
     media: z.enum(MEDIA_TYPES).optional().describe('CSS media type; image default screen, pdf default print'),
     javaScriptEnabled: z.boolean().default(true),
     waitUntil: z.enum(WAIT_UNTILS).default('load'),

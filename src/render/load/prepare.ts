@@ -33,6 +33,9 @@ export async function preparePage(
     media: req.media ?? media,
     colorScheme: req.colorScheme,
     reducedMotion: req.reducedMotion ?? 'no-preference',
+    // Part of the cached key like the rest: a page left in forced colors by its last render is reset.
+    forcedColors: req.forcedColors ?? 'none',
+    contrast: req.contrast ?? 'no-preference',
   } as const;
   const key = JSON.stringify(emulation);
   if (emulated.get(page) !== key) {

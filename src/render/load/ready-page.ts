@@ -41,13 +41,32 @@ async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promis
   }
   if (req.waitForFunction) {
     try {
-      await page.waitForFunction(req.waitForFunction, undefined, { timeout: budget.remaining(WAIT_RESERVE_MS) });
+      await page.waitForFunction(untilTruthy, req.waitForFunction, { timeout: budget.remaining(WAIT_RESERVE_MS) });
     } catch (err) {
       if (err instanceof pwErrors.TimeoutError) throw renderFailed('waitForFunction never became truthy');
       throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);
     }
   }
   if (req.javaScriptEnabled && !awaitsNothing(req)) await fontsAndImagesReady(page, wholePage(req), budget);
+}
+
+/**
+ * The caller's waitForFunction, evaluated in the page until it is truthy. Playwright's own wait takes a
+ * returned promise as truthy whatever it settles to; here a promise (any thenable) is awaited, and the
+ * expression counts as ready only when it settles truthy. A falsy result, settled or not, is evaluated
+ * again on the next animation frame (as Playwright polls); a rejection ends the wait with its error (422);
+ * a promise that never settles runs into the wait's timeout like a falsy value. An expression that is a
+ * function is called, as Playwright does. The loop runs in the page, so Playwright's timeout does not stop
+ * it: the document it runs in is unloaded when the render ends (the page's wipe, or its closing).
+ */
+async function untilTruthy(expression: string): Promise<unknown> {
+  for (;;) {
+    let value: unknown = globalThis.eval(expression);
+    if (typeof value === 'function') value = (value as () => unknown)();
+    value = await value;
+    if (value) return value;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+  }
 }
 
 /** At most this many images are waited for: the page decides how many there are. */
