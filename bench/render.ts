@@ -13,6 +13,7 @@
  * PAGEWATCH_CHROMIUM_PATH (/usr/bin/chromium).
  *
  *   npm run bench -- --render          # only the renders: raw Playwright and the service, round trips, memory
+ *   npm run bench -- --round-trips     # only the browser round trips per render and wipe (a minute)
  *   npm run bench -- --diff            # only the detection corpus (bench/diff-corpus.ts)
  *   npm run bench -- --queue           # only the queue's claims/s (bench/queue.ts) and a keyed request's
  *                                      # database work (bench/keyed-request-db.ts), PostgreSQL beside SQLite
@@ -342,6 +343,10 @@ async function main(): Promise<void> {
 
 try {
   if (process.argv.includes('--diff')) process.stdout.write(`${JSON.stringify(await measureDiffCorpus())}\n`);
+  else if (process.argv.includes('--round-trips'))
+    process.stdout.write(
+      `${JSON.stringify(await measureRoundTrips({ inert: invoiceHtml, scripted: scriptedInvoiceHtml }, FORMATS))}\n`,
+    );
   else if (process.argv.includes('--queue'))
     process.stdout.write(`${JSON.stringify({ ...(await measureQueue()), ...(await measureKeyedRequestDb()) })}\n`);
   else await main();

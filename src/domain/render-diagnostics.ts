@@ -46,4 +46,29 @@ export interface RenderDiagnostics {
   missingGlyphs: MissingGlyph[];
   /** A size cap cut the output (images: the X-Truncated value, e.g. "full-page"); absent when whole. */
   truncated?: string;
+  /**
+   * Entries left out of a list past its cap (DIAGNOSTICS_LIST_CAP each); absent when nothing was left out.
+   * The headers' counts include them.
+   */
+  omitted?: { failedResources?: number; consoleErrors?: number; exceptions?: number };
+}
+
+/** At most this many entries in each list of the diagnostics; the rest are counted in `omitted`. */
+export const DIAGNOSTICS_LIST_CAP = 50;
+/** Texts (a message, a location, a URL) longer than this are cut, ending in "…". */
+export const DIAGNOSTICS_TEXT_CAP = 1000;
+
+/** How many of each the diagnostics saw, left-out entries included: the X-Render-* headers and webhook counts. */
+export function diagnosticsCounts(d: RenderDiagnostics): {
+  failedResources: number;
+  consoleErrors: number;
+  exceptions: number;
+  missingGlyphs: number;
+} {
+  return {
+    failedResources: d.failedResources.length + (d.omitted?.failedResources ?? 0),
+    consoleErrors: d.consoleErrors.length + (d.omitted?.consoleErrors ?? 0),
+    exceptions: d.exceptions.length + (d.omitted?.exceptions ?? 0),
+    missingGlyphs: d.missingGlyphs.length,
+  };
 }

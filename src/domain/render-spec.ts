@@ -83,6 +83,19 @@ export interface PageSpec {
   scrollPage: boolean;
   /** Undefined: true for url. */
   failOnHttpError?: boolean;
+  /**
+   * Main-document statuses that fail the render (an X99 entry, such as 499, means X00–X99). Given, it
+   * decides instead of failOnHttpError (the schema refuses both together).
+   */
+  failOnHttpStatusCodes?: number[];
+  /** Sub-resource statuses that fail the render (X99 as above). */
+  failOnResourceHttpStatusCodes?: number[];
+  /** Domains (and their subdomains) whose resources' statuses are not judged by failOnResourceHttpStatusCodes. */
+  ignoreResourceHttpStatusDomains?: string[];
+  /** A sub-resource that failed without an answer (not found, refused, reset...) fails the render. */
+  failOnResourceLoadingFailed?: boolean;
+  /** An exception no script of the page caught fails the render. */
+  failOnConsoleExceptions?: boolean;
 }
 
 /** A region in CSS pixels of the document. */

@@ -39,7 +39,13 @@ export class RenderJobRunner implements JobRunner<RenderJobRequest> {
         contentType: out.contentType,
         bytes: out.bytes.length,
         expiresAt: new Date(now.getTime() + this.resultTtlMs).toISOString(),
-        meta: { renderMs: out.renderMs, finalUrl: out.finalUrl, pageCount: out.pageCount, truncated: out.truncated },
+        meta: {
+          renderMs: out.renderMs,
+          finalUrl: out.finalUrl,
+          pageCount: out.pageCount,
+          truncated: out.truncated,
+          diagnostics: out.diagnostics,
+        },
       },
     };
   }

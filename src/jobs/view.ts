@@ -1,4 +1,5 @@
 // A job as the API shows it (docs/async-jobs.md), and the thin data of its webhook events.
+import { diagnosticsCounts, type RenderDiagnostics } from '../domain/render-diagnostics.js';
 import type { JobRecord } from '../stores/jobs.js';
 import type { RenderJobKind } from './render-job.js';
 
@@ -11,7 +12,14 @@ export interface JobView {
   finishedAt?: string;
   attempts: number;
   error?: { code: string; message: string };
-  result?: { url: string; contentType: string; bytes: number; expiresAt: string; expired: boolean };
+  result?: {
+    url: string;
+    contentType: string;
+    bytes: number;
+    expiresAt: string;
+    expired: boolean;
+    diagnostics?: RenderDiagnostics;
+  };
   webhookUrl?: string;
 }
 
@@ -38,6 +46,7 @@ export function jobView(job: JobRecord, now = new Date()): JobView {
           bytes: job.result.bytes,
           expiresAt: job.result.expiresAt,
           expired: job.result.removed || job.result.expiresAt <= now.toISOString(),
+          ...(job.result.meta.diagnostics && { diagnostics: job.result.meta.diagnostics }),
         },
       }),
     ...(job.webhookUrl && { webhookUrl: job.webhookUrl }),
@@ -58,6 +67,8 @@ export function jobEventData(job: JobRecord): Record<string, unknown> {
     data.renderMs = meta.renderMs;
     if (meta.pageCount !== undefined) data.pageCount = meta.pageCount;
     if (meta.finalUrl !== undefined) data.finalUrl = meta.finalUrl;
+    // Counts only, as the binary answer's X-Render-* headers: the lists are in the job (GET /api/jobs/{id}).
+    if (meta.diagnostics) data.diagnostics = diagnosticsCounts(meta.diagnostics);
   }
   if (job.status === 'failed' && job.error) data.error = job.error;
   return data;

@@ -26,6 +26,9 @@ import { documentReady, firstLine, preparePage } from './load/prepare.js';
 import { readyPage } from './load/ready-page.js';
 import type { ImageSpec, MediaType, PdfSpec, RenderSpec } from '../domain/render-spec.js';
 import { runSteps, type RunStep } from './load/steps.js';
+import { failureRules, rulesBroken } from './load/failure-rules.js';
+import { eventsOf, type SeenEvents } from './load/page-events.js';
+import { LoadClock } from './load-clock.js';
 import { deviceScaleFor, viewportFor } from './browser/viewport.js';
 
 export interface RenderOutput {
@@ -62,6 +65,27 @@ export interface RenderOptions {
 export interface Renderer {
   renderPdf(req: PdfSpec, signal: AbortSignal, options?: RenderOptions): Promise<RenderOutput>;
   renderImage(req: ImageSpec, signal: AbortSignal, options?: RenderOptions): Promise<RenderOutput>;
+}
+
+/**
+ * A render's diagnostics, assembled in this one place: what the page reported (page-events.ts, each list
+ * capped and copied, so nothing reported after the capture changes them), the load's timeline, and the cut
+ * of a size cap. missingGlyphs is filled by the glyph check (page-reads/missing-glyphs.ts).
+ */
+function diagnosisOf(seen: SeenEvents, clock: LoadClock, truncation: string | undefined): RenderDiagnostics {
+  const omitted: NonNullable<RenderDiagnostics['omitted']> = {};
+  if (seen.failedResources.omitted) omitted.failedResources = seen.failedResources.omitted;
+  if (seen.consoleErrors.omitted) omitted.consoleErrors = seen.consoleErrors.omitted;
+  if (seen.exceptions.omitted) omitted.exceptions = seen.exceptions.omitted;
+  return {
+    failedResources: [...seen.failedResources.items],
+    consoleErrors: [...seen.consoleErrors.items],
+    exceptions: [...seen.exceptions.items],
+    load: clock.timeline(),
+    missingGlyphs: [],
+    ...(truncation && { truncated: truncation }),
+    ...(Object.keys(omitted).length > 0 && { omitted }),
+  };
 }
 
 const isTimeout = (err: unknown) => err instanceof AppError && err.code === 'render_timeout';
@@ -123,6 +147,7 @@ export class PlaywrightRenderer implements Renderer {
     // Where the time went when it runs out: a render that hangs says in the log what it was waiting for.
     let stage = 'waiting for a render slot';
     let trackedNavigations: MainFrameNavigations | undefined;
+    const clock = new LoadClock(started);
     const fail = (err: unknown): never => {
       if (clientSignal.aborted) throw new RenderAborted('client disconnected');
       const where = () => {
@@ -152,6 +177,9 @@ export class PlaywrightRenderer implements Renderer {
           const lease = await abortable(this.options.browsers.lease(ownContextOptions(req)), signal, (l) =>
             l.release(false),
           );
+          clock.lap('queue');
+          const events = eventsOf(lease.page, lease.context);
+          events.begin(failureRules(req), this.options.failures);
           const watch = new EgressWatch(lease.page);
           const navigations = new MainFrameNavigations(lease.page);
           trackedNavigations = navigations;
@@ -160,17 +188,25 @@ export class PlaywrightRenderer implements Renderer {
             const work = (async () => {
               stage = 'loading the page';
               await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
+              clock.lap('navigation');
               if (options.steps?.length) stage = 'running the steps';
-              if (options.steps?.length)
+              if (options.steps?.length) {
                 await this.runSteps(lease.page, req, options.steps, budget, navigations, (err) =>
                   failureInWords(err, { watch, navigations, timeoutSignal, req, failures: this.options.failures }),
                 );
+                clock.lap('steps');
+              }
               const out = await navigations.untilSettled(budget, async () => {
                 stage = 'waiting for the page to be ready (its waits, fonts and images)';
-                await readyPage(lease.page, req, budget);
+                await readyPage(lease.page, req, budget, clock);
+                // The failure rules judge what the page did up to its capture (page-events.ts judged it as it came).
+                const seen = events.current;
+                if (seen.violationCount > 0) throw rulesBroken(seen.violations, seen.violationCount);
                 stage = 'capturing';
                 lease.page.setDefaultTimeout(navigations.stepTimeout(budget)); // see STALLED_CAPTURE_MS
-                return capture(lease);
+                const captured = await capture(lease);
+                clock.lap('capture');
+                return captured;
               });
               stage = 'finishing';
               await this.assertDocumentAllowed(watch); // a redirect after load may have reached a blocked address
@@ -179,6 +215,7 @@ export class PlaywrightRenderer implements Renderer {
                 ...out,
                 finalUrl,
                 blockedRequests: watch.blockedSubresources,
+                diagnostics: diagnosisOf(events.current, clock, out.truncation),
                 renderMs: Math.round(performance.now() - started),
               };
             })();
@@ -236,6 +273,7 @@ export class PlaywrightRenderer implements Renderer {
     await runSteps(page, steps, budget, {
       checkUrl: (url) => this.checkTopLevel(url),
       failOnHttpError: req.failOnHttpError ?? true,
+      failOnHttpStatusCodes: req.failOnHttpStatusCodes,
       explainLoad: (err) => {
         const said = explainLoad(err);
         return said instanceof AppError ? said : renderFailed(err.message, err);

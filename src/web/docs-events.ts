@@ -125,7 +125,22 @@ function exampleData(base: string): Record<EventType, Record<string, unknown>> {
           bytes: 18311,
           expiresAt: '2026-11-23T10:00:01.000Z',
           removed: false,
-          meta: { renderMs: 412, pageCount: 1, finalUrl: 'https://example.com/', truncated: false },
+          meta: {
+            renderMs: 412,
+            pageCount: 1,
+            finalUrl: 'https://example.com/',
+            truncated: false,
+            diagnostics: {
+              failedResources: [{ url: 'https://example.com/logo.png', resourceType: 'image', status: 404 }],
+              consoleErrors: [],
+              exceptions: [],
+              load: {
+                endedBy: 'load',
+                stagesMs: { queue: 2, navigation: 180, waits: 40, pageChanges: 0, capture: 190 },
+              },
+              missingGlyphs: [],
+            },
+          },
         },
       }),
     ),

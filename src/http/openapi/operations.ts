@@ -53,6 +53,13 @@ export const HEADERS: Record<string, JsonSchema> = {
   'X-Final-Url': header('url sources: the address after redirects'),
   'X-Page-Count': header('PDF: number of pages', 'integer'),
   'X-Truncated': header('"full-page" when the full-page height cap applied'),
+  'X-Render-Failed-Resources': header(
+    "Resources that answered >= 400 or failed without an answer (the diagnostics' failedResources)",
+    'integer',
+  ),
+  'X-Render-Console-Errors': header("The page's console.error messages", 'integer'),
+  'X-Render-Exceptions': header('Exceptions no script of the page caught', 'integer'),
+  'X-Render-Missing-Glyphs': header('Characters no font could draw', 'integer'),
 };
 export const hdr = (...names: string[]) =>
   Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));

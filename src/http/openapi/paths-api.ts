@@ -67,8 +67,9 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
         `the body is over ${config.limits.maxBodyBytes} bytes` + `${anonymous ? ` (${anonBody} without a key)` : ''}`,
       unsupported_media_type: 'the body is neither application/json nor text/html',
       render_failed:
-        'navigation error, main document status >= 400 with failOnHttpError, waitForSelector never matched, ' +
-        'selector not found',
+        'navigation error, main document status >= 400 with failOnHttpError (or one in failOnHttpStatusCodes), ' +
+        'a failure rule broken (failOnResourceHttpStatusCodes, failOnResourceLoadingFailed, ' +
+        'failOnConsoleExceptions; details list what broke it), waitForSelector never matched, selector not found',
       queue_full:
         `more than render.queueSize (${config.render.queueSize}) renders waiting, or jobs.maxQueuedPerKey ` +
         `(${config.jobs.maxQueuedPerKey}) async jobs`,
@@ -97,7 +98,16 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
           description:
             'The output (or, with "response": "json", JSON with base64 data; for a repeated Idempotency-Key, ' +
             'the earlier job)',
-          headers: hdr('Content-Disposition', 'X-Render-Ms', 'X-Final-Url', ...extraHeaders),
+          headers: hdr(
+            'Content-Disposition',
+            'X-Render-Ms',
+            'X-Final-Url',
+            'X-Render-Failed-Resources',
+            'X-Render-Console-Errors',
+            'X-Render-Exceptions',
+            'X-Render-Missing-Glyphs',
+            ...extraHeaders,
+          ),
           content: { ...binary(...types), ...json({ anyOf: [ref('RenderJson'), ref('Job')] }) },
         },
         202: { description: 'Async: the job was queued', headers: hdr('Location'), content: json(ref('Job')) },

@@ -17,6 +17,7 @@ import { baseUrlOf, keyIdOf } from '../principal.js';
 import { parseBody } from '../validate.js';
 import { withMarkdownAsHtml } from '../markdown-request.js';
 import { contentDisposition, safeFilename } from '../filename.js';
+import { diagnosticsCounts, type RenderDiagnostics } from '../../domain/render-diagnostics.js';
 
 export interface RenderRouteDeps {
   renderer: Renderer;
@@ -123,6 +124,7 @@ function send(ctx: Context, req: PageRequest, out: RenderOutput, defaultName: st
   if (out.finalUrl) ctx.set('X-Final-Url', out.finalUrl);
   if (out.pageCount !== undefined) ctx.set('X-Page-Count', String(out.pageCount));
   if (out.truncation) ctx.set('X-Truncated', out.truncation);
+  if (out.diagnostics) setDiagnosticsHeaders(ctx, out.diagnostics);
   if (req.response === 'json') {
     ctx.body = {
       contentType: out.contentType,
@@ -135,10 +137,20 @@ function send(ctx: Context, req: PageRequest, out: RenderOutput, defaultName: st
         pageCount: out.pageCount,
         truncated: out.truncated,
       },
+      ...(out.diagnostics && { diagnostics: out.diagnostics }),
     } satisfies RenderJson;
     return;
   }
   ctx.set('Content-Disposition', contentDisposition(filename));
   ctx.type = out.contentType;
   ctx.body = out.bytes;
+}
+
+/** The counts of what the render saw, for answers that carry only the bytes (the JSON answer has the lists). */
+function setDiagnosticsHeaders(ctx: Context, diagnostics: RenderDiagnostics): void {
+  const counts = diagnosticsCounts(diagnostics);
+  ctx.set('X-Render-Failed-Resources', String(counts.failedResources));
+  ctx.set('X-Render-Console-Errors', String(counts.consoleErrors));
+  ctx.set('X-Render-Exceptions', String(counts.exceptions));
+  ctx.set('X-Render-Missing-Glyphs', String(counts.missingGlyphs));
 }

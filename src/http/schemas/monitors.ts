@@ -20,6 +20,7 @@ import {
   WEBHOOK_NO_CREDENTIALS,
   imageOptions,
   oneCaptureMode,
+  oneMainStatusRule,
   pageOptions,
   validTimeZone,
   type SchemaLimits,
@@ -109,6 +110,7 @@ export function captureOptionsSchema(limits: SchemaLimits) {
     .strict()
     .superRefine((value, ctx) => {
       oneCaptureMode(value, ctx);
+      oneMainStatusRule(value, ctx);
       sizeRules(value, ctx);
       stepsFitTimeout(value, ctx);
     });

@@ -5,7 +5,14 @@
 import { z } from 'zod';
 import { PAPER_FORMATS, type ImageSpec, type PdfSpec } from '../../domain/render-spec.js';
 import { imageSizeRules } from './image-size.js';
-import { documentChars, imageOptions, oneCaptureMode, pageOptions, type SchemaLimits } from './request-options.js';
+import {
+  documentChars,
+  imageOptions,
+  oneCaptureMode,
+  oneMainStatusRule,
+  pageOptions,
+  type SchemaLimits,
+} from './request-options.js';
 import { MAX_CSS_LENGTH_CHARS, MAX_METADATA_CHARS, MAX_PAGE_RANGES_CHARS } from './string-caps.js';
 import { MARKDOWN_SOURCE, markdownField } from './markdown.js';
 import { templateProblem } from '../../render/markdown/markdown-page.js';
@@ -36,9 +43,12 @@ function crossFieldRules(
     headers?: unknown;
     headersScope?: unknown;
     httpCredentials?: unknown;
+    failOnHttpError?: unknown;
+    failOnHttpStatusCodes?: unknown;
   },
   ctx: z.RefinementCtx,
 ) {
+  oneMainStatusRule(value, ctx);
   if (value.webhookUrl !== undefined && value.async !== true) {
     ctx.addIssue({
       code: 'custom',

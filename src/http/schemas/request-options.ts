@@ -121,6 +121,37 @@ const headerRecord = z
     }
   });
 
+/** At most this many entries in failOnHttpStatusCodes and failOnResourceHttpStatusCodes. */
+export const MAX_STATUS_CODES = 100;
+/** At most this many entries in ignoreResourceHttpStatusDomains. */
+export const MAX_IGNORED_DOMAINS = 100;
+
+const statusCodes = z.array(int(100, 599)).max(MAX_STATUS_CODES);
+
+/** A host name (or IP address), optionally "*."- or "."-prefixed: no scheme, port or path. */
+const domainName = z
+  .string()
+  .min(1)
+  .max(MAX_DOMAIN_CHARS)
+  .regex(
+    /^(\*\.|\.)?[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)*$/,
+    'a domain name such as "example.com" (no scheme, port or path)',
+  );
+
+/** failOnHttpError and failOnHttpStatusCodes both decide the main document's fate: one of them at most. */
+export function oneMainStatusRule(
+  value: { failOnHttpError?: unknown; failOnHttpStatusCodes?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  if (value.failOnHttpError !== undefined && value.failOnHttpStatusCodes !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['failOnHttpStatusCodes'],
+      message: 'give failOnHttpStatusCodes or failOnHttpError, not both (the list decides which statuses fail)',
+    });
+  }
+}
+
 export function pageOptions(limits: SchemaLimits) {
   return {
     url: httpUrl('url').optional().describe('Address of the page to render (http or https)'),
@@ -204,6 +235,37 @@ export function pageOptions(limits: SchemaLimits) {
     blockResources: z.array(z.enum(RESOURCE_TYPES)).optional().describe('Resource types not loaded'),
     scrollPage: z.boolean().default(false).describe('Scroll to the bottom and back to trigger lazy loading'),
     failOnHttpError: z.boolean().optional().describe('Main document status >= 400 → 422; default true for url'),
+    failOnHttpStatusCodes: statusCodes
+      .optional()
+      .describe(
+        'Main-document statuses that fail the render (422), replacing failOnHttpError (give one of the two); ' +
+          'an entry X99 means X00–X99 (499: every 4xx); [] never fails. Without either: [499, 599] for url',
+      ),
+    failOnResourceHttpStatusCodes: statusCodes
+      .optional()
+      .describe(
+        'Sub-resource statuses (images, stylesheets, scripts, fonts, frames, fetches...) that fail the render ' +
+          '(422 listing them); X99 as in failOnHttpStatusCodes. Default: none',
+      ),
+    ignoreResourceHttpStatusDomains: z
+      .array(domainName)
+      .max(MAX_IGNORED_DOMAINS)
+      .optional()
+      .describe(
+        'Domains whose resources failOnResourceHttpStatusCodes does not judge: the domain and its subdomains ' +
+          '("example.com" also covers "cdn.example.com"; a leading "*." or "." is the same)',
+      ),
+    failOnResourceLoadingFailed: z
+      .boolean()
+      .optional()
+      .describe(
+        'A sub-resource that failed without an answer (host not found, connection refused or reset, TLS, ' +
+          'timed out) fails the render (422 listing them); one the egress policy refused does not. Default false',
+      ),
+    failOnConsoleExceptions: z
+      .boolean()
+      .optional()
+      .describe('An exception no script of the page caught fails the render (422 with its message). Default false'),
     filename: z.string().min(1).max(MAX_NAME_CHARS).optional().describe('Used in Content-Disposition'),
     response: z
       .enum(['binary', 'json'])

@@ -98,6 +98,38 @@ export function networkFailureMessage(url: string, errorText: string, context: L
   }
 }
 
+/**
+ * A sub-resource's failure in a few words, the same words the page's own failure starts with ("connection
+ * refused", "host not found"...), naming the host; Chromium's code when it is not one we know.
+ */
+export function networkErrorInWords(url: string, errorText: string, context: LoadContext = {}): string {
+  let host = url;
+  let hostname = url;
+  try {
+    ({ host, hostname } = new URL(url));
+  } catch {
+    /* not a URL: name it as given */
+  }
+  switch (kindOf(errorText, context)) {
+    case 'refused':
+      return `connection refused: nothing is listening at ${host}`;
+    case 'not-found':
+      return `host not found: ${hostname} does not resolve to an address`;
+    case 'tls':
+      return `TLS failure: the certificate of ${host} ${certificateProblem(errorText)}`;
+    case 'timed-out':
+      return `timed out: ${host} did not answer in time`;
+    case 'redirects':
+      return 'too many redirects (a redirect loop)';
+    case 'reset':
+      return `connection reset: ${host} closed the connection without answering`;
+    case 'unreachable':
+      return `network unreachable: there is no route to ${host}`;
+    default:
+      return rawCodes(errorText, context);
+  }
+}
+
 /** The raw codes, for the error's details: Chromium's, and the proxy's reason when it had one. */
 export function rawCodes(errorText: string, context: LoadContext = {}): string {
   return context.proxyReason ? `${errorText} (egress proxy: ${context.proxyReason})` : errorText;

@@ -6,6 +6,7 @@ import { errors as pwErrors } from 'playwright';
 import { renderFailed } from '../../errors.js';
 import { Budget } from '../budget.js';
 import { LoadError } from './network-errors.js';
+import { mainDocumentFails, mainStatusAdvice } from './failure-rules.js';
 import { attachOriginHeaders, targetOrigin } from '../browser/origin-headers.js';
 import type { MediaType, PageSpec } from '../../domain/render-spec.js';
 import { rendersInertly } from './inert-html.js';
@@ -125,11 +126,9 @@ export async function documentReady(page: Page, req: PageSpec): Promise<void> {
 
 async function navigate(page: Page, req: PageSpec, budget: Budget): Promise<void> {
   const response = await load(page, req, commitThenWait(req) ? 'commit' : req.waitUntil, budget);
-  const failOnHttpError = req.failOnHttpError ?? true;
-  if (req.url !== undefined && failOnHttpError && response && response.status() >= 400) {
-    throw renderFailed(
-      `The page answered HTTP ${response.status()}: check the URL, or set failOnHttpError: false to render it anyway.`,
-    );
+  // failOnHttpStatusCodes when given, else failOnHttpError (failure-rules.ts); html is never judged.
+  if (req.url !== undefined && response && mainDocumentFails(req, response.status())) {
+    throw renderFailed(`The page answered HTTP ${response.status()}: check the URL, or ${mainStatusAdvice(req)}.`);
   }
 }
 

@@ -8,26 +8,44 @@ import { WAIT_RESERVE_MS, type Budget } from '../budget.js';
 import { commitThenWait, documentReady, firstLine } from './prepare.js';
 import type { PageSpec } from '../../domain/render-spec.js';
 import { awaitsNothing } from './inert-html.js';
+import type { LoadClock } from '../load-clock.js';
 
 /**
  * The post-load steps: the document ready as `waitUntil` says, the caller's waits, then the caller's
  * css/js/hide/scroll/delay. Run again by the renderer if the page moves to another document.
  */
-export async function readyPage(page: Page, req: PageSpec, budget: Budget): Promise<void> {
+export async function readyPage(page: Page, req: PageSpec, budget: Budget, clock?: LoadClock): Promise<void> {
+  let endedBy: string = req.waitUntil;
   if (!req.waitForSelector && !req.waitForFunction && req.javaScriptEnabled && !awaitsNothing(req)) {
     // No wait of the caller's own between them: one round trip waits for the document, then its fonts and images.
-    await fontsAndImagesReady(page, wholePage(req), budget, commitThenWait(req) ? req.waitUntil : undefined);
+    const gaveUp = await fontsAndImagesReady(
+      page,
+      wholePage(req),
+      budget,
+      commitThenWait(req) ? req.waitUntil : undefined,
+    );
+    if (gaveUp) endedBy = FONTS_AND_IMAGES_TIMEOUT;
   } else {
     await documentReady(page, req);
-    await waitUntilReady(page, req, budget);
+    endedBy = await waitUntilReady(page, req, budget);
   }
-  await applyPageChanges(page, req, budget);
+  if (clock) {
+    clock.endedBy = endedBy;
+    clock.lap('waits');
+  }
+  await applyPageChanges(page, req, budget, clock);
 }
+
+/** endedBy when the wait for fonts and images ran out of its time (half the budget left) and the page was taken as it was. */
+export const FONTS_AND_IMAGES_TIMEOUT = 'fontsAndImagesTimeout';
 
 const wholePage = (req: PageSpec) => !('fullPage' in req) || req.fullPage === true;
 
-async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promise<void> {
+/** The caller's waits; says which one ended the load. */
+async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promise<string> {
+  let endedBy: string = req.waitUntil;
   if (req.waitForSelector) {
+    endedBy = 'waitForSelector';
     try {
       await page
         .locator(req.waitForSelector)
@@ -40,6 +58,7 @@ async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promis
     }
   }
   if (req.waitForFunction) {
+    endedBy = 'waitForFunction';
     try {
       await page.waitForFunction(untilTruthy, req.waitForFunction, { timeout: budget.remaining(WAIT_RESERVE_MS) });
     } catch (err) {
@@ -47,7 +66,9 @@ async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promis
       throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);
     }
   }
-  if (req.javaScriptEnabled && !awaitsNothing(req)) await fontsAndImagesReady(page, wholePage(req), budget);
+  if (req.javaScriptEnabled && !awaitsNothing(req) && (await fontsAndImagesReady(page, wholePage(req), budget)))
+    endedBy = FONTS_AND_IMAGES_TIMEOUT;
+  return endedBy;
 }
 
 /**
@@ -79,21 +100,27 @@ const MAX_AWAITED_IMAGES = 500;
  * first, since nothing scrolls them into view before the capture. The wait takes at most half of what is
  * left of the render's budget; an image that never arrives is captured as it is then. With `loaded`, it
  * first waits for the document to reach that state as documentReady does (which has no time limit either:
- * the render's timeout closes the page).
+ * the render's timeout closes the page). Resolves true when it ran out of that time (said in the same round trip).
  */
 async function fontsAndImagesReady(
   page: Page,
   wholePage: boolean,
   budget: Budget,
   loaded?: PageSpec['waitUntil'],
-): Promise<void> {
-  await page.evaluate(
+): Promise<boolean> {
+  return page.evaluate(
     async ({ wholePage, maxMs, maxImages, loaded }) => {
       if (loaded === 'load' && document.readyState !== 'complete')
         await new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
       if (loaded && loaded !== 'load' && document.readyState === 'loading')
         await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true }));
-      const timeUp = new Promise<void>((resolve) => setTimeout(resolve, maxMs));
+      let ranOut = false;
+      const timeUp = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          ranOut = true;
+          resolve();
+        }, maxMs),
+      );
       await Promise.race([document.fonts.ready, timeUp]);
       const captured = [...document.images]
         .filter((img) => {
@@ -106,12 +133,13 @@ async function fontsAndImagesReady(
       await Promise.race([Promise.all(captured.map((img) => img.decode().catch(() => undefined))), timeUp]);
       // Text drawn by an image's arrival (a late layout) may need a font the first wait did not.
       await Promise.race([document.fonts.ready, timeUp]);
+      return ranOut;
     },
     { wholePage, maxMs: Math.floor(budget.remaining() / 2), maxImages: MAX_AWAITED_IMAGES, loaded },
   );
 }
 
-async function applyPageChanges(page: Page, req: PageSpec, budget: Budget): Promise<void> {
+async function applyPageChanges(page: Page, req: PageSpec, budget: Budget, clock?: LoadClock): Promise<void> {
   if (req.css) await page.addStyleTag({ content: req.css });
   if (req.js) {
     try {
@@ -122,7 +150,14 @@ async function applyPageChanges(page: Page, req: PageSpec, budget: Budget): Prom
   }
   if (req.hideSelectors?.length) await hide(page, req.hideSelectors);
   if (req.scrollPage) await scrollThrough(page, budget);
-  if (req.delay > 0) await page.waitForTimeout(Math.min(req.delay, budget.remaining()));
+  clock?.lap('pageChanges');
+  if (req.delay > 0) {
+    await page.waitForTimeout(Math.min(req.delay, budget.remaining()));
+    if (clock) {
+      clock.endedBy = 'delay';
+      clock.lap('delay');
+    }
+  }
 }
 
 async function hide(page: Page, selectors: string[]): Promise<void> {

@@ -2,6 +2,7 @@
 // in, accept a consent banner, open a tab. Every wait is bounded by what is left of the render's
 // timeout. A step that fails fails the render with an error naming the step; a value a step types
 // as a secret never appears in that error or its cause (Playwright's own messages are scrubbed too).
+import { statusMatches } from './failure-rules.js';
 import { errors as pwErrors, type Page } from 'playwright';
 import { AppError, renderFailed, renderTimeout } from '../../errors.js';
 import { WAIT_RESERVE_MS, type Budget } from '../budget.js';
@@ -26,6 +27,8 @@ export interface StepHooks {
   checkUrl(url: string): Promise<void>;
   /** A goto answered 4xx/5xx fails its step, as the monitor's own url does (capture.failOnHttpError). */
   failOnHttpError: boolean;
+  /** Given, it decides instead of failOnHttpError: the statuses that fail (X99 = X00–X99), as capture.failOnHttpStatusCodes. */
+  failOnHttpStatusCodes?: number[];
   /** A goto that failed with a network error, said in words (connection refused, host not found...). */
   explainLoad?: (err: LoadError) => AppError;
 }
@@ -85,10 +88,14 @@ async function runStep(page: Page, step: RunStep, budget: Budget, hooks: StepHoo
         if (netError && hooks.explainLoad) throw hooks.explainLoad(new LoadError(value, netError, err));
         throw err;
       });
-      if (hooks.failOnHttpError && response && response.status() >= 400) {
-        throw new StepFailure(
-          `the page answered HTTP ${response.status()} (set failOnHttpError: false to go on anyway)`,
-        );
+      const status = response?.status();
+      if (status === undefined) return;
+      const codes = hooks.failOnHttpStatusCodes;
+      if (codes ? statusMatches(codes, status) : hooks.failOnHttpError && status >= 400) {
+        const advice = codes
+          ? 'leave it out of failOnHttpStatusCodes to go on anyway'
+          : 'set failOnHttpError: false to go on anyway';
+        throw new StepFailure(`the page answered HTTP ${status} (${advice})`);
       }
       return;
     }

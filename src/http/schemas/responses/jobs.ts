@@ -6,6 +6,7 @@ import { RENDER_JOB_KINDS } from '../../../jobs/render-job.js';
 import type { JobView } from '../../../jobs/view.js';
 import type { Documents, Holds } from '../type-checks.js';
 import { codeAndMessage, dateTime } from './common.js';
+import { renderDiagnostics } from './diagnostics.js';
 
 export const job = z.object({
   id: z.string(),
@@ -23,6 +24,7 @@ export const job = z.object({
       bytes: z.int(),
       expiresAt: dateTime(),
       expired: z.boolean().describe('Past jobs.resultTtlHours: the result answers 410'),
+      diagnostics: renderDiagnostics.optional(),
     })
     .optional()
     .describe('Present once the job succeeded'),
@@ -42,6 +44,7 @@ export const renderJson = z
       pageCount: z.int().optional().describe('PDF only'),
       truncated: z.boolean().optional().describe('A size cap cut the image (X-Truncated says which way)'),
     }),
+    diagnostics: renderDiagnostics.optional(),
   })
   .describe('A synchronous render with "response": "json"');
 export type RenderJson = z.output<typeof renderJson>;
