@@ -101,6 +101,17 @@ export const configSchema = z
         maxBodyBytes: int(1024, 256 * 1024 * 1024)
           .default(8 * 1024 * 1024)
           .describe('Largest request body (JSON or HTML)'),
+        uploadMaxBytes: int(1024, 1024 * 1024 * 1024)
+          .default(32 * 1024 * 1024)
+          .describe('Largest multipart/form-data upload (index.html and its assets), the whole body'),
+        anonymousUploadMaxBytes: int(1024, 1024 * 1024 * 1024)
+          .default(2 * 1024 * 1024)
+          .describe('Largest upload without an API key'),
+        uploadMaxFiles: int(1, 10_000).default(200).describe('Most files in one upload'),
+        anonymousUploadMaxFiles: int(1, 10_000).default(50).describe('Most files in one upload without an API key'),
+        uploadMaxFileBytes: int(1, 1024 * 1024 * 1024)
+          .default(16 * 1024 * 1024)
+          .describe('Largest single file of an upload'),
         maxTimeoutMs: int(1000, 3_600_000)
           .default(120_000)
           .describe('Largest per-render timeout a request may ask for'),
@@ -294,6 +305,19 @@ export function checkStorageDriver(config: Pick<Config, 'storage' | 'database'>)
         'database.url to a postgres:// URL, or storage.driver to "fs" (or leave it empty)',
     );
   }
+}
+
+/** The upload limits without a key: the anonymous ones, never more than the keyed ones. */
+export function anonymousUploadLimits(limits: {
+  uploadMaxBytes: number;
+  anonymousUploadMaxBytes: number;
+  uploadMaxFiles: number;
+  anonymousUploadMaxFiles: number;
+}): { maxBytes: number; maxFiles: number } {
+  return {
+    maxBytes: Math.min(limits.uploadMaxBytes, limits.anonymousUploadMaxBytes),
+    maxFiles: Math.min(limits.uploadMaxFiles, limits.anonymousUploadMaxFiles),
+  };
 }
 
 /** The largest body without a key: the anonymous limit, never more than the keyed one. */

@@ -10,6 +10,7 @@ import { httpLimits } from '../http/limits.js';
 import { createProbeApp } from '../http/probe-app.js';
 import { HttpServer } from '../http/server.js';
 import { JobQueue } from '../jobs/queue.js';
+import { jobIdOfUploadKey } from '../jobs/upload-bundle.js';
 import { jobIdOfResultKey, RENDER_JOB_KINDS, RenderJobRunner } from '../jobs/render-job.js';
 import { JobService } from '../jobs/service.js';
 import { Sweeper } from '../jobs/sweeper.js';
@@ -161,7 +162,17 @@ async function composeOn(
     intervalMs: config.jobs.sweepIntervalMs,
     log,
     orphanSources: [
-      { name: 'results', store: results, isReferenced: (key) => stores.jobs.holdsResult(jobIdOfResultKey(key), key) },
+      {
+        name: 'results',
+        store: results,
+        isReferenced: async (key) => {
+          // An async job's upload is needed while the job may still run; a result while the row offers it.
+          const uploader = jobIdOfUploadKey(key);
+          if (uploader === undefined) return stores.jobs.holdsResult(jobIdOfResultKey(key), key);
+          const job = await stores.jobs.get(uploader);
+          return job?.status === 'queued' || job?.status === 'running';
+        },
+      },
       {
         name: 'captures',
         store: captureFiles,

@@ -34,7 +34,7 @@ export type { Cookie, ResourceType };
  * (reducedMotion, "reduce" by default: motion that respects the preference stops, so a carousel is no
  * change); plus the steps run before the capture.
  */
-export type CaptureOptions = Omit<PageSpec, 'url' | 'html' | 'baseUrl' | 'reducedMotion'> &
+export type CaptureOptions = Omit<PageSpec, 'url' | 'html' | 'baseUrl' | 'files' | 'reducedMotion'> &
   Omit<ImageOptions, 'format' | 'quality'> & {
     reducedMotion: NonNullable<PageSpec['reducedMotion']>;
     steps: Step[];

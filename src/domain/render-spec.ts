@@ -43,11 +43,26 @@ export interface Cookie {
   sameSite?: (typeof SAME_SITES)[number];
 }
 
+/**
+ * A file of an upload (multipart/form-data): served to the browser, for its render only, at `path` under
+ * an origin that exists only for that render. `path` is relative, normalised ("css/site.css"), unique.
+ */
+export interface UploadedFile {
+  path: string;
+  contentType: string;
+  bytes: Buffer;
+}
+
 /** The page: where it comes from, how the browser is set up for it, and when it is ready. */
 export interface PageSpec {
   /** Exactly one of url and html. */
   url?: string;
   html?: string;
+  /**
+   * An upload: index.html (also in `html`) and its assets. The document is index.html at the upload's
+   * own origin, and relative URLs resolve to these files.
+   */
+  files?: UploadedFile[];
   /** Resolves relative links in html. */
   baseUrl?: string;
   viewport?: Size;

@@ -4,6 +4,11 @@ import type { Config } from '../config.js';
 export interface HttpLimits {
   maxBodyBytes: number;
   maxTimeoutMs: number;
+  uploadMaxBytes: number;
+  anonymousUploadMaxBytes: number;
+  uploadMaxFiles: number;
+  anonymousUploadMaxFiles: number;
+  uploadMaxFileBytes: number;
   anonymousMaxBodyBytes: number;
   maxRetention: number;
   minIntervalSeconds: number;

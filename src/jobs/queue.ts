@@ -29,7 +29,12 @@ export interface Enqueued {
 
 export interface Submission extends Enqueued {
   idempotencyKey?: string;
+  /** The new job's id, minted beforehand (mintJobId) by a caller that stores something under it first. */
+  id?: string;
 }
+
+/** A new job id. */
+export const mintJobId = (): string => `job_${randomBytes(10).toString('hex')}`;
 
 export interface Submitted {
   job: JobRecord;
@@ -99,7 +104,7 @@ export class JobQueue {
    * insert are one step, even across processes. Every refusal comes before any write (see Gathered).
    */
   private async submitIn(tx: Tx, { s, requestHash, now }: PendingSubmission): Promise<Submitted> {
-    const { idempotencyKey, ...job } = s;
+    const { idempotencyKey, id, ...job } = s;
     if (idempotencyKey !== undefined) {
       const since = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
       const earlier = await tx.idempotency.find(s.keyId, idempotencyKey, since);
@@ -112,14 +117,13 @@ export class JobQueue {
       }
     }
     await this.assertRoom(tx, s.keyId);
-    const queued = await this.enqueue(tx, job, now);
+    const queued = await this.enqueue(tx, job, now, id);
     if (idempotencyKey !== undefined) await tx.idempotency.put(s.keyId, idempotencyKey, requestHash, queued.id, now);
     return { job: queued, created: true };
   }
 
   /** Queue a job inside the caller's transaction (no limit checked: see `isFull`, `assertRoom`). */
-  async enqueue(tx: Tx, e: Enqueued, now = this.clock.now()): Promise<JobRecord> {
-    const id = `job_${randomBytes(10).toString('hex')}`;
+  async enqueue(tx: Tx, e: Enqueued, now = this.clock.now(), id = mintJobId()): Promise<JobRecord> {
     const keptRequest = this.runnerOf(e.kind).keepAfterFinish(e.request);
     const queued = await tx.jobs.insert({ id, ...e, keptRequest }, now);
     const counted = this.activeCounts.get(tx);

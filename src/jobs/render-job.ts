@@ -9,12 +9,14 @@ import type { JobRecord, JobRequest } from '../stores/jobs.js';
 import { recordEvent } from '../webhooks/outbox.js';
 import type { JobOf, JobOutcome, JobRunner, RunContext } from './runner.js';
 import { jobEventData } from './view.js';
+import { renderFailed } from '../errors.js';
+import { decodeUpload, uploadKey, type UploadMarker } from './upload-bundle.js';
 
 /** The kinds the jobs API submits and shows. */
 export type RenderJobKind = 'pdf' | 'image';
 export const RENDER_JOB_KINDS: readonly RenderJobKind[] = ['pdf', 'image'];
 
-type RenderJobRequest = JobRequest & { filename?: string; format?: string };
+type RenderJobRequest = JobRequest & { filename?: string; format?: string; upload?: UploadMarker };
 
 export class RenderJobRunner implements JobRunner<RenderJobRequest> {
   constructor(
@@ -50,12 +52,23 @@ export class RenderJobRunner implements JobRunner<RenderJobRequest> {
     };
   }
 
-  onSucceeded(tx: Tx, job: JobRecord, _outcome: JobOutcome, now: Date): Promise<void> {
-    return this.tell(tx, job, now);
+  async onSucceeded(tx: Tx, job: JobRecord, _outcome: JobOutcome, now: Date): Promise<void> {
+    await this.tell(tx, job, now);
+    await this.removeUpload(job);
   }
 
-  onFailed(tx: Tx, job: JobRecord, now: Date): Promise<void> {
-    return this.tell(tx, job, now);
+  async onFailed(tx: Tx, job: JobRecord, now: Date): Promise<void> {
+    await this.tell(tx, job, now);
+    await this.removeUpload(job);
+  }
+
+  /**
+   * A job that ended needs its upload no more. Removed in the transaction that ends it, before the commit:
+   * should the commit fail, the job is tried again and fails for want of its upload, which says so. A
+   * removal that fails is left to the sweeper's orphan pass, rather than undo the job's end.
+   */
+  private async removeUpload(job: JobRecord): Promise<void> {
+    if (job.request.upload) await this.results.remove(uploadKey(job.id)).catch(() => undefined);
   }
 
   /** Canceled or taken over while it rendered: the file is not this try's result. */
@@ -65,7 +78,9 @@ export class RenderJobRunner implements JobRunner<RenderJobRequest> {
 
   /** The result download needs only the file name and format; headers, cookies, credentials are dropped. */
   keepAfterFinish(request: RenderJobRequest): JobRequest {
-    return { filename: request.filename ?? null, format: request.format ?? null };
+    const kept: JobRequest = { filename: request.filename ?? null, format: request.format ?? null };
+    if (request.upload) kept.upload = true; // so its end (or a cancel) knows to remove the upload
+    return kept;
   }
 
   private async tell(tx: Tx, job: JobRecord, now: Date): Promise<void> {
@@ -83,10 +98,21 @@ export class RenderJobRunner implements JobRunner<RenderJobRequest> {
     );
   }
 
-  private render(job: JobOf<RenderJobRequest>, signal: AbortSignal): Promise<RenderOutput> {
+  private async render(job: JobOf<RenderJobRequest>, signal: AbortSignal): Promise<RenderOutput> {
+    const { upload, ...request } = job.request;
+    const spec = upload ? { ...request, files: await this.uploadOf(job.id) } : request;
     return job.kind === 'pdf'
-      ? this.renderer.renderPdf(job.request as unknown as PdfSpec, signal, { background: true })
-      : this.renderer.renderImage(job.request as unknown as ImageSpec, signal, { background: true });
+      ? this.renderer.renderPdf(spec as unknown as PdfSpec, signal, { background: true })
+      : this.renderer.renderImage(spec as unknown as ImageSpec, signal, { background: true });
+  }
+
+  private async uploadOf(jobId: string) {
+    try {
+      return decodeUpload(await this.results.get(uploadKey(jobId)));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      throw renderFailed("the job's uploaded files are gone (the job ended once before); submit it again", err);
+    }
   }
 }
 

@@ -7,14 +7,16 @@ import type { FileStore } from '../stores/file-store.js';
 import type { Stores } from '../stores/backend.js';
 import type { JobRecord } from '../stores/jobs.js';
 import type { JobStatus } from '../domain/job-outcome.js';
-import type { JobQueue } from './queue.js';
+import { mintJobId, type JobQueue } from './queue.js';
+import { encodeUpload, uploadKey } from './upload-bundle.js';
+import type { UploadedFile } from '../domain/render-spec.js';
 import { RENDER_JOB_KINDS, type RenderJobKind } from './render-job.js';
 import type { JobWorker } from './worker.js';
 
 export interface SubmitInput {
   keyId: string;
   kind: RenderJobKind;
-  request: Record<string, unknown> & { url?: string; webhookUrl?: string };
+  request: Record<string, unknown> & { url?: string; webhookUrl?: string; files?: UploadedFile[] };
   baseUrl: string;
   idempotencyKey?: string;
 }
@@ -49,7 +51,38 @@ export class JobService {
     // ...and a job whose result would have nowhere to go (507, to try again once space is freed).
     await this.options.assertStorageRoom?.();
     // The worker hears of the new job from the backend's `jobs` change.
-    return this.options.queue.submit({ ...input, webhookUrl });
+    const { files, ...request } = input.request;
+    if (!files) return this.options.queue.submit({ ...input, webhookUrl });
+    return this.submitUpload({ ...input, request }, files, webhookUrl);
+  }
+
+  /**
+   * An upload's files go to the file store under the job's key before its row exists (a worker may claim
+   * the job the moment it is committed); the row keeps only a marker. A crash between the two leaves a
+   * file no row refers to, which the sweeper's orphan pass removes.
+   */
+  private async submitUpload(
+    input: SubmitInput,
+    files: UploadedFile[],
+    webhookUrl: string | undefined,
+  ): Promise<{ job: JobRecord; created: boolean }> {
+    const id = mintJobId();
+    const { bundle, marker } = encodeUpload(files);
+    await this.options.results.put(uploadKey(id), bundle);
+    try {
+      const submitted = await this.options.queue.submit({
+        ...input,
+        id,
+        request: { ...input.request, upload: marker },
+        webhookUrl,
+      });
+      // A repeated Idempotency-Key answers with the earlier job, which has its own upload.
+      if (!submitted.created) await this.options.results.remove(uploadKey(id));
+      return submitted;
+    } catch (err) {
+      await this.options.results.remove(uploadKey(id)).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** The jobs API shows render jobs only; other kinds (a monitor's capture) are seen through their owner. */
@@ -70,6 +103,8 @@ export class JobService {
     const canceled = await this.options.queue.cancel(keyId, id, RENDER_JOB_KINDS);
     if (canceled) {
       this.options.worker.abort(id);
+      // Its upload is not needed any more (a render under way has it in memory already).
+      if (canceled.request.upload) await this.options.results.remove(uploadKey(id));
       return canceled;
     }
     const job = await this.get(keyId, id); // 404 for a missing or another key's job

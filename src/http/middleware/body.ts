@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from '../../errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
+import { readUpload, type Upload, type UploadLimit } from './multipart.js';
 
 /** The caller's body limit, and (anonymous callers) the larger one an API key would give. */
 export interface BodyLimit {
@@ -19,6 +20,29 @@ export async function readRenderBody(ctx: Context, limit: BodyLimit): Promise<un
     throw unsupportedMediaType(ctx.get('Content-Type') || undefined);
   const text = await readText(ctx, limit);
   return type === 'text/html' ? { html: text } : parseJson(text);
+}
+
+/** The media types a render route takes. */
+export const RENDER_MEDIA_TYPES = 'application/json, text/html or multipart/form-data';
+
+/**
+ * A render request's body: JSON, HTML (as `{html}`), or an upload (multipart/form-data: index.html and
+ * its assets, see multipart.ts), whose options come back as `body` with `html` from index.html, and its
+ * files as `upload`. Each kind has its own limits, enforced while reading.
+ */
+export async function readRenderInput(
+  ctx: Context,
+  limit: BodyLimit,
+  uploadLimit: UploadLimit,
+): Promise<{ body: unknown; upload?: Upload }> {
+  const type = mediaType(ctx);
+  if (type === 'multipart/form-data') {
+    const upload = await readUpload(ctx, uploadLimit);
+    return { body: { ...upload.options, html: upload.html }, upload };
+  }
+  if (type !== 'application/json' && type !== 'text/html')
+    throw unsupportedMediaType(ctx.get('Content-Type') || undefined, RENDER_MEDIA_TYPES);
+  return { body: await readRenderBody(ctx, limit) };
 }
 
 /** Reads a JSON body (every route but the render shortcut), with the same limit rules. */

@@ -1,14 +1,15 @@
 import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
 import type { Context } from 'koa';
-import { anonymousBodyLimit } from '../../config.js';
+import { anonymousBodyLimit, anonymousUploadLimits } from '../../config.js';
 import type { RenderJobKind } from '../../jobs/render-job.js';
 import { invalidRequest } from '../../errors.js';
 import type { JobService } from '../../jobs/service.js';
 import { jobView } from '../../jobs/view.js';
 import type { RenderOutput, Renderer } from '../../render/renderer.js';
 import type { Principal } from '../middleware/auth.js';
-import { readRenderBody } from '../middleware/body.js';
+import { readRenderInput } from '../middleware/body.js';
+import type { Upload, UploadLimit } from '../middleware/multipart.js';
 import { AnonymousTier, type AnonymousLimits } from '../anonymous-tier.js';
 import { imageRequestSchema, pdfRequestSchema, type PageRequest } from '../schemas/render.js';
 import type { RenderJson } from '../schemas/responses/jobs.js';
@@ -22,7 +23,16 @@ import { diagnosticsCounts, type RenderDiagnostics } from '../../domain/render-d
 export interface RenderRouteDeps {
   renderer: Renderer;
   jobs: JobService;
-  limits: SchemaLimits & AnonymousLimits & { maxBodyBytes: number; anonymousMaxBodyBytes: number };
+  limits: SchemaLimits &
+    AnonymousLimits & {
+      maxBodyBytes: number;
+      anonymousMaxBodyBytes: number;
+      uploadMaxBytes: number;
+      anonymousUploadMaxBytes: number;
+      uploadMaxFiles: number;
+      anonymousUploadMaxFiles: number;
+      uploadMaxFileBytes: number;
+    };
   /** Base of absolute URLs in jobs; empty = the origin the request came to. */
   publicUrl: string;
 }
@@ -38,6 +48,29 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
     (ctx.state.principal as Principal | undefined)?.kind === 'key'
       ? { maxBytes: limits.maxBodyBytes }
       : { maxBytes: anonymousBodyLimit(limits), keyMaxBytes: limits.maxBodyBytes };
+
+  // Uploads likewise: the anonymous tier's total and file count are smaller, a file's own limit the same.
+  const uploadLimit = (ctx: Context): UploadLimit => {
+    const keyed = (ctx.state.principal as Principal | undefined)?.kind === 'key';
+    const anonymous = anonymousUploadLimits(limits);
+    const body = bodyLimit(ctx);
+    return keyed
+      ? {
+          maxBytes: limits.uploadMaxBytes,
+          maxFiles: limits.uploadMaxFiles,
+          maxFileBytes: limits.uploadMaxFileBytes,
+          maxFieldBytes: body.maxBytes,
+        }
+      : {
+          maxBytes: anonymous.maxBytes,
+          keyMaxBytes: limits.uploadMaxBytes,
+          maxFiles: anonymous.maxFiles,
+          keyMaxFiles: limits.uploadMaxFiles,
+          maxFileBytes: limits.uploadMaxFileBytes,
+          maxFieldBytes: body.maxBytes,
+        };
+  };
+  const read = (ctx: Context) => readRenderInput(ctx, bodyLimit(ctx), uploadLimit(ctx));
 
   /** `"async": true`: 202 with a new job (200 with the earlier one for a repeated Idempotency-Key). */
   async function submit(ctx: Context, kind: RenderJobKind, req: PageRequest): Promise<void> {
@@ -55,8 +88,8 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
   }
 
   router.post('/api/pdf', async (ctx) => {
-    const raw = await readRenderBody(ctx, bodyLimit(ctx));
-    const req = await withMarkdownAsHtml(parseBody(pdfSchema, raw));
+    const { body: raw, upload } = await read(ctx);
+    const req = withUpload(await withMarkdownAsHtml(parseBody(pdfSchema, raw)), upload);
     if (req.async) return submit(ctx, 'pdf', req);
     const ip = anonymousIp(ctx);
     if (ip === undefined) return send(ctx, req, await renderer.renderPdf(req, clientGone(ctx)), 'render.pdf');
@@ -69,8 +102,8 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
   });
 
   router.post('/api/image', async (ctx) => {
-    const raw = await readRenderBody(ctx, bodyLimit(ctx));
-    const req = await withMarkdownAsHtml(parseBody(imageSchema, raw));
+    const { body: raw, upload } = await read(ctx);
+    const req = withUpload(await withMarkdownAsHtml(parseBody(imageSchema, raw)), upload);
     if (req.async) return submit(ctx, 'image', req);
     const ext = req.format === 'jpeg' ? 'jpg' : req.format;
     const ip = anonymousIp(ctx);
@@ -85,6 +118,11 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
   });
 
   return router;
+}
+
+/** The validated request with the upload's files (the schema saw only the options and index.html). */
+function withUpload<T extends PageRequest>(req: T, upload: Upload | undefined): T {
+  return upload ? { ...req, files: upload.files } : req;
 }
 
 /** The client address of a request without a key (the anonymous tier's limits apply), else undefined. */

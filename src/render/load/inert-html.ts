@@ -45,6 +45,7 @@ function inertRequest(req: PageSpec): boolean {
   return (
     req.html !== undefined &&
     req.baseUrl === undefined &&
+    req.files === undefined &&
     req.js === undefined &&
     req.waitForFunction === undefined &&
     !req.scrollPage &&

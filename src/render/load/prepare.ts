@@ -11,6 +11,7 @@ import { attachOriginHeaders, targetOrigin } from '../browser/origin-headers.js'
 import type { MediaType, PageSpec } from '../../domain/render-spec.js';
 import { rendersInertly } from './inert-html.js';
 import { cookiesGiven } from '../browser/warm-page.js';
+import { serveUpload } from './upload-origin.js';
 
 /** The media emulation each page has now, so an unchanged one is not sent again (~6 ms a call). */
 const emulated = new WeakMap<Page, string>();
@@ -132,13 +133,18 @@ async function navigate(page: Page, req: PageSpec, budget: Budget): Promise<void
   }
 }
 
-/** Start the document: the caller's HTML, that HTML served at baseUrl, or the url itself. */
+/** Start the document: an upload's index.html, the caller's HTML, that HTML served at baseUrl, or the url itself. */
 async function load(
   page: Page,
   req: PageSpec,
   waitUntil: PageSpec['waitUntil'] | 'commit',
   budget: Budget,
 ): Promise<Response | null> {
+  if (req.files) {
+    // Navigated like html at baseUrl, but every file (index.html too) comes from the upload's own origin.
+    const href = await serveUpload(page, req.files, req.blockResources);
+    return goto(page, href, waitUntil, budget);
+  }
   if (req.html !== undefined && !req.baseUrl) {
     await page.setContent(req.html, { waitUntil, timeout: budget.remaining() });
     return null;
