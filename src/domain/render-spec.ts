@@ -76,6 +76,8 @@ export interface PageSpec {
   scrollPage: boolean;
   /** Undefined: true for url. */
   failOnHttpError?: boolean;
+  /** Characters drawn with no real glyph fail the render (422) instead of being only reported. */
+  failOnMissingGlyphs?: boolean;
 }
 
 /** A region in CSS pixels of the document. */

@@ -22,6 +22,7 @@ import { ownContextOptions } from './browser/own-context.js';
 import type { FactsRequest } from './page-reads/page-facts.js';
 import type { PageFacts } from '../domain/page-facts.js';
 import type { RenderDiagnostics } from '../domain/render-diagnostics.js';
+import { checkGlyphs, type MissingGlyphs } from './page-reads/missing-glyphs.js';
 import { documentReady, firstLine, preparePage } from './load/prepare.js';
 import { readyPage } from './load/ready-page.js';
 import type { ImageSpec, MediaType, PdfSpec, RenderSpec } from '../domain/render-spec.js';
@@ -62,6 +63,18 @@ export interface RenderOptions {
 export interface Renderer {
   renderPdf(req: PdfSpec, signal: AbortSignal, options?: RenderOptions): Promise<RenderOutput>;
   renderImage(req: ImageSpec, signal: AbortSignal, options?: RenderOptions): Promise<RenderOutput>;
+}
+
+/** The missing glyphs into the render's diagnostics (whose other fields their own helpers fill). */
+function withMissingGlyphs<T extends { diagnostics?: RenderDiagnostics }>(out: T, { glyphs, more }: MissingGlyphs): T {
+  const diagnostics = out.diagnostics ?? {
+    failedResources: [],
+    consoleErrors: [],
+    exceptions: [],
+    load: { endedBy: '', stagesMs: {} },
+    missingGlyphs: [],
+  };
+  return { ...out, diagnostics: { ...diagnostics, missingGlyphs: glyphs, ...(more && { moreMissingGlyphs: true }) } };
 }
 
 const isTimeout = (err: unknown) => err instanceof AppError && err.code === 'render_timeout';
@@ -168,9 +181,11 @@ export class PlaywrightRenderer implements Renderer {
               const out = await navigations.untilSettled(budget, async () => {
                 stage = 'waiting for the page to be ready (its waits, fonts and images)';
                 await readyPage(lease.page, req, budget);
-                stage = 'capturing';
                 lease.page.setDefaultTimeout(navigations.stepTimeout(budget)); // see STALLED_CAPTURE_MS
-                return capture(lease);
+                stage = 'looking for characters no font can draw';
+                const missingGlyphs = await checkGlyphs(lease.page, req); // the page as it will be captured
+                stage = 'capturing';
+                return withMissingGlyphs(await capture(lease), missingGlyphs);
               });
               stage = 'finishing';
               await this.assertDocumentAllowed(watch); // a redirect after load may have reached a blocked address

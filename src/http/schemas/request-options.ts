@@ -188,6 +188,13 @@ export function pageOptions(limits: SchemaLimits) {
     blockResources: z.array(z.enum(RESOURCE_TYPES)).optional().describe('Resource types not loaded'),
     scrollPage: z.boolean().default(false).describe('Scroll to the bottom and back to trigger lazy loading'),
     failOnHttpError: z.boolean().optional().describe('Main document status >= 400 → 422; default true for url'),
+    failOnMissingGlyphs: z
+      .boolean()
+      .optional()
+      .describe(
+        'Characters no font could draw (boxes) → 422 render_failed naming them and their elements (details); ' +
+          'default false: rendered anyway and listed in diagnostics.missingGlyphs',
+      ),
     filename: z.string().min(1).max(MAX_NAME_CHARS).optional().describe('Used in Content-Disposition'),
     response: z
       .enum(['binary', 'json'])
