@@ -153,8 +153,9 @@ export const configSchema = z
           .string()
           .default('')
           .describe(
-            'Directory of extra fonts (ttf, otf, ttc, woff2) Chromium draws with besides the system fonts; a ' +
-              'font added or removed there is used from the next render on (the browser is recycled); empty = none',
+            'Directory of extra fonts (ttf, otf, ttc; not woff/woff2) Chromium draws with besides the system ' +
+              'fonts; a font added or removed there is used from the next render on (the browser is recycled); ' +
+              'empty = none',
           ),
       })
       .strict()

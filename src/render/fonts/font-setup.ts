@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Lifecycle } from '../../lifecycle.js';
 import type { Logger } from '../../log.js';
-import { baseFontconfigFile, fontsConf, isFontFile } from './fonts-conf.js';
+import { baseFontconfigFile, fontsConf, isFontFile, isWebFontFile } from './fonts-conf.js';
 import { scriptCoverage, type ScriptCoverage } from './script-coverage.js';
 
 /** Changes this close together (a copy in progress, several files) recycle the browser once. */
@@ -33,6 +33,7 @@ export class FontSetup implements Lifecycle {
   private settle: NodeJS.Timeout | undefined;
   private coverage: Promise<ScriptCoverage> | undefined;
   private readonly baseEnv: NodeJS.ProcessEnv;
+  private readonly warned = new Set<string>();
 
   constructor(private readonly opts: FontSetupOptions) {
     this.baseEnv = { ...(opts.env ?? process.env) }; // as it is now: every launch gets the same
@@ -48,6 +49,7 @@ export class FontSetup implements Lifecycle {
       await writeFile(this.confFile, fontsConf(baseFontconfigFile(this.baseEnv), [dir]));
       this.watcher = watch(dir, { recursive: true }, (_event, name) => {
         if (name === null || isFontFile(String(name))) this.changed();
+        else if (isWebFontFile(String(name))) this.unusable(String(name));
       });
       this.watcher.on('error', (err) => this.opts.log.warn({ err, dir }, 'fonts.dir can no longer be watched'));
     }
@@ -71,6 +73,15 @@ export class FontSetup implements Lifecycle {
   /** Which scripts have no font (checked at start and after each change of fonts.dir). */
   scripts(): Promise<ScriptCoverage> {
     return (this.coverage ??= scriptCoverage(this.env()));
+  }
+
+  private unusable(name: string): void {
+    if (this.warned.has(name)) return;
+    this.warned.add(name);
+    this.opts.log.warn(
+      { dir: this.opts.dir, file: name },
+      'fonts.dir: WOFF and WOFF2 files are not drawn by Chromium from a directory; convert them to .ttf or .otf',
+    );
   }
 
   private changed(): void {

@@ -18,12 +18,20 @@ export function fontsConf(base: string, dirs: readonly string[]): string {
     '<fontconfig>',
     `  <include ignore_missing="yes">${xml(base)}</include>`,
     ...dirs.map((dir) => `  <dir>${xml(dir)}</dir>`),
+    // fontconfig lists WOFF and WOFF2 files (FreeType reads them), but Chromium does not draw with them:
+    // left out, so that the check of /ready does not count a font no render can use.
+    '  <selectfont><rejectfont><glob>*.woff</glob><glob>*.woff2</glob></rejectfont></selectfont>',
     '</fontconfig>',
     '',
   ].join('\n');
 }
 
-/** Files fontconfig reads as fonts (FreeType's formats); a change to any other file recycles nothing. */
+/** Files Chromium draws with from fonts.dir; a change to any other file recycles nothing. */
 export function isFontFile(name: string): boolean {
-  return /\.(ttf|otf|ttc|otc|woff2?|pfb|pfa|pcf(\.gz)?)$/i.test(name);
+  return /\.(ttf|otf|ttc|otc|pfb|pfa)$/i.test(name);
+}
+
+/** Web font files, which Chromium takes from a page's @font-face but not from fontconfig. */
+export function isWebFontFile(name: string): boolean {
+  return /\.woff2?$/i.test(name);
 }
