@@ -13,7 +13,14 @@ const SYSTEM_PATHS = [
   '/usr/bin/google-chrome',
   '/snap/bin/chromium',
 ];
-const APT_PACKAGES = ['chromium', 'fonts-liberation', 'fonts-noto-color-emoji'];
+// The fonts: Liberation, metric-compatible with Arial, Times New Roman and Courier New, so documents laid out
+// for those break lines where they did (fonts-liberation rather than fonts-liberation2: it is the one
+// Playwright's and Debian's Chromium dependencies name, is on every Debian/Ubuntu release, and has Liberation
+// Sans Narrow for Arial Narrow, which 2.x dropped); Noto for the world's scripts (core: Latin, Greek,
+// Cyrillic, Arabic, Hebrew, Devanagari, Thai...; CJK: Chinese, Japanese, Korean) and colour emoji.
+// Without them such text renders as boxes (each render lists those characters: diagnostics.missingGlyphs).
+const FONT_PACKAGES = ['fonts-liberation', 'fonts-noto-core', 'fonts-noto-cjk', 'fonts-noto-color-emoji'];
+const APT_PACKAGES = ['chromium', ...FONT_PACKAGES];
 const say = (msg) => console.log(`[pagewatch] ${msg}`);
 
 async function playwrightChromium() {
@@ -72,12 +79,15 @@ async function main() {
 
   if (isDebianRoot()) {
     say(`installing ${missing.join(', ')} with apt-get (Debian/Ubuntu, running as root)`);
-    if (
-      run('apt-get', ['update', '-qq']) &&
-      run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing])
-    ) {
+    const install = (pkgs) => run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...pkgs]);
+    if (run('apt-get', ['update', '-qq'])) {
+      // A package an older release lacks (fonts-noto-core before Debian 11) must not keep the others out.
+      if (!install(missing) && missing.length > 1) for (const pkg of missing) install([pkg]);
       const now = await findChromium();
-      if (now) return say(`Chromium: ${now}`);
+      const left = FONT_PACKAGES.filter((pkg) => !aptInstalled(pkg));
+      if (now && left.length === 0) return say(`Chromium: ${now}`);
+      if (now)
+        return say(`Chromium: ${now} (not installed: ${left.join(', ')}; /ready names the scripts without a font)`);
     }
   } else if (!found) {
     say("installing Chromium with Playwright's installer");
@@ -86,9 +96,12 @@ async function main() {
       if (now) return say(`Chromium: ${now}`);
     }
   }
-  if (found) return say(`Chromium: ${found} (some fonts could not be installed)`);
+  if (found) {
+    say(`Chromium: ${found} (some fonts could not be installed; /ready names the scripts without one)`);
+    return say(`  to install them: sudo apt-get install ${FONT_PACKAGES.join(' ')}`);
+  }
   say('No Chromium found and none could be installed. Install one, then start again:');
-  say('  Debian/Ubuntu:  sudo apt-get install chromium fonts-liberation fonts-noto-color-emoji');
+  say(`  Debian/Ubuntu:  sudo apt-get install chromium ${FONT_PACKAGES.join(' ')}`);
   say('  elsewhere:      npx playwright install --with-deps chromium');
   say('  or point PAGEWATCH_CHROMIUM_PATH at an existing Chrome/Chromium executable.');
 }

@@ -158,6 +158,19 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    fonts: z
+      .object({
+        dir: z
+          .string()
+          .default('')
+          .describe(
+            'Directory of extra fonts (ttf, otf, ttc; not woff/woff2) Chromium draws with besides the system ' +
+              'fonts; a font added or removed there is used from the next render on (the browser is recycled); ' +
+              'empty = none',
+          ),
+      })
+      .strict()
+      .prefault({}),
     auth: z
       .object({
         anonymous: z

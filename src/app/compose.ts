@@ -15,7 +15,7 @@ import { jobIdOfResultKey, RENDER_JOB_KINDS, RenderJobRunner } from '../jobs/ren
 import { JobService } from '../jobs/service.js';
 import { Sweeper } from '../jobs/sweeper.js';
 import { JobWorker } from '../jobs/worker.js';
-import type { Lifecycle } from '../lifecycle.js';
+import { together, type Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import { captureIdOfFileKey } from '../monitors/capture-files.js';
 import { CaptureJobRunner } from '../monitors/capture-job.js';
@@ -98,7 +98,7 @@ async function composeOn(
   if (sealedNow.length)
     log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');
 
-  const { egress, sandbox, browsers, proxy } = composeBrowser(config, log);
+  const { egress, sandbox, browsers, proxy, fonts } = composeBrowser(config, log);
   const diffPool = new DiffPool(config.monitors.diffThreads);
   // The last hour of this node's renders (outcomes, times, queue waits) for /api/status.
   const history = new RenderHistory();
@@ -193,6 +193,7 @@ async function composeOn(
     database: () => backend.ping(),
     browser: () => browsers.readiness(),
     ...(diskSpace && { storage: () => diskSpace.readiness() }),
+    fonts: () => fonts.scripts(),
     sandbox,
   };
   const isShuttingDown = () => shuttingDown;
@@ -236,7 +237,9 @@ async function composeOn(
   });
 
   const heartbeat = new NodeHeartbeat({ nodes: stores.nodes, node, log, now: () => clock.now() });
-  const all = { heartbeat, proxy, browsers, diffPool, dispatcher, sweeper, worker, scheduler, http };
+  // The fonts before the browser: it launches with their fontconfig file; both stop together.
+  const browserParts = together('fonts and browser', [fonts, browsers]);
+  const all = { heartbeat, proxy, browsers: browserParts, diffPool, dispatcher, sweeper, worker, scheduler, http };
   return {
     storage,
     node,

@@ -44,6 +44,8 @@ export interface RenderDiagnostics {
   exceptions: PageMessage[];
   load: LoadTimeline;
   missingGlyphs: MissingGlyph[];
+  /** More characters had no glyph than missingGlyphs lists (it lists the first 50); absent otherwise. */
+  moreMissingGlyphs?: true;
   /** A size cap cut the output (images: the X-Truncated value, e.g. "full-page"); absent when whole. */
   truncated?: string;
   /**

@@ -111,6 +111,8 @@ export interface PageSpec {
   failOnResourceLoadingFailed?: boolean;
   /** An exception no script of the page caught fails the render. */
   failOnConsoleExceptions?: boolean;
+  /** Characters drawn with no real glyph fail the render (422) instead of being only reported. */
+  failOnMissingGlyphs?: boolean;
 }
 
 /** A region in CSS pixels of the document. */

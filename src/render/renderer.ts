@@ -22,6 +22,7 @@ import { ownContextOptions } from './browser/own-context.js';
 import type { FactsRequest } from './page-reads/page-facts.js';
 import type { PageFacts } from '../domain/page-facts.js';
 import type { RenderDiagnostics } from '../domain/render-diagnostics.js';
+import { checkGlyphs, type MissingGlyphs } from './page-reads/missing-glyphs.js';
 import { documentReady, firstLine, preparePage } from './load/prepare.js';
 import { readyPage } from './load/ready-page.js';
 import type { ImageSpec, MediaType, PdfSpec, RenderSpec } from '../domain/render-spec.js';
@@ -70,9 +71,14 @@ export interface Renderer {
 /**
  * A render's diagnostics, assembled in this one place: what the page reported (page-events.ts, each list
  * capped and copied, so nothing reported after the capture changes them), the load's timeline, and the cut
- * of a size cap. missingGlyphs is filled by the glyph check (page-reads/missing-glyphs.ts).
+ * of a size cap. and the characters the glyph check (page-reads/missing-glyphs.ts) found no font for.
  */
-function diagnosisOf(seen: SeenEvents, clock: LoadClock, truncation: string | undefined): RenderDiagnostics {
+function diagnosisOf(
+  seen: SeenEvents,
+  clock: LoadClock,
+  truncation: string | undefined,
+  { glyphs, more }: MissingGlyphs,
+): RenderDiagnostics {
   const omitted: NonNullable<RenderDiagnostics['omitted']> = {};
   if (seen.failedResources.omitted) omitted.failedResources = seen.failedResources.omitted;
   if (seen.consoleErrors.omitted) omitted.consoleErrors = seen.consoleErrors.omitted;
@@ -82,7 +88,8 @@ function diagnosisOf(seen: SeenEvents, clock: LoadClock, truncation: string | un
     consoleErrors: [...seen.consoleErrors.items],
     exceptions: [...seen.exceptions.items],
     load: clock.timeline(),
-    missingGlyphs: [],
+    missingGlyphs: glyphs,
+    ...(more && { moreMissingGlyphs: true as const }),
     ...(truncation && { truncated: truncation }),
     ...(Object.keys(omitted).length > 0 && { omitted }),
   };
@@ -196,14 +203,18 @@ export class PlaywrightRenderer implements Renderer {
                 );
                 clock.lap('steps');
               }
+              let missingGlyphs: MissingGlyphs = { glyphs: [], more: false };
               const out = await navigations.untilSettled(budget, async () => {
                 stage = 'waiting for the page to be ready (its waits, fonts and images)';
                 await readyPage(lease.page, req, budget, clock);
                 // The failure rules judge what the page did up to its capture (page-events.ts judged it as it came).
                 const seen = events.current;
                 if (seen.violationCount > 0) throw rulesBroken(seen.violations, seen.violationCount);
-                stage = 'capturing';
                 lease.page.setDefaultTimeout(navigations.stepTimeout(budget)); // see STALLED_CAPTURE_MS
+                stage = 'looking for characters no font can draw';
+                missingGlyphs = await checkGlyphs(lease.page, req); // the page as it will be captured
+                clock.lap('glyphs');
+                stage = 'capturing';
                 const captured = await capture(lease);
                 clock.lap('capture');
                 return captured;
@@ -215,7 +226,7 @@ export class PlaywrightRenderer implements Renderer {
                 ...out,
                 finalUrl,
                 blockedRequests: watch.blockedSubresources,
-                diagnostics: diagnosisOf(events.current, clock, out.truncation),
+                diagnostics: diagnosisOf(events.current, clock, out.truncation, missingGlyphs),
                 renderMs: Math.round(performance.now() - started),
               };
             })();

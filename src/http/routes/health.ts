@@ -10,6 +10,11 @@ export interface Readiness {
   browser: () => Promise<{ usable: boolean; reason?: string }>;
   /** Whether the disk of dataDir has room (storage.minFreeBytes); absent when this node writes nothing there. */
   storage?: () => Promise<{ usable: boolean; reason?: string }>;
+  /**
+   * Which scripts have no font (a warning, not a failure: the rest renders); `unknown` when that could not
+   * be checked. Absent: not checked.
+   */
+  fonts?: () => Promise<{ missing: string[]; unknown?: string; warning?: string }>;
   /** Whether Chromium runs sandboxed, and the warning logged at start when it does not. */
   sandbox: { enabled: boolean; warning?: string };
 }
@@ -20,10 +25,11 @@ export function healthRoutes(readiness: Readiness): Router {
     ctx.body = { status: 'ok' };
   });
   router.get('/ready', async (ctx) => {
-    const [database, browser, storage] = await Promise.all([
+    const [database, browser, storage, fonts] = await Promise.all([
       readiness.database(),
       readiness.browser(),
       readiness.storage?.(),
+      readiness.fonts?.(),
     ]);
     const checks = [
       { path: 'database', usable: database, reason: 'the database does not answer; requests that need it get 503' },
@@ -39,11 +45,18 @@ export function healthRoutes(readiness: Readiness): Router {
       throw new AppError('unavailable', 'not ready', { details });
     }
     const { enabled, warning } = readiness.sandbox;
+    const warnings = [warning, fonts?.warning].filter((w): w is string => Boolean(w));
     ctx.body = {
       status: 'ready',
-      checks: { database: 'ok', browser: 'ok', ...(storage && { storage: 'ok' as const }) },
+      checks: {
+        database: 'ok',
+        browser: 'ok',
+        ...(storage && { storage: 'ok' as const }),
+        ...(fonts && { fonts: fonts.unknown ? ('unknown' as const) : fonts.missing.length ? 'warn' : 'ok' }),
+      },
       sandbox: enabled ? 'on' : 'off',
-      ...(warning && { warnings: [warning] }),
+      ...(fonts?.missing.length && { missingFonts: fonts.missing }),
+      ...(warnings.length && { warnings }),
     } satisfies Ready;
   });
   return router;

@@ -266,6 +266,13 @@ export function pageOptions(limits: SchemaLimits) {
       .boolean()
       .optional()
       .describe('An exception no script of the page caught fails the render (422 with its message). Default false'),
+    failOnMissingGlyphs: z
+      .boolean()
+      .optional()
+      .describe(
+        'Characters no font could draw (boxes) → 422 render_failed naming them and their elements (details); ' +
+          'default false: rendered anyway and listed in diagnostics.missingGlyphs',
+      ),
     filename: z.string().min(1).max(MAX_NAME_CHARS).optional().describe('Used in Content-Disposition'),
     response: z
       .enum(['binary', 'json'])

@@ -22,6 +22,8 @@ export interface BrowserManagerOptions {
   restartAfter: number;
   pageMaxUses: number;
   log: Logger;
+  /** Chromium's environment, read at each launch (font-setup.ts: the fontconfig file of fonts.dir). */
+  env?: () => NodeJS.ProcessEnv;
 }
 
 /** Whether a browser is up; when none can start for a reason an operator can fix, that reason. */
@@ -54,6 +56,7 @@ export class BrowserManager implements Lifecycle {
   private readonly live = new Set<Generation>();
   /** Why the last launch failed, when it is something the operator can fix (the sandbox). */
   private launchFailure: string | undefined;
+  private recycleQueued = false;
 
   constructor(private readonly opts: BrowserManagerOptions) {}
 
@@ -184,6 +187,24 @@ export class BrowserManager implements Lifecycle {
     return (this.launching ??= this.launch());
   }
 
+  /**
+   * Launch a successor now (e.g. the fonts changed, and Chromium reads them only at launch): renders in
+   * flight finish on the current browser, which closes after them; new ones go to the successor once it is up.
+   * Asked while a launch is under way, one more follows it, since that launch may have read the old fonts.
+   */
+  recycle(): void {
+    if (this.stopped || (!this.current && !this.launching)) return;
+    if (!this.launching) return this.launchInBackground();
+    if (this.recycleQueued) return;
+    this.recycleQueued = true;
+    void this.launching
+      .catch(() => undefined)
+      .then(() => {
+        this.recycleQueued = false;
+        this.recycle();
+      });
+  }
+
   private launchInBackground(): void {
     (this.launching ??= this.launch()).catch((err) => this.opts.log.error({ err }, 'browser relaunch failed'));
   }
@@ -209,7 +230,8 @@ export class BrowserManager implements Lifecycle {
       // A browser that will not start is the service being unavailable (503), not a bad page.
       const { executablePath, sandbox } = this.opts;
       const proxyUrl = this.opts.proxyUrl();
-      const chromium = await launchChromium({ executablePath, proxyUrl, sandbox }).catch((err: unknown) => {
+      const env = this.opts.env?.();
+      const chromium = await launchChromium({ executablePath, proxyUrl, sandbox, env }).catch((err: unknown) => {
         throw this.launchFailed(err);
       });
       const { browser, pid, version } = chromium;

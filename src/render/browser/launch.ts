@@ -46,11 +46,19 @@ export interface LaunchOptions {
   proxyUrl: string;
   /** false adds `--no-sandbox` (Playwright's `chromiumSandbox`), the only way Chromium starts as root. */
   sandbox: boolean;
+  /** Chromium's environment (fonts.dir sets FONTCONFIG_FILE in it); default this process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
-export async function launchChromium({ executablePath, proxyUrl, sandbox }: LaunchOptions): Promise<LaunchedBrowser> {
+export async function launchChromium({
+  executablePath,
+  proxyUrl,
+  sandbox,
+  env,
+}: LaunchOptions): Promise<LaunchedBrowser> {
   const browser = await chromium.launch({
     executablePath,
+    ...(env && { env }),
     chromiumSandbox: sandbox,
     args: [...ARGS, ...egressArgs(proxyUrl), ...HOSTILE_PAGE_ARGS],
     // Playwright turns Chromium's popup blocker off; keep it on so a page cannot open windows at will.

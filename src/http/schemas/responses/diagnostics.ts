@@ -49,12 +49,16 @@ export const renderDiagnostics = z
         .record(z.string(), z.int())
         .describe(
           'Milliseconds per stage, in order: queue, navigation, steps (monitors), waits, pageChanges, delay, ' +
-            'capture; together at most renderMs',
+            'glyphs (the missing-glyph check), capture; together at most renderMs',
         ),
     }),
     missingGlyphs: z
       .array(z.object({ char: z.string(), codePoint: z.string(), selector: z.string() }))
-      .describe('Characters no font could draw (shown as boxes)'),
+      .describe('Characters no font could draw (shown as boxes), the first in document order'),
+    moreMissingGlyphs: z
+      .literal(true)
+      .optional()
+      .describe('More characters had no glyph than missingGlyphs lists (it stops at the first 50)'),
     truncated: z.string().optional().describe('A size cap cut the output: the X-Truncated value'),
     omitted: z
       .object({

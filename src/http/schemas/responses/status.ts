@@ -136,8 +136,22 @@ export const ready = z.object({
       .literal('ok')
       .optional()
       .describe('The disk of dataDir has storage.minFreeBytes free (only when this node writes there)'),
+    fonts: z
+      .enum(['ok', 'warn', 'unknown'])
+      .optional()
+      .describe(
+        'Whether Chromium has a font for Han, Kana, Hangul, Devanagari, Arabic and colour emoji: warn = some have ' +
+          'none (missingFonts; their text renders as boxes, the service stays ready); unknown = fc-list could not tell',
+      ),
   }),
   sandbox: z.enum(['on', 'off']).describe('Whether Chromium runs with its sandbox (render.sandbox)'),
-  warnings: z.array(z.string()).optional().describe('Present when the sandbox is off because the service runs as root'),
+  missingFonts: z
+    .array(z.string())
+    .optional()
+    .describe('The scripts no font covers, e.g. "Hangul (Korean)" (with checks.fonts = warn)'),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe('Present when the sandbox is off because the service runs as root, or when scripts have no font'),
 });
 export type Ready = z.output<typeof ready>;
