@@ -116,7 +116,7 @@ describe('diagnostics of every render', () => {
     expectBrokenPageSeen(body.diagnostics);
     const { load } = body.diagnostics;
     expect(load.endedBy).toBe('load');
-    expect(Object.keys(load.stagesMs)).toEqual(['queue', 'navigation', 'waits', 'pageChanges', 'capture']);
+    expect(Object.keys(load.stagesMs)).toEqual(['queue', 'navigation', 'waits', 'pageChanges', 'glyphs', 'capture']);
     const sum = Object.values(load.stagesMs).reduce((a, b) => a + b, 0);
     expect(sum).toBeLessThanOrEqual(body.meta.renderMs);
     expect(Object.values(load.stagesMs).every((ms) => Number.isInteger(ms) && ms >= 0)).toBe(true);
