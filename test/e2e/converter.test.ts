@@ -202,6 +202,26 @@ describe('converter page /', () => {
     expect(await page.isVisible('#fullpage')).toBe(true);
   });
 
+  it('says beside the result what the page reported while it rendered, and nothing for a clean page', async () => {
+    await open();
+    // The sample renders cleanly: no diagnosis is shown.
+    expect(await convert()).toMatch(/^Done: PDF/);
+    expect(await page.isVisible('#diagnosis')).toBe(false);
+
+    await page.fill(
+      '#html',
+      '<p>broken</p><script>console.error("one");console.error("two")</script><script>throw new Error("boom")</script>',
+    );
+    expect(await convert()).toMatch(/^Done: PDF/);
+    expect(await page.isVisible('#diagnosis')).toBe(true);
+    expect(await page.innerText('#diagnosis')).toBe(
+      'While it rendered, the page reported: 2 console errors, 1 uncaught exception. The answer with ' +
+        '"response": "json" lists each one (the URL, the status or error, the message).',
+    );
+    expect(await page.getAttribute('#diagnosis a', 'href')).toBe('/docs#diagnostics');
+    await shot('result-diagnosis-1280');
+  });
+
   it('shows API errors in words: a blocked URL, and invalid fields highlighted', async () => {
     await open();
     // A result first: a failed conversion must not leave it on screen beside its error.

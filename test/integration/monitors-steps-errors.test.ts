@@ -114,4 +114,20 @@ describe('runSteps errors', () => {
     // Just over the reserve, the step is tried (and here succeeds at once).
     await runSteps(page, [{ action: 'click', selector: '#open' }], new Budget(STEP_RESERVE_MS + 1000), hooks);
   });
+
+  it('a goto follows failOnHttpStatusCodes when given (X99 ranges), else failOnHttpError', async () => {
+    await page.route(`${ORIGIN}/gone`, (route) =>
+      route.fulfill({ status: 410, contentType: 'text/html', body: 'gone' }),
+    );
+    const goto: RunStep[] = [{ action: 'goto', value: `${ORIGIN}/gone` }];
+    const run = (extra: Record<string, unknown>) => runSteps(page, goto, new Budget(5000), { ...hooks, ...extra });
+    await expect(run({})).rejects.toThrow(
+      'step 0 (goto "http://steps.test/gone"): the page answered HTTP 410 (set failOnHttpError: false to go on anyway)',
+    );
+    await expect(run({ failOnHttpStatusCodes: [499] })).rejects.toThrow(
+      'the page answered HTTP 410 (leave it out of failOnHttpStatusCodes to go on anyway)',
+    );
+    await run({ failOnHttpStatusCodes: [599] }); // 410 is not in 500–599: the step goes on
+    await run({ failOnHttpError: false });
+  });
 });

@@ -116,7 +116,15 @@ describe('answers against /openapi.json', () => {
   });
 
   it('renders: "response": "json", an async job from queued to its result, the job list', async () => {
-    expectComponent('RenderJson', await json('POST', '/api/pdf', 200, { html: '<p>json</p>', response: 'json' }));
+    // A page with one of each diagnostic, so every list's items are checked against the schema too.
+    const html =
+      `<p>json</p><img src="${fx.url}/status/404"><img src="http://127.0.0.1:1/refused.png">` +
+      '<script>console.error("logged");</script><script>throw new Error("thrown")</script>';
+    const rendered = await json('POST', '/api/pdf', 200, { html, response: 'json' });
+    const diagnostics = rendered.diagnostics as Record<string, unknown[]>;
+    for (const list of ['failedResources', 'consoleErrors', 'exceptions'])
+      expect(diagnostics[list]!.length, list).toBeGreaterThan(0);
+    expectComponent('RenderJson', rendered);
     const queued = await json('POST', '/api/image', 202, { html: '<p>job</p>', async: true });
     expectComponent('Job', queued);
     const done = await until('the job to succeed', async () => {

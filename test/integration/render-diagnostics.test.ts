@@ -33,7 +33,10 @@ const brokenPage = () =>
 
 beforeAll(async () => {
   [svc, web, other] = await Promise.all([
-    startTestService({ egress: { allowHosts: ['127.0.0.1', '127.0.0.3', 'localhost'] } }),
+    startTestService({
+      egress: { allowHosts: ['127.0.0.1', '127.0.0.3', 'localhost'] },
+      limits: { maxFullPageHeight: 2000 }, // small, for the cut a size cap makes
+    }),
     startFixtureServer(),
     startFixtureServer({ host: '127.0.0.3' }),
   ]);
@@ -168,6 +171,15 @@ describe('diagnostics of every render', () => {
     const delayed = await jsonRender({ url, delay: 100 });
     expect(delayed.diagnostics.load.endedBy).toBe('delay');
     expect(delayed.diagnostics.load.stagesMs.delay).toBeGreaterThanOrEqual(99);
+  });
+
+  it("says a size cap's cut (truncated, as X-Truncated); a whole image has none", async () => {
+    const page = (height: number) => doc(`<div style="height:${height}px">tall</div>`, '<style>body{margin:0}</style>');
+    const res = await svc.post('/api/image', { html: page(3000), fullPage: true, response: 'json' });
+    expect(res.headers.get('x-truncated')).toBe('full-page');
+    expect(((await res.json()) as RenderJsonBody).diagnostics.truncated).toBe('full-page');
+    const whole = await jsonRender({ html: page(2000), fullPage: true });
+    expect(whole.diagnostics.truncated).toBeUndefined();
   });
 
   it('lists at most 50 console errors and counts the rest; texts are cut at 1000 characters', async () => {

@@ -85,8 +85,43 @@ export function showResult(request, res, blob) {
   download.download = filename;
   download.textContent = `Download ${filename}`;
   $('truncated').hidden = !res.headers.get('x-truncated'); // full-page, width, height, or "width, height"
+  showDiagnosis(res);
   $('result-empty').hidden = true;
   $('result-body').hidden = false;
+}
+
+/** The counts of the answer's X-Render-* headers, said as a person would, with where the lists are. */
+const DIAGNOSIS = [
+  ['x-render-failed-resources', 'resource failed to load', 'resources failed to load'],
+  ['x-render-console-errors', 'console error', 'console errors'],
+  ['x-render-exceptions', 'uncaught exception', 'uncaught exceptions'],
+  ['x-render-missing-glyphs', 'character no font could draw', 'characters no font could draw'],
+];
+
+/**
+ * What the page reported while it rendered, beside the result: the counts the binary answer carries in its
+ * headers (the result stays the plain answer its curl command gives). Nothing reported: nothing shown.
+ */
+function showDiagnosis(res) {
+  const box = $('diagnosis');
+  const said = DIAGNOSIS.flatMap(([header, one, many]) => {
+    const n = Number(res.headers.get(header) ?? 0);
+    return n > 0 ? [`${n.toLocaleString('en')} ${n === 1 ? one : many}`] : [];
+  });
+  if (said.length === 0) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  const docs = document.createElement('a');
+  docs.href = '/docs#diagnostics';
+  docs.textContent = 'lists each one';
+  box.replaceChildren(
+    `While it rendered, the page reported: ${said.join(', ')}. The answer with "response": "json" `,
+    docs,
+    ' (the URL, the status or error, the message).',
+  );
+  box.hidden = false;
 }
 
 /** A failed conversion: the last result goes, so the page never shows it beside the error as if it were this one's. */
@@ -95,6 +130,8 @@ export function clearResult() {
   blobUrl = '';
   $('preview').replaceChildren();
   $('meta').replaceChildren();
+  $('diagnosis').replaceChildren();
+  $('diagnosis').hidden = true;
   $('download').href = '#';
   $('result-body').hidden = true;
   $('result-empty').hidden = false;
