@@ -152,6 +152,13 @@ export interface PdfOptions {
   tagged: boolean;
   outline: boolean;
   metadata?: { title?: string; author?: string; subject?: string; keywords?: string };
+  /**
+   * One page as tall as the content (its width from format or width); not with height, pageRanges or
+   * preferCSSPageSize. Undefined: false (jobs stored before it).
+   */
+  singlePage?: boolean;
+  /** The page's default background transparent instead of white (needs printBackground). Undefined: false. */
+  omitBackground?: boolean;
 }
 
 export type ImageSpec = PageSpec & ImageOptions;

@@ -7,6 +7,7 @@ import { startFixtureServer, type FixtureServer } from '../helpers/fixture-serve
 import { parsePdf } from '../helpers/pdf.js';
 import { decodePng, isPng } from '../helpers/png.js';
 import { MARKDOWN_IN_PLACE_CHARS } from '../../src/render/markdown/markdown-in-thread.js';
+import { until } from '../helpers/until.js';
 
 let svc: TestService;
 let site: FixtureServer; // allowed, as localhost:PORT
@@ -129,6 +130,31 @@ describe('html as the template', () => {
     const inserted = 'DOLLARS $& $1 $$ $` and a marker {{ toHTML }} in the text';
     expect(text.split(inserted).length - 1, text).toBe(2); // once per marker, never recursively
     expect(text).not.toContain('HEAD-OF-TEMPLATE HEAD-OF-TEMPLATE');
+  });
+});
+
+describe('async jobs', () => {
+  it('a job of Markdown stores the HTML it became and renders it', async () => {
+    const key = svc.createKey('markdown');
+    const res = await svc.call('POST', '/api/pdf', key.key, { async: true, markdown: '# Job Heading\n\n- job item' });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    const stored = svc.db.prepare('SELECT request FROM jobs WHERE id = ?').get(id) as { request: string };
+    const request = JSON.parse(stored.request) as Record<string, unknown>;
+    expect(request.markdown).toBeUndefined();
+    expect(String(request.html)).toContain('<h1>Job Heading</h1>');
+    await until(
+      `job ${id} to succeed`,
+      async () => {
+        const job = (await (await svc.call('GET', `/api/jobs/${id}`, key.key)).json()) as { status: string };
+        if (job.status === 'failed') throw new Error('the job failed');
+        return job.status === 'succeeded' || undefined;
+      },
+      60_000,
+    );
+    const result = await svc.call('GET', `/api/jobs/${id}/result`, key.key);
+    expect(result.status).toBe(200);
+    expect(squash((await parsePdf(await bytesOf(result))).text)).toMatch(/Job Heading job item/);
   });
 });
 

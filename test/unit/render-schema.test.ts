@@ -111,6 +111,8 @@ describe('pdfRequestSchema defaults', () => {
       preferCSSPageSize: false,
       tagged: true,
       outline: false,
+      singlePage: false,
+      omitBackground: false,
     });
     // A4 and 10 mm margins are applied at render time, so width/height can be given instead.
     expect(req.format).toBeUndefined();

@@ -176,16 +176,35 @@ export function pdfRequestSchema(limits: SchemaLimits) {
         })
         .strict()
         .optional(),
+      singlePage: z
+        .boolean()
+        .default(false)
+        .describe(
+          'One page as tall as the content, as wide as format (its long side with landscape) or width; ' +
+            'not with height, pageRanges or preferCSSPageSize',
+        ),
+      omitBackground: z
+        .boolean()
+        .default(false)
+        .describe("The page's default background transparent instead of white; needs printBackground"),
     })
     .strict()
     .superRefine(
       (value, ctx) => {
         crossFieldRules(value, ctx);
-        if ((value.width === undefined) !== (value.height === undefined)) {
+        if (value.singlePage) singlePageRules(value, ctx);
+        else if ((value.width === undefined) !== (value.height === undefined)) {
           ctx.addIssue({
             code: 'custom',
             path: [value.width === undefined ? 'width' : 'height'],
             message: 'give both width and height',
+          });
+        }
+        if (value.omitBackground && value.printBackground === false) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['omitBackground'],
+            message: 'omitBackground needs printBackground: without it no background is printed at all',
           });
         }
         if (value.format !== undefined && value.width !== undefined) {
@@ -194,6 +213,21 @@ export function pdfRequestSchema(limits: SchemaLimits) {
       },
       { when: () => true },
     );
+}
+
+/**
+ * singlePage sets the page's height from the content: a height, page ranges (there is one page) or the CSS
+ * page size would each contradict it. The width still comes from format or width.
+ */
+function singlePageRules(
+  value: { height?: unknown; pageRanges?: unknown; preferCSSPageSize?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  const clash = (field: string, why: string) =>
+    ctx.addIssue({ code: 'custom', path: [field], message: `${field} cannot be combined with singlePage: ${why}` });
+  if (value.height !== undefined) clash('height', 'the page is as tall as the content; give width alone');
+  if (value.pageRanges !== undefined) clash('pageRanges', 'there is only one page');
+  if (value.preferCSSPageSize === true) clash('preferCSSPageSize', 'the page size comes from the content');
 }
 
 /** Compiles only when the wire type `T` is a `Spec`: the schema cannot drift from the domain type. */

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright';
 import { invalidRequest } from '../../errors.js';
 import type { PdfSpec } from '../../domain/render-spec.js';
+import { singlePageSize } from './single-page.js';
 
 export interface PdfCapture {
   bytes: Buffer;
@@ -13,13 +14,19 @@ const EMPTY_TEMPLATE = '<span></span>';
 export async function capturePdf(page: Page, req: PdfSpec): Promise<PdfCapture> {
   const headerFooter = req.headerTemplate !== undefined || req.footerTemplate !== undefined;
   const margin = { top: '10mm', right: '10mm', bottom: '10mm', left: '10mm', ...cssLengths(req.margin) };
+  // singlePage: explicit paper, already turned as landscape asks.
+  const single = req.singlePage ? await singlePageSize(page, req, margin) : undefined;
+  const paper = single
+    ? { width: single.width, height: single.height }
+    : req.width !== undefined
+      ? { width: cssLength(req.width), height: cssLength(req.height!) }
+      : { format: req.format ?? 'A4' };
   let bytes: Buffer;
+  const transparent = req.omitBackground ? await transparentBackground(page) : undefined;
   try {
     bytes = await page.pdf({
-      ...(req.width !== undefined
-        ? { width: cssLength(req.width), height: cssLength(req.height!) }
-        : { format: req.format ?? 'A4' }),
-      landscape: req.landscape,
+      ...paper,
+      landscape: single ? false : req.landscape,
       margin,
       scale: req.scale,
       printBackground: req.printBackground,
@@ -39,9 +46,31 @@ export async function capturePdf(page: Page, req: PdfSpec): Promise<PdfCapture> 
       ]);
     }
     throw err;
+  } finally {
+    await transparent?.();
   }
   if (req.metadata) bytes = await withMetadata(bytes, req.metadata);
   return { bytes, pageCount: countPages(bytes) };
+}
+
+/**
+ * omitBackground: Chromium paints the page's default background (the canvas colour: white, or dark under a
+ * dark color-scheme) transparent while printing. The override belongs to a CDP session of its own, cleared
+ * and detached right after the print: a warm page's next render gets the default again (a session left
+ * attached would also make Chromium drop the emulated media on the next navigation; see warm-page.ts).
+ */
+async function transparentBackground(page: Page): Promise<() => Promise<void>> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
+  } catch (err) {
+    await cdp.detach().catch(() => undefined);
+    throw err;
+  }
+  return async () => {
+    await cdp.send('Emulation.setDefaultBackgroundColorOverride', {}).catch(() => undefined);
+    await cdp.detach().catch(() => undefined);
+  };
 }
 
 function cssLength(v: string | number): string {
