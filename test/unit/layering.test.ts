@@ -69,6 +69,8 @@ const RENDER_GROUPS: Record<string, string[]> = {
   load: ['browser'],
   'page-reads': [],
   capture: ['browser', 'page-reads'],
+  // Which fonts Chromium gets (fonts.dir) and which scripts have one: given to the browser by the composition root.
+  fonts: [],
 };
 
 describe('layering', () => {
