@@ -71,6 +71,8 @@ const RENDER_GROUPS: Record<string, string[]> = {
   capture: ['browser', 'page-reads'],
   // Markdown to HTML, before any page exists: it needs no other group.
   markdown: [],
+  // Which fonts Chromium gets (fonts.dir) and which scripts have one: given to the browser by the composition root.
+  fonts: [],
 };
 
 describe('layering', () => {
