@@ -58,14 +58,16 @@ describe('codePointName', () => {
 });
 
 describe('missingGlyphsError', () => {
-  it('is render_failed naming each character, with its element as the detail path', () => {
+  it('is render_failed naming each character, the option as the detail path and its element in the message', () => {
     const err = missingGlyphsError({
       glyphs: [{ char: '中', codePoint: 'U+4E2D', selector: '#zh' }],
       more: false,
     });
     expect(err.code).toBe('render_failed');
     expect(err.message).toBe('no font could draw this character: 中 U+4E2D (failOnMissingGlyphs)');
-    expect(err.extra.details).toEqual([{ path: '#zh', message: 'U+4E2D "中" has no glyph in any font' }]);
+    expect(err.extra.details).toEqual([
+      { path: 'failOnMissingGlyphs', message: '#zh: U+4E2D "中" has no glyph in any font' },
+    ]);
   });
 
   it('says when the list was cut', () => {

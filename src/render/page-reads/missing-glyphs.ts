@@ -192,7 +192,11 @@ export function missingGlyphsError({ glyphs, more }: MissingGlyphs) {
       `${listed} (failOnMissingGlyphs)`,
     undefined,
     false,
-    glyphs.map((g) => ({ path: g.selector, message: `${g.codePoint} "${g.char}" has no glyph in any font` })),
+    // As every failure rule's details: the option as path, what broke it (here: where) in the message.
+    glyphs.map((g) => ({
+      path: 'failOnMissingGlyphs',
+      message: `${g.selector}: ${g.codePoint} "${g.char}" has no glyph in any font`,
+    })),
   );
 }
 

@@ -1,0 +1,55 @@
+// Poppler's own readers of a PDF (Debian's poppler-utils, installed by .ci/run as a test tool): the text
+// `pdftotext` extracts and the fonts `pdffonts` lists — what a user's own tools would see in the file.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+async function withPdfFile<T>(bytes: Uint8Array, read: (file: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'pagewatch-poppler-'));
+  try {
+    const file = join(dir, 'in.pdf');
+    await writeFile(file, bytes);
+    return await read(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The PDF's text as `pdftotext -enc UTF-8` gives it. */
+export function pdftotext(bytes: Uint8Array): Promise<string> {
+  return withPdfFile(bytes, async (file) => (await run('pdftotext', ['-enc', 'UTF-8', file, '-'])).stdout);
+}
+
+export interface PopplerFont {
+  /** The name pdffonts lists, subset tag removed ("[none]" for a Type 3 font without a BaseFont). */
+  name: string;
+  type: string;
+  embedded: boolean;
+}
+
+/** The fonts `pdffonts` lists: name, type and whether the font is embedded. */
+export function pdffonts(bytes: Uint8Array): Promise<PopplerFont[]> {
+  return withPdfFile(bytes, async (file) => {
+    const { stdout } = await run('pdffonts', [file]);
+    // Fixed columns: name (36), type (17), encoding (16), then emb/sub/uni/object ID.
+    return stdout
+      .split('\n')
+      .slice(2)
+      .filter((line) => line.trim() !== '')
+      .map((line) => {
+        const [emb] = line.slice(71).trim().split(/\s+/);
+        return {
+          name: line
+            .slice(0, 36)
+            .trim()
+            .replace(/^[A-Z]{6}\+/, ''),
+          type: line.slice(37, 54).trim(),
+          embedded: emb === 'yes',
+        };
+      });
+  });
+}
