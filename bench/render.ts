@@ -15,6 +15,7 @@
  *   npm run bench -- --render          # only the renders: raw Playwright and the service, round trips, memory
  *   npm run bench -- --round-trips     # only the browser round trips per render and wipe (a minute)
  *   npm run bench -- --diff            # only the detection corpus (bench/diff-corpus.ts)
+ *   npm run bench -- --upload          # only an upload of 20 assets beside the same page from a URL (bench/upload.ts)
  *   npm run bench -- --queue           # only the queue's claims/s (bench/queue.ts) and a keyed request's
  *                                      # database work (bench/keyed-request-db.ts), PostgreSQL beside SQLite
  *
@@ -34,6 +35,7 @@ import { measureDiff, type DiffFigures } from './diff.js';
 import { measureDiffCorpus } from './diff-corpus.js';
 import { measureKeyedRequestDb } from './keyed-request-db.js';
 import { measureQueue } from './queue.js';
+import { measureUpload } from './upload.js';
 import { MONITOR_BENCH_ENV, measureMonitors, type MonitorFigures } from './monitors.js';
 import { serviceRenderer, startService, type ServiceHandle } from './service.js';
 import { round1, round1OrNull } from './stats.js';
@@ -347,6 +349,8 @@ try {
     process.stdout.write(
       `${JSON.stringify(await measureRoundTrips({ inert: invoiceHtml, scripted: scriptedInvoiceHtml }, FORMATS))}\n`,
     );
+  else if (process.argv.includes('--upload'))
+    process.stdout.write(`${JSON.stringify({ upload: await measureUpload(cfg.seq, cfg.seqWarmup) })}\n`);
   else if (process.argv.includes('--queue'))
     process.stdout.write(`${JSON.stringify({ ...(await measureQueue()), ...(await measureKeyedRequestDb()) })}\n`);
   else await main();

@@ -68,7 +68,7 @@ describe('error messages in words', () => {
       body: 'hello',
     });
     expect((await expectError(wrongType, 415, 'unsupported_media_type')).message).toBe(
-      'The Content-Type header must be application/json or text/html, not text/plain; set it to match the body.',
+      'The Content-Type header must be application/json, text/html or multipart/form-data, not text/plain; set it to match the body.',
     );
     const broken = await app.post('/api/pdf', '{"html": ');
     expect((await expectError(broken, 400, 'invalid_request')).message).toBe(

@@ -206,7 +206,12 @@ describe('/openapi.json', () => {
     expect(doc.paths['/api/jobs'].get.security).toBeUndefined(); // the document's default: a key
     expect(doc.paths['/health'].get.security).toEqual([]);
     const render = doc.paths['/api/image'].post as Json;
-    expect(Object.keys(render.requestBody.content)).toEqual(['application/json', 'text/html']);
+    expect(Object.keys(render.requestBody.content)).toEqual(['application/json', 'text/html', 'multipart/form-data']);
+    // The upload: files by path, the options as one JSON part or as fields.
+    const upload = render.requestBody.content['multipart/form-data'].schema as Json;
+    expect(upload.required).toEqual(['files']);
+    expect(Object.keys(upload.properties)).toEqual(['files', 'options']);
+    expect(render.requestBody.description).toContain('multipart/form-data');
     expect(Object.keys(render.responses)).toEqual(
       expect.arrayContaining([
         '200',

@@ -1,7 +1,7 @@
 // The /api/ routes of GET /openapi.json: the renders, the async jobs, the monitors with their captures, and
 // the webhook delivery log, built from the configuration so the limits they state (body sizes, queue
 // sizes, TTLs) are the ones enforced.
-import { anonymousBodyLimit, type Config } from '../../config.js';
+import { anonymousBodyLimit, anonymousUploadLimits, type Config } from '../../config.js';
 import type { ErrorCode } from '../../errors.js';
 import {
   API_ERRORS,
@@ -22,15 +22,47 @@ import { deliveryListQuery, jobListQuery, pagingQuery } from '../schemas/lists.j
 export function buildApiPaths(config: Readonly<Config>): Record<string, Record<string, unknown>> {
   const anonymous = config.auth.anonymous;
   const anonBody = anonymousBodyLimit(config.limits);
+  const anonUpload = anonymousUploadLimits(config.limits);
+  const uploadLimits =
+    `At most ${config.limits.uploadMaxBytes} bytes${anonymous ? ` (${anonUpload.maxBytes} without a key)` : ''}, ` +
+    `${config.limits.uploadMaxFiles} files${anonymous ? ` (${anonUpload.maxFiles} without a key)` : ''}, ` +
+    `${config.limits.uploadMaxFileBytes} bytes a file.`;
   const renderBody = (schemaName: string) => ({
     required: true,
     description:
       'JSON with every option, or (the raw-HTML shortcut) an HTML document as text/html: ' +
       'the same as {"html": <body>} with every default. ' +
-      `At most ${config.limits.maxBodyBytes} bytes${anonymous ? ` (${anonBody} without a key)` : ''}.`,
+      `At most ${config.limits.maxBodyBytes} bytes${anonymous ? ` (${anonBody} without a key)` : ''}. ` +
+      'Or an upload as multipart/form-data: index.html and its assets as file parts, each named by its ' +
+      'path (filename="css/site.css"), and the options (all but html, url and baseUrl) as one `options` ' +
+      `JSON part or as fields of their own names. ${uploadLimits}`,
     content: {
       'application/json': { schema: ref(schemaName) },
       'text/html': { schema: { type: 'string', description: 'The HTML to render' } },
+      'multipart/form-data': {
+        schema: {
+          type: 'object',
+          required: ['files'],
+          properties: {
+            files: {
+              type: 'array',
+              items: { type: 'string', format: 'binary' },
+              description:
+                "index.html (required) and its assets; each part's filename is its relative path. Names with " +
+                '"..", a leading "/", a backslash, an empty folder, a control character, "%", "?" or "#" are refused.',
+            },
+            options: {
+              type: 'string',
+              contentMediaType: 'application/json',
+              description: `The options as one JSON object, as in ${schemaName} (without html, url, baseUrl)`,
+            },
+          },
+          additionalProperties: {
+            type: 'string',
+            description: 'An option as a field of its own name: parsed as JSON where it parses, else a string',
+          },
+        },
+      },
     },
   });
   const idempotencyKey = {
@@ -64,8 +96,9 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
         : 'missing, unknown or revoked API key',
       conflict: 'the Idempotency-Key was used with a different request',
       payload_too_large:
-        `the body is over ${config.limits.maxBodyBytes} bytes` + `${anonymous ? ` (${anonBody} without a key)` : ''}`,
-      unsupported_media_type: 'the body is neither application/json nor text/html',
+        `the body is over ${config.limits.maxBodyBytes} bytes` +
+        `${anonymous ? ` (${anonBody} without a key)` : ''}; an upload over its limits (${uploadLimits.replace(/\.$/, '')})`,
+      unsupported_media_type: 'the body is neither application/json, text/html nor multipart/form-data',
       render_failed:
         'navigation error, main document status >= 400 with failOnHttpError (or one in failOnHttpStatusCodes), ' +
         'a failure rule broken (failOnResourceHttpStatusCodes, failOnResourceLoadingFailed, ' +

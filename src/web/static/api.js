@@ -27,11 +27,18 @@ export function storeKey(key) {
 export async function api(method, path, { key = '', body, accept, signal } = {}) {
   const headers = {};
   if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  // FormData (an upload) sets its own multipart content type, boundary included.
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers['content-type'] = 'application/json';
   if (accept) headers.accept = accept;
   let res;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined || form ? body : JSON.stringify(body),
+      signal,
+    });
   } catch (err) {
     if (err.name === 'AbortError') throw err; // the caller canceled: not the service's failure
     throw new ApiError(0, 'network', `The service could not be reached (${err.message}).`);

@@ -17,8 +17,21 @@ export function shellQuote(text) {
 const authHeader = (withKey) => (withKey ? ['-H "Authorization: Bearer $PAGEWATCH_KEY"'] : []);
 const continued = (lines) => lines.join(' \\\n  ');
 
+/** An upload as curl -F sends it: each file by its path, the options as one JSON part. */
+export function curlUpload({ endpoint, body, files, filename }, origin, withKey) {
+  return continued([
+    `curl -X POST ${shellQuote(origin + endpoint)}`,
+    ...authHeader(withKey),
+    ...files.map(({ path }) => `-F ${shellQuote(`files=@${path};filename=${path}`)}`),
+    `-F ${shellQuote(`options=${JSON.stringify(body)};type=application/json`)}`,
+    `-o ${filename}`,
+  ]);
+}
+
 /** The curl command with the whole body inline; the key is only ever referred to as $PAGEWATCH_KEY. */
-export function curlCommand({ endpoint, body, filename }, origin, withKey) {
+export function curlCommand(request, origin, withKey) {
+  const { endpoint, body, filename } = request;
+  if (request.files) return curlUpload(request, origin, withKey);
   return continued([
     `curl -X POST ${shellQuote(origin + endpoint)}`,
     `-H 'content-type: application/json'`,

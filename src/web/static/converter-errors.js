@@ -23,6 +23,8 @@ function fieldFor(path) {
   if (path === 'viewport.height') return els.vh;
   if (head === 'viewport') return els.vw;
   if (head === 'url' && sourceOf() === 'html') return els.html; // "give exactly one of url or html"
+  // An upload's refusals name a file (its path, "index.html") or the upload's count: the file picker.
+  if (sourceOf() === 'files' && !(head in map)) return els.files;
   return map[head];
 }
 

@@ -6,6 +6,8 @@ export const form = $('convert-form');
 export const els = {
   url: $('url'),
   html: $('html'),
+  files: $('files'),
+  folder: $('folder'),
   paper: $('paper'),
   margin: $('margin'),
   device: $('device'),

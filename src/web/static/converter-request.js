@@ -18,11 +18,29 @@ function numberOf(input, fallback, problems) {
  * The request body for the chosen output: only what differs from the API's defaults (besides the
  * format), so the curl command shows what the user actually chose.
  */
+/**
+ * The chosen files, each with its path in the upload: a folder's files lose the folder's own name
+ * ("site/css/a.css" → "css/a.css"), so its index.html is at the top.
+ */
+function uploadedFiles() {
+  const fromFolder = els.folder.files.length > 0;
+  const chosen = [...(fromFolder ? els.folder.files : els.files.files)];
+  return chosen.map((file) => ({
+    path: fromFolder ? file.webkitRelativePath.split('/').slice(1).join('/') : file.name,
+    file,
+  }));
+}
+
 export function buildRequest() {
   const problems = [];
   const output = outputOf();
   const body = {};
-  if (sourceOf() === 'url') {
+  let files;
+  if (sourceOf() === 'files') {
+    files = uploadedFiles();
+    if (!files.some((f) => f.path === 'index.html'))
+      problems.push([els.files, 'Choose an index.html, with the files it uses (or their folder).']);
+  } else if (sourceOf() === 'url') {
     let url = els.url.value.trim();
     if (url && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
       url = `https://${url}`; // "example.com" means what a browser's address bar would make of it
@@ -61,6 +79,7 @@ export function buildRequest() {
   return {
     endpoint: output === 'pdf' ? '/api/pdf' : '/api/image',
     body,
+    files,
     output,
     filename: `result.${EXT[output]}`,
     problems,

@@ -78,6 +78,7 @@ function syncForm() {
   const source = sourceOf();
   $('panel-url').hidden = source !== 'url';
   $('panel-html').hidden = source !== 'html';
+  $('panel-files').hidden = source !== 'files';
   const output = outputOf();
   for (const el of form.querySelectorAll('[data-for]')) {
     const want = el.dataset.for;
@@ -141,6 +142,14 @@ function setBusy(on) {
     els.convert.focus();
 }
 
+/** An upload as multipart/form-data: the options as one JSON part, each file under its path. */
+function uploadBody({ body, files }) {
+  const data = new FormData();
+  data.append('options', JSON.stringify(body));
+  for (const { path, file } of files) data.append('files', file, path);
+  return data;
+}
+
 async function convert() {
   clearErrors();
   const request = buildRequest();
@@ -155,7 +164,7 @@ async function convert() {
   try {
     const res = await api('POST', request.endpoint, {
       key: els.key.value.trim(),
-      body: request.body,
+      body: request.files ? uploadBody(request) : request.body,
       signal: inFlight.signal,
     });
     const blob = await res.blob();
