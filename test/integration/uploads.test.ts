@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytesOf, errorOf, startTestService, type TestService } from '../helpers/service.js';
 import { parsePdf } from '../helpers/pdf.js';
+import { pdffonts, pdftotext } from '../helpers/poppler.js';
 import { decodePng } from '../helpers/png.js';
 import { until } from '../helpers/until.js';
 import { fileParts, multipartBody, MULTIPART_TYPE, solidPng, uploadForm, type Part } from '../helpers/upload.js';
@@ -51,16 +52,6 @@ async function ok(res: Response): Promise<Buffer> {
   return bytesOf(res);
 }
 
-/**
- * The fonts a PDF embeds, by their /BaseFont names (what pdffonts lists; poppler is not installed here):
- * Chromium writes the font dictionaries uncompressed.
- */
-function pdfFonts(bytes: Buffer): string[] {
-  return [...bytes.toString('latin1').matchAll(/\/BaseFont\s*\/([^\s/<>[\]]+)/g)].map((m) =>
-    m[1]!.replace(/^[A-Z]{6}\+/, ''),
-  );
-}
-
 const SITE = {
   'index.html': doc(
     '<h1 class="title">UPLOADED PAGE</h1><p id="out"></p><img src="img/logo.png" width="100" height="100"><p class="face">FACE TEXT</p><script src="js/app.js"></script>',
@@ -81,7 +72,7 @@ describe('rendering an upload', () => {
     expect(pdf.text).toContain('WRITTEN BY SCRIPT');
     expect(pdf.text).toContain('FACE TEXT');
     expect(Math.round(pdf.pages[0]!.widthPt)).toBe(420); // A5: the options part applied
-    expect(pdfFonts(bytes)).toContain('LiberationSansNarrow-Bold');
+    expect((await pdffonts(bytes)).map((f) => f.name)).toContain('LiberationSansNarrow-Bold');
   });
 
   it('PNG: the uploaded image and the uploaded CSS colour, from a raw body as curl -F sends it', async () => {
@@ -138,6 +129,48 @@ describe('rendering an upload', () => {
     const err = await errorOf(res);
     expect(err.details?.[0]?.path).toBe('index.html');
     expect(err.message).toContain('index.html');
+  });
+
+  it('Markdown files without index.html make the default page, in the order sent', async () => {
+    const form = uploadForm({
+      'intro.md': '# Intro MD\n\nFirst *file*.',
+      'notes/more.md': '| K | V |\n|---|---|\n| a | 1 |',
+    });
+    const text = await pdftotext(await ok(await send('/api/pdf', form)));
+    expect(text).toMatch(/Intro MD[\s\S]*First file\.[\s\S]*K\s+V[\s\S]*a\s+1/);
+    const pdf = await parsePdf(await ok(await send('/api/pdf', uploadForm({ 'intro.md': '# Intro MD' }))));
+    expect(pdf.info.title).toBe('Intro MD'); // the default page's <title>: its first heading
+  });
+
+  it('index.html takes each Markdown file at its {{ toHTML "name.md" }} marker, beside its other assets', async () => {
+    const form = uploadForm({
+      'index.html': doc(
+        '<header>LETTERHEAD</header>{{ toHTML "body.md" }}<footer>{{toHTML "sign.md"}}</footer>',
+        '<link rel="stylesheet" href="css/a.css">',
+      ),
+      'body.md': '## Dear reader\n\nThe *body* text.',
+      'sign.md': 'Signed, **ACME**',
+      'css/a.css': 'h2 { text-transform: uppercase }',
+    });
+    const text = await pdftotext(await ok(await send('/api/pdf', form)));
+    expect(text).toMatch(/LETTERHEAD[\s\S]*DEAR READER[\s\S]*The body text\.[\s\S]*Signed, ACME/);
+    expect(text).not.toContain('toHTML');
+  });
+
+  it('an index.html without a marker is the page as it is: its .md files are plain files', async () => {
+    const form = uploadForm({ 'index.html': doc('<p>PLAIN PAGE</p>'), 'notes.md': '# NOT RENDERED' });
+    const text = await pdftotext(await ok(await send('/api/pdf', form)));
+    expect(text).toContain('PLAIN PAGE');
+    expect(text).not.toContain('NOT RENDERED');
+  });
+
+  it('a marker naming no uploaded Markdown file is a 400 on index.html naming it', async () => {
+    const form = uploadForm({ 'index.html': doc('{{ toHTML "missing.md" }}'), 'notes.md': '# x' });
+    const res = await send('/api/pdf', form);
+    expect(res.status).toBe(400);
+    const err = await errorOf(res);
+    expect(err.details?.[0]?.path).toBe('index.html');
+    expect(err.message).toContain('missing.md');
   });
 
   it('"./" and "." segments are normalised', async () => {

@@ -1,3 +1,4 @@
+import { withMarkdownPage } from '../markdown-request.js';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from '../../errors.js';
@@ -37,7 +38,7 @@ export async function readRenderInput(
 ): Promise<{ body: unknown; upload?: Upload }> {
   const type = mediaType(ctx);
   if (type === 'multipart/form-data') {
-    const upload = await readUpload(ctx, uploadLimit);
+    const upload = await withMarkdownPage(await readUpload(ctx, uploadLimit));
     return { body: { ...upload.options, html: upload.html }, upload };
   }
   if (type !== 'application/json' && type !== 'text/html')

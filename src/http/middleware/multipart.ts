@@ -26,11 +26,16 @@ export interface UploadLimit {
 export interface Upload {
   /** The options as the JSON API would take them (without html: that is index.html). */
   options: Record<string, unknown>;
-  /** index.html first, then the others in the order sent. */
+  /** index.html first (when sent), then the others in the order sent. */
   files: UploadedFile[];
-  /** index.html as text (UTF-8). */
-  html: string;
+  /** index.html as text (UTF-8); absent when Markdown files make the page (src/http/markdown-request.ts). */
+  html?: string;
+  /** The `.md` files, in the order sent: they go into index.html at its {{ toHTML "name.md" }} markers. */
+  markdown: UploadedFile[];
 }
+
+/** A Markdown file of an upload (by its name, as the markers name it). */
+export const isMarkdownPath = (path: string) => /\.(md|markdown)$/i.test(path);
 
 export const INDEX_HTML = 'index.html';
 /** The fields the upload itself gives: the options must not. */
@@ -136,18 +141,21 @@ export function readUpload(ctx: Context, limit: UploadLimit): Promise<Upload> {
     const done = () => {
       if (settled || !finished || pending > 0) return;
       const index = files.get(INDEX_HTML);
-      if (!index) {
+      const markdown = [...files.values()].filter((f) => isMarkdownPath(f.path));
+      if (!index && markdown.length === 0) {
         return fail(
-          invalidRequest(`An upload needs an ${INDEX_HTML} file (at its top level): it is the page rendered.`, [
-            { path: INDEX_HTML, message: 'missing: send the page as a file named index.html' },
-          ]),
+          invalidRequest(
+            `An upload needs an ${INDEX_HTML} file (at its top level), or a Markdown (.md) file: it is the page rendered.`,
+            [{ path: INDEX_HTML, message: 'missing: send the page as a file named index.html, or a .md file' }],
+          ),
         );
       }
       settled = true;
       resolve({
         options,
-        html: index.bytes.toString('utf-8'),
-        files: [index, ...[...files.values()].filter((f) => f !== index)],
+        ...(index && { html: index.bytes.toString('utf-8') }),
+        files: index ? [index, ...[...files.values()].filter((f) => f !== index)] : [...files.values()],
+        markdown,
       });
     };
 

@@ -48,7 +48,8 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
               type: 'array',
               items: { type: 'string', format: 'binary' },
               description:
-                "index.html (required) and its assets; each part's filename is its relative path. Names with " +
+                "index.html and its assets; each part's filename is its relative path. Markdown files (.md) " +
+                'go into index.html at its {{ toHTML "name.md" }} markers, or make the page without one. Names with ' +
                 '"..", a leading "/", a backslash, an empty folder, a control character, "%", "?" or "#" are refused.',
             },
             options: {
