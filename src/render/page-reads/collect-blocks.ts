@@ -1,5 +1,5 @@
 // The page side of reading a capture's text blocks: one function that Playwright serializes and runs in
-// the page (self-contained: no imports, no closures). Whatever it returns is untrusted; text-blocks.ts
+// the page (self-contained: no imports, no closures; it is given short-selector.ts's naming function). Whatever it returns is untrusted; text-blocks.ts
 // coerces and bounds it again in the service.
 
 export interface Limits {
@@ -28,15 +28,18 @@ export interface RawBlock {
  * or a replaced element (img, svg, canvas, video, iframe, input, select, textarea) with its alt text,
  * title or value, so that a region over a picture can still name it. Preorder is reading order.
  */
-export function collectBlocks({
-  rootSelector,
-  ignoreSelectors,
-  limits,
-}: {
-  rootSelector: string | null;
-  ignoreSelectors: string[];
-  limits: Limits;
-}): { invalid: true } | { blocks: RawBlock[] } {
+export function collectBlocks(
+  {
+    rootSelector,
+    ignoreSelectors,
+    limits,
+  }: {
+    rootSelector: string | null;
+    ignoreSelectors: string[];
+    limits: Limits;
+  },
+  shortSelectors: (maxSelector: number) => (el: Element) => string,
+): { invalid: true } | { blocks: RawBlock[] } {
   let root: Element | null;
   try {
     root = rootSelector === null ? document.body : document.querySelector(rootSelector);
@@ -185,72 +188,7 @@ export function collectBlocks({
     for (let child = root.firstChild; child; child = child.nextSibling) walk(child, top, 1);
   }
 
-  // A short selector unique in the document: #id, else tag.classes, else a child path of
-  // tag:nth-of-type steps up to the nearest ancestor that has a unique id (or body).
-  const esc = (s: string) => CSS.escape(s);
-  // Both memoized: many blocks share a class selector or a parent, and a query per block over a DOM of
-  // 50,000 elements took seconds.
-  const counts = new Map<string, number>();
-  const count = (selector: string) => {
-    let n = counts.get(selector);
-    if (n === undefined) {
-      try {
-        n = document.querySelectorAll(selector).length;
-      } catch {
-        n = 0;
-      }
-      counts.set(selector, n);
-    }
-    return n;
-  };
-  const steps = new Map<Element, string>();
-  const step = (el: Element): string => {
-    const known = steps.get(el);
-    if (known) return known;
-    const parent = el.parentElement;
-    if (!parent) return el.tagName.toLowerCase();
-    // Name every child of this parent at once: each one's tag, with :nth-of-type when it has namesakes.
-    const byTag = new Map<string, Element[]>();
-    for (let sib = parent.firstElementChild; sib; sib = sib.nextElementSibling) {
-      const tag = sib.tagName.toLowerCase();
-      const same = byTag.get(tag);
-      if (same) same.push(sib);
-      else byTag.set(tag, [sib]);
-    }
-    for (const [tag, same] of byTag)
-      same.forEach((sib, i) => steps.set(sib, same.length > 1 ? `${tag}:nth-of-type(${i + 1})` : tag));
-    return steps.get(el) ?? el.tagName.toLowerCase();
-  };
-  const uniqueId = (el: Element) => (el.id && count(`#${esc(el.id)}`) === 1 ? `#${esc(el.id)}` : null);
-  const selectorOf = (el: Element): string => {
-    const byId = uniqueId(el);
-    if (byId) return byId;
-    const tag = el.tagName.toLowerCase();
-    if (tag === 'body' || tag === 'html') return tag;
-    const classes = Array.from(el.classList)
-      .slice(0, 3)
-      .map((c) => `.${esc(c)}`)
-      .join('');
-    if (classes && count(tag + classes) === 1) return tag + classes;
-    const steps: string[] = [];
-    for (let at: Element | null = el; at; at = at.parentElement) {
-      const anchor = at === el ? null : uniqueId(at);
-      if (anchor) {
-        steps.unshift(anchor);
-        break;
-      }
-      const name = at.tagName.toLowerCase();
-      if (name === 'body' || name === 'html') {
-        steps.unshift(name);
-        break;
-      }
-      const next = step(at);
-      // Too deep to name briefly: keep the last steps that fit (valid, though maybe not unique).
-      if (steps.length && steps.join(' > ').length + next.length + 3 > limits.maxSelector) break;
-      steps.unshift(next);
-    }
-    return steps.join(' > ');
-  };
+  const selectorOf = shortSelectors(limits.maxSelector);
 
   const blocks: RawBlock[] = [];
   for (const entry of entries) {

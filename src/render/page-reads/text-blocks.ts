@@ -9,6 +9,7 @@ import type { Box } from '../../domain/geometry.js';
 import { clampToImage } from './measure-boxes.js';
 import type { PageBlock } from '../../domain/page-facts.js';
 import { collectBlocks, type Limits, type RawBlock } from './collect-blocks.js';
+import { shortSelectors } from './short-selector.js';
 import type { Layout, Rect } from './page-geometry.js';
 
 /** More blocks than this are dropped (the rest of the page is then not compared). */
@@ -47,11 +48,11 @@ export async function readBlocks(
   scale: number,
   ignoreSelectors: string[] = [],
 ): Promise<PageBlock[]> {
-  const read: unknown = await page.evaluate(collectBlocks, {
-    rootSelector: textSelector ?? null,
-    ignoreSelectors,
-    limits: LIMITS,
-  });
+  const args = { rootSelector: textSelector ?? null, ignoreSelectors, limits: LIMITS };
+  // Both functions go to the page in one expression: the collector calls the selector factory it is given.
+  const read: unknown = await page.evaluate(
+    `(${collectBlocks.toString()})(${JSON.stringify(args)}, ${shortSelectors.toString()})`,
+  );
   if (read && typeof read === 'object' && 'invalid' in read) {
     throw renderFailed(`diff.textSelector: "${textSelector}" is not a valid CSS selector`);
   }
