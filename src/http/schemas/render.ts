@@ -28,6 +28,13 @@ const cssLength = z.union([
 ]);
 
 /**
+ * "1-3, 5": ranges and pages separated by commas. Checked range by range: one regex over the whole list
+ * backtracked through every range when the end did not match (over 300 ms on 1 MiB in the regex audit).
+ */
+const PAGE_RANGE = /^\s*\d+(?:\s*-\s*\d+)?\s*$/;
+const isPageRanges = (value: string) => value.split(',').every((range) => PAGE_RANGE.test(range));
+
+/**
  * Rules that span fields; each adds a detail naming the field to fix. They run even when some field
  * failed its own check (so one response lists every problem), hence the defensive reads.
  */
@@ -158,11 +165,7 @@ export function pdfRequestSchema(limits: SchemaLimits) {
       scale: z.number().min(0.1).max(2).default(1),
       printBackground: z.boolean().default(true),
       preferCSSPageSize: z.boolean().default(false),
-      pageRanges: z
-        .string()
-        .max(MAX_PAGE_RANGES_CHARS)
-        .regex(/^\s*\d+(?:\s*-\s*\d+)?(?:\s*,\s*\d+(?:\s*-\s*\d+)?)*\s*$/, 'page ranges such as "1-3,5"')
-        .optional(),
+      pageRanges: z.string().max(MAX_PAGE_RANGES_CHARS).refine(isPageRanges, 'page ranges such as "1-3,5"').optional(),
       headerTemplate: z.string().max(documentChars(limits)).optional(),
       footerTemplate: z.string().max(documentChars(limits)).optional(),
       tagged: z.boolean().default(true),
