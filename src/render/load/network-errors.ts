@@ -67,8 +67,12 @@ function certificateProblem(errorText: string): string {
   return 'or its secure connection was refused';
 }
 
-/** The plain sentence for a failed load of `url`; undefined when the code is not a network failure we know. */
-export function networkFailureMessage(url: string, errorText: string, context: LoadContext = {}): string | undefined {
+/** A failed load of `url` in words: what happened, and what the caller can do; undefined for a code we do not know. */
+function failureWords(
+  url: string,
+  errorText: string,
+  context: LoadContext,
+): { what: string; advice: string } | undefined {
   let host = url;
   let hostname = url;
   try {
@@ -78,24 +82,54 @@ export function networkFailureMessage(url: string, errorText: string, context: L
   }
   switch (kindOf(errorText, context)) {
     case 'refused':
-      return `Connection refused: nothing is listening at ${host}; check the URL's host and port, and that the site is running.`;
+      return {
+        what: `Connection refused: nothing is listening at ${host}`,
+        advice: "check the URL's host and port, and that the site is running",
+      };
     case 'not-found':
-      return `Host not found: ${hostname} does not resolve to an address; check the spelling of the URL.`;
+      return {
+        what: `Host not found: ${hostname} does not resolve to an address`,
+        advice: 'check the spelling of the URL',
+      };
     case 'tls':
-      return `TLS failure: the certificate of ${host} ${certificateProblem(errorText)}; fix the site's certificate or use its http:// address.`;
+      return {
+        what: `TLS failure: the certificate of ${host} ${certificateProblem(errorText)}`,
+        advice: "fix the site's certificate or use its http:// address",
+      };
     case 'timed-out':
-      return `Timed out: ${host} did not answer in time; check that the site is up, or try again later.`;
+      return {
+        what: `Timed out: ${host} did not answer in time`,
+        advice: 'check that the site is up, or try again later',
+      };
     case 'redirects':
-      return `Too many redirects: ${url} kept redirecting (a redirect loop); check the site's redirects and the cookies it needs.`;
+      return {
+        what: `Too many redirects: ${url} kept redirecting (a redirect loop)`,
+        advice: "check the site's redirects and the cookies it needs",
+      };
     case 'reset':
-      return `Connection reset: ${host} closed the connection without answering; check that the site is healthy, or try again.`;
+      return {
+        what: `Connection reset: ${host} closed the connection without answering`,
+        advice: 'check that the site is healthy, or try again',
+      };
     case 'unreachable':
-      return `Network unreachable: there is no route to ${host}; check the URL, or the network of the service.`;
+      return {
+        what: `Network unreachable: there is no route to ${host}`,
+        advice: 'check the URL, or the network of the service',
+      };
     case 'http':
-      return `The page answered HTTP ${context.status} with an empty body, so there is nothing to render; check the URL.`;
+      return {
+        what: `The page answered HTTP ${context.status} with an empty body, so there is nothing to render`,
+        advice: 'check the URL',
+      };
     default:
       return undefined;
   }
+}
+
+/** The plain sentence for a failed load of `url`; undefined when the code is not a network failure we know. */
+export function networkFailureMessage(url: string, errorText: string, context: LoadContext = {}): string | undefined {
+  const words = failureWords(url, errorText, context);
+  return words && `${words.what}; ${words.advice}.`;
 }
 
 /**
@@ -103,31 +137,10 @@ export function networkFailureMessage(url: string, errorText: string, context: L
  * refused", "host not found"...), naming the host; Chromium's code when it is not one we know.
  */
 export function networkErrorInWords(url: string, errorText: string, context: LoadContext = {}): string {
-  let host = url;
-  let hostname = url;
-  try {
-    ({ host, hostname } = new URL(url));
-  } catch {
-    /* not a URL: name it as given */
-  }
-  switch (kindOf(errorText, context)) {
-    case 'refused':
-      return `connection refused: nothing is listening at ${host}`;
-    case 'not-found':
-      return `host not found: ${hostname} does not resolve to an address`;
-    case 'tls':
-      return `TLS failure: the certificate of ${host} ${certificateProblem(errorText)}`;
-    case 'timed-out':
-      return `timed out: ${host} did not answer in time`;
-    case 'redirects':
-      return 'too many redirects (a redirect loop)';
-    case 'reset':
-      return `connection reset: ${host} closed the connection without answering`;
-    case 'unreachable':
-      return `network unreachable: there is no route to ${host}`;
-    default:
-      return rawCodes(errorText, context);
-  }
+  const what = failureWords(url, errorText, context)?.what;
+  if (!what) return rawCodes(errorText, context);
+  // "Connection refused: …" → "connection refused: …", but "TLS failure" stays as it is.
+  return /^[A-Z][a-z]/.test(what) ? what[0]!.toLowerCase() + what.slice(1) : what;
 }
 
 /** The raw codes, for the error's details: Chromium's, and the proxy's reason when it had one. */
