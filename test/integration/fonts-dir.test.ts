@@ -37,8 +37,8 @@ it('draws with a font copied into fonts.dir after start, once the browser is rec
   const before = await svc.post('/api/pdf', { html: PAGE, failOnMissingGlyphs: true });
   expect(before.status).toBe(422);
   expect((await errorOf(before)).details).toContainEqual({
-    path: '#zh',
-    message: 'U+4E2D "中" has no glyph in any font',
+    path: 'failOnMissingGlyphs',
+    message: '#zh: U+4E2D "中" has no glyph in any font',
   });
   expect((await ready()).missingFonts).toContain('Han (Chinese, Japanese kanji)');
 
