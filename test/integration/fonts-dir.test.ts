@@ -45,7 +45,7 @@ it('draws with a font copied into fonts.dir after start, once the browser is rec
   // A file that is no font changes nothing: no recycle within 5 × the settle time (500 ms) it would take.
   const restartsAtStart = await restarts();
   writeFileSync(join(fontsDir, 'README.txt'), 'not a font');
-  await sleep(2500);
+  await sleep(2500); // bound: 5 × the 500 ms settle time a font change waits before recycling
   expect(await restarts()).toBe(restartsAtStart);
 
   // In flight on the current browser while the font arrives: it waits 3 s after load, then is captured.
