@@ -14,7 +14,7 @@ import { sleep, until } from '../helpers/until.js';
 
 const TIMEOUT = 5000;
 /** Functional bound of the contract (a render ends at its timeout, plus answer/teardown), not a benchmark. */
-const WALL_LIMIT = TIMEOUT + 5000;
+const WALL_MARGIN = 5000;
 
 interface Outcome {
   name: string;
@@ -101,7 +101,8 @@ describe('hostile pages', () => {
   /** A hostile render: ends within the wall limit, with the one status it must have (never a 500). */
   async function hostile(name: string, body: Record<string, unknown>, expected: number): Promise<Outcome> {
     const started = performance.now();
-    const res = await service.post('/api/pdf', { timeout: TIMEOUT, ...body });
+    const timeout = typeof body.timeout === 'number' ? body.timeout : TIMEOUT;
+    const res = await service.post('/api/pdf', { ...body, timeout });
     const out: Outcome = { name, status: res.status, ms: 0 };
     if (res.ok) out.text = (await parsePdf(await bytesOf(res))).text;
     else Object.assign(out, await errorOf(res));
@@ -109,7 +110,7 @@ describe('hostile pages', () => {
     outcomes.push(out);
     expect(out.status, `${name}: ${out.code} ${out.message}`).not.toBe(500);
     expect(out.status, `${name} got ${out.status} ${out.code}: ${out.message}`).toBe(expected);
-    expect(out.ms, `${name} wall time`).toBeLessThan(WALL_LIMIT);
+    expect(out.ms, `${name} wall time`).toBeLessThan(timeout + WALL_MARGIN);
     if (out.status === 504) expect(out.code).toBe('render_timeout');
     if (out.status === 422) expect(out.code).toBe('render_failed');
     if (out.status === 502) expect(out.code).toBe('render_crashed');
@@ -135,9 +136,14 @@ describe('hostile pages', () => {
 
   it('endless allocation crashes the page (502 render_crashed); the browser stays usable', async () => {
     const pid = service.browsers.stats().pid;
+    // The renderer dies when its heap is full, which takes a few seconds on a quiet machine and more
+    // on a loaded one: the timeout is long enough that the crash, not the clock, ends the render.
     await hostile(
       'memory without end',
-      { html: page('<script>const a=[];for(;;)a.push(new Array(1e6).fill(Math.random()))</script>') },
+      {
+        html: page('<script>const a=[];for(;;)a.push(new Array(1e6).fill(Math.random()))</script>'),
+        timeout: 30_000,
+      },
       502,
     );
     const stats = service.browsers.stats();
