@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   render_failed: 422,
+  invalid_pdf: 422,
   rate_limited: 429,
   queue_full: 429,
   internal: 500,
@@ -57,6 +58,9 @@ export class AppError extends Error {
 
 export const invalidRequest = (message: string, details?: ErrorDetail[]) =>
   new AppError('invalid_request', message, { details });
+/** A PDF given to the PDF tools that cannot be read safely: broken, encrypted without its password, too big. */
+export const invalidPdf = (message: string, details?: ErrorDetail[]) =>
+  new AppError('invalid_pdf', message, { details });
 export const notFound = (message = 'Not found') => new AppError('not_found', message);
 /** `keyLimit`: the larger limit an API key gets, named when the caller has none (so they know the way out). */
 export const payloadTooLarge = (limit: number, keyLimit?: number) =>

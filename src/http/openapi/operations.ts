@@ -79,6 +79,7 @@ const CODE_WHEN: Record<ErrorCode, string> = {
   payload_too_large: 'the body is over the limit',
   unsupported_media_type: 'the body is not of an accepted Content-Type',
   render_failed: 'the page could not be rendered',
+  invalid_pdf: 'an uploaded PDF cannot be read safely (broken, too many pages, encrypted without its password)',
   rate_limited: 'over the per-key or per-IP rate limit',
   queue_full: "the render queue (or the key's job queue) is full",
   internal: 'a bug: the message is generic, the cause is in the log under the request id',
