@@ -35,6 +35,7 @@ import type { EgressProxy } from '../egress/proxy.js';
 import type { BrowserManager } from '../render/browser/browser-manager.js';
 import { RenderLimiter } from '../render/limiter.js';
 import { PlaywrightRenderer } from '../render/renderer.js';
+import type { PdfEngine } from '../pdf/engine.js';
 import { loadSecretsKey } from '../secrets/key-file.js';
 import { SecretBox } from '../secrets/secret-box.js';
 import { PACKAGE_VERSION } from '../version.js';
@@ -43,6 +44,12 @@ import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { composeBrowser } from './browser.js';
 import { lifecyclesOf, partsOf } from './roles.js';
 import { openStorage, type Storage } from './storage.js';
+
+const PENDING_ENGINE: PdfEngine = {
+  finish: () => Promise.reject(new Error('the PDF engine is not merged yet')),
+  process: () => Promise.reject(new Error('the PDF engine is not merged yet')),
+  readMetadata: () => Promise.reject(new Error('the PDF engine is not merged yet')),
+};
 
 /** A node built and not yet started. */
 export interface ComposedNode {
@@ -136,7 +143,11 @@ async function composeOn(
   // are slots: with no synchronous traffic jobs fill every slot; with it, the first-come line shares the
   // slots instead of either side starving the other. Monitors' captures are jobs too, in the same line.
   const queue = new JobQueue(backend, config.jobs, clock);
-  const renderJobs = new RenderJobRunner(renderer, results, config.jobs.resultTtlHours * 3600_000, clock);
+  const pdfEngine = PENDING_ENGINE; // TODO(pdf-engine merge): the engine of src/pdf
+  const renderJobs = new RenderJobRunner(renderer, results, config.jobs.resultTtlHours * 3600_000, clock, {
+    engine: pdfEngine,
+    secrets,
+  });
   for (const kind of RENDER_JOB_KINDS) queue.register(kind, renderJobs);
   const differ = new Differ(diffPool, config.limits.maxImagePixels);
   const recorder = new CaptureRecorder(captureFiles, log, config.monitors);
@@ -201,12 +212,13 @@ async function composeOn(
   const app = createApp({
     log,
     renderer,
+    pdfEngine,
     keys: stores.keys,
     limits: httpLimits(config),
     auth: config.auth,
     rateLimit: config.rateLimit,
     rateLimits: storage.rateLimits,
-    jobs: new JobService({ queue, stores, results, worker, egress, assertStorageRoom }),
+    jobs: new JobService({ queue, stores, results, worker, egress, secrets, assertStorageRoom }),
     monitors: new MonitorService({
       backend,
       runs,
