@@ -43,6 +43,7 @@ export async function applyStamp(
   let embedded;
   try {
     [embedded] = await doc.embedPdf(stampPdf, [0]);
+    await embedded?.embed();
   } catch (cause) {
     // The stamp's page comes from our own Chromium: failing to read it is the service's fault.
     throw new Error(`the ${field}'s rendered page could not be read`, { cause });
@@ -50,7 +51,6 @@ export async function applyStamp(
   if (!embedded) throw new Error(`the ${field}'s rendered page is missing`);
   // A transparency group, so the opacity applies to the stamp as a whole: Chromium's own content sets
   // its alpha (ca 1) with gs operators of its own, which would otherwise replace ours.
-  await embedded.embed();
   doc.context.lookup(embedded.ref, PDFStream).dict.set(PDFName.of('Group'), doc.context.obj({ S: 'Transparency' }));
   const opacity = doc.context.register(doc.context.obj({ Type: 'ExtGState', ca: stamp.opacity, CA: stamp.opacity }));
   // Over: one pair of streams, shared by every page, puts the page's own content in q … Q.
