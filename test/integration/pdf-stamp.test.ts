@@ -152,6 +152,29 @@ describe('text watermarks and stamps', () => {
     expect(isBlue(over.pixel(red!.left - 3, red!.top + 2))).toBe(true);
     expect(isBlue(over.pixel(over.width / 2 - (over.width % 2) / 2, red!.bottom + 3))).toBe(true);
   });
+  it('draws text in any script with its font embedded, so it is extracted as written', async () => {
+    const pdf = await chromiumPdf(['<p>Body</p>']);
+    const out = await stamped(pdf, { ...defaults, text: 'Entwurf 草稿 مسودة', position: 'bottom' }, 'over');
+    // pdftotext wraps right-to-left runs in directional embedding marks.
+    const words = (await pageText(out, 1)).replace(/[\u202a-\u202e]/g, '').split(/\s+/);
+    expect(words).toEqual(expect.arrayContaining(['Entwurf', '草稿', 'مسودة', 'Body']));
+  });
+
+  it.each(['top-left', 'bottom-right'] as const)(
+    'sets upright text against the %s edges exactly, despite its estimated box',
+    async (position) => {
+      const pdf = await chromiumPdf(['<p style="margin: 0">&nbsp;</p>']);
+      const stamp = { ...defaults, text: 'Illicit', fontSize: 40, color: 'rgb(255 0 0)', position };
+      const png = await raster(await stamped(pdf, stamp, 'over'));
+      const red = boundsOf(png, isRed)!;
+      // The ink starts within a side bearing of the edge; vertically within the line's half-leading and
+      // the font's room above its capitals (top) or below its baseline (bottom): about 0.3 em.
+      const gapX = position === 'top-left' ? red.left : png.width - 1 - red.right;
+      const gapY = position === 'top-left' ? red.top : png.height - 1 - red.bottom;
+      expect(gapX).toBeLessThanOrEqual(3 * PX * 2);
+      expect(gapY).toBeLessThanOrEqual(0.35 * 40 * PX);
+    },
+  );
 });
 
 describe('image stamps: opacity, position, rotation', () => {
