@@ -27,8 +27,9 @@ function refusal(act: () => unknown) {
 }
 
 describe('pages', () => {
-  it('names every page when absent, and the ranges given otherwise, in order without repeats', () => {
+  it('names every page when absent or empty, and the ranges given otherwise, in order without repeats', () => {
     expect(pageIndexes(undefined, 3, 'stamp.pages')).toEqual([0, 1, 2]);
+    expect(pageIndexes(' ', 3, 'stamp.pages')).toEqual([0, 1, 2]);
     expect(pageIndexes('5, 1-3', 5, 'stamp.pages')).toEqual([0, 1, 2, 4]);
     expect(pageIndexes('2,1-2', 5, 'stamp.pages')).toEqual([0, 1]);
     expect(pageIndexes('5', 5, 'stamp.pages')).toEqual([4]); // the last page: at the edge
@@ -42,7 +43,6 @@ describe('pages', () => {
     ['1,,2', 'an empty part'],
     ['first', 'words'],
     ['1-2-3', 'a range of three'],
-    ['', 'nothing'],
   ])('refuses %j (%s) with a 400 naming the option', (ranges) => {
     const refused = refusal(() => pageIndexes(ranges, 5, 'watermark.pages'));
     expect(refused).toMatchObject({ status: 400, paths: ['watermark.pages'] });

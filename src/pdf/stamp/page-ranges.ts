@@ -7,10 +7,10 @@ export const PAGE_RANGES_PATTERN = /^ *\d{1,6}(?: *- *\d{1,6})?(?: *, *\d{1,6}(?
 
 /**
  * The 0-based indexes, ascending and without repeats, of the pages `ranges` names in a document of
- * `pageCount` pages; every page when `ranges` is absent. `path` names the option in the error.
+ * `pageCount` pages; every page when `ranges` is absent or empty (as Gotenberg's watermarkPages). `path` names the option in the error.
  */
 export function pageIndexes(ranges: string | undefined, pageCount: number, path: string): number[] {
-  if (ranges === undefined) return Array.from({ length: pageCount }, (_, i) => i);
+  if (ranges === undefined || ranges.trim() === '') return Array.from({ length: pageCount }, (_, i) => i);
   if (!PAGE_RANGES_PATTERN.test(ranges)) {
     throw invalidRequest(`${path} must list page numbers and ranges such as "1-3,5"; correct it.`, [
       { path, message: 'must be page numbers and ranges such as "1-3,5"' },

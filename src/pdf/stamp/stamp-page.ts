@@ -49,8 +49,33 @@ export const STAMP_LIMITS = {
   maxImagePixels: 40_000_000,
 } as const;
 
-/** Defaults of the options the PdfStamp type leaves optional. */
-export const STAMP_TEXT_DEFAULTS = { fontSize: 48, color: 'black', fontFamily: 'sans-serif' } as const;
+/**
+ * The defaults of each option, for the HTTP schemas (which fill in what the PdfStamp type requires) and
+ * for the optional text options here. A watermark is a large grey diagonal behind the content, faint
+ * enough not to compete with it; a stamp is a mark over the content, as solid as it was given.
+ */
+export const STAMP_DEFAULTS = {
+  watermark: {
+    opacity: 0.3,
+    rotation: 45,
+    position: 'center',
+    offsetX: 0,
+    offsetY: 0,
+    fontSize: 72,
+    color: '#808080',
+    fontFamily: 'sans-serif',
+  },
+  stamp: {
+    opacity: 1,
+    rotation: 0,
+    position: 'center',
+    offsetX: 0,
+    offsetY: 0,
+    fontSize: 48,
+    color: 'black',
+    fontFamily: 'sans-serif',
+  },
+} as const satisfies Record<'watermark' | 'stamp', Required<Omit<PdfStamp, 'text' | 'image' | 'width' | 'pages'>>>;
 
 const LINE_HEIGHT = 1.2;
 /** Room around the text's lines, in em, for glyphs that reach past their line box. */
@@ -93,9 +118,10 @@ export function checkStamp(stamp: PdfStamp, field: string): void {
   if (details.length > 0) throw refusal(details);
 }
 
-function textPage(stamp: PdfStamp, field: string): StampPageSpec {
+function textPage(stamp: PdfStamp, field: 'watermark' | 'stamp'): StampPageSpec {
+  const defaults = STAMP_DEFAULTS[field];
   const text = stamp.text!.replace(/\r\n?/g, '\n');
-  const fontSize = stamp.fontSize ?? STAMP_TEXT_DEFAULTS.fontSize;
+  const fontSize = stamp.fontSize ?? defaults.fontSize;
   const lines = text.split('\n');
   const widestEm = Math.max(...lines.map(lineWidthEm));
   const widthPt = round((widestEm + TEXT_PADDING_EM) * fontSize);
@@ -110,9 +136,7 @@ function textPage(stamp: PdfStamp, field: string): StampPageSpec {
   }
   const [justify, align]: [FlexEdge, FlexEdge] =
     stamp.rotation % 360 === 0 ? edges(stamp.position) : ['center', 'center'];
-  const style =
-    `color: ${stamp.color ?? STAMP_TEXT_DEFAULTS.color}; ` +
-    `font-family: ${stamp.fontFamily ?? STAMP_TEXT_DEFAULTS.fontFamily}`;
+  const style = `color: ${stamp.color ?? defaults.color}; ` + `font-family: ${stamp.fontFamily ?? defaults.fontFamily}`;
   const body =
     `<div class="box" style="justify-content: ${justify}; align-items: ${align}; text-align: ${textAlign(justify)}">` +
     `<div style="${escapeHtml(style)}">${escapeHtml(text)}</div></div>`;
