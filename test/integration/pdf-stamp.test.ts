@@ -86,9 +86,21 @@ async function pageText(pdf: Uint8Array, page: number): Promise<string> {
   return (await run('pdftotext', ['-enc', 'UTF-8', '-f', `${page}`, '-l', `${page}`, path, '-'])).stdout;
 }
 
-async function raster(pdf: Uint8Array, page = 1): Promise<DecodedPng> {
+async function raster(pdf: Uint8Array, page = 1, options: string[] = []): Promise<DecodedPng> {
   const path = await file(pdf);
-  await run('pdftoppm', ['-r', `${DPI}`, '-png', '-f', `${page}`, '-l', `${page}`, '-singlefile', path, path]);
+  await run('pdftoppm', [
+    ...options,
+    '-r',
+    `${DPI}`,
+    '-png',
+    '-f',
+    `${page}`,
+    '-l',
+    `${page}`,
+    '-singlefile',
+    path,
+    path,
+  ]);
   return decodePng(await readFile(`${path}.png`));
 }
 
@@ -238,23 +250,44 @@ describe('image stamps: opacity, position, rotation', () => {
     expect(red.top).toBeGreaterThan(blueBox.bottom - 2);
   });
 
-  it('keeps the stamp upright for the reader on a page with /Rotate 90', async () => {
+  it.each([90, 180, 270])(
+    'keeps the stamp upright and top-left for the reader on a page with /Rotate %d',
+    async (turn) => {
+      const doc = await PDFDocument.load(blank);
+      doc.getPage(0).setRotation(degrees(turn));
+      const rotated = await doc.save();
+      const redBlue = pngOf(100, 20, [
+        [255, 0, 0],
+        [0, 0, 255],
+      ]);
+      const image = { contentType: 'image/png', bytes: redBlue };
+      const out = await raster(
+        await stamped(rotated, { ...defaults, image, width: 200, position: 'top-left' }, 'over'),
+      );
+      expect(out.width > out.height).toBe(turn !== 180); // the reader sees the page turned
+      const red = boundsOf(out, isRed)!;
+      const blueBox = boundsOf(out, isBlue)!;
+      expect(red.width).toBeGreaterThan(red.height * 3); // wide, as the image is
+      expect(red.right).toBeLessThan(blueBox.left + 2); // red on the left: not turned or mirrored
+      expect(red.left).toBeLessThanOrEqual(1); // top-left as the reader sees it
+      expect(red.top).toBeLessThanOrEqual(1);
+    },
+  );
+
+  it('measures positions from the CropBox, not the MediaBox', async () => {
     const doc = await PDFDocument.load(blank);
-    doc.getPage(0).setRotation(degrees(90));
-    const rotated = await doc.save();
-    const redBlue = pngOf(100, 20, [
-      [255, 0, 0],
-      [0, 0, 255],
-    ]);
-    const image = { contentType: 'image/png', bytes: redBlue };
-    const out = await raster(await stamped(rotated, { ...defaults, image, width: 200, position: 'top-left' }, 'over'));
-    expect(out.width).toBeGreaterThan(out.height); // the reader sees the page landscape
-    const red = boundsOf(out, isRed)!;
-    const blueBox = boundsOf(out, isBlue)!;
-    expect(red.width).toBeGreaterThan(red.height * 3); // wide, as the image is
-    expect(red.right).toBeLessThan(blueBox.left + 2); // red on the left: not turned or mirrored
-    expect(red.left).toBeLessThanOrEqual(1); // top-left as the reader sees it
-    expect(red.top).toBeLessThanOrEqual(1);
+    doc.getPage(0).setCropBox(100, 150, 300, 400);
+    const image = { contentType: 'image/png', bytes: blue };
+    const out = await raster(
+      await stamped(await doc.save(), { ...defaults, image, width: 50, position: 'bottom-right' }, 'over'),
+      1,
+      ['-cropbox'],
+    );
+    expect([out.width, out.height]).toEqual([300 * PX, 400 * PX]); // what a reader shows
+    const box = boundsOf(out, isBlue)!;
+    expect(out.width - 1 - box.right).toBeLessThanOrEqual(1);
+    expect(out.height - 1 - box.bottom).toBeLessThanOrEqual(1);
+    expect(box.width).toBeGreaterThanOrEqual(50 * PX - 1);
   });
 });
 
