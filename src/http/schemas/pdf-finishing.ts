@@ -12,6 +12,7 @@ import {
   type PdfStamp,
 } from '../../domain/pdf-spec.js';
 import type { UploadedFile } from '../../domain/render-spec.js';
+import { STAMP_DEFAULTS, STAMP_IMAGE_TYPES } from '../../pdf/stamp/stamp-page.js';
 import { invalidRequest, type ErrorDetail } from '../../errors.js';
 import { documentChars } from './request-options.js';
 import {
@@ -34,14 +35,17 @@ export const MAX_SPLIT_PAGES = 100_000;
 
 /** Factur-X / ZUGFeRD 2.x profiles, as written to fx:ConformanceLevel. */
 export const FACTURX_PROFILES = ['MINIMUM', 'BASIC WL', 'BASIC', 'EN 16931', 'EXTENDED', 'XRECHNUNG'] as const;
-const IMAGE_TYPES = ['image/png', 'image/jpeg'] as const;
+const IMAGE_TYPES = Object.keys(STAMP_IMAGE_TYPES) as [
+  keyof typeof STAMP_IMAGE_TYPES,
+  ...(keyof typeof STAMP_IMAGE_TYPES)[],
+];
 
 const PAGE_RANGE = /^\s*\d+(?:\s*-\s*\d+)?\s*$/;
 const pageRanges = (what: string) =>
   z
     .string()
     .max(MAX_PAGE_RANGES_CHARS)
-    .refine((v) => v.split(',').every((r) => PAGE_RANGE.test(r)), 'page ranges such as "1-3,5"')
+    .refine((v) => v.trim() === '' || v.split(',').every((r) => PAGE_RANGE.test(r)), 'page ranges such as "1-3,5"')
     .describe(what);
 
 /** The bytes of a file inside the options: base64, or (multipart) the name of an uploaded part. */
@@ -54,8 +58,9 @@ const oneSource = (value: { data?: unknown; file?: unknown }, ctx: z.RefinementC
     ctx.addIssue({ code: 'custom', path: ['data'], message: 'give exactly one of data (base64) and file' });
 };
 
-const stampSchema = (limits: { maxBodyBytes?: number }, defaults: { opacity: number; rotation: number }) =>
-  z
+const stampSchema = (limits: { maxBodyBytes?: number }, field: 'watermark' | 'stamp') => {
+  const defaults = STAMP_DEFAULTS[field];
+  return z
     .object({
       text: z.string().min(1).max(MAX_STAMP_TEXT_CHARS).optional(),
       image: z
@@ -75,9 +80,19 @@ const stampSchema = (limits: { maxBodyBytes?: number }, defaults: { opacity: num
       width: z.number().min(1).max(14_400).optional().describe('Image: width in points (height keeps the aspect)'),
       opacity: z.number().min(0).max(1).default(defaults.opacity),
       rotation: z.number().min(-360).max(360).default(defaults.rotation).describe('Degrees, counter-clockwise'),
-      position: z.enum(STAMP_POSITIONS).default('center'),
-      offsetX: z.number().min(-14_400).max(14_400).default(0).describe("Points from the position's edge"),
-      offsetY: z.number().min(-14_400).max(14_400).default(0).describe("Points from the position's edge"),
+      position: z.enum(STAMP_POSITIONS).default(defaults.position),
+      offsetX: z
+        .number()
+        .min(-14_400)
+        .max(14_400)
+        .default(defaults.offsetX)
+        .describe("Points from the position's edge"),
+      offsetY: z
+        .number()
+        .min(-14_400)
+        .max(14_400)
+        .default(defaults.offsetY)
+        .describe("Points from the position's edge"),
       pages: pageRanges('Pages to mark, such as "1-3,5"; default every page').optional(),
     })
     .strict()
@@ -85,6 +100,7 @@ const stampSchema = (limits: { maxBodyBytes?: number }, defaults: { opacity: num
       if ((value.text === undefined) === (value.image === undefined))
         ctx.addIssue({ code: 'custom', path: ['text'], message: 'give exactly one of text and image' });
     });
+};
 
 const password = z.string().max(MAX_PDF_PASSWORD_CHARS);
 
@@ -172,10 +188,8 @@ export function finishingFields(limits: { maxBodyBytes?: number }) {
       .strict()
       .optional()
       .describe('AES-256 encryption. The passwords are never logged, stored in clear or returned'),
-    watermark: stampSchema(limits, { opacity: 0.3, rotation: 45 })
-      .optional()
-      .describe('Drawn behind the content of each page'),
-    stamp: stampSchema(limits, { opacity: 1, rotation: 0 }).optional().describe('Drawn over the content of each page'),
+    watermark: stampSchema(limits, 'watermark').optional().describe('Drawn behind the content of each page'),
+    stamp: stampSchema(limits, 'stamp').optional().describe('Drawn over the content of each page'),
     split: z
       .object({
         ranges: pageRanges('One part per range, such as "1-3,4-6"').optional(),
