@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright';
-import { PDFDocument, PDFName } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PdfFinishing } from '../../src/domain/pdf-spec.js';
 import { AppError } from '../../src/errors.js';
@@ -225,6 +225,20 @@ describe('PDF/UA', () => {
       untitledPdf,
     );
     expect(await conformanceFailures(bytes, { pdfa: 'PDF/A-2b', pdfua: true, info: { Title: 'Invoice' } })).toEqual([]);
+  });
+
+  it('sets what Chromium sets but an uploaded PDF may lack: printable annotations, DisplayDocTitle', async () => {
+    const doc = await PDFDocument.load(invoicePdf, { updateMetadata: false });
+    const annots = doc.getPages()[0]!.node.lookup(PDFName.of('Annots'), PDFArray);
+    annots.lookup(0, PDFDict).set(PDFName.of('F'), PDFNumber.of(2)); // Hidden, not Print
+    doc.catalog.delete(PDFName.of('ViewerPreferences'));
+    const broken = Buffer.from(await doc.save());
+    const before = (await conformanceFailures(broken, { pdfa: 'PDF/A-3b', pdfua: true })).join('\n');
+    expect(before).toMatch(/annotation flags/);
+    expect(before).toMatch(/DisplayDocTitle/);
+
+    const bytes = await finished({ pdfa: 'PDF/A-3b', pdfua: true }, broken);
+    expect(await conformanceFailures(bytes, { pdfa: 'PDF/A-3b', pdfua: true, structureBefore })).toEqual([]);
   });
 
   it('refuses a page without <title> or lang, naming both (422 render_failed)', async () => {
