@@ -305,6 +305,11 @@ describe('Factur-X', () => {
     expect(unknown.extra.details?.map((d) => d.path)).toEqual(['facturx.profile']);
   });
 
+  it('docs/pdf-conformance.md shows the very invoice XML the tests attach', async () => {
+    const doc = await readFile(join(projectRoot(), 'docs/pdf-conformance.md'), 'utf8');
+    expect(doc).toContain(invoiceXml.toString('utf8').trim());
+  });
+
   it('refuses an attachment named like the invoice', async () => {
     const embeds = [
       { name: 'factur-x.xml', contentType: 'text/xml', relationship: 'Data' as const, bytes: Buffer.from('<a/>') },
