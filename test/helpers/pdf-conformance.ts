@@ -269,6 +269,10 @@ export async function conformanceFailures(bytes: Uint8Array, want: ConformanceEx
       if ((flags & 4) === 0 || (flags & (1 | 2 | 32)) !== 0)
         fail('ISO 19005-2 6.3.2 (annotation flags)', `annotation ${String(d['/Subtype'])} has /F ${flags}`);
     }
+    if (want.pdfua && d['/Subtype'] === '/Link' && pdfText(d['/Contents']) === undefined)
+      fail('ISO 14289-1 7.18.5 (link description)', 'a link annotation without /Contents');
+    if (want.pdfua && Array.isArray(d['/Annots']) && d['/Annots'].length > 0 && d['/Tabs'] !== '/S')
+      fail('ISO 14289-1 7.18.3 (tab order)', 'a page with annotations without /Tabs /S');
     if (archival && d['/Subtype'] === '/Image' && d['/Interpolate'] === true)
       fail('ISO 19005-2 6.2.8 (Interpolate)', 'an image with /Interpolate true');
   }
@@ -278,10 +282,8 @@ export async function conformanceFailures(bytes: Uint8Array, want: ConformanceEx
 
   // Tags, language, title display.
   const markInfo = dict(pdf.get(catalog['/MarkInfo']));
-  if (markInfo?.['/Marked'] !== true)
-    fail('ISO 14289-1 7.1 (MarkInfo, Matterhorn 01-002)', 'MarkInfo Marked is not true');
-  if (catalog['/StructTreeRoot'] === undefined)
-    fail('ISO 14289-1 7.1 (StructTreeRoot, Matterhorn 01-001)', 'no structure tree');
+  if (markInfo?.['/Marked'] !== true) fail('ISO 14289-1 7.1 (MarkInfo)', 'MarkInfo Marked is not true');
+  if (catalog['/StructTreeRoot'] === undefined) fail('ISO 14289-1 7.1 (StructTreeRoot)', 'no structure tree');
   if (want.structureBefore) {
     const after = structureTypes(pdf);
     if (JSON.stringify(sorted(after)) !== JSON.stringify(sorted(want.structureBefore)))
@@ -290,7 +292,7 @@ export async function conformanceFailures(bytes: Uint8Array, want: ConformanceEx
         `types before ${JSON.stringify(sorted(want.structureBefore))}, after ${JSON.stringify(sorted(after))}`,
       );
   }
-  if (!pdfText(catalog['/Lang'])) fail('ISO 14289-1 7.2 (/Lang, Matterhorn 11-006)', 'the catalog has no /Lang');
+  if (!pdfText(catalog['/Lang'])) fail('ISO 14289-1 7.2 (/Lang)', 'the catalog has no /Lang');
   if (want.pdfua) {
     const prefs = dict(pdf.get(catalog['/ViewerPreferences']));
     if (prefs?.['/DisplayDocTitle'] !== true) fail('ISO 14289-1 7.1 (DisplayDocTitle, Matterhorn 07-001)', 'not true');

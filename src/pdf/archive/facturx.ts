@@ -43,7 +43,7 @@ const ALIASES: Record<string, string> = {
 };
 
 /** Every profile name accepted (the HTTP schema's enum), case-insensitively. */
-export const FACTURX_PROFILES = [...Object.keys(LEVELS), ...Object.keys(ALIASES)] as const;
+export const FACTURX_PROFILES = [...Object.keys(LEVELS), ...Object.keys(ALIASES)] as [string, ...string[]];
 
 /** The level a profile name stands for, or undefined. */
 export function invoiceLevel(profile: string): InvoiceLevel | undefined {

@@ -1,8 +1,9 @@
 // PDF/UA-1 (ISO 14289-1): Chromium's tagged output carries the structure tree, MarkInfo, /Lang from
 // <html lang> and /Title from <title>; this checks those are there, shows the title in the window
-// (7.1 / Matterhorn 07-001), orders each page's annotations by structure (7.18.3: /Tabs /S) and claims
-// pdfuaid:part 1 with dc:title in the XMP (7.1 / Matterhorn 06-002, 06-003).
-import { PDFArray, PDFBool, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
+// (7.1 / Matterhorn 07-001), orders each page's annotations by structure (7.18.3: /Tabs /S), gives each
+// link a description (7.18.5: /Contents, which Chromium leaves out) and claims pdfuaid:part 1 with
+// dc:title in the XMP (7.1 / Matterhorn 06-002, 06-003).
+import { PDFArray, PDFBool, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
 import type { PdfMetadata } from '../../domain/pdf-spec.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import { syncXmp, titleAndLanguage } from './metadata.js';
@@ -51,6 +52,17 @@ export function pdfUaProblems(doc: PDFDocument, page?: DeclaredPage, metadata?: 
 }
 
 /**
+ * A link without /Contents gets its target as its description: the URI, which says where it goes in any
+ * language (the link's own text is already in the structure tree, under its Link element).
+ */
+function describeLink(annot: PDFDict | undefined): void {
+  if (!annot || annot.get(PDFName.of('Subtype')) !== PDFName.of('Link') || annot.has(PDFName.of('Contents'))) return;
+  const uri = annot.lookupMaybe(PDFName.of('A'), PDFDict)?.lookup(PDFName.of('URI'));
+  const target = uri instanceof PDFString || uri instanceof PDFHexString ? uri.decodeText() : 'Link';
+  annot.set(PDFName.of('Contents'), PDFHexString.fromText(target));
+}
+
+/**
  * Makes the document PDF/UA-1, or throws 422 render_failed naming what it lacks (a title, a language,
  * tags): the request is valid, the page is what falls short.
  */
@@ -68,7 +80,11 @@ export function makePdfUA(doc: PDFDocument, page?: DeclaredPage, metadata?: PdfM
     doc.catalog.set(PDFName.of('ViewerPreferences'), prefs);
   }
   prefs.set(PDFName.of('DisplayDocTitle'), PDFBool.True);
-  for (const page of doc.getPages())
-    if (page.node.lookupMaybe(PDFName.of('Annots'), PDFArray)) page.node.set(PDFName.of('Tabs'), PDFName.of('S'));
+  for (const page of doc.getPages()) {
+    const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
+    if (!annots) continue;
+    page.node.set(PDFName.of('Tabs'), PDFName.of('S'));
+    for (let i = 0; i < annots.size(); i++) describeLink(annots.lookupMaybe(i, PDFDict));
+  }
   syncXmp(doc, { pdfua: 1 });
 }
