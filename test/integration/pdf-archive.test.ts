@@ -227,15 +227,17 @@ describe('PDF/UA', () => {
     expect(await conformanceFailures(bytes, { pdfa: 'PDF/A-2b', pdfua: true, info: { Title: 'Invoice' } })).toEqual([]);
   });
 
-  it('sets what Chromium sets but an uploaded PDF may lack: printable annotations, DisplayDocTitle', async () => {
+  it('sets what Chromium sets but an uploaded PDF may lack: printable annotations, DisplayDocTitle, /Tabs', async () => {
     const doc = await PDFDocument.load(invoicePdf, { updateMetadata: false });
     const annots = doc.getPages()[0]!.node.lookup(PDFName.of('Annots'), PDFArray);
     annots.lookup(0, PDFDict).set(PDFName.of('F'), PDFNumber.of(2)); // Hidden, not Print
     doc.catalog.delete(PDFName.of('ViewerPreferences'));
+    doc.getPages()[0]!.node.delete(PDFName.of('Tabs'));
     const broken = Buffer.from(await doc.save());
     const before = (await conformanceFailures(broken, { pdfa: 'PDF/A-3b', pdfua: true })).join('\n');
     expect(before).toMatch(/annotation flags/);
     expect(before).toMatch(/DisplayDocTitle/);
+    expect(before).toMatch(/tab order/);
 
     const bytes = await finished({ pdfa: 'PDF/A-3b', pdfua: true }, broken);
     expect(await conformanceFailures(bytes, { pdfa: 'PDF/A-3b', pdfua: true, structureBefore })).toEqual([]);
