@@ -20,6 +20,7 @@ export interface ConformanceExpectation {
   /** The structure element types (/S) of the input, as structureTypes() counted them. */
   structureBefore?: Record<string, number>;
   /** The Info values the caller set, checked as written (title, author...). */
+  /** Given when metadata was set: the XMP is then required. */
   info?: Record<string, string>;
   facturx?: { xml: Buffer; fileName: string; relationship: string; level: string };
   /** Attachments expected by name, with their bytes and relationship. */
@@ -192,7 +193,11 @@ export async function conformanceFailures(bytes: Uint8Array, want: ConformanceEx
   });
   const metadataStream = dict(pdf.get(catalog['/Metadata']));
   const hasXmp = xmp.includes('<x:xmpmeta');
-  if (!hasXmp || metadataStream?.['/Subtype'] !== '/XML' || metadataStream?.['/Type'] !== '/Metadata') {
+  // XMP is required by PDF/A, PDF/UA, Factur-X and the metadata option; any packet present must agree.
+  const needsXmp = archival || want.pdfua || want.facturx || want.info;
+  if (!hasXmp && !needsXmp) {
+    // Nothing to agree with.
+  } else if (!hasXmp || metadataStream?.['/Subtype'] !== '/XML' || metadataStream?.['/Type'] !== '/Metadata') {
     fail('ISO 19005-2 6.6.2.1 (metadata stream)', 'the catalog has no /Metadata /Type /Metadata /Subtype /XML');
   } else {
     const valid = XMLValidator.validate(xmp.trim());

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PdfFinishing } from '../../src/domain/pdf-spec.js';
 import { AppError } from '../../src/errors.js';
@@ -168,6 +168,41 @@ describe('PDF/A', () => {
     ];
     const bytes = await finished({ pdfa: 'PDF/A-3b', embeds: attachments });
     expect(await conformanceFailures(bytes, { pdfa: 'PDF/A-3b', structureBefore, attachments })).toEqual([]);
+  });
+
+  it("keeps an uploaded PDF's attachments, even from a name tree with /Kids", async () => {
+    const doc = await PDFDocument.load(invoicePdf, { updateMetadata: false });
+    const old = Buffer.from('attached before\n');
+    const stream = doc.context.register(doc.context.flateStream(old, { Type: 'EmbeddedFile' }));
+    const spec = doc.context.register(
+      doc.context.obj({
+        Type: 'Filespec',
+        F: PDFString.of('old.txt'),
+        UF: PDFHexString.fromText('old.txt'),
+        EF: { F: stream },
+      }),
+    );
+    const leaf = doc.context.register(
+      doc.context.obj({
+        Names: [PDFString.of('old.txt'), spec],
+        Limits: [PDFString.of('old.txt'), PDFString.of('old.txt')],
+      }),
+    );
+    doc.catalog.set(PDFName.of('Names'), doc.context.obj({ EmbeddedFiles: doc.context.obj({ Kids: [leaf] }) }));
+    const withKids = Buffer.from(await doc.save());
+
+    const added = {
+      name: 'new.txt',
+      contentType: 'text/plain',
+      relationship: 'Supplement' as const,
+      bytes: Buffer.from('new'),
+    };
+    const bytes = await finished({ embeds: [added] }, withKids);
+    const { stdout } = await run('pdfdetach', ['-list', await save(bytes)]);
+    expect(stdout.split('\n').slice(1, 3).sort()).toEqual(['1: new.txt', '2: old.txt'].sort());
+    // The old attachment has no /AF entry: expected are the new one, and the count of all.
+    const failures = await conformanceFailures(bytes, { attachments: [added] });
+    expect(failures).toEqual(['attachments: pdfdetach lists 2, expected 1']);
   });
 
   it('removes a JavaScript open action and additional actions from the input', async () => {
