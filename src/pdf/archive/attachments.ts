@@ -26,11 +26,6 @@ function embeddedFilesTree(doc: PDFDocument): PDFDict | undefined {
   return doc.catalog.lookupMaybe(PDFName.of('Names'), PDFDict)?.lookupMaybe(PDFName.of('EmbeddedFiles'), PDFDict);
 }
 
-/** The names already attached (for refusing a duplicate). */
-export function attachedNames(doc: PDFDocument): string[] {
-  return nameTreeEntries(doc, embeddedFilesTree(doc)).map(([name]) => name);
-}
-
 /**
  * Attaches one file. `path` names the option in errors. Refuses a name already attached: a name tree key is
  * unique, and two files of one name would leave the reader guessing.
