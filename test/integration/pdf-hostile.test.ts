@@ -78,6 +78,16 @@ describe('hostile PDFs through the engine', () => {
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * 1024 * 1024);
   });
 
+  it('an object-stream bomb ends at the memory bound with 422, inflated only in qpdf', async () => {
+    const rssBefore = process.memoryUsage().rss;
+    const { error, ms } = await refusal('objstm-bomb.pdf');
+    expect(error.code).toBe('invalid_pdf');
+    expect(error.message).toMatch(/needed more than the memory limit of 256 MiB \(pdf\.memoryMb\)/);
+    expect(ms).toBeLessThan(TIMEOUT_MS);
+    // Unbounded, qpdf takes 2.6 GB for this file (measured); none of it may land here.
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * 1024 * 1024);
+  });
+
   it.each([
     ['million-pages.pdf', '1,048,576'],
     ['count-lie.pdf', '10,000,000'],
