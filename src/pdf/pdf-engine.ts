@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PdfFinishing } from '../domain/pdf-spec.js';
 import { invalidPdf, invalidRequest } from '../errors.js';
+import { checkArchiveOptions, effectivePdfA } from './archive/index.js';
 import type { PdfEngine, PdfInput, PdfMetadataRead, PdfProduct } from './engine.js';
 import { checkInput, checkPageCount } from './inputs.js';
 import { everyPages, parsePageRanges, type PageRange } from './page-ranges.js';
@@ -44,8 +45,8 @@ export class QpdfPdfEngine implements PdfEngine {
         };
   }
 
-  async finish(pdf: Buffer, finishing: PdfFinishing, signal?: AbortSignal): Promise<PdfProduct> {
-    checkFinishing(finishing);
+  async finish(pdf: Buffer, asked: PdfFinishing, signal?: AbortSignal): Promise<PdfProduct> {
+    const finishing = checkFinishing(asked);
     if (!needsWork(finishing)) return { kind: 'pdf', bytes: pdf, pageCount: await this.pageCountOf(pdf, signal) };
     const bounds = this.bounds(signal);
     return withWorkDir(async (dir) => {
@@ -55,8 +56,8 @@ export class QpdfPdfEngine implements PdfEngine {
     });
   }
 
-  async process(inputs: PdfInput[], finishing: PdfFinishing, signal?: AbortSignal): Promise<PdfProduct> {
-    checkFinishing(finishing);
+  async process(inputs: PdfInput[], asked: PdfFinishing, signal?: AbortSignal): Promise<PdfProduct> {
+    const finishing = checkFinishing(asked);
     this.checkFileCount(inputs.length);
     const bounds = this.bounds(signal);
     return withWorkDir(async (dir) => {
@@ -162,8 +163,13 @@ function needsWork(finishing: PdfFinishing): boolean {
   return Object.values(finishing).some((v) => v !== undefined && v !== false);
 }
 
-/** Option combinations the engine refuses before any work. */
-function checkFinishing(finishing: PdfFinishing): void {
+/**
+ * Option combinations the engine refuses before any work; what it returns is what the work does: an
+ * e-invoice is a PDF/A-3b file whether or not pdfa was given.
+ */
+function checkFinishing(finishing: PdfFinishing): PdfFinishing {
+  const problems = checkArchiveOptions(finishing);
+  if (problems.length > 0) throw invalidRequest('The PDF options cannot be combined as given.', problems);
   if (finishing.encrypt) encryptArgs(finishing.encrypt); // its passwords checked before any work
   if (finishing.encrypt && finishing.pdfa)
     throw invalidRequest('PDF/A forbids encryption: ask for pdfa or encrypt, not both.', [
@@ -178,4 +184,6 @@ function checkFinishing(finishing: PdfFinishing): void {
     throw invalidRequest('split.every must be a whole number of pages, at least 1.', [
       { path: 'split.every', message: 'must be a whole number, at least 1' },
     ]);
+  const pdfa = effectivePdfA(finishing);
+  return pdfa === finishing.pdfa ? finishing : { ...finishing, pdfa };
 }

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PdfFinishing } from '../domain/pdf-spec.js';
-import { invalidPdf } from '../errors.js';
+import { AppError, invalidPdf } from '../errors.js';
 import { projectRoot } from '../project-root.js';
 import { aborted, pdfOutOfMemory, pdfTimeout, type Bounds } from './qpdf.js';
 import type { PdfLibPassInput, PdfLibPassReply } from './pdf-lib-thread.js';
@@ -61,6 +61,8 @@ export async function runPdfLibPass(
       worker.once('message', (reply: PdfLibPassReply) =>
         settle(() => {
           if (reply.ok) resolve({ bytes: Buffer.from(reply.pdf), pageCount: reply.pageCount });
+          else if (reply.refusal)
+            reject(new AppError(reply.refusal.code, reply.message, { details: reply.refusal.details }));
           else
             reject(
               invalidPdf(`The PDF could not be finished (${reply.step}): ${reply.message}.`, [

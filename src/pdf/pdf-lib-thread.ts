@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PDFDocument } from 'pdf-lib';
 import type { PdfFinishing } from '../domain/pdf-spec.js';
+import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { PDF_LIB_STEPS, type PdfLibOption, type PdfLibStep } from './steps.js';
 
 export interface PdfLibPassInput {
@@ -15,7 +16,8 @@ export interface PdfLibPassInput {
   prepared: Partial<Record<PdfLibOption, unknown>>;
 }
 export type PdfLibPassReply =
-  { ok: true; pdf: ArrayBuffer; pageCount: number } | { ok: false; step: string; message: string };
+  | { ok: true; pdf: ArrayBuffer; pageCount: number }
+  | { ok: false; step: string; message: string; refusal?: { code: ErrorCode; details?: ErrorDetail[] } };
 
 const port = parentPort;
 if (port === null) throw new Error('src/pdf/pdf-lib-thread.ts must be started as a worker thread');
@@ -36,9 +38,11 @@ try {
   const pdf = (whole ? bytes.buffer : bytes.slice().buffer) as ArrayBuffer;
   port.postMessage({ ok: true, pdf, pageCount: doc.getPageCount() } satisfies PdfLibPassReply, [pdf]);
 } catch (err) {
+  // A step's own refusal (a 400 naming an option, a 422 saying what PDF/UA lacks) crosses whole.
   port.postMessage({
     ok: false,
     step,
     message: err instanceof Error ? err.message : String(err),
+    ...(err instanceof AppError && { refusal: { code: err.code, details: err.extra.details } }),
   } satisfies PdfLibPassReply);
 }

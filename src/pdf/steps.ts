@@ -5,6 +5,9 @@
 import type { PDFDocument } from 'pdf-lib';
 import type { PdfFinishing } from '../domain/pdf-spec.js';
 import { flattenForms } from './flatten.js';
+import { applyMetadata, attachFiles, attachInvoice, effectivePdfA, makePdfA, makePdfUA } from './archive/index.js';
+import { applyStamp } from './stamp/apply-stamp.js';
+import { stampPage } from './stamp/stamp-page.js';
 
 /** What the main thread offers a step's `prepare` (set by the engine's constructor). */
 export interface StepContext {
@@ -36,8 +39,23 @@ export const PDF_LIB_ORDER = [
 ] as const satisfies readonly (keyof PdfFinishing)[];
 export type PdfLibOption = (typeof PDF_LIB_ORDER)[number];
 
+/** A watermark or stamp: its page printed by Chromium on the main thread, then drawn in the worker. */
+const stampStep = (layer: 'under' | 'over'): PdfLibStep<'watermark' | 'stamp'> => ({
+  prepare: (stamp, _finishing, context) =>
+    context.renderStamp(stampPage(stamp, layer === 'under' ? 'watermark' : 'stamp')),
+  apply: (doc, stamp, _finishing, prepared) => applyStamp(doc, prepared as Uint8Array, stamp, layer),
+});
+
 export const PDF_LIB_STEPS: { [K in PdfLibOption]?: PdfLibStep<K> } = {
   flatten: { apply: (doc, on) => (on ? flattenForms(doc) : undefined) },
+  metadata: { apply: (doc, metadata) => applyMetadata(doc, metadata, new Date()) },
+  embeds: { apply: (doc, files) => attachFiles(doc, files, new Date()) },
+  facturx: { apply: (doc, invoice) => attachInvoice(doc, invoice, new Date()) },
+  watermark: stampStep('under'),
+  stamp: stampStep('over'),
+  pdfua: { apply: (doc, on, finishing) => (on ? makePdfUA(doc, undefined, finishing.metadata) : undefined) },
+  // An e-invoice is a PDF/A-3b file whether or not pdfa is given (the engine sets pdfa for it).
+  pdfa: { apply: (doc, _level, finishing) => makePdfA(doc, effectivePdfA(finishing)!) },
 };
 
 /** The options of `finishing` that have a registered pdf-lib step, in the order they run. */
