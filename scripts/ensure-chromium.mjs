@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs after `npm install`: makes sure a Chromium is there for the service to launch.
 // Order: PAGEWATCH_CHROMIUM_PATH → Playwright's own build → a system Chromium → install one
-// (Debian/Ubuntu as root: the `chromium` package and fonts; elsewhere Playwright's installer).
+// (Debian/Ubuntu as root: the `chromium` package, fonts and qpdf; elsewhere Playwright's installer).
 // It never fails the install: without a browser the service still starts and /ready says why.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -20,7 +20,10 @@ const SYSTEM_PATHS = [
 // Cyrillic, Arabic, Hebrew, Devanagari, Thai...; CJK: Chinese, Japanese, Korean) and colour emoji.
 // Without them such text renders as boxes (each render lists those characters: diagnostics.missingGlyphs).
 const FONT_PACKAGES = ['fonts-liberation', 'fonts-noto-core', 'fonts-noto-cjk', 'fonts-noto-color-emoji'];
-const APT_PACKAGES = ['chromium', ...FONT_PACKAGES];
+// qpdf: the PDF tools (merge, split, encrypt, PDF/A...) run it; without it they answer 503 and /ready says so.
+const TOOL_PACKAGES = ['qpdf'];
+const EXTRA_PACKAGES = [...FONT_PACKAGES, ...TOOL_PACKAGES];
+const APT_PACKAGES = ['chromium', ...EXTRA_PACKAGES];
 const say = (msg) => console.log(`[pagewatch] ${msg}`);
 
 async function playwrightChromium() {
@@ -84,10 +87,13 @@ async function main() {
       // A package an older release lacks (fonts-noto-core before Debian 11) must not keep the others out.
       if (!install(missing) && missing.length > 1) for (const pkg of missing) install([pkg]);
       const now = await findChromium();
-      const left = FONT_PACKAGES.filter((pkg) => !aptInstalled(pkg));
+      const left = EXTRA_PACKAGES.filter((pkg) => !aptInstalled(pkg));
       if (now && left.length === 0) return say(`Chromium: ${now}`);
       if (now)
-        return say(`Chromium: ${now} (not installed: ${left.join(', ')}; /ready names the scripts without a font)`);
+        return say(
+          `Chromium: ${now} (not installed: ${left.join(', ')}; /ready names the scripts without a font and ` +
+            'says when the PDF tools lack qpdf)',
+        );
     }
   } else if (!found) {
     say("installing Chromium with Playwright's installer");
@@ -97,11 +103,11 @@ async function main() {
     }
   }
   if (found) {
-    say(`Chromium: ${found} (some fonts could not be installed; /ready names the scripts without one)`);
-    return say(`  to install them: sudo apt-get install ${FONT_PACKAGES.join(' ')}`);
+    say(`Chromium: ${found} (some fonts or qpdf could not be installed; /ready says which are missing)`);
+    return say(`  to install them: sudo apt-get install ${EXTRA_PACKAGES.join(' ')}`);
   }
   say('No Chromium found and none could be installed. Install one, then start again:');
-  say(`  Debian/Ubuntu:  sudo apt-get install chromium ${FONT_PACKAGES.join(' ')}`);
+  say(`  Debian/Ubuntu:  sudo apt-get install chromium ${EXTRA_PACKAGES.join(' ')}`);
   say('  elsewhere:      npx playwright install --with-deps chromium');
   say('  or point PAGEWATCH_CHROMIUM_PATH at an existing Chrome/Chromium executable.');
 }

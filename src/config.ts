@@ -171,6 +171,21 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    pdf: z
+      .object({
+        timeoutMs: int(1000, 3_600_000)
+          .default(60_000)
+          .describe(
+            'Longest the PDF tools may spend on one request (checks, merge, finishing, split), all steps together',
+          ),
+        memoryMb: int(64, 65_536)
+          .default(1024)
+          .describe('Memory each PDF tool process (qpdf, the pdf-lib worker) may use, in MiB'),
+        maxPages: int(1, 1_000_000).default(5000).describe('Pages a PDF given to or made by the PDF tools may have'),
+        maxFiles: int(1, 10_000).default(50).describe('PDFs one PDF tool call (a merge) may take'),
+      })
+      .strict()
+      .prefault({}),
     auth: z
       .object({
         anonymous: z

@@ -15,6 +15,7 @@ import { jobIdOfResultKey, RENDER_JOB_KINDS, RenderJobRunner } from '../jobs/ren
 import { JobService } from '../jobs/service.js';
 import { Sweeper } from '../jobs/sweeper.js';
 import { JobWorker } from '../jobs/worker.js';
+import { QpdfPdfEngine } from '../pdf/pdf-engine.js';
 import { together, type Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import { captureIdOfFileKey } from '../monitors/capture-files.js';
@@ -205,6 +206,7 @@ async function composeOn(
     browser: () => browsers.readiness(),
     ...(diskSpace && { storage: () => diskSpace.readiness() }),
     fonts: () => fonts.scripts(),
+    pdfTools: () => QpdfPdfEngine.availability(),
     sandbox,
   };
   const isShuttingDown = () => shuttingDown;

@@ -56,11 +56,11 @@ describe('operations', () => {
     expect(await res.json()).toEqual({ status: 'ok' });
   });
 
-  it('GET /ready → 200 with the database, the browser, the disk of dataDir and the fonts ok', async () => {
+  it('GET /ready → 200 with the database, the browser, the disk of dataDir, the fonts and the PDF tools ok', async () => {
     const res = await get('/ready');
     expect(res.status).toBe(200);
     const body = (await res.json()) as { status: string; checks: Record<string, string> };
-    expect(body.checks).toEqual({ database: 'ok', browser: 'ok', storage: 'ok', fonts: 'ok' });
+    expect(body.checks).toEqual({ database: 'ok', browser: 'ok', storage: 'ok', fonts: 'ok', pdfTools: 'ok' });
   });
 });
 

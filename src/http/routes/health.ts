@@ -15,6 +15,11 @@ export interface Readiness {
    * be checked. Absent: not checked.
    */
   fonts?: () => Promise<{ missing: string[]; unknown?: string; warning?: string }>;
+  /**
+   * Whether the PDF tools can run (qpdf installed): a warning, not a failure, since renders need no qpdf;
+   * `reason` says what is missing and how to fix it. Absent: not checked.
+   */
+  pdfTools?: () => { usable: boolean; reason?: string };
   /** Whether Chromium runs sandboxed, and the warning logged at start when it does not. */
   sandbox: { enabled: boolean; warning?: string };
 }
@@ -45,7 +50,9 @@ export function healthRoutes(readiness: Readiness): Router {
       throw new AppError('unavailable', 'not ready', { details });
     }
     const { enabled, warning } = readiness.sandbox;
-    const warnings = [warning, fonts?.warning].filter((w): w is string => Boolean(w));
+    const pdfTools = readiness.pdfTools?.();
+    const pdfWarning = pdfTools && !pdfTools.usable ? `The PDF tools are unavailable: ${pdfTools.reason}.` : undefined;
+    const warnings = [warning, fonts?.warning, pdfWarning].filter((w): w is string => Boolean(w));
     ctx.body = {
       status: 'ready',
       checks: {
@@ -53,6 +60,7 @@ export function healthRoutes(readiness: Readiness): Router {
         browser: 'ok',
         ...(storage && { storage: 'ok' as const }),
         ...(fonts && { fonts: fonts.unknown ? ('unknown' as const) : fonts.missing.length ? 'warn' : 'ok' }),
+        ...(pdfTools && { pdfTools: pdfTools.usable ? ('ok' as const) : ('warn' as const) }),
       },
       sandbox: enabled ? 'on' : 'off',
       ...(fonts?.missing.length && { missingFonts: fonts.missing }),

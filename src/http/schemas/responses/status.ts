@@ -143,6 +143,13 @@ export const ready = z.object({
         'Whether Chromium has a font for Han, Kana, Hangul, Devanagari, Arabic and colour emoji: warn = some have ' +
           'none (missingFonts; their text renders as boxes, the service stays ready); unknown = fc-list could not tell',
       ),
+    pdfTools: z
+      .enum(['ok', 'warn'])
+      .optional()
+      .describe(
+        'Whether the PDF tools can run: warn = qpdf is not installed (a warning says so; renders still work, ' +
+          'the PDF tools answer 503)',
+      ),
   }),
   sandbox: z.enum(['on', 'off']).describe('Whether Chromium runs with its sandbox (render.sandbox)'),
   missingFonts: z
@@ -152,6 +159,9 @@ export const ready = z.object({
   warnings: z
     .array(z.string())
     .optional()
-    .describe('Present when the sandbox is off because the service runs as root, or when scripts have no font'),
+    .describe(
+      'Present when the sandbox is off because the service runs as root, when scripts have no font, or when the ' +
+        'PDF tools are unavailable',
+    ),
 });
 export type Ready = z.output<typeof ready>;
