@@ -36,21 +36,15 @@ import type { EgressProxy } from '../egress/proxy.js';
 import type { BrowserManager } from '../render/browser/browser-manager.js';
 import { RenderLimiter } from '../render/limiter.js';
 import { PlaywrightRenderer } from '../render/renderer.js';
-import type { PdfEngine } from '../pdf/engine.js';
 import { loadSecretsKey } from '../secrets/key-file.js';
 import { SecretBox } from '../secrets/secret-box.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { composeBrowser } from './browser.js';
+import { composePdfEngine } from './pdf-engine.js';
 import { lifecyclesOf, partsOf } from './roles.js';
 import { openStorage, type Storage } from './storage.js';
-
-const PENDING_ENGINE: PdfEngine = {
-  finish: () => Promise.reject(new Error('the PDF engine is not merged yet')),
-  process: () => Promise.reject(new Error('the PDF engine is not merged yet')),
-  readMetadata: () => Promise.reject(new Error('the PDF engine is not merged yet')),
-};
 
 /** A node built and not yet started. */
 export interface ComposedNode {
@@ -144,7 +138,7 @@ async function composeOn(
   // are slots: with no synchronous traffic jobs fill every slot; with it, the first-come line shares the
   // slots instead of either side starving the other. Monitors' captures are jobs too, in the same line.
   const queue = new JobQueue(backend, config.jobs, clock);
-  const pdfEngine = PENDING_ENGINE; // TODO(pdf-engine merge): the engine of src/pdf
+  const pdfEngine = composePdfEngine(config, renderer);
   const renderJobs = new RenderJobRunner(renderer, results, config.jobs.resultTtlHours * 3600_000, clock, {
     engine: pdfEngine,
     secrets,

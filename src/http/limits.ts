@@ -24,7 +24,7 @@ export interface HttpLimits {
 export function httpLimits(config: Readonly<Config>): HttpLimits {
   return {
     ...config.limits,
-    pdfMaxFiles: 50, // TODO(pdf-engine merge): config.pdf.maxFiles
+    pdfMaxFiles: config.pdf.maxFiles,
     maxRetention: config.monitors.maxRetention,
     minIntervalSeconds: config.monitors.minIntervalSeconds,
   };

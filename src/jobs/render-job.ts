@@ -16,9 +16,9 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import type { UploadedFile } from '../domain/render-spec.js';
 import { isPdfWorkFile, pdfWorkFormat, runPdfWork, unpackPdfWork, type PdfWork } from './pdf-work.js';
 
-/** The kinds the jobs API submits and shows: renders, and the PDF tools (/api/pdf/merge, ...). */
-export type RenderJobKind = 'pdf' | 'image' | 'pdf-tool';
-export const RENDER_JOB_KINDS: readonly RenderJobKind[] = ['pdf', 'image', 'pdf-tool'];
+/** The kinds the jobs API submits and shows. A PDF tool's job (/api/pdf/merge, ...) is a `pdf` job too. */
+export type RenderJobKind = 'pdf' | 'image';
+export const RENDER_JOB_KINDS: readonly RenderJobKind[] = ['pdf', 'image'];
 
 type RenderJobRequest = JobRequest & {
   filename?: string;
@@ -129,9 +129,9 @@ export class RenderJobRunner implements JobRunner<RenderJobRequest> {
     const work = pdf && this.pdfWork(job.id, pdf, bundle);
     if (job.kind === 'image')
       return this.renderer.renderImage(spec as unknown as ImageSpec, signal, { background: true });
-    if (job.kind === 'pdf-tool') {
+    if (work?.work.tool) {
       const started = performance.now();
-      const made = await runPdfWork(work!.engine, work!.work, undefined, signal);
+      const made = await runPdfWork(work.engine, work.work, undefined, signal);
       return { ...made, renderMs: Math.round(performance.now() - started), truncated: false, blockedRequests: 0 };
     }
     const out = await this.renderer.renderPdf(spec as unknown as PdfSpec, signal, { background: true });

@@ -12,11 +12,13 @@ import { pdfdetach, pdfinfo, pdftotext } from '../helpers/poppler.js';
 import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { until } from '../helpers/until.js';
 import type { IssuedKey } from '../../src/stores/api-keys.js';
+import { projectRoot } from '../../src/project-root.js';
 
 const run = promisify(execFile);
 const THREE_PAGES =
   '<p>Page one</p><p style="break-before: page">Page two</p><p style="break-before: page">Page three</p>';
 const b64 = (b: Buffer | string) => Buffer.from(b).toString('base64');
+const INVOICE_XML = readFileSync(join(projectRoot(), 'test/fixtures/facturx/en16931-invoice.xml'));
 
 let svc: TestService;
 let owner: IssuedKey;
@@ -161,17 +163,17 @@ describe('the PDF tools', () => {
   it('multipart: the PDFs are the parts, an attachment part goes in as named', async () => {
     const form = new FormData();
     form.append('files', new Blob([new Uint8Array(threePages)]), 'a.pdf');
-    form.append('files', new Blob(['<invoice/>']), 'factur-x.xml');
+    form.append('files', new Blob([new Uint8Array(INVOICE_XML)]), 'factur-x.xml');
     form.append('files', new Blob([new Uint8Array(threePages)]), 'b.pdf');
     form.append('options', JSON.stringify({ facturx: { file: 'factur-x.xml', profile: 'BASIC' } }));
     const res = await fetch(`${svc.url}/api/pdf/merge`, { method: 'POST', body: form, headers: auth });
-    expect(res.status).toBe(200);
+    expect(res.status, await res.clone().text()).toBe(200);
     const pdf = await bytesOf(res);
     expect(await pagesOf(pdf)).toBe(6);
-    expect(await pdfdetach(pdf)).toEqual([{ name: 'factur-x.xml', bytes: Buffer.from('<invoice/>') }]);
+    expect(await pdfdetach(pdf)).toEqual([{ name: 'factur-x.xml', bytes: INVOICE_XML }]);
   });
 
-  it('an encrypted input opens with its password; a hostile or wrong input is 422 invalid_pdf', async () => {
+  it('an encrypted input opens with its password; a hostile or wrong input is 422 invalid_pdf, a non-PDF 400', async () => {
     const locked = await bytesOf(
       await svc.post('/api/pdf', {
         html: '<p>Locked</p>',
@@ -182,17 +184,19 @@ describe('the PDF tools', () => {
     expect(opened.status).toBe(200);
     expect(await pdftotext(await bytesOf(opened))).toContain('Locked');
     const wrong = await tool('flatten', { files: [{ data: b64(locked), password: 'nope', name: 'locked.pdf' }] });
-    expect(wrong.status).toBe(422);
+    expect(wrong.status, await wrong.clone().text()).toBe(422);
     expect((await errorOf(wrong)).code).toBe('invalid_pdf');
     const hostile = Buffer.from(
       '%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 1 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
     );
     const refused = await tool('flatten', { files: [{ data: b64(hostile), name: 'loop.pdf' }] });
-    expect(refused.status).toBe(422);
+    expect(refused.status, await refused.clone().text()).toBe(422);
     const err = await errorOf(refused);
     expect(err.code).toBe('invalid_pdf');
     const notPdf = await tool('flatten', { files: [{ data: b64('hello'), name: 'x.pdf' }] });
-    expect(notPdf.status).toBe(422);
+    // Not a PDF at all is a wrong request (400), as the engine decides; a broken PDF is 422.
+    expect(notPdf.status).toBe(400);
+    expect((await errorOf(notPdf)).details).toEqual([expect.objectContaining({ path: 'x.pdf' })]);
   });
 
   it('async: 202 job, signed webhook, the result needs the password; no password in clear in the database', async () => {
@@ -202,12 +206,12 @@ describe('the PDF tools', () => {
       async: true,
       webhookUrl: receiver.url,
     });
-    expect(res.status).toBe(202);
+    expect(res.status, await res.clone().text()).toBe(202);
     const job = (await res.json()) as { id: string; kind: string };
-    expect(job.kind).toBe('pdf-tool');
+    expect(job.kind).toBe('pdf');
     const [hit] = await receiver.waitForHits(1, 30_000);
     const event = verifyHit(owner.webhookSecret, hit!);
-    expect(event).toMatchObject({ type: 'job.succeeded', data: { jobId: job.id, kind: 'pdf-tool' } });
+    expect(event).toMatchObject({ type: 'job.succeeded', data: { jobId: job.id, kind: 'pdf' } });
     const view: unknown = await (await svc.call('GET', `/api/jobs/${job.id}`, owner.key)).json();
     expect(JSON.stringify(view)).not.toContain('7f3a9c');
     const result = await svc.call('GET', `/api/jobs/${job.id}/result`, owner.key);

@@ -1,6 +1,6 @@
 // POST /api/pdf/<tool>: the PDF tools on uploaded PDFs (docs/pdf.md). The PDFs come as JSON (`files`, base64)
 // or as the parts of a multipart upload (the options as one `options` part or fields, as a render upload);
-// an async request becomes a `pdf-tool` job whose inputs are kept like an upload's files.
+// an async request becomes a `pdf` job whose inputs are kept like an upload's files.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { UploadedFile } from '../../domain/render-spec.js';
@@ -49,7 +49,7 @@ export function pdfToolRoutes({ pdfEngine, jobs, limits, publicUrl }: PdfToolRou
       if (req.async) {
         const { job, created } = await jobs.submit({
           keyId,
-          kind: 'pdf-tool',
+          kind: 'pdf',
           request: {
             ...(req.filename && { filename: req.filename }),
             ...(req.webhookUrl && { webhookUrl: req.webhookUrl }),
