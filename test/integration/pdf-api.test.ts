@@ -86,10 +86,15 @@ describe('/api/pdf with finishing options', () => {
   });
 
   it('encrypt: the file needs its password, which appears nowhere in the answer', async () => {
-    const res = await svc.post('/api/pdf', {
-      html: THREE_PAGES,
-      encrypt: { userPassword: 'open-sesame-1', ownerPassword: 'owner-secret-1', permissions: { copy: false } },
-    });
+    // With a key: the keyed path of the route (the other cases render without one).
+    const res = await svc.post(
+      '/api/pdf',
+      {
+        html: THREE_PAGES,
+        encrypt: { userPassword: 'open-sesame-1', ownerPassword: 'owner-secret-1', permissions: { copy: false } },
+      },
+      auth,
+    );
     expect(res.status).toBe(200);
     const pdf = await bytesOf(res);
     await expect(pdfinfo(pdf)).rejects.toThrow();
@@ -110,12 +115,19 @@ describe('/api/pdf with finishing options', () => {
   it('a watermark and a stamp leave the page text in place', async () => {
     const res = await svc.post('/api/pdf', {
       html: THREE_PAGES,
-      watermark: { text: 'DRAFT' },
+      watermark: { text: 'DRAFT', rotation: 0 }, // upright: pdftotext reads it as one word
       stamp: { text: 'APPROVED', position: 'top-right', pages: '1' },
     });
     expect(res.status).toBe(200);
     const text = await pdftotext(await bytesOf(res));
     expect(text).toMatch(/Page one[\s\S]*Page three/);
+    // Drawn as artifacts, still text a reader finds: the watermark on each page, the stamp on page 1 only.
+    const pages = text.split('\f');
+    expect(pages.slice(0, 3).map((p) => [p.includes('DRAFT'), p.includes('APPROVED')])).toEqual([
+      [true, true],
+      [true, false],
+      [true, false],
+    ]);
   });
 
   it('refuses bad options with 400 naming them', async () => {
