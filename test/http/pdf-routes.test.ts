@@ -153,6 +153,19 @@ describe('/api/pdf with finishing options (fake engine)', () => {
 });
 
 describe('the PDF tools (fake engine)', () => {
+  it('merge takes up to pdf.maxFiles PDFs: at the limit, and one over', async () => {
+    const small = await startFakeApp({ pdf: { maxFiles: 3 } }, { pdfEngine: fakeEngine });
+    try {
+      const files = (n: number) => ({ files: Array.from({ length: n }, () => ({ data: b64('%PDF-x') })) });
+      const send = (n: number) => small.post('/api/pdf/merge', files(n), { authorization: `Bearer ${small.key}` });
+      expect((await send(3)).status).toBe(200);
+      const over = await expectError(await send(4), 400, 'invalid_request');
+      expect(over.details![0]!.path).toBe('files');
+    } finally {
+      await small.close();
+    }
+  });
+
   it('need an API key', async () => {
     await expectError(await app.post('/api/pdf/merge', { files: [] }), 401, 'unauthorized');
   });

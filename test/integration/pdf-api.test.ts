@@ -140,6 +140,21 @@ describe('/api/pdf with finishing options', () => {
 });
 
 describe('the PDF tools', () => {
+  it('an async render with split: its result is the zip, named render.zip', async () => {
+    const res = await svc.post('/api/pdf', { html: THREE_PAGES, split: { every: 2 }, async: true }, auth);
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    await until('the job to succeed', async () => {
+      const job = (await (await svc.call('GET', `/api/jobs/${id}`, owner.key)).json()) as { status: string };
+      return job.status === 'succeeded' || (job.status === 'failed' && Promise.reject(new Error('job failed')));
+    });
+    const result = await svc.call('GET', `/api/jobs/${id}/result`, owner.key);
+    expect(result.headers.get('content-type')).toBe('application/zip');
+    expect(result.headers.get('content-disposition')).toContain('render.zip');
+    const parts = [...(await unzipped(await bytesOf(result))).values()];
+    expect((await Promise.all(parts.map((pdf) => pagesOf(pdf)))).sort()).toEqual([1, 2]);
+  });
+
   it('merge (JSON) joins in order; split, convert, stamp, flatten, metadata write answer what they say', async () => {
     const one = await bytesOf(await svc.post('/api/pdf', { html: '<p>Only page</p>' }));
     const merged = await tool('merge', { files: [{ data: b64(threePages) }, { data: b64(one) }] });
@@ -212,18 +227,26 @@ describe('the PDF tools', () => {
   });
 
   it('async: 202 job, signed webhook, the result needs the password; no password in clear in the database', async () => {
-    const res = await tool('encrypt', {
+    const body = {
       files: [{ data: b64(threePages) }],
       encrypt: { userPassword: 'job-pw-7f3a9c', ownerPassword: 'job-owner-7f3a9c' },
       async: true,
       webhookUrl: receiver.url,
-    });
+    };
+    const once = { ...auth, 'idempotency-key': 'encrypt-once' };
+    const res = await svc.post('/api/pdf/encrypt', body, once);
     expect(res.status, await res.clone().text()).toBe(202);
     const job = (await res.json()) as { id: string; kind: string };
     expect(job.kind).toBe('pdf');
     const [hit] = await receiver.waitForHits(1, 30_000);
     const event = verifyHit(owner.webhookSecret, hit!);
     expect(event).toMatchObject({ type: 'job.succeeded', data: { jobId: job.id, kind: 'pdf' } });
+    // The same request under the same key is the same job, though its sealed passwords differ each time.
+    const again = await svc.post('/api/pdf/encrypt', body, once);
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { id: string }).id).toBe(job.id);
+    const other = { ...body, encrypt: { ...body.encrypt, userPassword: 'another-7f3a9c' } };
+    expect((await svc.post('/api/pdf/encrypt', other, once)).status).toBe(409);
     const view: unknown = await (await svc.call('GET', `/api/jobs/${job.id}`, owner.key)).json();
     expect(JSON.stringify(view)).not.toContain('7f3a9c');
     const result = await svc.call('GET', `/api/jobs/${job.id}/result`, owner.key);
