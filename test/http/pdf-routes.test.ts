@@ -118,6 +118,23 @@ describe('/api/pdf with finishing options (fake engine)', () => {
     expect(res.headers.get('content-disposition')).toContain('render.zip');
   });
 
+  it('an upload: an embed may name one of its files', async () => {
+    const form = new FormData();
+    form.append('files', new Blob(['<p>x</p>']), 'index.html');
+    form.append('files', new Blob(['1,2']), 'data.csv');
+    form.append('embeds', JSON.stringify([{ name: 'data.csv', contentType: 'text/csv', file: 'data.csv' }]));
+    const res = await fetch(`${app.url}/api/pdf`, { method: 'POST', body: form });
+    expect(res.status).toBe(200);
+    expect(last().finishing!.embeds![0]!.bytes.toString()).toBe('1,2');
+    form.set('embeds', JSON.stringify([{ name: 'x', contentType: 'text/csv', file: 'missing.csv' }]));
+    const missing = await expectError(
+      await fetch(`${app.url}/api/pdf`, { method: 'POST', body: form }),
+      400,
+      'invalid_request',
+    );
+    expect(missing.details).toEqual([{ path: 'embeds.0.file', message: 'no uploaded part is named "missing.csv"' }]);
+  });
+
   it('refuses bad options with 400 naming the option', async () => {
     const bad = async (body: Record<string, unknown>, path: string, text?: RegExp) => {
       const err = await expectError(await app.post('/api/pdf', { html: '<p>x</p>', ...body }), 400, 'invalid_request');
