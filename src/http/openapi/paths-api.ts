@@ -239,7 +239,13 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
 
   return {
     '/api/pdf': {
-      post: renderOp('renderPdf', 'PdfRequest', 'Render a page to PDF', ['application/pdf'], ['X-Page-Count']),
+      post: renderOp(
+        'renderPdf',
+        'PdfRequest',
+        'Render a page to PDF (finished with the PDF options given; a zip of parts with split)',
+        ['application/pdf', 'application/zip'],
+        ['X-Page-Count', 'X-Part-Count'],
+      ),
     },
     '/api/image': {
       post: renderOp(
