@@ -13,6 +13,12 @@ const REDACT = [
   '*.cookies',
   '*.httpCredentials',
   'options.headers',
+  // PDF passwords (encrypt.userPassword / ownerPassword, an input's password): write-only.
+  '*.encrypt',
+  '*.password',
+  '*.passwords',
+  '*.userPassword',
+  '*.ownerPassword',
   'key',
   'secret',
 ];

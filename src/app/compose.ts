@@ -42,6 +42,7 @@ import { PACKAGE_VERSION } from '../version.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { composeBrowser } from './browser.js';
+import { composePdfEngine } from './pdf-engine.js';
 import { lifecyclesOf, partsOf } from './roles.js';
 import { openStorage, type Storage } from './storage.js';
 
@@ -137,7 +138,11 @@ async function composeOn(
   // are slots: with no synchronous traffic jobs fill every slot; with it, the first-come line shares the
   // slots instead of either side starving the other. Monitors' captures are jobs too, in the same line.
   const queue = new JobQueue(backend, config.jobs, clock);
-  const renderJobs = new RenderJobRunner(renderer, results, config.jobs.resultTtlHours * 3600_000, clock);
+  const pdfEngine = composePdfEngine(config, renderer);
+  const renderJobs = new RenderJobRunner(renderer, results, config.jobs.resultTtlHours * 3600_000, clock, {
+    engine: pdfEngine,
+    secrets,
+  });
   for (const kind of RENDER_JOB_KINDS) queue.register(kind, renderJobs);
   const differ = new Differ(diffPool, config.limits.maxImagePixels);
   const recorder = new CaptureRecorder(captureFiles, log, config.monitors);
@@ -203,12 +208,13 @@ async function composeOn(
   const app = createApp({
     log,
     renderer,
+    pdfEngine,
     keys: stores.keys,
     limits: httpLimits(config),
     auth: config.auth,
     rateLimit: config.rateLimit,
     rateLimits: storage.rateLimits,
-    jobs: new JobService({ queue, stores, results, worker, egress, assertStorageRoom }),
+    jobs: new JobService({ queue, stores, results, worker, egress, secrets, assertStorageRoom }),
     monitors: new MonitorService({
       backend,
       runs,

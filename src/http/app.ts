@@ -26,12 +26,16 @@ import type { Metrics } from '../operations/metrics.js';
 import type { StatusSnapshot } from '../operations/status.js';
 import type { Config } from '../config.js';
 import { renderRoutes } from './routes/render.js';
+import { pdfToolRoutes } from './routes/pdf-tools.js';
+import type { PdfEngine } from '../pdf/engine.js';
 import { exactRouter } from './router.js';
 import { deliveryRoutes } from './routes/webhook-deliveries.js';
 
 export interface AppDeps {
   log: Logger;
   renderer: Renderer;
+  /** The PDF engine: a render's finishing, and the PDF tools. */
+  pdfEngine: PdfEngine;
   jobs: JobService;
   monitors: MonitorService;
   deliveries: DeliveryStore;
@@ -61,7 +65,14 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true; // errors are logged by errorResponses, once, with the request id
   const routers = [
     healthRoutes(deps.readiness),
-    renderRoutes({ renderer: deps.renderer, jobs: deps.jobs, limits: deps.limits, publicUrl: deps.publicUrl }),
+    renderRoutes({
+      renderer: deps.renderer,
+      pdfEngine: deps.pdfEngine,
+      jobs: deps.jobs,
+      limits: deps.limits,
+      publicUrl: deps.publicUrl,
+    }),
+    pdfToolRoutes({ pdfEngine: deps.pdfEngine, jobs: deps.jobs, limits: deps.limits, publicUrl: deps.publicUrl }),
     jobRoutes(deps.jobs),
     monitorRoutes({ monitors: deps.monitors, limits: deps.limits, publicUrl: deps.publicUrl }),
     deliveryRoutes({ deliveries: deps.deliveries }),

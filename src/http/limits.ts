@@ -17,11 +17,14 @@ export interface HttpLimits {
   anonymousMaxPdfPages: number;
   maxFullPageHeight: number;
   maxImagePixels: number;
+  /** pdf.maxFiles: the PDFs one PDF tool call may take. */
+  pdfMaxFiles: number;
 }
 
 export function httpLimits(config: Readonly<Config>): HttpLimits {
   return {
     ...config.limits,
+    pdfMaxFiles: config.pdf.maxFiles,
     maxRetention: config.monitors.maxRetention,
     minIntervalSeconds: config.monitors.minIntervalSeconds,
   };

@@ -31,6 +31,11 @@ export interface Submission extends Enqueued {
   idempotencyKey?: string;
   /** The new job's id, minted beforehand (mintJobId) by a caller that stores something under it first. */
   id?: string;
+  /**
+   * What the Idempotency-Key compares, when the stored request differs on every submission (its secrets
+   * are sealed with a random IV); absent: the request itself.
+   */
+  fingerprint?: JobRequest;
 }
 
 /** A new job id. */
@@ -94,7 +99,7 @@ export class JobQueue {
    */
   submit(s: Submission, now = this.clock.now()): Promise<Submitted> {
     const requestHash = createHash('sha256')
-      .update(`${s.kind}\n${s.webhookUrl ?? ''}\n${canonicalJson(s.request)}`)
+      .update(`${s.kind}\n${s.webhookUrl ?? ''}\n${canonicalJson(s.fingerprint ?? s.request)}`)
       .digest('hex');
     return this.submissions.run({ s, requestHash, now });
   }
@@ -104,7 +109,7 @@ export class JobQueue {
    * insert are one step, even across processes. Every refusal comes before any write (see Gathered).
    */
   private async submitIn(tx: Tx, { s, requestHash, now }: PendingSubmission): Promise<Submitted> {
-    const { idempotencyKey, id, ...job } = s;
+    const { idempotencyKey, id, fingerprint: _fingerprint, ...job } = s;
     if (idempotencyKey !== undefined) {
       const since = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
       const earlier = await tx.idempotency.find(s.keyId, idempotencyKey, since);

@@ -11,12 +11,28 @@ import type { JobOf, JobOutcome, JobRunner, RunContext } from './runner.js';
 import { jobEventData } from './view.js';
 import { renderFailed } from '../errors.js';
 import { decodeUpload, uploadKey, type UploadMarker } from './upload-bundle.js';
+import type { PdfEngine } from '../pdf/engine.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { UploadedFile } from '../domain/render-spec.js';
+import { isPdfWorkFile, pdfWorkFormat, runPdfWork, unpackPdfWork, type PdfWork } from './pdf-work.js';
 
-/** The kinds the jobs API submits and shows. */
+/** The kinds the jobs API submits and shows. A PDF tool's job (/api/pdf/merge, ...) is a `pdf` job too. */
 export type RenderJobKind = 'pdf' | 'image';
 export const RENDER_JOB_KINDS: readonly RenderJobKind[] = ['pdf', 'image'];
 
-type RenderJobRequest = JobRequest & { filename?: string; format?: string; upload?: UploadMarker };
+type RenderJobRequest = JobRequest & {
+  filename?: string;
+  format?: string;
+  upload?: UploadMarker;
+  /** PDF work, as packed by pdf-work.ts (passwords sealed, files in the upload). */
+  pdf?: JobRequest;
+};
+
+/** What PDF work needs: the engine, and the SecretBox that sealed its passwords. */
+export interface PdfWorkDeps {
+  engine: PdfEngine;
+  secrets: SecretBox;
+}
 
 export class RenderJobRunner implements JobRunner<RenderJobRequest> {
   constructor(
@@ -25,6 +41,7 @@ export class RenderJobRunner implements JobRunner<RenderJobRequest> {
     private readonly resultTtlMs: number,
     /** The cluster's clock (the database's): the sweeper of any node judges the expiry. */
     private readonly clock: Clock = systemClock,
+    private readonly pdf?: PdfWorkDeps,
   ) {}
 
   async run(job: JobOf<RenderJobRequest>, { signal }: RunContext): Promise<JobOutcome> {
@@ -76,9 +93,15 @@ export class RenderJobRunner implements JobRunner<RenderJobRequest> {
     if (outcome.result) await this.results.remove(outcome.result.key);
   }
 
-  /** The result download needs only the file name and format; headers, cookies, credentials are dropped. */
+  /**
+   * The result download needs only the file name and format; headers, cookies, credentials and the PDF
+   * work (its sealed passwords with it) are dropped.
+   */
   keepAfterFinish(request: RenderJobRequest): JobRequest {
-    const kept: JobRequest = { filename: request.filename ?? null, format: request.format ?? null };
+    const work = request.pdf as Pick<PdfWork, 'finishing' | 'tool'> | undefined;
+    const format = work ? pdfWorkFormat(work) : request.format;
+    const kept: JobRequest = { filename: request.filename ?? null, format: format ?? null };
+    if (work?.tool) kept.tool = work.tool;
     if (request.upload) kept.upload = true; // so its end (or a cancel) knows to remove the upload
     return kept;
   }
@@ -99,11 +122,28 @@ export class RenderJobRunner implements JobRunner<RenderJobRequest> {
   }
 
   private async render(job: JobOf<RenderJobRequest>, signal: AbortSignal): Promise<RenderOutput> {
-    const { upload, ...request } = job.request;
-    const spec = upload ? { ...request, files: await this.uploadOf(job.id) } : request;
-    return job.kind === 'pdf'
-      ? this.renderer.renderPdf(spec as unknown as PdfSpec, signal, { background: true })
-      : this.renderer.renderImage(spec as unknown as ImageSpec, signal, { background: true });
+    const { upload, pdf, ...request } = job.request;
+    const bundle = upload ? await this.uploadOf(job.id) : [];
+    const files = bundle.filter((f) => !isPdfWorkFile(f.path));
+    const spec = upload ? { ...request, files } : request;
+    const work = pdf && this.pdfWork(job.id, pdf, bundle);
+    if (job.kind === 'image')
+      return this.renderer.renderImage(spec as unknown as ImageSpec, signal, { background: true });
+    if (work?.work.tool) {
+      const started = performance.now();
+      const made = await runPdfWork(work.engine, work.work, undefined, signal);
+      return { ...made, renderMs: Math.round(performance.now() - started), truncated: false, blockedRequests: 0 };
+    }
+    const out = await this.renderer.renderPdf(spec as unknown as PdfSpec, signal, { background: true });
+    if (!work) return out;
+    // After the render has released its page: the engine's own time bound, not the render's.
+    const made = await runPdfWork(work.engine, work.work, out.bytes, signal);
+    return { ...out, ...made };
+  }
+
+  private pdfWork(jobId: string, stored: JobRequest, bundle: UploadedFile[]) {
+    if (!this.pdf) throw new Error('a PDF job needs the PDF engine (RenderJobRunner pdf deps)');
+    return { engine: this.pdf.engine, work: unpackPdfWork(stored, bundle, this.pdf.secrets, jobId) };
   }
 
   private async uploadOf(jobId: string) {

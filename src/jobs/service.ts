@@ -12,6 +12,8 @@ import { encodeUpload, uploadKey } from './upload-bundle.js';
 import type { UploadedFile } from '../domain/render-spec.js';
 import { RENDER_JOB_KINDS, type RenderJobKind } from './render-job.js';
 import type { JobWorker } from './worker.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { packPdfWork, type PdfWork } from './pdf-work.js';
 
 export interface SubmitInput {
   keyId: string;
@@ -19,6 +21,8 @@ export interface SubmitInput {
   request: Record<string, unknown> & { url?: string; webhookUrl?: string; files?: UploadedFile[] };
   baseUrl: string;
   idempotencyKey?: string;
+  /** PDF work: a render's finishing, or a PDF tool's inputs and options (sealed and bundled, pdf-work.ts). */
+  pdf?: PdfWork;
 }
 
 export interface JobServiceOptions {
@@ -27,6 +31,8 @@ export interface JobServiceOptions {
   results: FileStore;
   worker: Pick<JobWorker, 'abort'>;
   egress: EgressPolicy;
+  /** Seals the passwords of PDF work at rest; absent: no PDF work is taken (tests of other jobs). */
+  secrets?: SecretBox;
   /** Throws 507 while the disk is too full to store results (storage.minFreeBytes); absent: no check. */
   assertStorageRoom?: () => Promise<void>;
 }
@@ -52,8 +58,33 @@ export class JobService {
     await this.options.assertStorageRoom?.();
     // The worker hears of the new job from the backend's `jobs` change.
     const { files, ...request } = input.request;
+    if (input.pdf) return this.submitPdfWork({ ...input, request }, input.pdf, files ?? [], webhookUrl);
     if (!files) return this.options.queue.submit({ ...input, webhookUrl });
     return this.submitUpload({ ...input, request }, files, webhookUrl);
+  }
+
+  /** PDF work: its files join the upload, its passwords are sealed to the job's id before any is stored. */
+  private submitPdfWork(
+    input: SubmitInput,
+    work: PdfWork,
+    uploaded: UploadedFile[],
+    webhookUrl: string | undefined,
+  ): Promise<{ job: JobRecord; created: boolean }> {
+    const { pdf: _work, ...rest } = input;
+    const id = mintJobId();
+    if (!this.options.secrets) throw new Error('PDF work needs the SecretBox (JobServiceOptions.secrets)');
+    const { stored, fingerprint, files } = packPdfWork(work, this.options.secrets, id);
+    const all = [...uploaded, ...files];
+    const request = { ...input.request, pdf: stored };
+    if (all.length === 0)
+      return this.options.queue.submit({
+        ...rest,
+        id,
+        request,
+        fingerprint: { ...input.request, pdf: fingerprint },
+        webhookUrl,
+      });
+    return this.submitUpload({ ...rest, request }, all, webhookUrl, id, { ...input.request, pdf: fingerprint });
   }
 
   /**
@@ -65,8 +96,9 @@ export class JobService {
     input: SubmitInput,
     files: UploadedFile[],
     webhookUrl: string | undefined,
+    id = mintJobId(),
+    fingerprint?: Record<string, unknown>,
   ): Promise<{ job: JobRecord; created: boolean }> {
-    const id = mintJobId();
     const { bundle, marker } = encodeUpload(files);
     await this.options.results.put(uploadKey(id), bundle);
     try {
@@ -74,6 +106,7 @@ export class JobService {
         ...input,
         id,
         request: { ...input.request, upload: marker },
+        ...(fingerprint && { fingerprint: { ...fingerprint, upload: marker } }),
         webhookUrl,
       });
       // A repeated Idempotency-Key answers with the earlier job, which has its own upload.

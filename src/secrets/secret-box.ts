@@ -91,4 +91,15 @@ export class SecretBox {
       );
     }
   }
+
+  /**
+   * A stable stand-in for a secret where equal values must compare equal (an Idempotency-Key's request
+   * hash) without the value itself: an HMAC under the key, so it cannot be guessed offline without it.
+   */
+  fingerprint(plaintext: string): string {
+    return createHmac('sha256', this.key)
+      .update('pagewatch secret fingerprint\n')
+      .update(plaintext)
+      .digest('base64url');
+  }
 }

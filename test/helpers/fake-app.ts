@@ -77,6 +77,7 @@ export async function startFakeApp(
   const app = createApp({
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     renderer,
+    pdfEngine: absent,
     jobs: absent,
     monitors: absent,
     deliveries: absent,

@@ -1,7 +1,7 @@
 // Poppler's own readers of a PDF (Debian's poppler-utils, installed by .ci/run as a test tool): the text
 // `pdftotext` extracts and the fonts `pdffonts` lists — what a user's own tools would see in the file.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -51,5 +51,37 @@ export function pdffonts(bytes: Uint8Array): Promise<PopplerFont[]> {
           embedded: emb === 'yes',
         };
       });
+  });
+}
+
+/** `pdfinfo` as key → value (Title, Producer, Pages, Encrypted, ...); `password` opens an encrypted file. */
+export function pdfinfo(bytes: Uint8Array, password?: string): Promise<Record<string, string>> {
+  return withPdfFile(bytes, async (file) => {
+    const { stdout } = await run('pdfinfo', [...(password ? ['-upw', password] : []), file]);
+    return Object.fromEntries(
+      stdout
+        .split('\n')
+        .map((line) => /^([^:]+):\s*(.*)$/.exec(line))
+        .filter((m) => m !== null)
+        .map((m) => [m[1]!, m[2]!]),
+    );
+  });
+}
+
+/** The attachments `pdfdetach -list` names, and the bytes `pdfdetach -save` gives back for each. */
+export function pdfdetach(bytes: Uint8Array): Promise<{ name: string; bytes: Buffer }[]> {
+  return withPdfFile(bytes, async (file) => {
+    const { stdout } = await run('pdfdetach', ['-list', file]);
+    const names = stdout
+      .split('\n')
+      .map((line) => /^\d+: (.*)$/.exec(line)?.[1])
+      .filter((n): n is string => n !== undefined);
+    const out: { name: string; bytes: Buffer }[] = [];
+    for (const [i, name] of names.entries()) {
+      const target = join(file, '..', `attachment-${i}`);
+      await run('pdfdetach', ['-save', String(i + 1), '-o', target, file]);
+      out.push({ name, bytes: await readFile(target) });
+    }
+    return out;
   });
 }

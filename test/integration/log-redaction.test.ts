@@ -31,6 +31,9 @@ const SECRETS = [
   'SECRETUSERINFO422',
   'SECRETQUERY504',
   'SECRETSUBRESOURCE',
+  'SECRETPDFUSER',
+  'SECRETPDFOWNER',
+  'SECRETPDF400',
 ];
 
 interface LogLine {
@@ -175,6 +178,23 @@ describe('log redaction', () => {
     );
     expect(res.status).toBe(400);
     expectRequestLine(res.headers.get('x-request-id'), 'POST', '/api/pdf', 400);
+    expectNoSecrets();
+  });
+
+  it('PDF passwords are not logged: an encrypted render (200), a refused one (400)', async () => {
+    const encrypted = await post('/api/pdf', {
+      html: '<p>locked</p>',
+      encrypt: { userPassword: 'SECRETPDFUSER', ownerPassword: 'SECRETPDFOWNER' },
+    });
+    expect(encrypted.status).toBe(200);
+    const refused = await post('/api/pdf', {
+      html: '<p>x</p>',
+      pdfa: 'PDF/A-2b',
+      encrypt: { userPassword: 'SECRETPDF400', ownerPassword: 'SECRETPDF400'.repeat(20) },
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).not.toContain('SECRETPDF400');
+    expectRequestLine(refused.headers.get('x-request-id'), 'POST', '/api/pdf', 400);
     expectNoSecrets();
   });
 

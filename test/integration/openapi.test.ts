@@ -45,6 +45,7 @@ function servedRoutes(): string[] {
   const app = createApp({
     log: dummy,
     renderer: dummy,
+    pdfEngine: dummy,
     jobs: dummy,
     monitors: dummy,
     deliveries: dummy,

@@ -1,5 +1,7 @@
 // Every string field of a request schema has a maximum length (src/http/schemas/string-caps.ts), and a
 // value one character over it answers 400 with a detail naming the field and the cap.
+import { PDF_TOOLS } from '../../src/jobs/pdf-work.js';
+import { pdfToolSchema } from '../../src/http/schemas/pdf-tools.js';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { toJsonSchema } from '../../src/http/openapi/operations.js';
@@ -58,6 +60,7 @@ describe('every string field has a maximum length', () => {
     ['paging query', pagingQuery],
     ['job list query', jobListQuery],
     ['delivery list query', deliveryListQuery],
+    ...PDF_TOOLS.map((tool): [string, z.ZodType] => [`pdf tool ${tool}`, pdfToolSchema(tool, { pdfMaxFiles: 50 })]),
   ];
   it.each(schemas)('%s', (_name, schema) => {
     const json = toJsonSchema(schema);

@@ -47,7 +47,13 @@ const FROM_UPLOAD: Record<string, string> = {
 
 const tooLarge = (message: string, details: ErrorDetail[]) => new AppError('payload_too_large', message, { details });
 
-export function readUpload(ctx: Context, limit: UploadLimit): Promise<Upload> {
+/**
+ * `page`: a render's upload (index.html or Markdown, with its assets). `files`: the PDF tools' upload, any
+ * files in the order sent, the options free to name any field.
+ */
+export type UploadKind = 'page' | 'files';
+
+export function readUpload(ctx: Context, limit: UploadLimit, kind: UploadKind = 'page'): Promise<Upload> {
   const declared = Number(ctx.get('Content-Length') || NaN);
   if (declared > limit.maxBytes) return Promise.reject(payloadTooLarge(limit.maxBytes, limit.keyMaxBytes));
   let busboy: BusboyInstance;
@@ -92,7 +98,7 @@ export function readUpload(ctx: Context, limit: UploadLimit): Promise<Upload> {
           { path: name, message: `given twice: ${earlier} and ${source}` },
         ]);
       }
-      if (FROM_UPLOAD[name])
+      if (kind === 'page' && FROM_UPLOAD[name])
         throw invalidRequest(`${FROM_UPLOAD[name]}.`, [{ path: name, message: FROM_UPLOAD[name] }]);
       optionSources.set(name, source);
       options[name] = value;
@@ -142,6 +148,10 @@ export function readUpload(ctx: Context, limit: UploadLimit): Promise<Upload> {
       if (settled || !finished || pending > 0) return;
       const index = files.get(INDEX_HTML);
       const markdown = [...files.values()].filter((f) => isMarkdownPath(f.path));
+      if (kind === 'files') {
+        settled = true;
+        return resolve({ options, files: [...files.values()], markdown: [] });
+      }
       if (!index && markdown.length === 0) {
         return fail(
           invalidRequest(

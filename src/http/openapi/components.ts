@@ -12,8 +12,13 @@ import { health, ready, status } from '../schemas/responses/status.js';
 import { monitorSchema } from '../schemas/monitors.js';
 import { imageRequestSchema, pdfRequestSchema } from '../schemas/render.js';
 import { propsOf, toJsonSchema, type JsonSchema } from './operations.js';
+import { PDF_TOOLS, type PdfTool } from '../../jobs/pdf-work.js';
+import { PDF_TOOL_RULES, pdfToolSchema, type PdfToolLimits } from '../schemas/pdf-tools.js';
 
-type Limits = Parameters<typeof monitorSchema>[0];
+type Limits = Parameters<typeof monitorSchema>[0] & PdfToolLimits;
+
+/** The component name of a PDF tool's request: PdfMergeRequest, PdfSplitRequest, ... */
+export const pdfToolSchemaName = (tool: PdfTool) => `Pdf${tool[0]!.toUpperCase()}${tool.slice(1)}Request`;
 
 /** What the refinements say in words, where a generated schema can only say "string". */
 function annotate(schema: JsonSchema, notes: Record<string, JsonSchema>): JsonSchema {
@@ -75,8 +80,51 @@ function requestSchemas(limits: Limits): Record<string, JsonSchema> {
     ),
     additionalProperties: false,
   };
-  return { ImageRequest, PdfRequest, MonitorCreate, MonitorPatch };
+  const tools = Object.fromEntries(
+    PDF_TOOLS.map((tool) => [
+      pdfToolSchemaName(tool),
+      {
+        ...toJsonSchema(pdfToolSchema(tool, limits)),
+        description: `POST /api/pdf/${tool}: ${PDF_TOOL_RULES[tool].summary}`,
+      },
+    ]),
+  );
+  return { ImageRequest, PdfRequest, MonitorCreate, MonitorPatch, ...tools, PdfMetadataRead: PDF_METADATA_READ };
 }
+
+/** What /api/pdf/metadata reads (PdfMetadataRead of src/pdf/engine.ts; an engine type, not a zod schema). */
+const PDF_METADATA_READ: JsonSchema = {
+  type: 'object',
+  description: 'POST /api/pdf/metadata without a metadata option: what the PDF says of itself',
+  required: ['pageCount', 'pdfVersion', 'encrypted', 'tagged', 'info', 'attachments'],
+  properties: {
+    pageCount: { type: 'integer' },
+    pdfVersion: { type: 'string', examples: ['1.7'] },
+    encrypted: { type: 'boolean' },
+    tagged: { type: 'boolean' },
+    info: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'The Info dictionary, as strings (dates as ISO 8601)',
+    },
+    xmp: { type: 'string', description: 'The XMP metadata packet, if the catalog has one' },
+    pdfa: { type: 'string', description: 'The PDF/A level the XMP claims ("PDF/A-2b")' },
+    pdfua: { type: 'string', description: 'The PDF/UA part the XMP claims ("PDF/UA-1")' },
+    attachments: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'bytes'],
+        properties: {
+          name: { type: 'string' },
+          contentType: { type: 'string' },
+          relationship: { type: 'string' },
+          bytes: { type: 'integer' },
+        },
+      },
+    },
+  },
+};
 
 function responseSchemas(limits: Limits): Record<string, JsonSchema> {
   const monitorResponse = monitor(limits);

@@ -29,7 +29,11 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
     security: [{ bearer: [] }, { apiKey: [] }],
     tags: [
       { name: 'Rendering', description: 'URL or HTML to PDF, PNG, JPEG or WebP' },
-      { name: 'Jobs', description: 'Async renders' },
+      {
+        name: 'PDF tools',
+        description: 'Merge, split, convert (PDF/A, PDF/UA), describe, encrypt, stamp, flatten PDFs',
+      },
+      { name: 'Jobs', description: 'Async renders and PDF tool calls' },
       { name: 'Monitors', description: 'Scheduled captures and visual change detection' },
       { name: 'Webhooks', description: 'The delivery log' },
       { name: 'Operations', description: 'Health, readiness, metrics, status' },

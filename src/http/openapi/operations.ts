@@ -51,7 +51,8 @@ export const HEADERS: Record<string, JsonSchema> = {
   'Content-Disposition': header('inline; filename="…" (the request\'s filename, or a default)'),
   'X-Render-Ms': header('Time spent rendering, ms', 'integer'),
   'X-Final-Url': header('url sources: the address after redirects'),
-  'X-Page-Count': header('PDF: number of pages', 'integer'),
+  'X-Page-Count': header('PDF: number of pages (of the finished document; a split: of all its parts)', 'integer'),
+  'X-Part-Count': header('split: the number of PDFs in the zip', 'integer'),
   'X-Truncated': header('"full-page" when the full-page height cap applied'),
   'X-Render-Failed-Resources': header(
     "Resources that answered >= 400 or failed without an answer (the diagnostics' failedResources)",

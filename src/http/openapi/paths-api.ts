@@ -17,6 +17,10 @@ import {
   type JsonSchema,
 } from './operations.js';
 import { deliveryListQuery, jobListQuery, pagingQuery } from '../schemas/lists.js';
+import { PDF_TOOLS, type PdfTool } from '../../jobs/pdf-work.js';
+import { PDF_TOOL_RULES } from '../schemas/pdf-tools.js';
+import { httpLimits } from '../limits.js';
+import { pdfToolSchemaName } from './components.js';
 
 /** The `paths` of the renders, the async jobs, the monitors and their captures, and the webhook deliveries. */
 export function buildApiPaths(config: Readonly<Config>): Record<string, Record<string, unknown>> {
@@ -151,13 +155,97 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
 
   const keyed = (codes: ErrorCode[], why?: Partial<Record<ErrorCode, string>>) =>
     errors([...codes, ...API_ERRORS], why);
+
+  const pdfMaxFiles = httpLimits(config).pdfMaxFiles;
+  const toolOp = (tool: PdfTool) => {
+    const name = pdfToolSchemaName(tool);
+    const rule = PDF_TOOL_RULES[tool];
+    const types = tool === 'split' ? ['application/zip'] : ['application/pdf'];
+    return operation({
+      id: `pdf${name.slice(3, -'Request'.length)}`,
+      summary: rule.summary,
+      tag: 'PDF tools',
+      access: 'key',
+      description:
+        'The input PDFs as JSON (`files`, base64, at most the JSON body limit of ' +
+        `${config.limits.maxBodyBytes} bytes) or as the file parts of multipart/form-data ` +
+        `(${config.limits.uploadMaxBytes} bytes in all, ${config.limits.uploadMaxFileBytes} a file); ` +
+        `${rule.maxFiles === 1 ? 'one PDF' : `${rule.minFiles} to ${pdfMaxFiles} PDFs (pdf.maxFiles), joined in order`}. ` +
+        'With "async": true the answer is 202 with a job.',
+      parameters: [idempotencyKey],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: ref(name) },
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['files'],
+              properties: {
+                files: {
+                  type: 'array',
+                  items: { type: 'string', format: 'binary' },
+                  description:
+                    'The input PDFs in order, and the files the options name by part name (embeds[].file, ' +
+                    'facturx.file, watermark.image.file, stamp.image.file): those are not inputs',
+                },
+                options: {
+                  type: 'string',
+                  contentMediaType: 'application/json',
+                  description: `The options as one JSON object, as in ${name} (without files; passwords by part name)`,
+                },
+              },
+              additionalProperties: { type: 'string', description: 'An option as a field of its own name' },
+            },
+          },
+        },
+      },
+      responses: {
+        200: {
+          description:
+            tool === 'metadata'
+              ? 'Without a metadata option: the metadata read (JSON); with it: the PDF; or the earlier job'
+              : 'The PDF (a zip of PDFs for a split), or for a repeated Idempotency-Key the earlier job',
+          headers: hdr('Content-Disposition', 'X-Render-Ms', 'X-Page-Count', 'X-Part-Count'),
+          content: {
+            ...binary(...types),
+            ...json(tool === 'metadata' ? { anyOf: [ref('PdfMetadataRead'), ref('Job')] } : ref('Job')),
+          },
+        },
+        202: { description: 'Async: the job was queued', headers: hdr('Location'), content: json(ref('Job')) },
+        ...keyed(
+          [
+            'invalid_request',
+            'invalid_pdf',
+            'conflict',
+            'payload_too_large',
+            'unsupported_media_type',
+            'render_failed',
+            'render_timeout',
+            'queue_full',
+            'insufficient_storage',
+          ],
+          {
+            invalid_pdf: 'an input is not a PDF that can be read safely, or its password is wrong',
+            conflict: 'the Idempotency-Key was used with a different request',
+          },
+        ),
+      },
+    });
+  };
   const list = (item: string) => ({ description: 'A page, newest first', content: json(ref(`${item}List`)) });
   const jsonBody = (schema: JsonSchema) => ({ required: true, content: { 'application/json': { schema } } });
   const bodyErrors: ErrorCode[] = ['invalid_request', 'payload_too_large', 'unsupported_media_type'];
 
   return {
     '/api/pdf': {
-      post: renderOp('renderPdf', 'PdfRequest', 'Render a page to PDF', ['application/pdf'], ['X-Page-Count']),
+      post: renderOp(
+        'renderPdf',
+        'PdfRequest',
+        'Render a page to PDF (finished with the PDF options given; a zip of parts with split)',
+        ['application/pdf', 'application/zip'],
+        ['X-Page-Count', 'X-Part-Count'],
+      ),
     },
     '/api/image': {
       post: renderOp(
@@ -168,6 +256,8 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
         ['X-Truncated'],
       ),
     },
+
+    ...Object.fromEntries(PDF_TOOLS.map((tool) => [`/api/pdf/${tool}`, { post: toolOp(tool) }])),
 
     '/api/jobs': {
       get: operation({

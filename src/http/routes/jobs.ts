@@ -10,6 +10,9 @@ import { jobListQuery } from '../schemas/lists.js';
 import { parseBody } from '../validate.js';
 import { contentDisposition, safeFilename } from '../filename.js';
 
+/** A PDF job's kept format names its answer (a render's paper format, "A4", does not). */
+const PDF_RESULT_FORMATS = new Set(['pdf', 'zip', 'json']);
+
 export function jobRoutes(jobs: JobService): Router {
   const router = exactRouter();
 
@@ -30,9 +33,11 @@ export function jobRoutes(jobs: JobService): Router {
   router.get('/api/jobs/:id/result', async (ctx) => {
     const { job, size, body } = await jobs.result(keyIdOf(ctx), ctx.params.id!);
     // What a finished render job keeps of its request (render-job.ts, keepAfterFinish).
-    const request = job.request as { filename?: string | null; format?: string | null };
+    const request = job.request as { filename?: string | null; format?: string | null; tool?: string };
     const fallback =
-      job.kind === 'pdf' ? 'render.pdf' : `screenshot.${request.format === 'jpeg' ? 'jpg' : (request.format ?? 'png')}`;
+      job.kind === 'image'
+        ? `screenshot.${request.format === 'jpeg' ? 'jpg' : (request.format ?? 'png')}`
+        : `${request.tool ?? 'render'}.${PDF_RESULT_FORMATS.has(request.format ?? '') ? request.format : 'pdf'}`;
     ctx.set('Content-Disposition', contentDisposition(safeFilename(request.filename ?? undefined, fallback)));
     ctx.type = job.result!.contentType;
     ctx.body = body; // streamed as the client reads it: a large result is never whole in memory

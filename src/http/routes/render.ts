@@ -19,9 +19,15 @@ import { parseBody } from '../validate.js';
 import { withMarkdownAsHtml } from '../markdown-request.js';
 import { contentDisposition, safeFilename } from '../filename.js';
 import { diagnosticsCounts, type RenderDiagnostics } from '../../domain/render-diagnostics.js';
+import type { PdfFinishing } from '../../domain/pdf-spec.js';
+import type { PdfEngine } from '../../pdf/engine.js';
+import { runPdfWork, type PdfWork, type PdfWorkResult } from '../../jobs/pdf-work.js';
+import { finishingOf, splitFinishing } from '../schemas/pdf-finishing.js';
 
 export interface RenderRouteDeps {
   renderer: Renderer;
+  /** Finishes a render's PDF when the request asks for it (pdfa, encrypt, split, ...). */
+  pdfEngine: PdfEngine;
   jobs: JobService;
   limits: SchemaLimits &
     AnonymousLimits & {
@@ -37,7 +43,7 @@ export interface RenderRouteDeps {
   publicUrl: string;
 }
 
-export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteDeps): Router {
+export function renderRoutes({ renderer, pdfEngine, jobs, limits, publicUrl }: RenderRouteDeps): Router {
   const pdfSchema = pdfRequestSchema(limits);
   const imageSchema = imageRequestSchema(limits);
   const router = exactRouter();
@@ -73,12 +79,13 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
   const read = (ctx: Context) => readRenderInput(ctx, bodyLimit(ctx), uploadLimit(ctx));
 
   /** `"async": true`: 202 with a new job (200 with the earlier one for a repeated Idempotency-Key). */
-  async function submit(ctx: Context, kind: RenderJobKind, req: PageRequest): Promise<void> {
+  async function submit(ctx: Context, kind: RenderJobKind, req: PageRequest, pdf?: PdfWork): Promise<void> {
     const keyId = keyIdOf(ctx, 'async jobs need an API key');
     const { job, created } = await jobs.submit({
       keyId,
       kind,
       request: req,
+      ...(pdf && { pdf }),
       idempotencyKey: idempotencyKeyOf(ctx),
       baseUrl: baseUrlOf(ctx, publicUrl),
     });
@@ -89,16 +96,24 @@ export function renderRoutes({ renderer, jobs, limits, publicUrl }: RenderRouteD
 
   router.post('/api/pdf', async (ctx) => {
     const { body: raw, upload } = await read(ctx);
-    const req = withUpload(await withMarkdownAsHtml(parseBody(pdfSchema, raw)), upload);
-    if (req.async) return submit(ctx, 'pdf', req);
+    const parsed = withUpload(await withMarkdownAsHtml(parseBody(pdfSchema, raw)), upload);
+    // The renderer sees only its PdfSpec; the finishing (if any) goes to the engine after the render.
+    const { render: req, finishing: wire } = splitFinishing(parsed);
+    const finishing = wire && finishingOf(wire, upload?.files);
+    if (finishing?.pdfua) Object.assign(req, { tagged: true, outline: true });
+    if (req.async) return submit(ctx, 'pdf', req, finishing && { finishing });
+    const signal = clientGone(ctx);
+    const finish = finishing && ((out: RenderOutput) => finished(pdfEngine, out, finishing, signal));
+    const name = finishing?.split ? 'render.zip' : 'render.pdf';
     const ip = anonymousIp(ctx);
-    if (ip === undefined) return send(ctx, req, await renderer.renderPdf(req, clientGone(ctx)), 'render.pdf');
+    if (ip === undefined) {
+      const out = await renderer.renderPdf(req, signal);
+      return send(ctx, req, finish ? await finish(out) : out, name);
+    }
     const limited = anonymousTier.limitTimeout(raw, req);
-    const out = await anonymousTier.inSlot(ip, () =>
-      renderer.renderPdf(anonymousTier.boundedPdf(limited), clientGone(ctx)),
-    );
+    const out = await anonymousTier.inSlot(ip, () => renderer.renderPdf(anonymousTier.boundedPdf(limited), signal));
     anonymousTier.checkPdf(out);
-    send(ctx, limited, out, 'render.pdf');
+    send(ctx, limited, finish ? await finish(out) : out, name);
   });
 
   router.post('/api/image', async (ctx) => {
@@ -135,7 +150,7 @@ function anonymousIp(ctx: Context): string | undefined {
  * The Idempotency-Key header (async requests only: a synchronous render is simply done again).
  * Printable ASCII up to 255 characters, like the IETF draft and Stripe.
  */
-function idempotencyKeyOf(ctx: Context): string | undefined {
+export function idempotencyKeyOf(ctx: Context): string | undefined {
   const value = ctx.get('Idempotency-Key');
   if (!value) return undefined;
   if (!/^[\x21-\x7e]{1,255}$/.test(value)) {
@@ -147,7 +162,7 @@ function idempotencyKeyOf(ctx: Context): string | undefined {
 }
 
 /** Aborts when the client disconnects before the response is written: its render is cancelled. */
-function clientGone(ctx: Context): AbortSignal {
+export function clientGone(ctx: Context): AbortSignal {
   const controller = new AbortController();
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) controller.abort();
@@ -155,8 +170,24 @@ function clientGone(ctx: Context): AbortSignal {
   return controller.signal;
 }
 
-function send(ctx: Context, req: PageRequest, out: RenderOutput, defaultName: string): void {
+/** A render's output finished by the engine: its bytes, type and page count are the finished document's. */
+async function finished(
+  engine: PdfEngine,
+  out: RenderOutput,
+  finishing: PdfFinishing,
+  signal: AbortSignal,
+): Promise<RenderOutput & { parts?: PdfWorkResult['parts'] }> {
+  return { ...out, ...(await runPdfWork(engine, { finishing }, out.bytes, signal)) };
+}
+
+function send(
+  ctx: Context,
+  req: { filename?: string; response?: 'binary' | 'json' },
+  out: RenderOutput & { parts?: PdfWorkResult['parts'] },
+  defaultName: string,
+): void {
   const filename = safeFilename(req.filename, defaultName);
+  if (out.parts) ctx.set('X-Part-Count', String(out.parts.length));
   if (out.blockedRequests > 0) ctx.state.blockedRequests = out.blockedRequests; // for the request log
   ctx.set('X-Render-Ms', String(out.renderMs));
   if (out.finalUrl) ctx.set('X-Final-Url', out.finalUrl);

@@ -13,8 +13,9 @@ import {
   pageOptions,
   type SchemaLimits,
 } from './request-options.js';
-import { MAX_CSS_LENGTH_CHARS, MAX_METADATA_CHARS, MAX_PAGE_RANGES_CHARS } from './string-caps.js';
+import { MAX_CSS_LENGTH_CHARS, MAX_PAGE_RANGES_CHARS } from './string-caps.js';
 import { MARKDOWN_SOURCE, markdownField } from './markdown.js';
+import { finishingFields, finishingRules } from './pdf-finishing.js';
 import { templateProblem } from '../../render/markdown/markdown-page.js';
 
 // Linear: the spaces before a unit and those after it are matched by different pieces only when a unit
@@ -170,15 +171,6 @@ export function pdfRequestSchema(limits: SchemaLimits) {
       footerTemplate: z.string().max(documentChars(limits)).optional(),
       tagged: z.boolean().default(true),
       outline: z.boolean().default(false),
-      metadata: z
-        .object({
-          title: z.string().max(MAX_METADATA_CHARS).optional(),
-          author: z.string().max(MAX_METADATA_CHARS).optional(),
-          subject: z.string().max(MAX_METADATA_CHARS).optional(),
-          keywords: z.string().max(MAX_METADATA_CHARS).optional(),
-        })
-        .strict()
-        .optional(),
       singlePage: z
         .boolean()
         .default(false)
@@ -190,11 +182,15 @@ export function pdfRequestSchema(limits: SchemaLimits) {
         .boolean()
         .default(false)
         .describe("The page's default background transparent instead of white; needs printBackground"),
+      ...finishingFields(limits),
     })
     .strict()
     .superRefine(
       (value, ctx) => {
         crossFieldRules(value, ctx);
+        finishingRules(value, ctx);
+        if (value.pdfua && value.tagged === false)
+          ctx.addIssue({ code: 'custom', path: ['tagged'], message: 'pdfua needs a tagged PDF: leave out tagged' });
         if (value.singlePage) singlePageRules(value, ctx);
         else if ((value.width === undefined) !== (value.height === undefined)) {
           ctx.addIssue({

@@ -47,3 +47,10 @@ export const MAX_QUERY_TOKEN_CHARS = 512;
  * only states it. Schemas built without the limit (tests) use the default.
  */
 export const DEFAULT_MAX_DOCUMENT_CHARS = 8 * 1024 * 1024;
+/** A media type ("application/xml"): RFC 6838 allows 127 characters each side of the slash. */
+export const MAX_CONTENT_TYPE_CHARS = 255;
+/** A PDF password: AES-256 (PDF 2.0) uses at most 127 bytes of it. */
+export const MAX_PDF_PASSWORD_CHARS = 127;
+/** A watermark's or stamp's text, a colour, a font family. */
+export const MAX_STAMP_TEXT_CHARS = 1000;
+export const MAX_COLOR_CHARS = 64;

@@ -1,0 +1,26 @@
+// The PDF engine as the service runs it: qpdf and pdf-lib under the `pdf.*` bounds, with watermark and
+// stamp pages drawn by the service's own renderer (Chromium, the same fonts and egress policy as a render).
+import type { Config } from '../config.js';
+import { pdfRequestSchema } from '../http/schemas/render.js';
+import { QpdfPdfEngine } from '../pdf/pdf-engine.js';
+import type { Renderer } from '../render/renderer.js';
+
+export function composePdfEngine(config: Readonly<Config>, renderer: Renderer): QpdfPdfEngine {
+  // The stamp's page as a render request with every default filled in, as the API would take it.
+  const schema = pdfRequestSchema(config.limits);
+  const renderStamp = async ({ html, widthPt, heightPt }: { html: string; widthPt: number; heightPt: number }) => {
+    const spec = schema.parse({
+      html,
+      width: `${widthPt / 72}in`,
+      height: `${heightPt / 72}in`,
+      margin: { top: 0, right: 0, bottom: 0, left: 0 },
+      pageRanges: '1',
+      printBackground: true,
+      omitBackground: true, // transparent: the page under it shows through
+      tagged: false, // an artifact: the document's tags stay the page's own
+    });
+    const out = await renderer.renderPdf(spec, new AbortController().signal, { background: true });
+    return out.bytes;
+  };
+  return new QpdfPdfEngine(config.pdf, renderStamp);
+}
