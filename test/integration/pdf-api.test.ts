@@ -13,6 +13,8 @@ import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helper
 import { until } from '../helpers/until.js';
 import type { IssuedKey } from '../../src/stores/api-keys.js';
 import { projectRoot } from '../../src/project-root.js';
+import { DOCS_DIR } from '../../src/web/docs-files.js';
+import { conformanceFailures } from '../helpers/pdf-conformance.js';
 
 const run = promisify(execFile);
 const THREE_PAGES =
@@ -259,6 +261,33 @@ describe('the PDF tools', () => {
     for (const name of readdirSync(svc.dataDir)) {
       const path = join(svc.dataDir, name);
       if (statSync(path).isFile()) expect(readFileSync(path).includes('7f3a9c'), name).toBe(false);
+    }
+  });
+});
+
+describe('the e-invoice example of docs/pdf.md', () => {
+  it('runs as written with curl and gives a PDF/A-3b Factur-X file', async () => {
+    const doc = readFileSync(join(DOCS_DIR, 'pdf.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Example: an e-invoice'));
+    const command = /```sh\n([\s\S]*?)\n```/.exec(section)![1]!.replace('http://localhost:3000', svc.url);
+    const dir = await mkdtemp(join(tmpdir(), 'pagewatch-einvoice-'));
+    try {
+      const fixtures = join(projectRoot(), 'test/fixtures/facturx');
+      await writeFile(join(dir, 'index.html'), readFileSync(join(fixtures, 'invoice-page.html')));
+      await writeFile(join(dir, 'factur-x.xml'), INVOICE_XML);
+      const { stdout } = await run('bash', ['-c', command], { cwd: dir, env: { ...process.env, KEY: owner.key } });
+      expect(stdout).toMatch(/^HTTP\/1\.1 200/);
+      expect(stdout).toMatch(/content-type: application\/pdf/i);
+      const pdf = readFileSync(join(dir, 'invoice.pdf'));
+      expect(
+        await conformanceFailures(pdf, {
+          pdfa: 'PDF/A-3b',
+          info: { title: 'Invoice 2026-042', author: 'Example GmbH' },
+          facturx: { xml: INVOICE_XML, fileName: 'factur-x.xml', relationship: 'Alternative', level: 'EN 16931' },
+        }),
+      ).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -207,8 +207,10 @@ export function buildXmp(info: XmpInfo, claims: ArchiveClaims): string {
 /** A simple property's value, written as an element or as an attribute of rdf:Description. */
 function property(xmp: string, qname: string): string | undefined {
   const q = qname.replace('.', '\\.');
-  const m = new RegExp(`<${q}>\\s*([^<]*?)\\s*</${q}>|\\b${q}\\s*=\\s*["']([^"']*)["']`).exec(xmp);
-  return m ? (m[1] ?? m[2]) : undefined;
+  // One run of non-"<" characters, trimmed after: spaces on both sides of a lazy group would backtrack
+  // quadratically on an uploaded PDF's XMP with a long run of spaces and no closing tag.
+  const m = new RegExp(`<${q}>([^<]*)</${q}>|\\b${q}\\s*=\\s*["']([^"']*)["']`).exec(xmp);
+  return m ? (m[1]?.trim() ?? m[2]) : undefined;
 }
 
 /**
