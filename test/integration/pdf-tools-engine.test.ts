@@ -275,7 +275,18 @@ describe('abort', () => {
     const started = Date.now();
     const call = engine.process([{ bytes: bomb, path: 'bomb.pdf' }], {}, controller.signal);
     const caught = refusal(call);
-    await until('qpdf to run', () => ourQpdf().length > 0, 10_000, 10);
+    // The rewrite's qpdf, not the page count's (gone in a few ms): the same process seen 200 ms apart.
+    const firstSeen = new Map<number, number>();
+    await until(
+      'a qpdf to run for 200 ms',
+      () =>
+        ourQpdf().some((p) => {
+          if (!firstSeen.has(p.pid)) firstSeen.set(p.pid, Date.now());
+          return Date.now() - firstSeen.get(p.pid)! >= 200;
+        }),
+      10_000,
+      10,
+    );
     controller.abort();
     const error = await caught;
     expect(error.message).toBe('The PDF processing was cancelled.');
