@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { unzipSync } from 'fflate';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PdfEncryption } from '../../src/domain/pdf-spec.js';
 import { AppError } from '../../src/errors.js';
@@ -264,6 +264,24 @@ describe('readMetadata', () => {
     const encrypted = await engine.process([{ bytes: plain, path: 'file' }], { encrypt: ENCRYPT });
     const readEncrypted = await engine.readMetadata({ bytes: encrypted.bytes, path: 'file', password: 'reader pass' });
     expect(readEncrypted).toMatchObject({ encrypted: true, info: { Title: 'Quarterly report' } });
+  });
+});
+
+describe('readMetadata of a tagged PDF with XMP', () => {
+  it('tagged, the XMP packet, and the PDF/A and PDF/UA it claims', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage();
+    const xmp =
+      '<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">' +
+      '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" ' +
+      'xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/" xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/">' +
+      '<pdfaid:part>2</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance><pdfuaid:part>1</pdfuaid:part>' +
+      '</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>';
+    const metadata = doc.context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' });
+    doc.catalog.set(PDFName.of('Metadata'), doc.context.register(metadata));
+    doc.catalog.set(PDFName.of('MarkInfo'), doc.context.obj({ Marked: true }));
+    const read = await engine.readMetadata({ bytes: Buffer.from(await doc.save()), path: 'file' });
+    expect(read).toMatchObject({ tagged: true, xmp, pdfa: 'PDF/A-2b', pdfua: 'PDF/UA-1' });
   });
 });
 
