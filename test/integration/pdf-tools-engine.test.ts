@@ -285,6 +285,39 @@ describe('readMetadata of a tagged PDF with XMP', () => {
   });
 });
 
+describe('passwords', () => {
+  it('never on a command line: qpdf gets them in a file only the service reads', async () => {
+    // The bomb, encrypted without decoding it (qpdf --stream-data=preserve): the check then runs for
+    // seconds with the password in use, long enough to read the running qpdf's command line.
+    const plainBomb = join(projectRoot(), 'test/fixtures/pdf-hostile/bomb.pdf');
+    const encryptedBomb = join(dir, 'encrypted-bomb.pdf');
+    await run('qpdf', [
+      '--stream-data=preserve',
+      '--encrypt',
+      'sesame 42',
+      'owner 42',
+      '256',
+      '--',
+      plainBomb,
+      encryptedBomb,
+    ]);
+    const controller = new AbortController();
+    const call = refusal(
+      engine.process(
+        [{ bytes: readFileSync(encryptedBomb), path: 'file', password: 'sesame 42' }],
+        { encrypt: { ...ENCRYPT, userPassword: 'new user 42', ownerPassword: 'new owner 42' } },
+        controller.signal,
+      ),
+    );
+    // prlimit sets the limit, then becomes qpdf (the same process): read it once it is qpdf.
+    const running = await until('a qpdf to run', () => ourQpdf().find((p) => p.comm === 'qpdf'), 10_000, 5);
+    const cmdline = readFileSync(`/proc/${running.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    controller.abort();
+    await call;
+    expect(cmdline).toEqual(['qpdf', expect.stringMatching(/^@\/.*\/args-\d+$/)]);
+  });
+});
+
 describe('abort', () => {
   it('an aborted call kills its running qpdf at once and rejects', async () => {
     // The bomb keeps qpdf busy for ~20 s: long enough to be caught running.
