@@ -86,6 +86,8 @@ describe('merge', () => {
     const text = await pdftotext(product.bytes);
     expect(text.indexOf('Alpha page 2')).toBeLessThan(text.indexOf('Beta page 1'));
     expect(text.indexOf('Beta page 1')).toBeLessThan(text.indexOf('Beta page 3'));
+    // Written by qpdf's join, with no other option: its /ID is the join's, no second rewrite needed.
+    expect(await qpdf(product.bytes, ['--show-object=trailer'])).toMatch(/\/ID \[ <[0-9a-f]{32}> <[0-9a-f]{32}> \]/);
   });
 
   it('takes pdf.maxFiles inputs and refuses one more (400 naming files)', async () => {
