@@ -180,13 +180,10 @@ function needsWork(finishing: PdfFinishing): boolean {
  * e-invoice is a PDF/A-3b file whether or not pdfa was given.
  */
 function checkFinishing(finishing: PdfFinishing): PdfFinishing {
+  // Among them: encrypt with pdfa (or facturx, which is PDF/A-3b), since PDF/A forbids encryption.
   const problems = checkArchiveOptions(finishing);
   if (problems.length > 0) throw invalidRequest('The PDF options cannot be combined as given.', problems);
   if (finishing.encrypt) encryptArgs(finishing.encrypt); // its passwords checked before any work
-  if (finishing.encrypt && finishing.pdfa)
-    throw invalidRequest('PDF/A forbids encryption: ask for pdfa or encrypt, not both.', [
-      { path: 'encrypt', message: 'cannot be combined with pdfa' },
-    ]);
   const split = finishing.split;
   if (split && (split.ranges === undefined) === (split.every === undefined))
     throw invalidRequest('split takes exactly one of ranges and every.', [

@@ -203,7 +203,7 @@ describe('encrypt', () => {
       engine.process([{ bytes: await makePdf('Doc', 1), path: 'file' }], { encrypt: ENCRYPT, pdfa: 'PDF/A-2b' }),
     );
     expect(error.code).toBe('invalid_request');
-    expect(error.extra.details).toEqual([{ path: 'encrypt', message: 'cannot be combined with pdfa' }]);
+    expect(error.extra.details).toEqual([{ path: 'encrypt', message: 'a PDF/A file cannot be encrypted' }]);
   });
 
   it('a password with a line break: 400 naming it, and never repeated', async () => {
