@@ -52,7 +52,7 @@ export class QpdfPdfEngine implements PdfEngine {
     return withWorkDir(async (dir) => {
       const file = join(dir, 'render.pdf');
       await writeFile(file, pdf);
-      return this.finishFile(dir, file, finishing, bounds);
+      return this.finishFile(dir, file, finishing, bounds, false);
     });
   }
 
@@ -74,7 +74,7 @@ export class QpdfPdfEngine implements PdfEngine {
               checked.map((c) => c.file),
               bounds,
             );
-      return this.finishFile(dir, file, finishing, bounds);
+      return this.finishFile(dir, file, finishing, bounds, true);
     });
   }
 
@@ -86,8 +86,18 @@ export class QpdfPdfEngine implements PdfEngine {
     });
   }
 
-  /** After the inputs: the pdf-lib pass, the final qpdf rewrite (encrypted when asked), the split and its zip. */
-  private async finishFile(dir: string, file: string, finishing: PdfFinishing, bounds: Bounds): Promise<PdfProduct> {
+  /**
+   * After the inputs: the pdf-lib pass, the final qpdf rewrite (encrypted when asked), the split and its zip.
+   * `byQpdf`: the file was just written by qpdf (a checked or joined upload), so it has its /ID and a clean
+   * xref already, and needs no rewrite unless something changes it.
+   */
+  private async finishFile(
+    dir: string,
+    file: string,
+    finishing: PdfFinishing,
+    bounds: Bounds,
+    byQpdf: boolean,
+  ): Promise<PdfProduct> {
     let current = file;
     let pageCount: number | undefined;
     const steps = pdfLibStepsFor(finishing);
@@ -106,6 +116,8 @@ export class QpdfPdfEngine implements PdfEngine {
     pageCount ??= await this.countPages(dir, current, bounds);
     checkPageCount(pageCount, this.limits.maxPages, 'the PDF');
 
+    if (!finishing.split && !finishing.encrypt && byQpdf && !steps.length)
+      return { kind: 'pdf', bytes: await readFile(current), pageCount };
     if (!finishing.split) {
       const out = join(dir, 'out.pdf');
       await rewrite(dir, current, out, bounds, { encrypt: finishing.encrypt });
@@ -168,13 +180,10 @@ function needsWork(finishing: PdfFinishing): boolean {
  * e-invoice is a PDF/A-3b file whether or not pdfa was given.
  */
 function checkFinishing(finishing: PdfFinishing): PdfFinishing {
+  // Among them: encrypt with pdfa (or facturx, which is PDF/A-3b), since PDF/A forbids encryption.
   const problems = checkArchiveOptions(finishing);
   if (problems.length > 0) throw invalidRequest('The PDF options cannot be combined as given.', problems);
   if (finishing.encrypt) encryptArgs(finishing.encrypt); // its passwords checked before any work
-  if (finishing.encrypt && finishing.pdfa)
-    throw invalidRequest('PDF/A forbids encryption: ask for pdfa or encrypt, not both.', [
-      { path: 'encrypt', message: 'cannot be combined with pdfa' },
-    ]);
   const split = finishing.split;
   if (split && (split.ranges === undefined) === (split.every === undefined))
     throw invalidRequest('split takes exactly one of ranges and every.', [

@@ -25,6 +25,9 @@ const input = workerData as PdfLibPassInput;
 let step = 'load';
 try {
   const doc = await PDFDocument.load(new Uint8Array(input.pdf), { updateMetadata: false });
+  // pdf-lib copies what it parses: the file as received is let go, so the thread holds two copies at
+  // most (the parsed document and the saved one), not three.
+  (input as { pdf?: ArrayBuffer }).pdf = undefined;
   for (const name of input.steps) {
     step = name;
     const entry = PDF_LIB_STEPS[name] as PdfLibStep<typeof name> | undefined;

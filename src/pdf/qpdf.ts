@@ -121,15 +121,17 @@ export async function runQpdf(
   }
 }
 
-/** qpdf's stderr as sentences, without the file paths (which are ours, not the caller's). */
+/** qpdf's stderr as sentences, without its prefixes and the file paths (which are ours, not the caller's). */
 export function qpdfMessages(stderr: string): string[] {
   return stderr
     .split('\n')
     .map((line) =>
       line
-        .replace(/^(WARNING: )?\S*\/?(in|out|part)[^:\s]*\.pdf( \([^)]*\))?:\s*/i, '')
+        .replace(/^WARNING:\s*/, '')
         .replace(/^qpdf:\s*/, '')
+        .replace(/^\S+\.pdf(?=[:\s])\s*/, '')
+        .replace(/^:\s*/, '')
         .trim(),
     )
-    .filter((line) => line && !/^qpdf: operation succeeded/.test(line) && !/^operation succeeded/.test(line));
+    .filter((line) => line && !/^operation succeeded/.test(line));
 }

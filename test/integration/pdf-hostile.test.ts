@@ -47,8 +47,9 @@ describe('hostile PDFs through the engine', () => {
   it.each(['truncated.pdf', 'garbage.pdf'])('%s: 422, it cannot be read', async (name) => {
     const { error, ms } = await refusal(name);
     expect(error.code).toBe('invalid_pdf');
-    expect(error.message).toMatch(new RegExp(`${name} cannot be read as a PDF: .*trailer`));
-    expect(error.extra.details?.[0]?.path).toBe(name);
+    const reason = 'unable to find trailer dictionary while recovering damaged file';
+    expect(error.message).toBe(`${name} cannot be read as a PDF: ${reason}.`);
+    expect(error.extra.details).toEqual([{ path: name, message: reason }]);
     expect(ms).toBeLessThan(SLACK_MS);
   });
 
@@ -63,7 +64,9 @@ describe('hostile PDFs through the engine', () => {
   it('a page tree that loops: 422 saying so', async () => {
     const { error, ms } = await refusal('page-loop.pdf');
     expect(error.code).toBe('invalid_pdf');
-    expect(error.message).toMatch(/page-loop\.pdf cannot be read as a PDF: .*[Ll]oop detected/);
+    expect(error.message).toBe(
+      'page-loop.pdf cannot be read as a PDF: (object 2 0): Loop detected in /Pages structure (getAllPages).',
+    );
     expect(ms).toBeLessThan(SLACK_MS);
   });
 

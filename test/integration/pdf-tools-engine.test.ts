@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { unzipSync } from 'fflate';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PdfEncryption } from '../../src/domain/pdf-spec.js';
 import { AppError } from '../../src/errors.js';
@@ -86,6 +86,8 @@ describe('merge', () => {
     const text = await pdftotext(product.bytes);
     expect(text.indexOf('Alpha page 2')).toBeLessThan(text.indexOf('Beta page 1'));
     expect(text.indexOf('Beta page 1')).toBeLessThan(text.indexOf('Beta page 3'));
+    // Written by qpdf's join, with no other option: its /ID is the join's, no second rewrite needed.
+    expect(await qpdf(product.bytes, ['--show-object=trailer'])).toMatch(/\/ID \[ <[0-9a-f]{32}> <[0-9a-f]{32}> \]/);
   });
 
   it('takes pdf.maxFiles inputs and refuses one more (400 naming files)', async () => {
@@ -201,7 +203,7 @@ describe('encrypt', () => {
       engine.process([{ bytes: await makePdf('Doc', 1), path: 'file' }], { encrypt: ENCRYPT, pdfa: 'PDF/A-2b' }),
     );
     expect(error.code).toBe('invalid_request');
-    expect(error.extra.details).toEqual([{ path: 'encrypt', message: 'cannot be combined with pdfa' }]);
+    expect(error.extra.details).toEqual([{ path: 'encrypt', message: 'a PDF/A file cannot be encrypted' }]);
   });
 
   it('a password with a line break: 400 naming it, and never repeated', async () => {
@@ -267,6 +269,57 @@ describe('readMetadata', () => {
   });
 });
 
+describe('readMetadata of a tagged PDF with XMP', () => {
+  it('tagged, the XMP packet, and the PDF/A and PDF/UA it claims', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage();
+    const xmp =
+      '<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">' +
+      '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" ' +
+      'xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/" xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/">' +
+      '<pdfaid:part>2</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance><pdfuaid:part>1</pdfuaid:part>' +
+      '</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>';
+    const metadata = doc.context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' });
+    doc.catalog.set(PDFName.of('Metadata'), doc.context.register(metadata));
+    doc.catalog.set(PDFName.of('MarkInfo'), doc.context.obj({ Marked: true }));
+    const read = await engine.readMetadata({ bytes: Buffer.from(await doc.save()), path: 'file' });
+    expect(read).toMatchObject({ tagged: true, xmp, pdfa: 'PDF/A-2b', pdfua: 'PDF/UA-1' });
+  });
+});
+
+describe('passwords', () => {
+  it('never on a command line: qpdf gets them in a file only the service reads', async () => {
+    // The bomb, encrypted without decoding it (qpdf --stream-data=preserve): the check then runs for
+    // seconds with the password in use, long enough to read the running qpdf's command line.
+    const plainBomb = join(projectRoot(), 'test/fixtures/pdf-hostile/bomb.pdf');
+    const encryptedBomb = join(dir, 'encrypted-bomb.pdf');
+    await run('qpdf', [
+      '--stream-data=preserve',
+      '--encrypt',
+      'sesame 42',
+      'owner 42',
+      '256',
+      '--',
+      plainBomb,
+      encryptedBomb,
+    ]);
+    const controller = new AbortController();
+    const call = refusal(
+      engine.process(
+        [{ bytes: readFileSync(encryptedBomb), path: 'file', password: 'sesame 42' }],
+        { encrypt: { ...ENCRYPT, userPassword: 'new user 42', ownerPassword: 'new owner 42' } },
+        controller.signal,
+      ),
+    );
+    // prlimit sets the limit, then becomes qpdf (the same process): read it once it is qpdf.
+    const running = await until('a qpdf to run', () => ourQpdf().find((p) => p.comm === 'qpdf'), 10_000, 5);
+    const cmdline = readFileSync(`/proc/${running.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    controller.abort();
+    await call;
+    expect(cmdline).toEqual(['qpdf', expect.stringMatching(/^@\/.*\/args-\d+$/)]);
+  });
+});
+
 describe('abort', () => {
   it('an aborted call kills its running qpdf at once and rejects', async () => {
     // The bomb keeps qpdf busy for ~20 s: long enough to be caught running.
@@ -275,7 +328,18 @@ describe('abort', () => {
     const started = Date.now();
     const call = engine.process([{ bytes: bomb, path: 'bomb.pdf' }], {}, controller.signal);
     const caught = refusal(call);
-    await until('qpdf to run', () => ourQpdf().length > 0, 10_000, 10);
+    // The rewrite's qpdf, not the page count's (gone in a few ms): the same process seen 200 ms apart.
+    const firstSeen = new Map<number, number>();
+    await until(
+      'a qpdf to run for 200 ms',
+      () =>
+        ourQpdf().some((p) => {
+          if (!firstSeen.has(p.pid)) firstSeen.set(p.pid, Date.now());
+          return Date.now() - firstSeen.get(p.pid)! >= 200;
+        }),
+      10_000,
+      10,
+    );
     controller.abort();
     const error = await caught;
     expect(error.message).toBe('The PDF processing was cancelled.');
