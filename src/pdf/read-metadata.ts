@@ -1,5 +1,6 @@
 // What /api/pdf/metadata answers, read with qpdf --json (version 2): the objects without their stream
 // data, the attachments, the encryption; the XMP packet is the one stream read, decoded by qpdf.
+import { readArchiveClaims } from './archive/index.js';
 import { invalidPdf } from '../errors.js';
 import type { PdfMetadataRead } from './engine.js';
 import { runQpdf, type Bounds } from './qpdf.js';
@@ -90,11 +91,7 @@ export async function readMetadataOf(
     const shown = await runQpdf(dir, [`--show-object=${id}`, '--filtered-stream-data', file], bounds, unreadable);
     xmp = shown.stdout.toString('utf8');
   }
-  const claim = (ns: string, field: string) =>
-    xmp && (new RegExp(`${ns}:${field}(?:>([^<]*)<|="([^"]*)")`).exec(xmp)?.slice(1).find(Boolean) ?? undefined);
-  const part = claim('pdfaid', 'part');
-  const conformance = claim('pdfaid', 'conformance');
-  const uaPart = claim('pdfuaid', 'part');
+  const claims = xmp === undefined ? {} : readArchiveClaims(xmp);
 
   const attachments = Object.entries(json.attachments ?? {}).map(([key, a]) => {
     const stream = dict(a.preferredcontents);
@@ -117,8 +114,8 @@ export async function readMetadataOf(
     tagged,
     info,
     ...(xmp !== undefined && { xmp }),
-    ...(part && { pdfa: `PDF/A-${part}${(conformance ?? '').toLowerCase()}` }),
-    ...(uaPart && { pdfua: `PDF/UA-${uaPart}` }),
+    ...(claims.pdfa && { pdfa: claims.pdfa }),
+    ...(claims.pdfua && { pdfua: claims.pdfua }),
     attachments,
   };
 }
