@@ -3,7 +3,7 @@
 // make sense for the tool. One schema per tool, so each lists exactly what it takes.
 import { z } from 'zod';
 import type { PdfTool } from '../../jobs/pdf-work.js';
-import { documentChars, httpUrl, WEBHOOK_NO_CREDENTIALS } from './request-options.js';
+import { asyncOptions, documentChars } from './request-options.js';
 import { finishingFields, finishingRules, FINISHING_KEYS, type FinishingKey } from './pdf-finishing.js';
 import { MAX_NAME_CHARS, MAX_PDF_PASSWORD_CHARS, MAX_URL_CHARS } from './string-caps.js';
 
@@ -100,13 +100,7 @@ export function pdfToolSchema(tool: PdfTool, limits: PdfToolLimits) {
         .describe('Multipart: the passwords of encrypted input parts, by part name'),
       ...picked,
       filename: z.string().min(1).max(MAX_NAME_CHARS).optional().describe('Used in Content-Disposition'),
-      async: z
-        .boolean()
-        .default(false)
-        .describe('Answer 202 with a job at once; the result is fetched later (API key required)'),
-      webhookUrl: httpUrl('webhookUrl', WEBHOOK_NO_CREDENTIALS)
-        .optional()
-        .describe("Told of the async job's end (job.succeeded / job.failed); needs async"),
+      ...asyncOptions(),
     })
     .strict()
     .superRefine(

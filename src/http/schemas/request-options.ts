@@ -278,6 +278,13 @@ export function pageOptions(limits: SchemaLimits) {
       .enum(['binary', 'json'])
       .default('binary')
       .describe('Synchronous answer: the bytes, or JSON with base64 data'),
+    ...asyncOptions(),
+  };
+}
+
+/** How a request becomes an async job: shared by the renders and the PDF tools. */
+export function asyncOptions() {
+  return {
     async: z
       .boolean()
       .default(false)
