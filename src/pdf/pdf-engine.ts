@@ -10,7 +10,7 @@ import { checkArchiveOptions, effectivePdfA } from './archive/index.js';
 import type { PdfEngine, PdfInput, PdfMetadataRead, PdfProduct } from './engine.js';
 import { checkInput, checkPageCount } from './inputs.js';
 import { everyPages, parsePageRanges, type PageRange } from './page-ranges.js';
-import { runPdfLibPass } from './pdf-lib-pass.js';
+import { PdfLibThreads, runPdfLibPass } from './pdf-lib-pass.js';
 import { installedQpdf, qpdfMissing, runQpdf, withWorkDir, type Bounds } from './qpdf.js';
 import { encryptArgs, mergeFiles, rewrite } from './qpdf-tools.js';
 import { readMetadataOf } from './read-metadata.js';
@@ -29,6 +29,8 @@ export interface PdfEngineLimits {
 }
 
 export class QpdfPdfEngine implements PdfEngine {
+  private readonly threads = new PdfLibThreads();
+
   constructor(
     private readonly limits: PdfEngineLimits,
     private readonly renderStamp: StepContext['renderStamp'],
@@ -108,6 +110,7 @@ export class QpdfPdfEngine implements PdfEngine {
         finishing,
         { renderStamp: this.renderStamp },
         bounds,
+        this.threads,
       );
       current = join(dir, 'finished.pdf');
       await writeFile(current, done.bytes);

@@ -1,5 +1,6 @@
 // The pdf-lib steps run in a worker thread, not a child process. Measured on the 2-core box, both cost
-// about the same to start (~0.3 s, most of it loading pdf-lib), but a thread takes the PDF as a transferred
+// about the same to start (~0.3 s, most of it loading pdf-lib; a spare thread started after each pass
+// hides it from the next, see PdfLibThreads), but a thread takes the PDF as a transferred
 // ArrayBuffer and hands the result back the same way, where a child process would copy the bytes through
 // a pipe both ways. Its heap is bounded (resourceLimits, pdf.memoryMb) and
 // it is terminated when the deadline passes or the caller aborts. Uploads reach it already checked and
@@ -17,6 +18,51 @@ import { PDF_LIB_STEPS, type PdfLibOption, type StepContext } from './steps.js';
 /** The compiled thread script: a worker cannot load .ts, so even under vitest this runs dist/. */
 export const PDF_LIB_THREAD_SCRIPT = join(projectRoot(), 'dist/src/pdf/pdf-lib-thread.js');
 
+const startThread = (memoryMb: number) =>
+  new Worker(PDF_LIB_THREAD_SCRIPT, { resourceLimits: { maxOldGenerationSizeMb: memoryMb } });
+
+/**
+ * A thread started ahead of the next pass, so that pass does not wait for pdf-lib to load (most of a small
+ * document's finishing time). Each pass still has a thread of its own, ended after it: nothing of one
+ * document stays for the next. The spare is started only after a first pass, so a service that never
+ * finishes a PDF never starts one; it does not keep the process alive.
+ */
+export class PdfLibThreads {
+  private spare?: { worker: Worker; memoryMb: number };
+
+  /** The spare if it is ready for this bound, else a thread started now. */
+  take(memoryMb: number): Worker {
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare?.memoryMb === memoryMb) {
+      spare.worker.ref();
+      return spare.worker;
+    }
+    void spare?.worker.terminate();
+    return startThread(memoryMb);
+  }
+
+  /** Starts the spare for the next pass, unless one is there. */
+  refill(memoryMb: number): void {
+    if (this.spare) return;
+    const worker = startThread(memoryMb);
+    worker.unref();
+    const spare = { worker, memoryMb };
+    // A spare that dies unused (it should not) is simply forgotten; the next pass starts its own.
+    worker.once('exit', () => {
+      if (this.spare === spare) this.spare = undefined;
+    });
+    worker.once('error', () => undefined);
+    this.spare = spare;
+  }
+
+  async stop(): Promise<void> {
+    const spare = this.spare;
+    this.spare = undefined;
+    await spare?.worker.terminate();
+  }
+}
+
 /**
  * Loads `pdf` once, applies `steps` in order, saves once (no object streams). `pdf`'s memory is handed to
  * the worker (the Buffer is unusable afterwards) when it owns its whole ArrayBuffer; else it is copied once.
@@ -27,6 +73,7 @@ export async function runPdfLibPass(
   finishing: PdfFinishing,
   context: StepContext,
   bounds: Bounds,
+  threads?: PdfLibThreads,
 ): Promise<{ bytes: Buffer; pageCount: number }> {
   if (!existsSync(PDF_LIB_THREAD_SCRIPT))
     throw new Error(`pdf-lib thread script ${PDF_LIB_THREAD_SCRIPT} not found: run \`npm run build\` first`);
@@ -44,11 +91,7 @@ export async function runPdfLibPass(
   if (bounds.signal?.aborted) throw aborted();
   const remaining = bounds.deadline - Date.now();
   if (remaining <= 0) throw pdfTimeout(bounds.timeoutMs);
-  const worker = new Worker(PDF_LIB_THREAD_SCRIPT, {
-    workerData: input,
-    transferList: [buffer],
-    resourceLimits: { maxOldGenerationSizeMb: bounds.memoryMb },
-  });
+  const worker = threads ? threads.take(bounds.memoryMb) : startThread(bounds.memoryMb);
   let onAbort = () => {};
   try {
     return await new Promise((resolve, reject) => {
@@ -76,9 +119,11 @@ export async function runPdfLibPass(
         settle(() => reject(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? pdfOutOfMemory(bounds.memoryMb) : err)),
       );
       worker.once('exit', (code) => settle(() => reject(new Error(`pdf-lib thread exited with code ${code}`))));
+      worker.postMessage(input, [buffer]);
     });
   } finally {
     bounds.signal?.removeEventListener('abort', onAbort);
     await worker.terminate();
+    threads?.refill(bounds.memoryMb);
   }
 }

@@ -3,9 +3,11 @@
 // of heap in ~4 s. The time bound, an abort and the memory bound each end the thread with their error.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { runPdfLibPass } from '../../src/pdf/pdf-lib-pass.js';
+import { PdfLibThreads, runPdfLibPass } from '../../src/pdf/pdf-lib-pass.js';
 import type { Bounds } from '../../src/pdf/qpdf.js';
 import { projectRoot } from '../../src/project-root.js';
 
@@ -48,5 +50,51 @@ describe('the pdf-lib thread under its bounds', () => {
     const { error } = await pass({ timeoutMs: 30_000, memoryMb: 256 });
     expect(error.code).toBe('invalid_pdf');
     expect(error.message).toMatch(/needed more than the memory limit of 256 MiB \(pdf\.memoryMb\)/);
+  });
+});
+
+describe('the spare thread', () => {
+  /** The threads a pass took, in order. */
+  class RecordingThreads extends PdfLibThreads {
+    readonly taken: Worker[] = [];
+    override take(memoryMb: number): Worker {
+      const worker = super.take(memoryMb);
+      this.taken.push(worker);
+      return worker;
+    }
+  }
+  const spareOf = (threads: PdfLibThreads) => (threads as unknown as { spare?: { worker: Worker } }).spare?.worker;
+  const onePage = async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage();
+    return Buffer.from(await doc.save());
+  };
+  const bounds = () => ({ timeoutMs: 30_000, memoryMb: 512, deadline: Date.now() + 30_000 });
+
+  it('is started after a pass and serves the next one; each pass has a thread of its own, ended after it', async () => {
+    const threads = new RecordingThreads();
+    try {
+      expect(spareOf(threads)).toBeUndefined(); // none before a first pass: an unused engine starts nothing
+      const first = await runPdfLibPass(
+        await onePage(),
+        ['metadata'],
+        { metadata: { author: 'A' } },
+        context,
+        bounds(),
+        threads,
+      );
+      expect(first.pageCount).toBe(1);
+      const spare = spareOf(threads);
+      expect(spare).toBeInstanceOf(Worker);
+      expect(spare).not.toBe(threads.taken[0]);
+      await runPdfLibPass(await onePage(), ['metadata'], { metadata: { author: 'B' } }, context, bounds(), threads);
+      expect(threads.taken[1]).toBe(spare);
+      // Both passes' threads were ended (exit resolves at once for an ended thread); a new spare waits.
+      for (const used of threads.taken) expect(await used.terminate()).toBeUndefined();
+      expect(spareOf(threads)).toBeInstanceOf(Worker);
+      expect(spareOf(threads)).not.toBe(spare);
+    } finally {
+      await threads.stop();
+    }
   });
 });
