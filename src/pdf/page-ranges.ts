@@ -1,5 +1,7 @@
-// Page ranges as people write them ("1-3,5,8-"): 1-based, inclusive, checked against the page count.
-import { invalidRequest, invalidPdf } from '../errors.js';
+// Page ranges as people write them ("1-3,5,8-"): 1-based, inclusive, checked against the page count, for
+// split and for the pages a watermark or stamp goes on. A range that does not fit the document is the
+// option's fault, a 400 naming it, as with a render's pageRanges.
+import { invalidRequest } from '../errors.js';
 
 export interface PageRange {
   from: number;
@@ -22,7 +24,7 @@ export function parsePageRanges(text: string, pageCount: number, path: string): 
         { path, message: `"${item}" is not a range of pages` },
       ]);
     if (to > pageCount)
-      throw invalidPdf(`${path}: "${item}" goes past the last page; the PDF has ${pageCount} pages.`, [
+      throw invalidRequest(`${path}: "${item}" goes past the last page; the PDF has ${pageCount} pages.`, [
         { path, message: `"${item}" goes past the last page (${pageCount})` },
       ]);
     return { from, to };
@@ -34,4 +36,16 @@ export function everyPages(every: number, pageCount: number): PageRange[] {
   const ranges: PageRange[] = [];
   for (let from = 1; from <= pageCount; from += every) ranges.push({ from, to: Math.min(pageCount, from + every - 1) });
   return ranges;
+}
+
+/**
+ * The 0-based indexes, ascending and without repeats, of the pages `ranges` names; every page when it is
+ * absent or blank (as Gotenberg's watermarkPages). `path` names the option in errors.
+ */
+export function pageIndexes(ranges: string | undefined, pageCount: number, path: string): number[] {
+  if (ranges === undefined || ranges.trim() === '') return Array.from({ length: pageCount }, (_, i) => i);
+  const chosen = new Set<number>();
+  for (const { from, to } of parsePageRanges(ranges, pageCount, path))
+    for (let page = from; page <= to; page++) chosen.add(page - 1);
+  return [...chosen].sort((a, b) => a - b);
 }

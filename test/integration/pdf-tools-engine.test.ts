@@ -155,10 +155,10 @@ describe('split', () => {
     expect(await pdftotext(files['part-3.pdf']!)).toContain('Doc page 5');
   });
 
-  it('a range past the last page: 422 naming split.ranges; a malformed one: 400', async () => {
+  it('a range past the last page and a malformed one: 400 naming split.ranges', async () => {
     const pdf = await makePdf('Doc', 4);
     const past = await refusal(engine.process([{ bytes: pdf, path: 'file' }], { split: { ranges: '1-2,3-5' } }));
-    expect(past.code).toBe('invalid_pdf');
+    expect(past.code).toBe('invalid_request');
     expect(past.message).toBe('split.ranges: "3-5" goes past the last page; the PDF has 4 pages.');
     expect(past.extra.details?.[0]?.path).toBe('split.ranges');
     const at = await engine.process([{ bytes: pdf, path: 'file' }], { split: { ranges: '1-2,3-4' } });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { PdfStamp } from '../../src/domain/pdf-spec.js';
 import { AppError } from '../../src/errors.js';
 import { applyStamp } from '../../src/pdf/stamp/apply-stamp.js';
-import { pageIndexes } from '../../src/pdf/stamp/page-ranges.js';
+import { pageIndexes } from '../../src/pdf/page-ranges.js';
 import { STAMP_LIMITS, stampPage } from '../../src/pdf/stamp/stamp-page.js';
 
 const base = { opacity: 1, rotation: 0, position: 'center', offsetX: 0, offsetY: 0 } as const;

@@ -14,7 +14,7 @@ import {
 import type { UploadedFile } from '../../domain/render-spec.js';
 import { STAMP_DEFAULTS, STAMP_IMAGE_TYPES } from '../../pdf/stamp/stamp-page.js';
 import { invalidRequest, type ErrorDetail } from '../../errors.js';
-import { documentChars } from './request-options.js';
+import { documentChars, isPageRanges } from './request-options.js';
 import {
   MAX_COLOR_CHARS,
   MAX_CONTENT_TYPE_CHARS,
@@ -40,12 +40,11 @@ const IMAGE_TYPES = Object.keys(STAMP_IMAGE_TYPES) as [
   ...(keyof typeof STAMP_IMAGE_TYPES)[],
 ];
 
-const PAGE_RANGE = /^\s*\d+(?:\s*-\s*\d+)?\s*$/;
 const pageRanges = (what: string) =>
   z
     .string()
     .max(MAX_PAGE_RANGES_CHARS)
-    .refine((v) => v.trim() === '' || v.split(',').every((r) => PAGE_RANGE.test(r)), 'page ranges such as "1-3,5"')
+    .refine((v) => v.trim() === '' || isPageRanges(v, true), 'page ranges such as "1-3,5" or "7-"')
     .describe(what);
 
 /** The bytes of a file inside the options: base64, or (multipart) the name of an uploaded part. */

@@ -23,7 +23,7 @@ import {
 } from 'pdf-lib';
 import type { PdfStamp, StampPosition } from '../../domain/pdf-spec.js';
 import { invalidPdf } from '../../errors.js';
-import { pageIndexes } from './page-ranges.js';
+import { pageIndexes } from '../page-ranges.js';
 import { checkStamp } from './stamp-page.js';
 
 export type StampLayer = 'under' | 'over';
