@@ -1,7 +1,8 @@
 // The PDF work an async `pdf` job carries: the finishing of a render, or a PDF tool's inputs and options
-// (then `tool` says which, and there is no page to render). Kept in the job's row as JSON without bytes or clear passwords: every file
-// (an input PDF, an attachment, a stamp's image) goes into the job's upload bundle under a name no
-// uploaded file can have, and every password is sealed with the SecretBox, bound to the job's id.
+// (then `tool` says which, and there is no page to render). Kept in the job's row as JSON without bytes
+// or clear passwords: every file (an input PDF, an attachment, a stamp's image) goes into the job's
+// upload bundle under a name no uploaded file can have, and every password is sealed with the SecretBox,
+// bound to the job's id.
 import type { PdfFinishing } from '../domain/pdf-spec.js';
 import type { UploadedFile } from '../domain/render-spec.js';
 import type { PdfEngine, PdfInput, PdfProduct } from '../pdf/engine.js';
