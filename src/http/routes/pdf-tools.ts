@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import type { UploadedFile } from '../../domain/render-spec.js';
 import { invalidRequest } from '../../errors.js';
 import type { PdfEngine, PdfInput } from '../../pdf/engine.js';
-import { PDF_TOOLS, runPdfWork, type PdfTool, type PdfWork } from '../../jobs/pdf-work.js';
+import { PDF_TOOLS, pdfWorkFormat, runPdfWork, type PdfTool, type PdfWork } from '../../jobs/pdf-work.js';
 import type { JobService } from '../../jobs/service.js';
 import { jobView } from '../../jobs/view.js';
 import { readJsonBody } from '../middleware/body.js';
@@ -43,8 +43,7 @@ export function pdfToolRoutes({ pdfEngine, jobs, limits, publicUrl }: PdfToolRou
       const keyId = keyIdOf(ctx, 'the PDF tools need an API key');
       const work = await readWork(ctx, tool, schema, uploadLimit, limits.pdfMaxFiles);
       const { req } = work;
-      const format =
-        work.tool === 'metadata' && !work.finishing.metadata ? 'json' : work.finishing.split ? 'zip' : 'pdf';
+      const format = pdfWorkFormat(work);
       const name = safeFilename(req.filename, `${tool}.${format}`);
       if (req.async) {
         const { job, created } = await jobs.submit({
