@@ -18,6 +18,7 @@ export function composePdfEngine(config: Readonly<Config>, renderer: Renderer): 
       printBackground: true,
       omitBackground: true, // transparent: the page under it shows through
       tagged: false, // an artifact: the document's tags stay the page's own
+      javaScriptEnabled: false, // the stamp's page needs none: its text and image are the caller's
     });
     const out = await renderer.renderPdf(spec, new AbortController().signal, { background: true });
     return out.bytes;
