@@ -183,6 +183,12 @@ export const configSchema = z
           .describe('Memory each PDF tool process (qpdf, the pdf-lib worker) may use, in MiB'),
         maxPages: int(1, 1_000_000).default(5000).describe('Pages a PDF given to or made by the PDF tools may have'),
         maxFiles: int(1, 10_000).default(50).describe('PDFs one PDF tool call (a merge) may take'),
+        concurrency: int(1, 64)
+          .default(2)
+          .describe('PDF tool calls and finishings of synchronous requests that run at once (each up to memoryMb)'),
+        queueSize: int(0, 10_000)
+          .default(16)
+          .describe('Synchronous PDF work waiting for a slot; beyond it a request gets 429 queue_full'),
       })
       .strict()
       .prefault({}),

@@ -42,7 +42,7 @@ import { PACKAGE_VERSION } from '../version.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { composeBrowser } from './browser.js';
-import { composePdfEngine } from './pdf-engine.js';
+import { composePdfEngine, LimitedPdfEngine } from './pdf-engine.js';
 import { lifecyclesOf, partsOf } from './roles.js';
 import { openStorage, type Storage } from './storage.js';
 
@@ -208,7 +208,7 @@ async function composeOn(
   const app = createApp({
     log,
     renderer,
-    pdfEngine,
+    pdfEngine: new LimitedPdfEngine(pdfEngine, config.pdf),
     keys: stores.keys,
     limits: httpLimits(config),
     auth: config.auth,

@@ -2,7 +2,10 @@
 // stamp pages drawn by the service's own renderer (Chromium, the same fonts and egress policy as a render).
 import type { Config } from '../config.js';
 import { pdfRequestSchema } from '../http/schemas/render.js';
+import type { PdfFinishing } from '../domain/pdf-spec.js';
+import type { PdfEngine, PdfInput } from '../pdf/engine.js';
 import { QpdfPdfEngine } from '../pdf/pdf-engine.js';
+import { RenderLimiter } from '../render/limiter.js';
 import type { Renderer } from '../render/renderer.js';
 
 export function composePdfEngine(config: Readonly<Config>, renderer: Renderer): QpdfPdfEngine {
@@ -25,3 +28,33 @@ export function composePdfEngine(config: Readonly<Config>, renderer: Renderer): 
   };
   return new QpdfPdfEngine(config.pdf, renderStamp);
 }
+
+/**
+ * The engine as synchronous requests use it: at most `pdf.concurrency` calls at once (each may hold a qpdf
+ * process and a pdf-lib worker of up to `pdf.memoryMb`), up to `pdf.queueSize` more waiting, and beyond that
+ * 429 queue_full. Async jobs use the engine itself: the job worker already bounds how many run.
+ */
+export class LimitedPdfEngine implements PdfEngine {
+  private readonly limiter: RenderLimiter;
+
+  constructor(
+    private readonly engine: PdfEngine,
+    limits: { concurrency: number; queueSize: number },
+  ) {
+    this.limiter = new RenderLimiter(limits.concurrency, limits.queueSize, undefined, 'PDF');
+  }
+
+  finish(pdf: Buffer, finishing: PdfFinishing, signal?: AbortSignal) {
+    return this.limiter.run(signal ?? NEVER, () => this.engine.finish(pdf, finishing, signal));
+  }
+
+  process(inputs: PdfInput[], finishing: PdfFinishing, signal?: AbortSignal) {
+    return this.limiter.run(signal ?? NEVER, () => this.engine.process(inputs, finishing, signal));
+  }
+
+  readMetadata(input: PdfInput, signal?: AbortSignal) {
+    return this.limiter.run(signal ?? NEVER, () => this.engine.readMetadata(input, signal));
+  }
+}
+
+const NEVER = new AbortController().signal;

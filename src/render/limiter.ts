@@ -19,6 +19,8 @@ export class RenderLimiter {
     private readonly queueSize: number,
     /** Told how long each render waited for its slot (ms; 0 when one was free): the status page's queue wait. */
     private readonly onWaited: (ms: number) => void = () => undefined,
+    /** What waits in this line, as a refusal names it ("The render queue is full..."). */
+    private readonly queueName = 'render',
   ) {}
 
   get activeCount(): number {
@@ -59,7 +61,10 @@ export class RenderLimiter {
       this.active++;
       return Promise.resolve();
     }
-    if (!background && this.waiting.length >= this.queueSize) throw queueFull(this.retryAfterSeconds());
+    if (!background && this.waiting.length >= this.queueSize) {
+      const seconds = this.retryAfterSeconds();
+      throw queueFull(seconds, `The ${this.queueName} queue is full: try again in ${seconds} s.`);
+    }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         resolve: () => {
