@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKeyWithCli, killHard, startCli, type CliService } from '../helpers/durability-cli.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { processGroup } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -16,10 +17,12 @@ const JOBS = 30;
 describe('SIGTERM under load', () => {
   let dataDir: string | undefined;
   let hooks: WebhookReceiver | undefined;
+  let fixture: FixtureServer | undefined;
   const children: CliService[] = [];
   afterEach(async () => {
     for (const c of children.splice(0)) await killHard(c);
     await hooks?.close();
+    await fixture?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -58,22 +61,23 @@ describe('SIGTERM under load', () => {
         return ((await res.json()) as { id: string }).id;
       }),
     );
+    // The two synchronous renders load their page from a fixture server, so its hits say when both are
+    // rendering: the render queue's counts would also count the jobs, and did, sending SIGTERM too soon.
+    let syncHits = 0;
+    fixture = await startFixtureServer();
+    fixture.route('/sync', (_req, res) => {
+      syncHits++;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<p>SYNC</p>');
+    });
     const renders = [0, 1].map(() =>
-      call(first, 'POST', '/api/image', { html: '<p>SYNC</p>', delay: 1500, viewport: { width: 200, height: 100 } }),
+      call(first, 'POST', '/api/image', {
+        url: `${fixture!.url}/sync`,
+        delay: 1500,
+        viewport: { width: 200, height: 100 },
+      }),
     );
     // SIGTERM once both synchronous renders are in the service (a request still on its way would be refused).
-    const active = async () =>
-      ((await (await call(first, 'GET', '/api/status')).json()) as { render: { active: number; queued: number } })
-        .render;
-    await until(
-      'the two renders to be in the service',
-      async () => {
-        const r = await active();
-        return r.active + r.queued >= 2 && hooks!.hits.length < JOBS;
-      },
-      15_000,
-      20,
-    );
+    await until('the two renders to load their page', () => syncHits >= 2 && hooks!.hits.length < JOBS, 30_000, 20);
     first.child.kill('SIGTERM');
     for (const res of await Promise.all(renders)) expect(res.status).toBe(200);
     expect(await first.exit).toBe(0);
