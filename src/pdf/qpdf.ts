@@ -89,8 +89,6 @@ export async function runQpdf(
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
     let stopped: AppError | undefined;
     const kill = (why: AppError) => {
       stopped ??= why;
@@ -100,6 +98,17 @@ export async function runQpdf(
         // already gone
       }
     };
+    // What qpdf prints is held in this process: a stream it inflates to stdout (an uploaded PDF's XMP
+    // packet, read for the metadata) could be gigabytes, so its output has the same bound as its memory.
+    const maxOutput = bounds.memoryMb * 1024 * 1024;
+    let outputBytes = 0;
+    const collect = (into: Buffer[]) => (b: Buffer) => {
+      outputBytes += b.length;
+      if (outputBytes > maxOutput) return kill(pdfOutOfMemory(bounds.memoryMb));
+      into.push(b);
+    };
+    child.stdout.on('data', collect(out));
+    child.stderr.on('data', collect(err));
     const timer = setTimeout(() => kill(pdfTimeout(bounds.timeoutMs)), remaining);
     const onAbort = () => kill(aborted());
     bounds.signal?.addEventListener('abort', onAbort, { once: true });

@@ -2,10 +2,13 @@
 // engine: real qpdf, a real worker. Each file gets its clear 400 or 422 within the bound, and leaves no
 // qpdf process behind.
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { QpdfPdfEngine } from '../../src/pdf/pdf-engine.js';
+import { runQpdf } from '../../src/pdf/qpdf.js';
 import { projectRoot } from '../../src/project-root.js';
 import { listProcesses } from '../helpers/processes.js';
 import { pdftotext } from '../helpers/poppler.js';
@@ -132,5 +135,33 @@ describe('hostile PDFs through the engine', () => {
     const { error } = await refusal('encrypted.pdf', 'open\nsesame');
     expect(error.code).toBe('invalid_request');
     expect(error.extra.details).toEqual([{ path: 'password', message: 'contains a line break' }]);
+  });
+});
+
+describe("qpdf's output", () => {
+  it('is bounded like its memory: a bomb stream printed to stdout ends at pdf.memoryMb, not in our heap', async () => {
+    // Object 4 of bomb.pdf is the stream that inflates to 4 GiB; printing it decoded is what reading an
+    // uploaded PDF's XMP packet does with its metadata stream.
+    const dir = await mkdtemp(join(tmpdir(), 'pagewatch-qpdf-output-'));
+    try {
+      await writeFile(join(dir, 'bomb.pdf'), file('bomb.pdf'));
+      const started = Date.now();
+      const error = await runQpdf(
+        dir,
+        ['--show-object=4', '--filtered-stream-data', join(dir, 'bomb.pdf')],
+        { timeoutMs: 30_000, memoryMb: 64, deadline: started + 30_000 },
+        () => new AppError('invalid_pdf', 'unreadable'),
+      ).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).message).toMatch(/memory limit of 64 MiB \(pdf\.memoryMb\)/);
+      // 64 MiB of spaces come out in well under the 30 s deadline; the deadline would say "did not finish".
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(ourQpdf()).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
