@@ -118,18 +118,13 @@ export function placement(page: PDFPage, size: { width: number; height: number }
   const boundsWidth = Math.abs(size.width * cos) + Math.abs(size.height * sin);
   const boundsHeight = Math.abs(size.width * sin) + Math.abs(size.height * cos);
   const [horizontal, vertical] = axes(stamp.position);
-  const x =
-    horizontal === 'left'
-      ? stamp.offsetX + boundsWidth / 2
-      : horizontal === 'right'
-        ? viewWidth - stamp.offsetX - boundsWidth / 2
-        : viewWidth / 2 + stamp.offsetX;
-  const y =
-    vertical === 'bottom'
-      ? stamp.offsetY + boundsHeight / 2
-      : vertical === 'top'
-        ? viewHeight - stamp.offsetY - boundsHeight / 2
-        : viewHeight / 2 + stamp.offsetY;
+  // The centre along one axis: `offset` in from the near edge, in from the far one, or off the middle.
+  const centre = (edge: 'near' | 'far' | 'middle', offset: number, extent: number, length: number) =>
+    edge === 'near' ? offset + length / 2 : edge === 'far' ? extent - offset - length / 2 : extent / 2 + offset;
+  const edgeOf = (side: string, near: string, far: string) =>
+    side === near ? 'near' : side === far ? 'far' : 'middle';
+  const x = centre(edgeOf(horizontal, 'left', 'right'), stamp.offsetX, viewWidth, boundsWidth);
+  const y = centre(edgeOf(vertical, 'bottom', 'top'), stamp.offsetY, viewHeight, boundsHeight);
   // The reader's view is the page turned clockwise by /Rotate: back to the page's own coordinates.
   const [u, v] =
     pageTurn === 0
