@@ -8,7 +8,12 @@ export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
 export const CAPTURE_REASONS = ['schedule', 'manual', 'catch-up'] as const;
 export type CaptureReason = (typeof CAPTURE_REASONS)[number];
 
-export const CAPTURE_STATUSES = ['succeeded', 'failed'] as const;
+/**
+ * succeeded: a capture that can be a baseline. failed: nothing was read. suspect: the page was read but
+ * looks like a failure (a bot check, an empty page, a login wall): never a change, never a baseline.
+ * filter_missing: a selecting filter matched nothing: never a change, never a baseline.
+ */
+export const CAPTURE_STATUSES = ['succeeded', 'failed', 'suspect', 'filter_missing'] as const;
 export type CaptureStatus = (typeof CAPTURE_STATUSES)[number];
 
 /** An element a changed region overlaps, with its text in the baseline and in this capture. */

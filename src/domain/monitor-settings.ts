@@ -5,6 +5,7 @@ import type { Box } from './geometry.js';
 import type { Cookie, ImageOptions, PageSpec, ResourceType } from './render-spec.js';
 import type { DiffMode } from './diff-mode.js';
 import type { Rule } from './notify-rules.js';
+import type { Filter } from './filters.js';
 
 export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
@@ -38,7 +39,16 @@ export type CaptureOptions = Omit<PageSpec, 'url' | 'html' | 'baseUrl' | 'files'
   Omit<ImageOptions, 'format' | 'quality'> & {
     reducedMotion: NonNullable<PageSpec['reducedMotion']>;
     steps: Step[];
+    /** The request's method; absent: GET. */
+    method?: RequestMethod;
+    /** POST and PUT: the request's body, write-only (stored sealed, shown as "••••"). */
+    body?: string;
+    /** The body's Content-Type; absent: application/json when the body parses as JSON, else text/plain. */
+    bodyContentType?: string;
   };
+
+export const REQUEST_METHODS = ['GET', 'POST', 'PUT'] as const;
+export type RequestMethod = (typeof REQUEST_METHODS)[number];
 
 /** What counts as a change, and what is left out of the comparison. */
 export interface DiffOptions {
@@ -54,6 +64,14 @@ export interface DiffOptions {
   ignoreSelectors: string[];
   /** Capture again before reporting a change. */
   confirm: boolean;
+  /** What part of what is read is compared, in order. */
+  filters: Filter[];
+  /** After this many filter_missing captures in a row, monitor.filter_missing is sent. */
+  filterMissingAfter: number;
+  /** The element holding the product's price, when the page declares no structured data. */
+  priceSelector?: string;
+  /** The element saying whether the product is in stock, when the page declares no structured data. */
+  availabilitySelector?: string;
 }
 
 export interface MonitorSettings {

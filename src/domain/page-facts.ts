@@ -1,6 +1,7 @@
 // What a monitor's capture reads from the page besides its pixels: its visible text blocks and what its
 // notifyWhen rules' selectors matched. Read by the renderer, compared by the diff, stored with the capture.
 import type { Box } from './geometry.js';
+import type { ProductFacts } from './product.js';
 
 /** A visible block-level element (or a replaced one: img, svg, canvas, video, iframe, input) with its own text. */
 export interface PageBlock {
@@ -30,4 +31,10 @@ export interface Probe {
 export interface PageFacts {
   blocks: PageBlock[];
   probes: Probe[];
+  /** The main document's HTTP status (the last response of the navigation); absent when unknown. */
+  status?: number;
+  /** The product's price and stock, when the page declares them or the monitor's selectors read them. */
+  product?: ProductFacts | null;
+  /** Selecting filters (css, xpath) that matched nothing: their indexes in diff.filters. */
+  missingFilters?: number[];
 }

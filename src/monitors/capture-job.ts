@@ -117,6 +117,8 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       conditions: conditions.results,
       conditionErrors: conditions.errors,
       conditionsMet: conditions.met,
+      content: null,
+      product: shot.facts.product ?? null,
     };
     return { detail: capture };
   }

@@ -104,6 +104,8 @@ export class CaptureRecorder {
       conditions: [],
       conditionErrors: [],
       conditionsMet: null,
+      content: null,
+      product: null,
     };
     await tx.captures.insert(capture);
     await tx.monitors.recordRun(monitor.id, 'failed', now);

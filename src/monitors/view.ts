@@ -48,6 +48,7 @@ export function captureView(c: CaptureRecord, baseUrl: string) {
     ...(c.diffKey && { diffUrl: diffUrl(baseUrl, c.id) }),
     ...(c.truncated && { truncated: true }),
     ...(c.error && { error: c.error }),
+    ...contentAndProduct(c),
     ...(c.status === 'succeeded' && {
       summary: summarize(c.textChanges, c.textChangesTotal),
       textChanges: c.textChanges,
@@ -59,6 +60,19 @@ export function captureView(c: CaptureRecord, baseUrl: string) {
   };
 }
 export type CaptureView = ReturnType<typeof captureView>;
+
+/** What the URL served, and the product's price and stock: shown when the capture read them. */
+function contentAndProduct(c: CaptureRecord) {
+  return {
+    ...(c.content && { content: c.content }),
+    ...(c.product && {
+      price: c.product.price,
+      currency: c.product.currency,
+      availability: c.product.availability,
+      priceSource: c.product.source,
+    }),
+  };
+}
 
 /** `data` of capture.completed, capture.failed and monitor.changed. */
 export function captureEventData(m: MonitorRecord, c: CaptureRecord): Record<string, unknown> {
@@ -84,6 +98,7 @@ export function captureEventData(m: MonitorRecord, c: CaptureRecord): Record<str
     conditions: c.conditions,
     conditionErrors: c.conditionErrors,
     conditionsMet: c.conditionsMet,
+    ...contentAndProduct(c),
     imageUrl: imageUrl(m.baseUrl, c.id),
     ...(c.diffKey && { diffUrl: diffUrl(m.baseUrl, c.id) }),
     ...(c.baselineId && { baselineImageUrl: imageUrl(m.baseUrl, c.baselineId) }),

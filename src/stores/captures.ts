@@ -1,5 +1,7 @@
 // The captures store: one record per finished capture of a monitor, successful or not.
 import type { Box } from '../domain/geometry.js';
+import type { CaptureContent } from '../domain/content.js';
+import type { ProductFacts } from '../domain/product.js';
 import type { CaptureReason, CaptureStatus, ConditionResult, Region, TextChange } from '../domain/capture-findings.js';
 
 export interface CaptureRecord {
@@ -36,6 +38,10 @@ export interface CaptureRecord {
   conditionErrors: string[];
   /** Every notifyWhen rule is true and one became true; null when the monitor has none. */
   conditionsMet: boolean | null;
+  /** What the URL served; null for captures taken before content types were read (HTML). */
+  content: CaptureContent | null;
+  /** The product's price and stock as read; null when the page declares none. */
+  product: ProductFacts | null;
 }
 
 /**

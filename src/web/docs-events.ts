@@ -51,6 +51,8 @@ const capture = (over: Partial<CaptureRecord>): CaptureRecord => ({
   conditions: [],
   conditionErrors: [],
   conditionsMet: null,
+  content: null,
+  product: null,
   ...over,
 });
 

@@ -37,6 +37,8 @@ export function settings(over: Partial<NamedSettings> = {}): NamedSettings {
       ignoreRegions: [{ x: 1, y: 2, width: 3, height: 4 }],
       ignoreSelectors: [],
       confirm: true,
+      filters: [],
+      filterMissingAfter: 3,
     },
     notifyWhen: [{ selector: '.price', numberBelow: 20 }],
     notify: ['change', 'failure'],
@@ -91,6 +93,8 @@ export function capture(id: string, monitorId: string, takenAt: string, over: Pa
     conditions: [],
     conditionErrors: [],
     conditionsMet: null,
+    content: null,
+    product: null,
     storedBytes: 0,
     ...over,
   };

@@ -142,6 +142,8 @@ export async function seedCapture(backend: Backend, monitorId: string, now: Date
     conditions: [],
     conditionErrors: [],
     conditionsMet: null,
+    content: null,
+    product: null,
   });
   return id;
 }

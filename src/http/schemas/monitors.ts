@@ -9,11 +9,13 @@ import { shortestGapSeconds } from '../../monitors/schedule-gap.js';
 import { DIFF_MODES } from '../../domain/diff-mode.js';
 import {
   NOTIFY_EVENTS,
+  REQUEST_METHODS,
   type CaptureOptions,
   type DiffOptions,
   type MonitorSettings,
 } from '../../domain/monitor-settings.js';
 import { notifyWhenSchema } from './conditions.js';
+import { filtersSchema } from './filters.js';
 import { imageSizeRules } from './image-size.js';
 import {
   httpUrl,
@@ -29,7 +31,9 @@ import { stepsFitTimeout, stepsSchema } from './steps.js';
 import type { Holds, SameKeys } from './type-checks.js';
 import {
   MAX_CRON_CHARS,
+  MAX_MEDIA_TYPE_CHARS,
   MAX_NAME_CHARS,
+  MAX_REQUEST_BODY_CHARS,
   MAX_PATTERN_CHARS,
   MAX_SELECTOR_CHARS,
   MAX_TIME_ZONE_CHARS,
@@ -106,6 +110,18 @@ export function captureOptionsSchema(limits: SchemaLimits) {
       // Motion that respects the preference stops, so a carousel does not read as a change.
       reducedMotion: z.enum(REDUCED_MOTIONS).default('reduce').describe('Default "reduce" for monitors'),
       steps: stepsSchema,
+      method: z.enum(REQUEST_METHODS).optional().describe("The request's method (default GET)"),
+      body: z
+        .string()
+        .max(MAX_REQUEST_BODY_CHARS)
+        .optional()
+        .describe('POST and PUT: the request body; write-only (stored sealed, shown as "••••")'),
+      bodyContentType: z
+        .string()
+        .min(1)
+        .max(MAX_MEDIA_TYPE_CHARS)
+        .optional()
+        .describe("The body's Content-Type (default: application/json when the body is JSON, else text/plain)"),
     })
     .strict()
     .superRefine((value, ctx) => {
@@ -172,6 +188,26 @@ export const diffOptionsSchema = z
       .default([])
       .describe('Elements whose boxes are left out of the count'),
     confirm: z.boolean().default(true).describe('Capture again before reporting a change'),
+    filters: filtersSchema,
+    filterMissingAfter: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(3)
+      .describe('After this many filter_missing captures in a row, monitor.filter_missing is sent'),
+    priceSelector: z
+      .string()
+      .min(1)
+      .max(MAX_SELECTOR_CHARS)
+      .optional()
+      .describe("The element holding the product's price (used when the page declares no structured data)"),
+    availabilitySelector: z
+      .string()
+      .min(1)
+      .max(MAX_SELECTOR_CHARS)
+      .optional()
+      .describe('The element saying whether the product is in stock (when no structured data says)'),
   })
   .strict();
 

@@ -54,3 +54,9 @@ export const MAX_PDF_PASSWORD_CHARS = 127;
 /** A watermark's or stamp's text, a colour, a font family. */
 export const MAX_STAMP_TEXT_CHARS = 1000;
 export const MAX_COLOR_CHARS = 64;
+/** A monitor's request body (capture.body: an API query, a form). */
+export const MAX_REQUEST_BODY_CHARS = 65_536;
+/** A media type such as "application/json; charset=utf-8". */
+export const MAX_MEDIA_TYPE_CHARS = 256;
+/** An XPath or JSONPath expression of diff.filters. */
+export const MAX_PATH_EXPRESSION_CHARS = 1000;

@@ -5,6 +5,8 @@ import type { Box } from '../../domain/geometry.js';
 import type { CaptureListQuery, CaptureRecord, CaptureStore, NewCapture, Removed } from '../captures.js';
 import type { CaptureReason, ConditionResult, Region, TextChange } from '../../domain/capture-findings.js';
 import type { CapturesTable, DB } from './schema.js';
+import type { CaptureContent } from '../../domain/content.js';
+import type { ProductFacts } from '../../domain/product.js';
 import type { Notify } from './stores-over.js';
 
 type Row = Selectable<CapturesTable>;
@@ -39,6 +41,8 @@ function toRecord(r: Row): CaptureRecord {
     conditions: JSON.parse(r.conditions) as ConditionResult[],
     conditionErrors: JSON.parse(r.condition_errors) as string[],
     conditionsMet: r.conditions_met === null ? null : r.conditions_met === 1,
+    content: r.content === null ? null : (JSON.parse(r.content) as CaptureContent),
+    product: r.product === null ? null : (JSON.parse(r.product) as ProductFacts),
   };
 }
 
@@ -85,6 +89,8 @@ export class SqlCaptureStore implements CaptureStore {
         conditions: JSON.stringify(c.conditions),
         condition_errors: JSON.stringify(c.conditionErrors),
         conditions_met: c.conditionsMet === null ? null : c.conditionsMet ? 1 : 0,
+        content: c.content === null ? null : JSON.stringify(c.content),
+        product: c.product === null ? null : JSON.stringify(c.product),
       })
       .execute();
   }

@@ -19,7 +19,12 @@ export function toRecord(r: Row): MonitorRecord {
       timezone: r.timezone,
       paused: r.paused === 1,
       capture: JSON.parse(r.capture) as CaptureOptions,
-      diff: JSON.parse(r.diff) as MonitorSettings['diff'],
+      // Settings added since a monitor was stored read as their defaults.
+      diff: {
+        filters: [],
+        filterMissingAfter: 3,
+        ...(JSON.parse(r.diff) as Partial<MonitorSettings['diff']>),
+      } as MonitorSettings['diff'],
       notifyWhen: JSON.parse(r.notify_when) as MonitorSettings['notifyWhen'],
       notify: JSON.parse(r.notify) as MonitorSettings['notify'],
       retention: JSON.parse(r.retention) as MonitorSettings['retention'],

@@ -45,6 +45,10 @@ export interface CapturesTable {
   conditions: Generated<string>;
   condition_errors: Generated<string>;
   conditions_met: number | null;
+  /** JSON: CaptureContent; NULL for captures from before content types. */
+  content: string | null;
+  /** JSON: ProductFacts; NULL when none was read. */
+  product: string | null;
 }
 
 export interface IdempotencyKeysTable {

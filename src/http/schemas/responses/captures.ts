@@ -2,6 +2,8 @@
 // changed regions, text changes and notifyWhen results, and the data of monitor.test.
 import { z } from 'zod';
 import { CAPTURE_REASONS, CAPTURE_STATUSES } from '../../../domain/capture-findings.js';
+import { CONTENT_KINDS } from '../../../domain/content.js';
+import { AVAILABILITIES, PRODUCT_SOURCES } from '../../../domain/product.js';
 import type { CaptureView } from '../../../monitors/view.js';
 import type { Documents, Holds } from '../type-checks.js';
 import { box, codeAndMessage, dateTime } from './common.js';
@@ -36,6 +38,25 @@ const textChange = z.object({
     .optional()
     .describe('Changed blocks: the word-level diff, in order'),
 });
+
+const contentAndProduct = {
+  content: z
+    .object({
+      kind: z.enum(CONTENT_KINDS).describe('What the URL served, by its type and first bytes'),
+      mediaType: z.string().nullable().describe('The media type the server sent (lower case, no parameters)'),
+      bytes: z.int().nullable().describe('Bytes read (null for html: the browser read it)'),
+      pages: z.int().optional().describe("pdf: the document's page count"),
+      pagesRead: z.int().optional().describe('pdf: pages read (fewer than pages when a limit cut it)'),
+      cut: z.string().optional().describe('Why only part was read (a byte or page limit)'),
+      sha256: z.string().optional().describe('binary: SHA-256 of the bytes read, hex'),
+    })
+    .optional()
+    .describe('What the URL served; absent on captures taken before content types were read (html)'),
+  price: z.number().nullable().optional().describe("The product's price, when the page declares one"),
+  currency: z.string().nullable().optional().describe('ISO 4217 code, when the page says one'),
+  availability: z.enum(AVAILABILITIES).nullable().optional().describe('schema.org ItemAvailability'),
+  priceSource: z.enum(PRODUCT_SOURCES).optional().describe('Where price and availability were read'),
+};
 
 /** The fields a succeeded capture (and its events) carries about text and notifyWhen. */
 const textAndConditions = {
@@ -97,6 +118,7 @@ export const capture = z.object({
     .optional()
     .describe('One line for a person about the text changes, e.g. "Price: $24.99 → $19.99"; null without one'),
   ...textAndConditions,
+  ...contentAndProduct,
 });
 export type CaptureDocumented = Holds<Documents<CaptureView, typeof capture>>;
 
@@ -119,6 +141,7 @@ export const captureEvent = z
       .optional()
       .describe('One line for a person, e.g. "Price: $24.99 → $19.99"; null without a text change'),
     ...textAndConditions,
+    ...contentAndProduct,
     textChanges: z.array(textChange).optional().describe('The first 10 text changes (the capture keeps up to 50)'),
     imageUrl: z.url().optional(),
     diffUrl: z.url().optional(),
