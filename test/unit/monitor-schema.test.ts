@@ -181,6 +181,8 @@ describe('monitorSchema: defaults', () => {
     ignoreRegions: [],
     ignoreSelectors: [],
     confirm: true,
+    filters: [],
+    filterMissingAfter: 3,
   };
 
   it('a bare {url, schedule} gets every documented default, and no name (the service names it by its url)', () => {
