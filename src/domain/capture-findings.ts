@@ -2,7 +2,7 @@
 // sent in webhooks.
 import type { Box } from './geometry.js';
 
-export const MONITOR_STATUSES = ['baseline', 'unchanged', 'changed', 'failed'] as const;
+export const MONITOR_STATUSES = ['baseline', 'unchanged', 'changed', 'failed', 'suspect', 'filter_missing'] as const;
 export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
 
 export const CAPTURE_REASONS = ['schedule', 'manual', 'catch-up'] as const;

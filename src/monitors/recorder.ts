@@ -29,6 +29,15 @@ export type CaptureJobRequest = {
   scheduledFor?: string;
 };
 
+/**
+ * How a monitor stands after a capture that was read: suspect and filter_missing captures say so (they
+ * are neither a change nor a baseline); otherwise baseline, changed or unchanged.
+ */
+function monitorStatusOf(capture: NewCapture): MonitorStatus {
+  if (capture.status === 'suspect' || capture.status === 'filter_missing') return capture.status;
+  return capture.baselineId === null ? 'baseline' : capture.changed ? 'changed' : 'unchanged';
+}
+
 export class CaptureRecorder {
   constructor(
     private readonly files: FileStore,
@@ -47,8 +56,7 @@ export class CaptureRecorder {
       return;
     }
     await tx.captures.insert(capture);
-    const status: MonitorStatus = capture.baselineId === null ? 'baseline' : capture.changed ? 'changed' : 'unchanged';
-    await tx.monitors.recordRun(current.id, status, now);
+    await tx.monitors.recordRun(current.id, monitorStatusOf(capture), now);
     const record = { ...capture, createdAt: capture.takenAt };
     // With notifyWhen rules, a change is told only once they hold (conditionsMet is null without rules).
     if (capture.changed && capture.conditionsMet !== false)
