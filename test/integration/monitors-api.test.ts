@@ -53,6 +53,8 @@ const DIFF_DEFAULTS = {
   ignoreRegions: [],
   ignoreSelectors: [],
   confirm: true,
+  filters: [],
+  filterMissingAfter: 3,
 };
 
 // --- expected next runs (computed here, independently of node-cron) -----------------------------------
