@@ -117,6 +117,15 @@ describe('productOf: what the page returned, whatever it is', () => {
     expect(product).toEqual({ price: 24.99, currency: 'USD', availability: 'InStock', source: 'json-ld' });
   });
 
+  it("an AggregateOffer's lowPrice and the offer it repeats: the offer that says its availability", () => {
+    const offers = [
+      { price: '15.50', currency: 'USD' },
+      { price: '30', availability: 'InStock' },
+      { price: 15.5, availability: 'LimitedAvailability' },
+    ];
+    expect(productOf({ jsonLd: offers })).toMatchObject({ price: 15.5, availability: 'LimitedAvailability' });
+  });
+
   it(`reads at most ${MAX_OFFERS} offers of a source`, () => {
     const offers = Array.from({ length: MAX_OFFERS + 1 }, (_, i) => ({ price: MAX_OFFERS + 1 - i }));
     expect(productOf({ jsonLd: offers })!.price).toBe(2); // the 101st (price 1) is not read

@@ -81,10 +81,14 @@ export function productOf(raw: unknown): ProductFacts | null {
   };
 }
 
-/** The offer with the lowest price (undefined when none has a price). */
+/** The offer with the lowest price, one that says its availability first (undefined when none has a price). */
 function lowest(offers: Offer[]): Offer | undefined {
   let best: Offer | undefined;
-  for (const o of offers) if (o.price !== null && (!best || o.price < best.price!)) best = o;
+  for (const o of offers) {
+    if (o.price === null) continue;
+    // An AggregateOffer's lowPrice repeats the price of one of its offers, which may say more.
+    if (!best || o.price < best.price! || (o.price === best.price && !best.availability && o.availability)) best = o;
+  }
   return best;
 }
 
