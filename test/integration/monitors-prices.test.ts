@@ -131,8 +131,8 @@ describe('JSON-LD (en-US, USD): priceDropsBy 10 % and priceBelow 20', () => {
           '@context': 'https://schema.org',
           '@type': 'Product',
           name: 'Blue widget',
+          // No @type on the offer: common, and read because it is a Product's offers.
           offers: {
-            '@type': 'Offer',
             price: s.price,
             priceCurrency: 'USD',
             availability: 'https://schema.org/InStock',
@@ -223,7 +223,7 @@ describe('each markup read right', () => {
         'en-GB',
         '',
         `<div vocab="https://schema.org/" typeof="Product"><div property="offers" typeof="Offer">
-          <span property="price" content="899.00">£899.00</span><meta property="priceCurrency" content="GBP">
+          <span property="price" content="899.00">Eight hundred and ninety-nine pounds</span><meta property="priceCurrency" content="GBP">
           <link property="availability" href="https://schema.org/LimitedAvailability"></div></div>`,
       ),
       [899, 'GBP', 'LimitedAvailability', 'rdfa'],

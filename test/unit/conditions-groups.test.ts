@@ -87,6 +87,7 @@ describe('price rules', () => {
       ...stock('OutOfStock', 'InStock', 'InStock', 'SoldOut', 'LimitedAvailability'),
     );
     expect(mets(back)).toEqual([false, true, false, false, true]);
+    expect(back.map((o) => o.results[0]!.met)).toEqual([false, true, false, false, true]); // true only on the move
     expect(back[1]!.results[0]!.value).toBe('InStock');
     const out = run(
       [{ outOfStock: true }],
@@ -94,7 +95,7 @@ describe('price rules', () => {
     );
     expect(mets(out)).toEqual([false, true, false, false, true]);
     // The first capture knows nothing of before: in stock is not "back".
-    expect(mets(run([{ backInStock: true }], ...stock('InStock')))).toEqual([false]);
+    expect(mets(run([{ backInStock: true }], ...stock('InStock', 'InStock')))).toEqual([false, false]);
   });
 
   it('no product read: false with an error naming the rule by its test', () => {

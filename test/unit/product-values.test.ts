@@ -149,6 +149,11 @@ describe('productOf: what the page returned, whatever it is', () => {
     expect(productOf({ rdfa: all.rdfa, opengraph: all.opengraph })).toMatchObject({ price: 22, source: 'rdfa' });
   });
 
+  it("a selector price is read in its element's language", () => {
+    expect(productOf({ price: { text: '1.299 €', lang: 'de-DE' } })).toMatchObject({ price: 1299, currency: 'EUR' });
+    expect(productOf({ price: { text: '1.299 €', lang: 'en-US' } })).toMatchObject({ price: 1.299 });
+  });
+
   it('a selector price with "$": USD only when the page declares no currency', () => {
     expect(productOf({ price: { text: '$5.00', lang: 'en' } })).toMatchObject({ currency: 'USD', source: 'selector' });
     expect(
