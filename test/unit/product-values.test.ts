@@ -90,6 +90,7 @@ describe('availabilityOf', () => {
       ['Niet op voorraad', 'OutOfStock'],
       ['Uitverkocht', 'SoldOut'],
       ['Unavailable', 'OutOfStock'],
+      ['oos', 'OutOfStock'],
       ['Call us', null],
     ];
     expect(cases.map(([text]) => [text, availabilityOf(text)])).toEqual(cases);

@@ -111,6 +111,7 @@ const PHRASES: [RegExp, Availability][] = [
   [
     phrase(
       'out of stock',
+      'oos', // OpenGraph's product:availability
       'not in stock',
       'not available',
       'unavailable',
