@@ -52,13 +52,27 @@ export interface TextChange {
 
 /** One notifyWhen rule as this capture found it. */
 export interface ConditionResult {
+  /** The rule's place among all rules, counted depth first through groups from 0. */
   index: number;
-  selector: string;
-  /** The rule's test (textContains, numberBelow, ...). */
+  /** Where the rule is in notifyWhen ("1", "1.any.0"); absent on captures recorded before groups: String(index). */
+  path?: string;
+  /** The element the rule read; null for the price rules, which read the capture's product. */
+  selector: string | null;
+  /** The rule's test (textContains, numberBelow, priceBelow, ...). */
   test: string;
   met: boolean;
-  /** What was read: the element's text, or the number parsed from it; null when nothing matched. */
+  /**
+   * What was read: the element's text, or the number parsed from it, the price, or the availability;
+   * null when nothing was read.
+   */
   value: string | number | null;
+  /** The rule only had to hold (`while: true`). */
+  while?: true;
+}
+
+/** A recorded result's path, for results recorded before paths were. */
+export function resultPath(result: ConditionResult): string {
+  return result.path ?? String(result.index);
 }
 
 /** How many text changes a capture keeps (the total is counted apart). */

@@ -4,7 +4,7 @@
 import type { Box } from './geometry.js';
 import type { Cookie, ImageOptions, PageSpec, ResourceType } from './render-spec.js';
 import type { DiffMode } from './diff-mode.js';
-import type { Rule } from './notify-rules.js';
+import type { RuleEntry } from './notify-rules.js';
 import type { Filter } from './filters.js';
 
 export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
@@ -83,7 +83,7 @@ export interface MonitorSettings {
   paused: boolean;
   capture: CaptureOptions;
   diff: DiffOptions;
-  notifyWhen: Rule[];
+  notifyWhen: RuleEntry[];
   notify: NotifyEvent[];
   webhookUrl?: string;
   retention: { keep: number };

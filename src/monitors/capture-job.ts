@@ -20,6 +20,7 @@ import type { CaptureRecord, NewCapture } from '../stores/captures.js';
 import type { JobRecord } from '../stores/jobs.js';
 import type { MonitorRecord } from '../stores/monitors.js';
 import { evaluateConditions } from './conditions.js';
+import { leafRules, type RuleEntry } from '../domain/notify-rules.js';
 import { hideTypedSecrets } from './typed-secrets.js';
 import { parseStoredBlocks } from '../diff/text/compare-in-thread.js';
 import { judgeChange, type Verdict } from '../diff/verdict.js';
@@ -74,7 +75,12 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
         outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       }
     }
-    const conditions = evaluateConditions(monitor.settings.notifyWhen, shot.facts.probes, baseline);
+    const conditions = evaluateConditions(
+      monitor.settings.notifyWhen,
+      shot.facts.probes,
+      baseline,
+      shot.facts.product ?? null,
+    );
     if (signal.aborted) return {};
 
     const id = newCaptureId();
@@ -172,7 +178,9 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       facts: {
         textSelector: diff.textSelector,
         ignoreSelectors: diff.ignoreSelectors,
-        probeSelectors: notifyWhen.map((rule) => rule.selector),
+        probeSelectors: probeSelectors(notifyWhen),
+        priceSelector: diff.priceSelector,
+        availabilitySelector: diff.availabilitySelector,
       },
     });
     // What a secret step typed may show up in the page's text (a contenteditable field, a page that
@@ -247,6 +255,12 @@ async function refuseOversized<T>(step: () => T | Promise<T>): Promise<T> {
     if (err instanceof ImageTooLarge) throw renderFailed(`${err.message}; the capture cannot be compared`, err);
     throw err;
   }
+}
+
+/** The elements the rules read, each once (price rules read the product instead). */
+function probeSelectors(notifyWhen: RuleEntry[]): string[] {
+  const selectors = leafRules(notifyWhen).map(({ rule }) => rule.selector);
+  return [...new Set(selectors.filter((s): s is string => s !== undefined))];
 }
 
 // --- the render request of a capture: its image options and steps with their secrets opened --------

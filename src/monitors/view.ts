@@ -1,5 +1,6 @@
 // Monitors and captures as the API shows them (/docs, "Monitors"), and the thin data of
 // their webhook events: ids, figures and absolute URLs, never image bytes.
+import { resultPath, type ConditionResult } from '../domain/capture-findings.js';
 import type { CaptureRecord } from '../stores/captures.js';
 import type { MonitorRecord } from '../stores/monitors.js';
 import { maskSecrets } from './capture-secrets.js';
@@ -53,13 +54,18 @@ export function captureView(c: CaptureRecord, baseUrl: string) {
       summary: summarize(c.textChanges, c.textChangesTotal),
       textChanges: c.textChanges,
       textChangesTotal: c.textChangesTotal,
-      conditions: c.conditions,
+      conditions: conditionsView(c.conditions),
       conditionErrors: c.conditionErrors,
       conditionsMet: c.conditionsMet,
     }),
   };
 }
 export type CaptureView = ReturnType<typeof captureView>;
+
+/** Rule results with their path: those recorded before groups had none, and were at the top level. */
+function conditionsView(conditions: ConditionResult[]) {
+  return conditions.map((r) => ({ ...r, path: resultPath(r) }));
+}
 
 /** What the URL served, and the product's price and stock: shown when the capture read them. */
 function contentAndProduct(c: CaptureRecord) {
@@ -95,7 +101,7 @@ export function captureEventData(m: MonitorRecord, c: CaptureRecord): Record<str
     summary: summarize(c.textChanges, c.textChangesTotal),
     textChanges: c.textChanges.slice(0, EVENT_TEXT_CHANGES),
     textChangesTotal: c.textChangesTotal,
-    conditions: c.conditions,
+    conditions: conditionsView(c.conditions),
     conditionErrors: c.conditionErrors,
     conditionsMet: c.conditionsMet,
     ...contentAndProduct(c),

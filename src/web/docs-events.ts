@@ -83,7 +83,7 @@ const CHANGED = capture({
     },
   ],
   textChangesTotal: 1,
-  conditions: [{ index: 0, selector: '#plans .price', test: 'numberBelow', met: true, value: 19.99 }],
+  conditions: [{ index: 0, path: '0', selector: '#plans .price', test: 'numberBelow', met: true, value: 19.99 }],
   conditionsMet: true,
 });
 

@@ -177,7 +177,7 @@ describe('numberBelow: the price drops below 20 (German page, "24,99 €")', () 
     const baseline = await captureNow(monitorId);
     expect(baseline.baselineId).toBeNull();
     expect(baseline.conditions).toEqual([
-      { index: 0, selector: '.price', test: 'numberBelow', met: false, value: 24.99 },
+      { index: 0, path: '0', selector: '.price', test: 'numberBelow', met: false, value: 24.99 },
     ]);
     expect(baseline.conditionErrors).toEqual([]);
     expect(baseline.conditionsMet).toBe(false);
@@ -189,7 +189,7 @@ describe('numberBelow: the price drops below 20 (German page, "24,99 €")', () 
     const capture = await captureNow(monitorId);
     expect(capture.changed).toBe(true);
     expect(capture.conditions).toEqual([
-      { index: 0, selector: '.price', test: 'numberBelow', met: true, value: 19.99 },
+      { index: 0, path: '0', selector: '.price', test: 'numberBelow', met: true, value: 19.99 },
     ]);
     expect(capture.conditionsMet).toBe(true);
     const events = await settledEventsOf(monitorId, capture.id);
@@ -225,12 +225,12 @@ describe('textContains "In stock"', () => {
     });
     const baseline = await captureNow(id);
     expect(baseline.conditions).toEqual([
-      { index: 0, selector: '.stock', test: 'textContains', met: false, value: 'Sold out' },
+      { index: 0, path: '0', selector: '.stock', test: 'textContains', met: false, value: 'Sold out' },
     ]);
     page.state.stock = 'In stock — ships today';
     const capture = await captureNow(id);
     expect(capture.conditions).toEqual([
-      { index: 0, selector: '.stock', test: 'textContains', met: true, value: 'In stock — ships today' },
+      { index: 0, path: '0', selector: '.stock', test: 'textContains', met: true, value: 'In stock — ships today' },
     ]);
     expect(capture.conditionsMet).toBe(true);
     expect(types(await settledEventsOf(id, capture.id))).toEqual(['capture.completed', 'monitor.changed']);
@@ -242,12 +242,14 @@ describe('appears / disappears: a sale banner', () => {
     const page = shop('/banner-appears');
     const { id } = await createMonitor({ url: page.url, notifyWhen: [{ selector: '.banner', appears: true }] });
     const baseline = await captureNow(id);
-    expect(baseline.conditions).toEqual([{ index: 0, selector: '.banner', test: 'appears', met: false, value: null }]);
+    expect(baseline.conditions).toEqual([
+      { index: 0, path: '0', selector: '.banner', test: 'appears', met: false, value: null },
+    ]);
     expect(baseline.conditionErrors).toEqual([]);
     page.state.banner = true;
     const capture = await captureNow(id);
     expect(capture.conditions).toEqual([
-      { index: 0, selector: '.banner', test: 'appears', met: true, value: 'Sale! 20% off' },
+      { index: 0, path: '0', selector: '.banner', test: 'appears', met: true, value: 'Sale! 20% off' },
     ]);
     expect(capture.conditionsMet).toBe(true);
     expect(types(await settledEventsOf(id, capture.id))).toEqual(['capture.completed', 'monitor.changed']);
@@ -258,11 +260,13 @@ describe('appears / disappears: a sale banner', () => {
     const { id } = await createMonitor({ url: page.url, notifyWhen: [{ selector: '.banner', disappears: true }] });
     const baseline = await captureNow(id);
     expect(baseline.conditions).toEqual([
-      { index: 0, selector: '.banner', test: 'disappears', met: false, value: 'Sale! 20% off' },
+      { index: 0, path: '0', selector: '.banner', test: 'disappears', met: false, value: 'Sale! 20% off' },
     ]);
     page.state.banner = false;
     const capture = await captureNow(id);
-    expect(capture.conditions).toEqual([{ index: 0, selector: '.banner', test: 'disappears', met: true, value: null }]);
+    expect(capture.conditions).toEqual([
+      { index: 0, path: '0', selector: '.banner', test: 'disappears', met: true, value: null },
+    ]);
     expect(capture.conditionErrors).toEqual([]);
     expect(capture.conditionsMet).toBe(true);
     expect(types(await settledEventsOf(id, capture.id))).toEqual(['capture.completed', 'monitor.changed']);
@@ -304,10 +308,10 @@ describe('rules that cannot be read', () => {
     const capture = await captureNow(id);
     expect(capture.changed).toBe(true);
     expect(capture.conditions).toEqual([
-      { index: 0, selector: '#no-such-element', test: 'textContains', met: false, value: null },
-      { index: 1, selector: 'p[', test: 'disappears', met: false, value: null },
-      { index: 2, selector: '.stock', test: 'numberBelow', met: false, value: 'Ausverkauft' },
-      { index: 3, selector: '.price', test: 'numberChanged', met: true, value: 19.99 },
+      { index: 0, path: '0', selector: '#no-such-element', test: 'textContains', met: false, value: null },
+      { index: 1, path: '1', selector: 'p[', test: 'disappears', met: false, value: null },
+      { index: 2, path: '2', selector: '.stock', test: 'numberBelow', met: false, value: 'Ausverkauft' },
+      { index: 3, path: '3', selector: '.price', test: 'numberChanged', met: true, value: 19.99 },
     ]);
     expect(capture.conditionErrors).toEqual([
       'notifyWhen[0] (#no-such-element): the selector matches nothing',

@@ -48,7 +48,7 @@ describe('evaluateConditions: met', () => {
     expect(outcomes.map((o) => o.met)).toEqual([false, true, false, false, true]);
     expect(outcomes.map((o) => o.results[0]!.value)).toEqual([24.99, 19.99, 18.99, 21, 15]);
     expect(outcomes[1]!.results).toEqual([
-      { index: 0, selector: '.price', test: 'numberBelow', met: true, value: 19.99 },
+      { index: 0, path: '0', selector: '.price', test: 'numberBelow', met: true, value: 19.99 },
     ]);
   });
 
@@ -232,7 +232,7 @@ describe('evaluateConditions: each test', () => {
     ];
     const o = evaluateConditions(
       rules,
-      rules.map((r) => missing(r.selector)),
+      rules.map((r) => missing(r.selector!)),
       undefined,
     );
     expect(o.results.map((r) => [r.met, r.value])).toEqual([

@@ -58,6 +58,26 @@ export function compileIgnoreText(patterns: string[]): RE2JS[] {
   });
 }
 
+/** Flags a user may give a pattern: "i" ignore case, "m" ^ and $ at line ends, "s" . matches a line break. */
+const RE2_FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL };
+
+/** A pattern compiled on RE2 with flags (a subset of "ims"), or why it cannot be. */
+export function compileWithFlags(pattern: string, flags: string): RE2JS | { problem: string } {
+  const unsupported = unsupportedSyntax(pattern);
+  if (unsupported) return { problem: `uses ${unsupported}, which RE2 does not support` };
+  let mask = 0;
+  for (const flag of flags) {
+    const bit = RE2_FLAGS[flag];
+    if (bit === undefined) return { problem: `"${flag}" is not a flag (flags are any of "i", "m" and "s")` };
+    mask |= bit;
+  }
+  try {
+    return RE2JS.compile(toRe2Syntax(pattern), mask);
+  } catch (err) {
+    return { problem: `is not a valid RE2 pattern (${(err as Error).message.replace(/^error parsing regexp: /, '')})` };
+  }
+}
+
 /** The text with every match of every pattern removed, whitespace collapsed again. */
 export function blankIgnored(text: string, patterns: RE2JS[]): string {
   let out = text;

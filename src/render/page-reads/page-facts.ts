@@ -1,11 +1,12 @@
 // What a monitor's capture reads from the page besides its pixels, in the same page load and at the
 // same moment as the screenshot: the visible text blocks (to say which text changed and which element
-// sits behind a changed region) and the elements its notifyWhen rules look at.
+// sits behind a changed region), the elements its notifyWhen rules look at, and the product's price and stock.
 import type { Page } from 'playwright';
 import type { PageFacts } from '../../domain/page-facts.js';
 import type { Layout, Rect } from './page-geometry.js';
 import { readBlocks } from './text-blocks.js';
 import { readProbes } from './probes.js';
+import { readProduct } from './product.js';
 
 /** What to read: asked for by monitor captures only (a plain render reads nothing). */
 export interface FactsRequest {
@@ -13,8 +14,11 @@ export interface FactsRequest {
   textSelector?: string;
   /** Elements whose text is not read (diff.ignoreSelectors: what is left out of the pixels is left out of the text). */
   ignoreSelectors?: string[];
-  /** The selectors of the monitor's notifyWhen rules, in order. */
+  /** The selectors the monitor's notifyWhen rules read (each once). */
   probeSelectors: string[];
+  /** The monitor's diff.priceSelector and diff.availabilitySelector (the product is read on every monitor capture). */
+  priceSelector?: string;
+  availabilitySelector?: string;
 }
 
 /**
@@ -28,9 +32,10 @@ export async function readPageFacts(
   layout: Layout,
   scale: number,
 ): Promise<PageFacts> {
-  const [blocks, probes] = [
+  const [blocks, probes, product] = [
     await readBlocks(page, request.textSelector, area, layout, scale, request.ignoreSelectors),
     await readProbes(page, request.probeSelectors),
+    await readProduct(page, request),
   ];
-  return { blocks, probes };
+  return { blocks, probes, product };
 }

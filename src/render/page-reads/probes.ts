@@ -64,7 +64,7 @@ function collapse(text: unknown): string {
 }
 
 /** A well-formed BCP 47 tag, canonicalized ("EN-us" → "en-US"); null otherwise. */
-function languageTag(lang: unknown): string | null {
+export function languageTag(lang: unknown): string | null {
   if (typeof lang !== 'string' || lang.length === 0 || lang.length > MAX_LANG) return null;
   try {
     return Intl.getCanonicalLocales(lang.trim())[0] ?? null;

@@ -68,17 +68,19 @@ const textAndConditions = {
   conditions: z
     .array(
       z.object({
-        index: z.int(),
-        selector: z.string(),
-        test: z.string().describe("The rule's test: textContains, numberBelow, ..."),
+        index: z.int().describe('The rule among all rules, counted depth first through groups from 0'),
+        path: z.string().describe('Where the rule is in notifyWhen, e.g. "1" or "1.any.0"'),
+        selector: z.string().nullable().describe('The element read; null for the price rules'),
+        test: z.string().describe("The rule's test: textContains, numberBelow, priceBelow, ..."),
         met: z.boolean(),
         value: z
           .union([z.string(), z.number(), z.null()])
-          .describe('The text read or the number parsed; null when nothing matched'),
+          .describe('The text read, the number parsed, the price or the availability; null when nothing was read'),
+        while: z.literal(true).optional().describe('A while rule: it only had to hold'),
       }),
     )
     .optional()
-    .describe('Each notifyWhen rule as this capture found it'),
+    .describe('Each notifyWhen rule as this capture found it, depth first through groups'),
   conditionErrors: z
     .array(z.string())
     .optional()
