@@ -1,11 +1,13 @@
 // What a monitor's capture reads from the page besides its pixels, in the same page load and at the
 // same moment as the screenshot: the visible text blocks (to say which text changed and which element
-// sits behind a changed region) and the elements its notifyWhen rules look at.
+// sits behind a changed region), the elements its notifyWhen rules look at and the whole page's signs of
+// a failed fetch (page-signs.ts).
 import type { Page } from 'playwright';
 import type { PageFacts } from '../../domain/page-facts.js';
 import type { Layout, Rect } from './page-geometry.js';
 import { readBlocks } from './text-blocks.js';
 import { readProbes } from './probes.js';
+import { readPageSigns } from './page-signs.js';
 
 /** What to read: asked for by monitor captures only (a plain render reads nothing). */
 export interface FactsRequest {
@@ -28,9 +30,10 @@ export async function readPageFacts(
   layout: Layout,
   scale: number,
 ): Promise<PageFacts> {
-  const [blocks, probes] = [
+  const [blocks, probes, signs] = [
     await readBlocks(page, request.textSelector, area, layout, scale, request.ignoreSelectors),
     await readProbes(page, request.probeSelectors),
+    await readPageSigns(page),
   ];
-  return { blocks, probes };
+  return { blocks, probes, signs };
 }
