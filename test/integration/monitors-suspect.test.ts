@@ -249,6 +249,15 @@ describe('error statuses', () => {
     expect(await capture(monitor)).toMatchObject({ status: 'succeeded', changed: false, baselineId: good.id });
   });
 
+  it('the steps are not run on a challenge answered with 429: suspect, not a failed step', async () => {
+    const p = page('/limited-steps', '');
+    p.set(doc('Sorry...', '<p>Our systems have detected unusual traffic from your computer network.</p>'), 429);
+    const monitor = await createMonitor(p.url, {
+      capture: { viewport: { width: 800, height: 600 }, steps: [{ action: 'click', selector: '#sign-in' }] },
+    });
+    expect(await capture(monitor)).toMatchObject({ status: 'suspect', error: { code: 'bot_check' } });
+  });
+
   it('a 403 "Access Denied" page is a bot check', async () => {
     const p = page('/denied', article('$120'));
     const monitor = await createMonitor(p.url);
@@ -281,6 +290,16 @@ describe('empty and collapsed pages', () => {
     });
     p.set(article('$120'));
     expect(await capture(monitor)).toMatchObject({ status: 'succeeded', changed: false, baselineId: good.id });
+  });
+
+  it('a page of one picture and no text, or of one field, is not empty', async () => {
+    const pixel =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
+    const p = page('/picture', doc('Photo', `<img src="${pixel}" width="200" height="150" alt="">`));
+    const monitor = await createMonitor(p.url);
+    expect(await capture(monitor)).toMatchObject({ status: 'succeeded', baselineId: null });
+    const q = page('/field', doc('Search', '<input id="q" style="width:300px">'));
+    expect(await capture(await createMonitor(q.url))).toMatchObject({ status: 'succeeded', baselineId: null });
   });
 
   it('a page whose text collapses to a few words is suspect (text_collapsed)', async () => {
