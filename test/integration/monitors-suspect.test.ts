@@ -302,6 +302,19 @@ describe('empty and collapsed pages', () => {
     expect(await capture(await createMonitor(q.url))).toMatchObject({ status: 'succeeded', baselineId: null });
   });
 
+  it('an XML feed (no HTML body) is read for its text, not taken for an empty page', async () => {
+    fx.route(
+      '/feed.xml',
+      (_req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'application/xml' })
+          .end(
+            '<?xml version="1.0"?><rss version="2.0"><channel><title>Shop news</title><item><title>Sale</title></item></channel></rss>',
+          ),
+    );
+    expect(await capture(await createMonitor(`${fx.url}/feed.xml`))).toMatchObject({ status: 'succeeded' });
+  });
+
   it('a page whose text collapses to a few words is suspect (text_collapsed)', async () => {
     const p = page('/collapse', article('$120'));
     const monitor = await createMonitor(p.url);

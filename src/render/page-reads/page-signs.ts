@@ -45,7 +45,10 @@ export async function readPageSigns(page: Page): Promise<PageSigns> {
       };
       const answer: Record<string, unknown> = {};
       try {
-        const text = (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim();
+        // A document without an HTML body (an XML feed, an SVG) has its text read all the same.
+        const root: Element | null = document.body ?? document.documentElement;
+        const read = root instanceof HTMLElement ? root.innerText : root?.textContent;
+        const text = (read ?? '').replace(/\s+/g, ' ').trim();
         answer.textLength = text.length;
         answer.text = text.slice(0, max);
         answer.title = String(document.title).slice(0, max * 4);
