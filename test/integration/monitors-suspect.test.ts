@@ -202,6 +202,26 @@ describe('a bot check between good captures', () => {
     expect((await monitorNow(monitor.id)).lastStatus).toBe('unchanged');
   });
 
+  it('a change whose confirming capture meets a bot check is suspect, not a change', async () => {
+    const p = page('/confirm', article('$120'));
+    const monitor = await createMonitor(p.url); // diff.confirm is on by default
+    const good = await capture(monitor);
+    // The next capture sees the changed page, then the bot check when it looks again.
+    let served = 0;
+    fx.route('/confirm', (_req, res) => {
+      const body = served++ === 0 ? article('$99') : CLOUDFLARE;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+    });
+    const c = await capture(monitor);
+    expect(served).toBe(2);
+    expect(c).toMatchObject({ status: 'suspect', changed: false, error: { code: 'bot_check' } });
+    expect(events(monitor.id, 'monitor.changed')).toEqual([]);
+    fx.route('/confirm', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(article('$120'));
+    });
+    expect(await capture(monitor)).toMatchObject({ status: 'succeeded', changed: false, baselineId: good.id });
+  });
+
   it('an article that mentions captchas in its footer (and has one on its comment form) is the page', async () => {
     const footer =
       '<footer><p>Comments are protected by reCAPTCHA. Are you a robot? Then please do not comment.</p>' +
