@@ -45,6 +45,11 @@ export interface PageSigns {
   challenges: string[];
   /** A password field is visible. */
   passwordField: boolean;
+  /**
+   * A visible element of the body (within its first 2,000) draws a box: a background colour or image, a
+   * border or a shadow. The html and body elements' own backgrounds do not count.
+   */
+  drawn: boolean;
 }
 
 /** How much of a page's text and title PageSigns keeps. */

@@ -24,7 +24,7 @@ export const CHALLENGE_STATUSES: readonly number[] = [403, 429, 503];
  */
 export const CHALLENGE_MAX_TEXT = 1000;
 
-/** Fewer visible characters than this, and no picture or field: an empty page. */
+/** Fewer visible characters than this, no picture or field and no drawn box: an empty page. */
 export const EMPTY_PAGE_MIN_TEXT = 5;
 
 /** The text collapsed: under this share of the last good capture's text... */
@@ -92,10 +92,10 @@ export function suspicionOf({ facts, spec, signsIn, baselineBlocks }: SuspectInp
         code: 'login_page',
         message: 'a password field still shows after the steps that sign in: the sign-in did not work',
       };
-    if (signs.textLength < EMPTY_PAGE_MIN_TEXT && signs.media === 0)
+    if (signs.textLength < EMPTY_PAGE_MIN_TEXT && signs.media === 0 && !signs.drawn)
       return {
         code: 'empty_page',
-        message: `the page is empty: ${signs.textLength} characters of text and no pictures or fields`,
+        message: `the page is empty: ${signs.textLength} characters of text, no pictures or fields, nothing drawn`,
       };
   }
   const before = baselineBlocks && textLength(baselineBlocks);

@@ -306,13 +306,16 @@ describe('empty and collapsed pages', () => {
     expect(await capture(monitor)).toMatchObject({
       status: 'suspect',
       changed: false,
-      error: { code: 'empty_page', message: 'the page is empty: 0 characters of text and no pictures or fields' },
+      error: {
+        code: 'empty_page',
+        message: 'the page is empty: 0 characters of text, no pictures or fields, nothing drawn',
+      },
     });
     p.set(article('$120'));
     expect(await capture(monitor)).toMatchObject({ status: 'succeeded', changed: false, baselineId: good.id });
   });
 
-  it('a page of one picture and no text, or of one field, is not empty', async () => {
+  it('a page of one picture and no text, of one field, or of boxes drawn in CSS, is not empty', async () => {
     const pixel =
       'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
     const p = page('/picture', doc('Photo', `<img src="${pixel}" width="200" height="150" alt="">`));
@@ -320,6 +323,12 @@ describe('empty and collapsed pages', () => {
     expect(await capture(monitor)).toMatchObject({ status: 'succeeded', baselineId: null });
     const q = page('/field', doc('Search', '<input id="q" style="width:300px">'));
     expect(await capture(await createMonitor(q.url))).toMatchObject({ status: 'succeeded', baselineId: null });
+    // A status board of coloured lights, and a drawn outline: no text, no picture, yet a page.
+    const board = '<div style="width:40px;height:40px;background:#0a0;display:inline-block"></div>';
+    const r = page('/board', doc('Status', board.repeat(3)));
+    expect(await capture(await createMonitor(r.url))).toMatchObject({ status: 'succeeded', baselineId: null });
+    const ring = page('/ring', doc('Ring', '<div style="width:80px;height:80px;border:4px solid #333"></div>'));
+    expect(await capture(await createMonitor(ring.url))).toMatchObject({ status: 'succeeded', baselineId: null });
   });
 
   it('an XML feed (no HTML body) is read for its text, not taken for an empty page', async () => {

@@ -14,7 +14,16 @@ const PAGE = 'A long article about walking boots, their soles, laces and care. '
 
 function signs(o: Partial<PageSigns> = {}): PageSigns {
   const text = o.text ?? PAGE;
-  return { title: 'Boots', text, textLength: text.length, media: 1, challenges: [], passwordField: false, ...o };
+  return {
+    title: 'Boots',
+    text,
+    textLength: text.length,
+    media: 1,
+    challenges: [],
+    passwordField: false,
+    drawn: true,
+    ...o,
+  };
 }
 const block = (text: string): PageBlock => ({
   selector: 'p',
@@ -95,16 +104,17 @@ describe('bot_check on a 403/429/503 the monitor would fail', () => {
 
 describe('empty_page', () => {
   const short = 'x'.repeat(EMPTY_PAGE_MIN_TEXT - 1);
-  it(`fewer than ${EMPTY_PAGE_MIN_TEXT} characters and no picture or field is empty`, () => {
-    expect(judge({ signs: signs({ text: short, media: 0 }) })).toEqual({
+  it(`fewer than ${EMPTY_PAGE_MIN_TEXT} characters, no picture or field and nothing drawn is empty`, () => {
+    expect(judge({ signs: signs({ text: short, media: 0, drawn: false }) })).toEqual({
       code: 'empty_page',
-      message: `the page is empty: ${EMPTY_PAGE_MIN_TEXT - 1} characters of text and no pictures or fields`,
+      message: `the page is empty: ${EMPTY_PAGE_MIN_TEXT - 1} characters of text, no pictures or fields, nothing drawn`,
     });
-    expect(judge({ signs: signs({ text: '', media: 0 }) })?.code).toBe('empty_page');
+    expect(judge({ signs: signs({ text: '', media: 0, drawn: false }) })?.code).toBe('empty_page');
   });
-  it(`${EMPTY_PAGE_MIN_TEXT} characters, or one picture, is not`, () => {
-    expect(judge({ signs: signs({ text: short + 'x', media: 0 }) })).toBeNull();
-    expect(judge({ signs: signs({ text: '', media: 1 }) })).toBeNull();
+  it(`${EMPTY_PAGE_MIN_TEXT} characters, or one picture, or one drawn box, is not`, () => {
+    expect(judge({ signs: signs({ text: short + 'x', media: 0, drawn: false }) })).toBeNull();
+    expect(judge({ signs: signs({ text: '', media: 1, drawn: false }) })).toBeNull();
+    expect(judge({ signs: signs({ text: '', media: 0, drawn: true }) })).toBeNull();
   });
 });
 
@@ -141,7 +151,7 @@ describe('text_collapsed', () => {
 
 describe('order', () => {
   it('a bot check is named before an empty page or a collapse', () => {
-    const s = signs({ title: 'Attention Required! | Cloudflare', text: '', media: 0 });
+    const s = signs({ title: 'Attention Required! | Cloudflare', text: '', media: 0, drawn: false });
     expect(judge({ signs: s, blocks: [], baselineBlocks: [block(PAGE)] })?.code).toBe('bot_check');
   });
 });

@@ -1,6 +1,6 @@
 // The whole page's signs of a failed fetch, read at the moment of a monitor's capture: its title, how much
-// visible text and how many pictures or fields it shows, which bot-check widgets it holds and whether a
-// password field is in view. src/monitors/suspect.ts judges them. Like every page read, nothing the page
+// visible text and how many pictures or fields it shows, whether it draws any box, which bot-check widgets
+// it holds and whether a password field is in view. src/monitors/suspect.ts judges them. Like every page read, nothing the page
 // answers is trusted: each field is checked for its type and bounded here, in the service.
 import type { Page } from 'playwright';
 import { PAGE_SIGNS_TEXT, type PageSigns } from '../../domain/page-facts.js';
@@ -33,10 +33,12 @@ export const CHALLENGE_WIDGETS: readonly (readonly [name: string, selector: stri
 
 /** Pictures and fields counted up to this: the judgment needs only "none" or "some". */
 const MAX_MEDIA = 100;
+/** Elements looked at for a drawn box: a page of more, with no text and no picture, is not met in practice. */
+const MAX_DRAWN_LOOKED = 2000;
 
 export async function readPageSigns(page: Page): Promise<PageSigns> {
   const read: unknown = await page.evaluate(
-    ({ widgets, cloudflare, max, maxMedia }) => {
+    ({ widgets, cloudflare, max, maxMedia, maxLooked }) => {
       const visible = (el: Element) => {
         const r = el.getBoundingClientRect();
         if (r.width < 1 || r.height < 1) return false;
@@ -60,6 +62,32 @@ export async function readPageSigns(page: Page): Promise<PageSigns> {
           if (visible(el)) media++;
         }
         answer.media = media;
+        // A page of coloured boxes (a status board, shapes drawn in CSS) shows something without text or
+        // pictures; a shell whose app failed to load draws none. One drawn box is enough to know.
+        const sides = ['top', 'right', 'bottom', 'left'];
+        const drawn = (el: Element) => {
+          const style = getComputedStyle(el);
+          const colour = style.backgroundColor;
+          return (
+            (colour !== 'transparent' && !/^rgba\(.*,\s*0\)$/.test(colour)) ||
+            style.backgroundImage !== 'none' ||
+            style.boxShadow !== 'none' ||
+            sides.some(
+              (side) =>
+                parseFloat(style.getPropertyValue(`border-${side}-width`)) > 0 &&
+                !['none', 'hidden'].includes(style.getPropertyValue(`border-${side}-style`)),
+            )
+          );
+        };
+        let looked = 0;
+        answer.drawn = false;
+        for (const el of document.body?.querySelectorAll('*') ?? []) {
+          if (looked++ >= maxLooked) break;
+          if (drawn(el) && visible(el)) {
+            answer.drawn = true;
+            break;
+          }
+        }
         const found: string[] = [];
         for (const [name, selector] of widgets) if (document.querySelector(selector)) found.push(name);
         // The options object of Cloudflare's challenge script: only its challenge pages define it.
@@ -71,7 +99,13 @@ export async function readPageSigns(page: Page): Promise<PageSigns> {
       }
       return answer;
     },
-    { widgets: CHALLENGE_WIDGETS, cloudflare: CHALLENGE_WIDGETS[0]![0], max: PAGE_SIGNS_TEXT, maxMedia: MAX_MEDIA },
+    {
+      widgets: CHALLENGE_WIDGETS,
+      cloudflare: CHALLENGE_WIDGETS[0]![0],
+      max: PAGE_SIGNS_TEXT,
+      maxMedia: MAX_MEDIA,
+      maxLooked: MAX_DRAWN_LOOKED,
+    },
   );
   return signsOf(read);
 }
@@ -90,6 +124,7 @@ function signsOf(read: unknown): PageSigns {
       ? [...new Set(a.challenges.filter((n): n is string => typeof n === 'string' && names.has(n)))]
       : [],
     passwordField: a.passwordField === true,
+    drawn: unreadable || a.drawn === true,
   };
 }
 
