@@ -2,7 +2,11 @@
  * Detection corpus benchmark: every pair of test/fixtures/diff-corpus through the real service's monitor
  * pipeline with the default settings (a case's manifest entry adds settings only where the case is about
  * one, e.g. ignoreSelectors). For each case: a paused monitor, a manual capture of a.html (the baseline),
- * the site switched to b.html, a second manual capture; "changed" on it is the verdict.
+ * the site switched to b.html, a second manual capture; the verdict is whether that capture would be told as
+ * a change: succeeded, changed, and its notifyWhen rules met (if it has any). A suspect or filter_missing
+ * capture (a bot check, a filter that matched nothing) is not a change. A case that cannot be run (its
+ * settings refused, a capture failed) is listed in `errors` and among the misclassified cases, and counted
+ * in neither the true nor the false figures.
  *
  *   npm run bench -- --diff
  *   BENCH_DIFF_CONCURRENCY=2 BENCH_DIFF_ROUNDS=2 node dist/bench/render.js --diff
@@ -28,8 +32,15 @@ interface Capture {
   confirmed: boolean;
   diffPixels: number;
   regions: { pixels?: number }[];
-  error?: unknown;
+  conditionsMet?: boolean | null;
+  error?: { code?: string; message?: string };
 }
+
+/** What a second capture may be: a verdict either way. A failed capture is no verdict. */
+const VERDICT_STATUSES = ['succeeded', 'suspect', 'filter_missing'];
+
+/** Whether the capture is told as a change (monitor.changed). */
+const reported = (c: Capture): boolean => c.status === 'succeeded' && c.changed && c.conditionsMet !== false;
 
 interface Verdict {
   name: string;
@@ -108,6 +119,7 @@ async function captureNow(
   key: string,
   monitorId: string,
   before: string | undefined,
+  accept: readonly string[] = ['succeeded'],
 ): Promise<Capture> {
   const run = await call(svc, key, 'POST', `/api/monitors/${monitorId}/run`);
   if (run.status !== 202) throw new Error(`run ${monitorId} -> ${run.status} ${JSON.stringify(run.body)}`);
@@ -116,8 +128,8 @@ async function captureNow(
     const list = await call<{ items: Capture[] }>(svc, key, 'GET', `/api/monitors/${monitorId}/captures?limit=1`);
     const latest = list.body.items[0];
     if (latest && latest.id !== before) {
-      if (latest.status !== 'succeeded')
-        throw new Error(`capture of ${monitorId} failed: ${JSON.stringify(latest.error)}`);
+      if (!accept.includes(latest.status))
+        throw new Error(`capture of ${monitorId} is ${latest.status}: ${JSON.stringify(latest.error)}`);
       return latest;
     }
     if (Date.now() > deadline) throw new Error(`no capture of ${monitorId} within 120 s`);
@@ -140,13 +152,14 @@ async function runOnce(
     paused: true,
     ...(c.capture && { capture: c.capture }),
     ...(c.diff && { diff: c.diff }),
+    ...(c.notifyWhen && { notifyWhen: c.notifyWhen }),
   });
   if (created.status !== 201)
     throw new Error(`create monitor ${c.name} -> ${created.status} ${JSON.stringify(created.body)}`);
   const monitorId = created.body.id;
   const baseline = await captureNow(svc, key, monitorId, undefined);
   site.switchToB(c.name);
-  const last = await captureNow(svc, key, monitorId, baseline.id);
+  const last = await captureNow(svc, key, monitorId, baseline.id, VERDICT_STATUSES);
   return { last, baselineId: baseline.id };
 }
 
@@ -164,13 +177,19 @@ async function runCase(
   for (let i = 0; i < rounds; i++) {
     run = await runOnce(svc, key, site, c);
     const { last } = run;
-    changed.push(last.changed);
+    changed.push(reported(last));
     details.push(
-      `changed=${last.changed} confirmed=${last.confirmed} diffPixels=${last.diffPixels} regions=${JSON.stringify(last.regions.map((r) => r.pixels))}`,
+      `${last.status === 'succeeded' ? '' : `${last.status} (${last.error?.code}) `}changed=${last.changed} ` +
+        `confirmed=${last.confirmed} diffPixels=${last.diffPixels} ` +
+        `regions=${JSON.stringify(last.regions.map((r) => r.pixels))}` +
+        (last.conditionsMet === undefined || last.conditionsMet === null ? '' : ` conditionsMet=${last.conditionsMet}`),
     );
   }
   const ms = (performance.now() - started) / rounds;
-  const near = await nearest(svc, key, c, run!.baselineId, run!.last.id);
+  // Only between two pictures of pages that were compared: another content type's picture may not say what
+  // changed, and a suspect or filter_missing capture was never held to the pixel rule.
+  const compared = !c.file && run!.last.status === 'succeeded';
+  const near = compared ? await nearest(svc, key, c, run!.baselineId, run!.last.id) : undefined;
   return {
     name: c.name,
     kind: c.kind,
@@ -193,10 +212,20 @@ export async function measureDiffCorpus(): Promise<Record<string, unknown>> {
     const started = performance.now();
     const queue = [...cases];
     const verdicts: Verdict[] = [];
+    const errors: { name: string; error: string }[] = [];
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         for (let c = queue.shift(); c; c = queue.shift()) {
-          const v = await runCase(svc, key, site, c, rounds);
+          let v: Verdict;
+          try {
+            v = await runCase(svc, key, site, c, rounds);
+          } catch (err) {
+            // Its settings refused, a capture failed: no verdict, said as such rather than ending the run.
+            const error = (err as Error).message.slice(0, 300);
+            log(`ERR  ${c.kind.padEnd(6)} ${c.name}: ${error}`);
+            errors.push({ name: c.name, error });
+            continue;
+          }
           const ok = v.kind === 'change' ? v.changed.every(Boolean) : !v.changed.some(Boolean);
           log(`${ok ? 'ok  ' : 'MISS'} ${v.kind.padEnd(6)} ${v.name}: ${v.detail} (${Math.round(v.ms)} ms)`);
           verdicts.push(v);
@@ -211,6 +240,7 @@ export async function measureDiffCorpus(): Promise<Record<string, unknown>> {
     const misclassified = verdicts
       .filter((v) => (v.kind === 'change' ? !v.changed.every(Boolean) : v.changed.some(Boolean)))
       .map((v) => v.name)
+      .concat(errors.map((e) => e.name))
       .sort();
     const caseMs = verdicts.map((v) => v.ms);
     // How close the corpus comes to the rule: the noise cluster nearest to counting, the change furthest from it.
@@ -227,6 +257,7 @@ export async function measureDiffCorpus(): Promise<Record<string, unknown>> {
       trueNegatives,
       falseNegatives: changes.length - truePositives,
       cases: misclassified,
+      errors: errors.sort((x, y) => x.name.localeCompare(y.name)),
       margins,
       changeCases: changes.length,
       noiseCases: noise.length,

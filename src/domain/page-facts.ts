@@ -28,6 +28,33 @@ export interface Probe {
   error?: string;
 }
 
+/**
+ * What a monitor's capture reads of the whole page (whatever its textSelector) to tell a failed fetch
+ * from the page: a bot check, an empty page, a login form. Judged in src/monitors/suspect.ts; not stored.
+ */
+export interface PageSigns {
+  /** The document's title, whitespace collapsed (cut at PAGE_SIGNS_TEXT characters). */
+  title: string;
+  /** Characters of the page's visible text (the body's innerText, whitespace collapsed). */
+  textLength: number;
+  /** The start of that text, PAGE_SIGNS_TEXT characters at most. */
+  text: string;
+  /** Visible images, svg, canvas, video, iframes, embeds and form fields (counted up to 100). */
+  media: number;
+  /** Names of the bot-check widgets and scripts found in the document (src/render/page-reads/page-signs.ts). */
+  challenges: string[];
+  /** A password field is visible. */
+  passwordField: boolean;
+  /**
+   * A visible element of the body (within its first 2,000) draws a box: a background colour or image, a
+   * border or a shadow. The html and body elements' own backgrounds do not count.
+   */
+  drawn: boolean;
+}
+
+/** How much of a page's text and title PageSigns keeps. */
+export const PAGE_SIGNS_TEXT = 2000;
+
 export interface PageFacts {
   blocks: PageBlock[];
   probes: Probe[];
@@ -37,4 +64,6 @@ export interface PageFacts {
   product?: ProductFacts | null;
   /** Selecting filters (css, xpath) that matched nothing: their indexes in diff.filters. */
   missingFilters?: number[];
+  /** The whole page's signs of a failed fetch (read for every monitor capture). */
+  signs?: PageSigns;
 }

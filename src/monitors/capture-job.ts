@@ -30,11 +30,14 @@ import type { ImageSpec } from '../domain/render-spec.js';
 import type { RunStep } from '../render/load/steps.js';
 import { originOf } from '../render/browser/origin-headers.js';
 import { openSecrets } from './capture-secrets.js';
+import { CHALLENGE_STATUSES, suspicionOf } from './suspect.js';
 
 interface Shot extends CaptureImage {
   boxes: Box[];
   truncated: boolean;
   facts: PageFacts;
+  /** The render request it was taken with. */
+  spec: ImageSpec;
 }
 
 export interface CaptureJobRunnerOptions {
@@ -64,15 +67,18 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const baseline = await this.options.stores.captures.baseline(monitor.id, monitor.specVersion);
     const baselineImage = baseline && (await this.baselineImage(baseline));
     const baselineBlocks = baselineImage ? await this.baselineBlocks(baseline) : undefined;
+    // A failed fetch (a bot check, an empty page...) is recorded as suspect, never compared (suspect.ts).
+    let suspect = suspicionOf(suspectInput(monitor, shot, baselineBlocks));
     let outcome: Verdict | undefined;
     let confirmed = false;
-    if (baseline && baselineImage) {
+    if (!suspect && baseline && baselineImage) {
       outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       // A change seen once may be a transient (a slide mid-way, a late banner): look again first.
       if (outcome.changed && monitor.settings.diff.confirm) {
         confirmed = true;
         shot = await this.shoot(monitor, signal);
-        outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
+        suspect = suspicionOf(suspectInput(monitor, shot, baselineBlocks));
+        outcome = suspect ? undefined : await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       }
     }
     const conditions = evaluateConditions(
@@ -97,7 +103,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const capture: NewCapture = {
       id,
       monitorId: monitor.id,
-      status: 'succeeded',
+      status: suspect ? 'suspect' : 'succeeded',
       reason,
       specVersion: monitor.specVersion,
       takenAt: takenAt.toISOString(),
@@ -107,7 +113,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       sha256: shot.sha256,
       imageKey: keys.image,
       diffKey,
-      baselineId: baselineImage ? baseline.id : null,
+      baselineId: baselineImage && !suspect ? baseline.id : null,
       changed: outcome?.changed ?? false,
       confirmed,
       diffPixels: outcome?.diff.diffPixels ?? 0,
@@ -115,7 +121,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       regions: outcome?.regions ?? [],
       ignoredBoxes: shot.boxes,
       truncated: shot.truncated,
-      error: null,
+      error: suspect,
       storedBytes: shot.bytes.length + (diffPng?.length ?? 0) + textBytes.length,
       textKey: keys.text,
       textChanges: outcome?.text.changes ?? [],
@@ -171,10 +177,12 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
   private async shoot(monitor: MonitorRecord, signal: AbortSignal): Promise<Shot> {
     const { diff, notifyWhen } = monitor.settings;
     const steps = captureSteps(monitor, this.options.secrets);
-    const out = await this.options.renderer.renderImage(captureRequest(monitor, this.options.secrets), signal, {
+    const spec = captureRequest(monitor, this.options.secrets);
+    const out = await this.options.renderer.renderImage(spec, signal, {
       background: true,
       measureSelectors: diff.ignoreSelectors,
       steps,
+      captureStatuses: CHALLENGE_STATUSES,
       facts: {
         textSelector: diff.textSelector,
         ignoreSelectors: diff.ignoreSelectors,
@@ -192,6 +200,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       boxes: out.boxes ?? [],
       truncated: out.truncated,
       facts,
+      spec,
     };
     await refuseOversized(() => this.options.differ.check(shot, 'captured'));
     return shot;
@@ -242,6 +251,12 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       ),
     );
   }
+}
+
+/** What suspect.ts judges a shot by: a monitor that types a secret in its steps means to sign in. */
+function suspectInput(monitor: MonitorRecord, shot: Shot, baselineBlocks: PageBlock[] | undefined) {
+  const signsIn = monitor.settings.capture.steps.some((step) => step.action === 'fill' && step.secret);
+  return { facts: shot.facts, spec: shot.spec, signsIn, baselineBlocks };
 }
 
 /**

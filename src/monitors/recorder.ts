@@ -61,7 +61,9 @@ export class CaptureRecorder {
     // With notifyWhen rules, a change is told only once they hold (conditionsMet is null without rules).
     if (capture.changed && capture.conditionsMet !== false)
       await this.tell(tx, current, 'change', 'monitor.changed', record, now);
-    await this.tell(tx, current, 'capture', 'capture.completed', record, now);
+    // A suspect capture read a failure (a bot check, an empty page): told as one, with its reason.
+    if (capture.status === 'suspect') await this.tell(tx, current, 'failure', 'capture.failed', record, now);
+    else await this.tell(tx, current, 'capture', 'capture.completed', record, now);
     const retained = await this.prune(tx, current);
     // Then the key's storage cap, across its monitors: the oldest captures go first, never a
     // monitor's current baseline nor the capture just taken (so the key may stay over by those).

@@ -12,5 +12,6 @@ export function hideTypedSecrets(facts: PageFacts, steps: RunStep[]): PageFacts 
     ...facts,
     blocks: facts.blocks.map((b) => ({ ...b, text: hide(b.text) })),
     probes: facts.probes.map((p) => (p.text === null ? p : { ...p, text: hide(p.text) })),
+    ...(facts.signs && { signs: { ...facts.signs, title: hide(facts.signs.title), text: hide(facts.signs.text) } }),
   };
 }

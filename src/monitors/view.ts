@@ -93,6 +93,7 @@ export function captureEventData(m: MonitorRecord, c: CaptureRecord): Record<str
   if (c.status === 'failed') return { ...data, error: c.error };
   return {
     ...data,
+    ...(c.error && { error: c.error }), // a suspect capture's reason
     changed: c.changed,
     baselineId: c.baselineId,
     diffPixels: c.diffPixels,

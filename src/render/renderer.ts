@@ -61,6 +61,11 @@ export interface RenderOptions {
   facts?: FactsRequest;
   /** Run after the page has loaded and before the capture (a monitor's capture.steps, secrets opened). */
   steps?: RunStep[];
+  /**
+   * Main-document statuses captured as they are where the request's rules would fail them, its steps then
+   * skipped: a monitor looks at a 403/429/503 for a bot check (facts.status says what the page answered).
+   */
+  captureStatuses?: readonly number[];
 }
 
 export interface Renderer {
@@ -194,11 +199,21 @@ export class PlaywrightRenderer implements Renderer {
           try {
             const work = (async () => {
               stage = 'loading the page';
-              await preparePage(lease.page, lease.context, req, media, viewportFor(req), budget);
+              const { spared } = await preparePage(
+                lease.page,
+                lease.context,
+                req,
+                media,
+                viewportFor(req),
+                budget,
+                options.captureStatuses,
+              );
               clock.lap('navigation');
-              if (options.steps?.length) stage = 'running the steps';
-              if (options.steps?.length) {
-                await this.runSteps(lease.page, req, options.steps, budget, navigations, (err) =>
+              // A spared error page is not the page the steps were written for.
+              const steps = spared ? [] : (options.steps ?? []);
+              if (steps.length) stage = 'running the steps';
+              if (steps.length) {
+                await this.runSteps(lease.page, req, steps, budget, navigations, (err) =>
                   failureInWords(err, { watch, navigations, timeoutSignal, req, failures: this.options.failures }),
                 );
                 clock.lap('steps');
@@ -222,8 +237,10 @@ export class PlaywrightRenderer implements Renderer {
               stage = 'finishing';
               await this.assertDocumentAllowed(watch); // a redirect after load may have reached a blocked address
               const finalUrl = req.url === undefined ? undefined : lease.page.url();
+              const status = watch.documentStatus;
               return {
                 ...out,
+                ...(out.facts && status !== undefined && { facts: { ...out.facts, status } }),
                 finalUrl,
                 blockedRequests: watch.blockedSubresources,
                 diagnostics: diagnosisOf(events.current, clock, out.truncation, missingGlyphs),

@@ -121,6 +121,32 @@ export function capturesContract(open: Open): void {
       expect(await captures().baseline('mon_a', 3)).toBeUndefined();
     });
 
+    it('suspect and filter_missing captures keep their image and error, are never the baseline, and are a last status', async () => {
+      await add(
+        capture('cap_1', 'mon_a', at(1)),
+        capture('cap_2', 'mon_a', at(2), {
+          status: 'suspect',
+          error: { code: 'bot_check', message: 'the page is a bot check (reCAPTCHA), not the page itself' },
+        }),
+        capture('cap_3', 'mon_a', at(3), {
+          status: 'filter_missing',
+          error: { code: 'filter_missing', message: 'diff.filters.0 matched nothing' },
+        }),
+      );
+      const suspect = (await captures().getOwned(key, 'cap_2'))!;
+      expect([suspect.status, suspect.imageKey, suspect.error?.code]).toEqual([
+        'suspect',
+        'mon_a/cap_2.png',
+        'bot_check',
+      ]);
+      expect((await captures().getOwned(key, 'cap_3'))!.status).toBe('filter_missing');
+      expect((await captures().baseline('mon_a', 1))?.id).toBe('cap_1');
+      for (const status of ['suspect', 'filter_missing'] as const) {
+        await backend.stores.monitors.recordRun('mon_a', status, new Date(at(4)));
+        expect((await backend.stores.monitors.get('mon_a'))?.lastStatus).toBe(status);
+      }
+    });
+
     it('prune keeps the newest `keep` and the baseline, and says which rows and files went', async () => {
       await newMonitor(backend, key, 'mon_b', at(0));
       await add(

@@ -3,7 +3,7 @@
 // ready-page.ts.
 import type { BrowserContext, Page, Response } from 'playwright';
 import { errors as pwErrors } from 'playwright';
-import { renderFailed } from '../../errors.js';
+import { renderFailed, type AppError } from '../../errors.js';
 import { Budget } from '../budget.js';
 import { LoadError } from './network-errors.js';
 import { mainDocumentFails, mainStatusAdvice } from './failure-rules.js';
@@ -25,7 +25,9 @@ export async function preparePage(
   media: MediaType,
   viewport: { width: number; height: number },
   budget: Budget,
-): Promise<void> {
+  /** Main-document statuses loaded as they are instead of failing the render (RenderOptions.captureStatuses). */
+  spare: readonly number[] = [],
+): Promise<{ spared: boolean }> {
   page.setDefaultTimeout(budget.remaining());
   // Set for every render, so nothing of the previous render's emulation survives on a reused page
   // (skipped only where the page already has exactly these values).
@@ -48,7 +50,7 @@ export async function preparePage(
   if (req.cookies?.length) await addCookies(context, req);
   if (req.blockResources?.length) await blockResources(page, req.blockResources);
 
-  await navigate(page, req, budget);
+  return navigate(page, req, budget, spare);
 }
 
 /**
@@ -125,12 +127,25 @@ export async function documentReady(page: Page, req: PageSpec): Promise<void> {
   );
 }
 
-async function navigate(page: Page, req: PageSpec, budget: Budget): Promise<void> {
+/** Whether the document loaded with a status its rules fail but `spare` let through. */
+async function navigate(
+  page: Page,
+  req: PageSpec,
+  budget: Budget,
+  spare: readonly number[],
+): Promise<{ spared: boolean }> {
   const response = await load(page, req, commitThenWait(req) ? 'commit' : req.waitUntil, budget);
   // failOnHttpStatusCodes when given, else failOnHttpError (failure-rules.ts); html is never judged.
   if (req.url !== undefined && response && mainDocumentFails(req, response.status())) {
-    throw renderFailed(`The page answered HTTP ${response.status()}: check the URL, or ${mainStatusAdvice(req)}.`);
+    if (spare.includes(response.status())) return { spared: true };
+    throw mainStatusFailed(req, response.status());
   }
+  return { spared: false };
+}
+
+/** The failure of a main document whose status the render's rules fail. */
+export function mainStatusFailed(req: PageSpec, status: number): AppError {
+  return renderFailed(`The page answered HTTP ${status}: check the URL, or ${mainStatusAdvice(req)}.`);
 }
 
 /** Start the document: an upload's index.html, the caller's HTML, that HTML served at baseUrl, or the url itself. */

@@ -1,12 +1,14 @@
 // What a monitor's capture reads from the page besides its pixels, in the same page load and at the
 // same moment as the screenshot: the visible text blocks (to say which text changed and which element
-// sits behind a changed region), the elements its notifyWhen rules look at, and the product's price and stock.
+// sits behind a changed region), the elements its notifyWhen rules look at, the product's price and stock,
+// and the whole page's signs of a failed fetch (page-signs.ts).
 import type { Page } from 'playwright';
 import type { PageFacts } from '../../domain/page-facts.js';
 import type { Layout, Rect } from './page-geometry.js';
 import { readBlocks } from './text-blocks.js';
 import { readProbes } from './probes.js';
 import { readProduct } from './product.js';
+import { readPageSigns } from './page-signs.js';
 
 /** What to read: asked for by monitor captures only (a plain render reads nothing). */
 export interface FactsRequest {
@@ -32,10 +34,11 @@ export async function readPageFacts(
   layout: Layout,
   scale: number,
 ): Promise<PageFacts> {
-  const [blocks, probes, product] = [
+  const [blocks, probes, product, signs] = [
     await readBlocks(page, request.textSelector, area, layout, scale, request.ignoreSelectors),
     await readProbes(page, request.probeSelectors),
     await readProduct(page, request),
+    await readPageSigns(page),
   ];
-  return { blocks, probes, product };
+  return { blocks, probes, product, signs };
 }

@@ -106,14 +106,20 @@ export const capture = z.object({
   diffPixels: z.int().optional().describe('Counted pixels of the reported regions (0 exactly when regions is empty)'),
   diffRatio: z.number().optional().describe('diffPixels / compared pixels (ignored pixels excluded)'),
   regions: z.array(region).optional().describe('Changed areas that count, image pixels, at most 10'),
-  baselineId: z.string().nullable().optional().describe('The capture compared with; null for a new baseline'),
+  baselineId: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('The capture compared with; null for a new baseline and for a suspect capture (never compared)'),
   imageUrl: z.url().optional().describe('PNG; needs the key'),
   diffUrl: z
     .url()
     .optional()
     .describe('PNG with the counted changes in red and each region outlined; only when there is a region'),
   truncated: z.boolean().optional(),
-  error: codeAndMessage.optional(),
+  error: codeAndMessage
+    .optional()
+    .describe('Why a failed capture failed, or why a suspect one (a bot check, an empty page...) was not compared'),
   summary: z
     .string()
     .nullable()
@@ -152,7 +158,7 @@ export const captureEvent = z
   })
   .describe(
     '`data` of monitor.changed, capture.completed and capture.failed (a failed capture carries error ' +
-      'instead of the figures)',
+      'instead of the figures; a suspect one, sent as capture.failed, carries error and its figures)',
   );
 
 export const testEvent = z
