@@ -36,7 +36,9 @@ const shopHtml = `<!doctype html><html><head><meta charset="utf-8"><title>Kettle
 <script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Blue kettle",
 "offers": {"@type": "Offer", "price": "24.99", "priceCurrency": "EUR", "availability": "https://schema.org/InStock"}}</script>
 <style>body { margin: 0; font: 28px sans-serif; background: #fff; color: #111; } h1, p { margin: 40px; }</style></head>
-<body><h1>Blue kettle</h1><p class="price">Price: 24.99 EUR</p><p class="stock">In stock</p></body></html>`;
+<body><h1>Blue kettle</h1><p class="price">Price: 24.99 EUR</p><p class="stock">In stock</p>
+<div class="offer" style="margin: 40px; padding: 20px 20px 40px; border: 1px solid #999">Offer of the week
+<p class="deal" style="margin: 10px 0 0">Deal: 19.99 EUR</p></div></body></html>`;
 
 beforeAll(async () => {
   [svc, fx] = await Promise.all([
@@ -223,8 +225,13 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     const capture = await captureNow(svc, key, made.id);
     expect(capture.status).toBe('succeeded');
     const { blocks } = (await call('GET', `/api/captures/${capture.id}/text`)) as unknown as { blocks: Block[] };
-    const price = blocks.find((b) => b.text.startsWith('Price'))!;
+    // The deal's block lies inside the offer's (which has text of its own): a click on the deal picks
+    // the smallest block under the pointer, the deal.
+    const price = blocks.find((b) => b.text.startsWith('Deal'))!;
+    const offer = blocks.find((b) => b.text.startsWith('Offer'))!;
     expect(price).toBeDefined();
+    expect(offer.box.y).toBeLessThan(price.box.y);
+    expect(offer.box.y + offer.box.height).toBeGreaterThan(price.box.y + price.box.height);
     await openDashboard();
     await edit(`Picked ${name}`);
     await page.getByRole('button', { name: 'Add filter' }).click();
