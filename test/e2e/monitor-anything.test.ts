@@ -9,6 +9,7 @@
 // need; they run as they are once the other pieces of issue 27 are merged): the rule shapes (regex tests,
 // price tests, `while`, any-groups), ignoreText {pattern, flags}, and the capture facts (content kind,
 // price and availability, suspect and filter_missing captures).
+import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/render/browser/chromium-path.js';
@@ -29,6 +30,7 @@ interface Block {
 let svc: TestService;
 let fx: FixtureServer;
 let browser: Browser;
+const shots = process.env.E2E_SCREENSHOTS; // a folder: screenshots are written there to be looked at
 /** What the API takes today: probed once, so the pending tests know whether they can run. */
 const api = { rules: false, ignoreTextObjects: false, productFacts: false };
 
@@ -53,6 +55,7 @@ beforeAll(async () => {
     res.end(shopHtml);
   });
   browser = await chromium.launch({ executablePath: findChromium(''), args: ['--no-sandbox'] });
+  if (shots) mkdirSync(shots, { recursive: true });
   const probe = svc.createKey('probe').key;
   const accepts = async (extra: Json) =>
     (
@@ -91,6 +94,13 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
   };
   const create = async (body: Json) =>
     (await call('POST', '/api/monitors', { schedule: '0 0 1 1 *', paused: true, ...body })) as { id: string } & Json;
+  const shot = async (what: string, part: string) => {
+    if (shots)
+      await page
+        .locator(part)
+        .first()
+        .screenshot({ path: `${shots}/anything-${what}-${viewport.width}.png` });
+  };
   const noViolations = async (what: string) => expect(await violations(page), what).toEqual([]);
   const row = (monitorName: string) => page.locator('#monitor-rows tr', { hasText: monitorName });
   const focused = () => page.evaluate(() => document.activeElement?.id ?? '');
@@ -159,6 +169,7 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     expect(await filterRow(3).locator('button.down').isDisabled()).toBe(true);
     await page.locator('#f-filtermissing').fill('5');
     await noViolations('the filters edited');
+    await shot('filters', '#f-filters-group');
     await save();
     const saved = (await call('GET', `/api/monitors/${made.id}`)) as { diff: Json };
     expect(saved.diff.filters).toEqual([{ css: 'main' }, { unique: true }, { extract: '\\d+\\.\\d{2}', flags: 'i' }]);
@@ -178,6 +189,7 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     // The first problem in the form's order takes the focus: filter 3's value comes before the count.
     expect(await focused()).toBe(await value3.getAttribute('id'));
     await noViolations('filter errors');
+    await shot('filter-errors', '#f-filters-group');
     // An emptied value is named by the page before anything is sent.
     await filterRow(1).locator('input.value').fill('');
     await page.getByRole('button', { name: 'Save changes' }).click();
@@ -203,6 +215,7 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
       'Set (3): POST request, a request body, body type application/json.',
     );
     await noViolations('the request fields');
+    await shot('request', '#f-advanced fieldset:has(#f-a-method)');
     await save();
     const saved = (await call('GET', `/api/monitors/${made.id}`)) as { capture: Json };
     expect(saved.capture).toMatchObject({ method: 'POST', bodyContentType: 'application/json' });
@@ -258,6 +271,7 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     expect(Math.abs(outline.x - (laid.x + price.box.x * scale))).toBeLessThanOrEqual(2);
     expect(Math.abs(outline.width - price.box.width * scale)).toBeLessThanOrEqual(2);
     await noViolations('the picker open');
+    await shot('picker', '#f-picker');
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await focused()).toMatch(/^f-filter-\d+-value$/);
 
@@ -290,6 +304,7 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     expect(((await items.first().textContent()) ?? '').replace(/\s+/g, ' ')).toContain(blocks[0]!.text);
     expect(await items.first().locator('code').textContent()).toBe(blocks[0]!.selector);
     await noViolations('the compared text panel');
+    await shot('compared-text', '#viewer');
   });
 
   it('PENDING the rules piece: rules with regex, price tests, while and any, saved to the agreed shapes', async (ctx) => {
@@ -320,6 +335,7 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     await rule(3).locator('select.unit').selectOption('amount');
     await rule(4).locator('input.while').check();
     await noViolations('the rules');
+    await shot('rules', '#f-rules-group');
     await save();
     const saved = (await call('GET', `/api/monitors/${made.id}`)) as { notifyWhen: Json[] };
     expect(saved.notifyWhen).toEqual([

@@ -619,7 +619,7 @@ export function MonitorForm({ open }) {
         </p>
         <${FilterList} model=${model} />
         <label for="f-filtermissing"
-          >Tell me after this many captures in a row lose the filter
+          >Tell me after this many captures in a row lose the filter${' '}
           <span class="hint">1–100; a capture whose filter matches nothing is not a change</span></label
         >
         <input
@@ -1070,7 +1070,7 @@ export function MonitorForm({ open }) {
                 </div>
               </div>
               <label for="f-a-body"
-                >Request body
+                >Request body${' '}
                 <span class="hint">POST and PUT; stored encrypted, it reads “••••” and leaving it keeps it</span></label
               >
               <textarea

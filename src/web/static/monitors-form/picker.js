@@ -54,7 +54,6 @@ export function PickButton({ model, target, name, apply }) {
   return html`<button
     type="button"
     class="small pick"
-    aria-controls="f-picker"
     onClick=${() => {
       model.picking.value = { target, name, apply };
       model.focus.value = '#f-pick-title';
