@@ -115,7 +115,7 @@ function FilterRow({ model, row, i, update, children }) {
           spellcheck="false"
           autocomplete="off"
           disabled=${row.kind !== 'extract'}
-          placeholder=${row.kind === 'extract' ? 'e.g. i (any of i, m, s)' : 'extract only'}
+          placeholder=${row.kind === 'extract' ? 'e.g. i (any of i, m, s)' : 'no flags: extract only'}
           value=${row.flags}
           onInput=${(event) => update({ flags: event.currentTarget.value })}
           ...${invalidProps(model, id('flags'))}

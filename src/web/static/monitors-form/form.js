@@ -1078,7 +1078,7 @@ export function MonitorForm({ open }) {
                 spellcheck="false"
                 class="mono"
                 disabled=${(model.get('f-a-method') || 'GET') === 'GET'}
-                placeholder=${(model.get('f-a-method') || 'GET') === 'GET' ? 'a GET sends no body' : 'e.g. {"query": "kettle"}'}
+                placeholder=${(model.get('f-a-method') || 'GET') === 'GET' ? 'no body with GET' : 'e.g. {"query": "kettle"}'}
                 ...${bind('f-a-body')}
               ></textarea>
               <${FieldError} model=${model} id="f-a-body-error" />

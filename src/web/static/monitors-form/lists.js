@@ -216,7 +216,7 @@ const takesValue = (kind) => kind !== null && kind !== 'stock';
 const VALUE_HINT = {
   number: 'e.g. 19.99',
   price: 'e.g. 19.99',
-  range: 'min, e.g. 10',
+  range: 'e.g. 10',
   by: 'e.g. 10',
   text: 'e.g. In stock',
   regex: 'e.g. in\\s+stock',
@@ -239,7 +239,7 @@ function RuleRow({ model, row, i, update, children }) {
             spellcheck="false"
             autocomplete="off"
             disabled=${priced}
-            placeholder=${priced ? 'none: reads the price' : 'e.g. .price'}
+            placeholder=${priced ? 'no element: reads the price' : 'e.g. .price'}
             value=${priced ? '' : row.selector}
             onInput=${(event) => update({ selector: event.currentTarget.value })}
             ...${invalidProps(model, id('selector'))}
@@ -293,7 +293,7 @@ function RuleRow({ model, row, i, update, children }) {
                 maxlength="100"
                 autocomplete="off"
                 inputmode="decimal"
-                placeholder="max, e.g. 30"
+                placeholder="e.g. 30"
                 value=${row.max}
                 onInput=${(event) => update({ max: event.currentTarget.value })}
                 ...${invalidProps(model, id('max'))}
