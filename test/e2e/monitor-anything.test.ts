@@ -358,6 +358,7 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     await page.getByRole('button', { name: 'Add pattern' }).click();
     await page.locator('#f-ignoretext-list > li:last-child input.pattern').fill('SALE');
     await page.locator('#f-ignoretext-list > li:last-child input.match-case').check();
+    await shot('rules', '#f-rules-group');
     const sent = page.waitForRequest(
       (req) => req.method() === 'PATCH' && req.url().endsWith(`/api/monitors/${made.id}`),
     );

@@ -239,7 +239,7 @@ function RuleRow({ model, row, i, update, children }) {
             spellcheck="false"
             autocomplete="off"
             disabled=${priced}
-            placeholder=${priced ? 'no element: reads the price' : 'e.g. .price'}
+            placeholder=${priced ? 'no element: reads price and stock' : 'e.g. .price'}
             value=${priced ? '' : row.selector}
             onInput=${(event) => update({ selector: event.currentTarget.value })}
             ...${invalidProps(model, id('selector'))}
