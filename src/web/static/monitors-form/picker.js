@@ -18,7 +18,8 @@ export function usePickSource(model, monitorId) {
       try {
         const page = await store.json('GET', `/api/monitors/${encodeURIComponent(monitorId)}/captures?limit=20`);
         const capture = page.items.find((c) => c.status === 'succeeded' && c.imageUrl);
-        if (!capture || !current) return;
+        // A PDF's or JSON's blocks are named by page or path, not by CSS selectors: nothing to pick.
+        if (!capture || !current || (capture.content && capture.content.kind !== 'html')) return;
         const id = encodeURIComponent(capture.id);
         const [blob, text] = await Promise.all([
           store.call('GET', `/api/captures/${id}/image`).then((res) => res.blob()),

@@ -117,7 +117,13 @@ export function ComparedText({ c }) {
         : blocks.value === null
           ? html`<p class="muted">Loading the text…</p>`
           : list.length === 0
-            ? html`<p class="muted" id="compared-text-none">No text: the filters kept nothing.</p>`
+            ? html`<p class="muted" id="compared-text-none">
+                ${
+                  c.content?.kind === 'binary'
+                    ? 'No text: these bytes are compared by their SHA-256.'
+                    : 'No text: the filters kept nothing.'
+                }
+              </p>`
             : html`<details id="compared-text-details" open=${list.length <= 30}>
                 <summary>${plural(list.length, 'block')}</summary>
                 <div class="compared-scroll" tabindex="0" role="region" aria-label="The compared text, block by block">
