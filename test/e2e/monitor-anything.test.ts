@@ -299,10 +299,20 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     expect(await page.locator('#f-priceselector').inputValue()).toBe(price.selector);
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await focused()).toBe('f-priceselector');
+
+    // A rule's element, picked from the list too.
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.locator('#f-rules-list > li:last-child input.value').fill('Deal');
+    await page.getByRole('button', { name: 'Pick the element of rule 1 on the latest capture' }).click();
+    await page.locator('#f-pick-list').selectOption(String(blocks.indexOf(offer)));
+    await page.getByRole('button', { name: 'Use this element' }).click();
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await focused()).toMatch(/^f-rule-\d+-selector$/);
     await save();
-    const saved = (await call('GET', `/api/monitors/${made.id}`)) as { diff: Json };
+    const saved = (await call('GET', `/api/monitors/${made.id}`)) as { diff: Json; notifyWhen: Json[] };
     expect(saved.diff.filters).toEqual([{ css: price.selector }]);
     expect(saved.diff.priceSelector).toBe(price.selector);
+    expect(saved.notifyWhen).toEqual([{ selector: offer.selector, textContains: 'Deal' }]);
   });
 
   it('shows the compared text of a capture, block by block, after the filters', async () => {
