@@ -23,6 +23,8 @@ import type { DeliveryRecord } from '../stores/webhook-deliveries.js';
 import { recordEvent } from '../webhooks/outbox.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { testEventData } from './view.js';
+import { parseStoredBlocks } from '../diff/text/compare-in-thread.js';
+import type { PageBlock } from '../domain/page-facts.js';
 
 export interface MonitorServiceOptions {
   backend: Backend;
@@ -191,6 +193,24 @@ export class MonitorService {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`capture ${id} is no longer kept`);
       throw err;
     }
+  }
+
+  /**
+   * A capture's text blocks as compared (after the monitor's filters), the file kept beside its image.
+   * 404 when it has none: a failed capture, or one taken before text was kept, or one retention removed.
+   */
+  async captureText(keyId: string, id: string): Promise<PageBlock[]> {
+    const { capture } = await this.capture(keyId, id);
+    if (!capture.textKey) throw notFound(`capture ${id} has no text (it failed, or predates text comparison)`);
+    let bytes: Buffer;
+    try {
+      bytes = await this.options.files.get(capture.textKey);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`capture ${id} is no longer kept`);
+      throw err;
+    }
+    // A damaged file reads as no text rather than a 500: the capture itself is still there to see.
+    return (parseStoredBlocks(bytes) ?? []).map(({ selector, tag, text, box }) => ({ selector, tag, text, box }));
   }
 
   /** The page to watch: 403 as a render would be; the webhook target: 400, it is a field. */

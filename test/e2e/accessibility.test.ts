@@ -161,4 +161,56 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (_name, viewport) => {
     await until('the outline', () => page.isVisible('#region-outline'));
     expect(await violations(page)).toEqual([]);
   });
+
+  it("the dashboard (issue 27): filters, rules and request rows, the element picker, a capture's compared text", async () => {
+    await page.goto(`${svc.url}/monitors`);
+    await page.evaluate((k) => localStorage.setItem('pagewatch.apiKey', k), key);
+    await page.goto(`${svc.url}/monitors`);
+    await until('the monitor list', () => page.getByText('Watched page').first().isVisible());
+    await page.getByRole('button', { name: 'Edit Watched page' }).click();
+    await until('the form filled', async () => (await page.locator('#form-submit').textContent()) === 'Save changes');
+    for (const [kind, value] of [
+      ['css', 'h1'],
+      ['extract', '('],
+      ['unique', ''],
+    ] as const) {
+      await page.click('#f-filters-add');
+      await page.selectOption('#f-filters-list > li:last-child select.kind', kind);
+      if (value) await page.fill('#f-filters-list > li:last-child input.value', value);
+    }
+    await page.selectOption('#f-rules-when', 'any');
+    await page.click('#f-rules-add');
+    await page.selectOption('#f-rules-list > li:last-child select.test', 'priceOutside');
+    await page.fill('#f-rules-list > li:last-child input.value', '10');
+    await page.click('#f-rules-add');
+    await page.selectOption('#f-rules-list > li:last-child select.test', 'textMatches');
+    await page.fill('#f-rules-list > li:last-child input.selector', 'h1');
+    await page.fill('#f-rules-list > li:last-child input.value', 'Version \\d');
+    await page.check('#f-rules-list > li:last-child input.while');
+    await page.click('#f-ignoretext-add');
+    await page.fill('#f-ignoretext-list > li:last-child input.pattern', 'Version');
+    await page.check('#f-ignoretext-list > li:last-child input.match-case');
+    await page.locator('#f-advanced-toggle').click();
+    await page.selectOption('#f-a-method', 'POST');
+    await page.fill('#f-a-body', 'q=1');
+    expect(await violations(page)).toEqual([]);
+
+    // The picker over the latest capture, a block picked with the keyboard and outlined.
+    await page.locator('#f-filters-list > li:first-child button.pick').click();
+    await until('the picker', () => page.isVisible('#f-pick-list'));
+    await page.selectOption('#f-pick-list', '0');
+    await page.click('#f-pick-use');
+    await until('the outline', () => page.isVisible('#f-pick-box'));
+    expect(await violations(page)).toEqual([]);
+
+    // With the problems the page and the API name (an empty rule bound, a broken pattern) beside their rows.
+    await page.locator('#monitor-form [type="submit"]').click();
+    await until('the errors', async () => (await page.locator('#monitor-form [aria-invalid="true"]').count()) >= 1);
+    expect(await violations(page)).toEqual([]);
+
+    await page.goto(`${svc.url}/monitors`);
+    await page.getByRole('button', { name: 'History of Watched page' }).click();
+    await until('the compared text', async () => (await page.locator('#compared-blocks li').count()) > 0);
+    expect(await violations(page)).toEqual([]);
+  });
 });

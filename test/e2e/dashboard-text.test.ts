@@ -104,7 +104,7 @@ const settled = () =>
   );
 
 /** The rows of one of the form's lists, and the controls of row `i` by their labels. */
-const rows = (list: 'ignoretext' | 'rules' | 'steps') => page.locator(`#f-${list}-list > li`);
+const rows = (list: 'ignoretext' | 'rules' | 'steps' | 'filters') => page.locator(`#f-${list}-list > li`);
 const ruleRow = (i: number) => rows('rules').nth(i);
 const stepRow = (i: number) => rows('steps').nth(i);
 
@@ -265,7 +265,7 @@ it('shows the API field errors beside the list rows and controls they name', asy
   await page.locator('#f-schedule').fill('0 0 1 1 *');
   for (const pattern of ['a', 'b', 'x'.repeat(501)]) {
     await page.getByRole('button', { name: 'Add pattern' }).click();
-    await rows('ignoretext').last().locator('input').fill(pattern);
+    await rows('ignoretext').last().locator('input.pattern').fill(pattern);
   }
   await addRule('.price', 'numberBelow', '5');
   await addRule('.price', 'numberAbove', 'cheap');
@@ -282,7 +282,7 @@ it('shows the API field errors beside the list rows and controls they name', asy
     expect(await page.locator(`#${id}-error`).isVisible(), id).toBe(true);
     expect(await page.locator(`#${id}-error`).textContent(), id).toMatch(pattern);
   };
-  await expectError(rows('ignoretext').nth(2).locator('input'), /500/); // diff.ignoreText.2
+  await expectError(rows('ignoretext').nth(2).locator('input.pattern'), /500/); // diff.ignoreText.2
   await expectError(ruleRow(1).getByLabel('Value'), /number/); // notifyWhen.1.numberAbove
   await expectError(stepRow(0).getByLabel('Value'), /milliseconds/i); // capture.steps.0.value
   await expectError(stepRow(1).getByLabel('Element (selector)'), /needs a selector/); // capture.steps.1.selector
@@ -290,12 +290,12 @@ it('shows the API field errors beside the list rows and controls they name', asy
   expect(await page.locator('#monitor-form [aria-invalid="true"]').count()).toBe(4);
   expect(await text('#form-error .alert')).toContain('4 fields need fixing');
   // The first of them in the form's order has the focus.
-  expect(await activeId()).toBe(await rows('ignoretext').nth(2).locator('input').getAttribute('id'));
+  expect(await activeId()).toBe(await rows('ignoretext').nth(2).locator('input.pattern').getAttribute('id'));
   expect(await monitors()).toHaveLength(1);
   await atLaptopAndPhone('form-list-errors', '#form-section');
 
   // Fixed, the marks go; an empty rule value is named by the page before asking.
-  await rows('ignoretext').nth(2).locator('input').fill('c');
+  await rows('ignoretext').nth(2).locator('input.pattern').fill('c');
   await ruleRow(1).getByLabel('Value').fill('');
   await stepRow(0).getByLabel('Value').fill('100');
   await stepRow(1).getByLabel('Element (selector)').fill('#go');
@@ -316,6 +316,7 @@ it('shows the API field errors beside the list rows and controls they name', asy
     ['ignoretext', 'pattern'],
     ['rules', 'rule'],
     ['steps', 'step'],
+    ['filters', 'filter'],
   ] as const) {
     const add = page.getByRole('button', { name: `Add ${noun}` });
     while ((await rows(list).count()) < 19) await add.click();

@@ -87,6 +87,9 @@ const everyOption = (url: string, hook: string): Json => ({
       { action: 'click', selector: '#accept' },
       { action: 'fill', selector: '#pw', value: 'step-secret', secret: true },
     ],
+    method: 'POST',
+    body: '{"query": "kettle"}',
+    bodyContentType: 'application/json',
   },
   diff: {
     mode: 'both',
@@ -98,6 +101,20 @@ const everyOption = (url: string, hook: string): Json => ({
     ignoreRegions: [{ x: 1, y: 2, width: 30, height: 40 }],
     ignoreSelectors: ['.price'],
     confirm: false,
+    filters: [
+      { remove: '.ad' },
+      { css: 'main' },
+      { xpath: '//table' },
+      { extract: '\\d+', flags: 'im' },
+      { unique: true },
+      { sort: true },
+      { dropBlank: true },
+      { ignoreCase: true },
+      { ignoreWhitespace: true },
+    ],
+    filterMissingAfter: 7,
+    priceSelector: '.price',
+    availabilitySelector: '.stock',
   },
   notifyWhen: [{ selector: '.price', numberBelow: 20 }],
   notify: ['failure', 'change'],
@@ -177,7 +194,16 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     // Set options are in sight: the Advanced part is open and its summary line names them.
     expect(await page.locator('#f-advanced').getAttribute('open')).not.toBeNull();
     const summary = (await page.locator('#f-advanced-summary').textContent()) ?? '';
-    for (const words of ['1 ignore region', 'hide 2 elements', 'wait 500 ms', 'wait for #ready', '2 headers'])
+    for (const words of [
+      '1 ignore region',
+      'hide 2 elements',
+      'wait 500 ms',
+      'wait for #ready',
+      '2 headers',
+      'POST request',
+      'a request body',
+      'body type application/json',
+    ])
       expect(summary).toContain(words);
     const value = (id: string) => page.locator(`#${id}`).inputValue();
     expect(await value('f-a-hide')).toBe('.ad\n#chat');
@@ -194,6 +220,19 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     expect(await page.locator('#f-a-includeaa').isChecked()).toBe(true);
     expect(await page.locator('#f-a-block-font').isChecked()).toBe(true);
     expect(await page.locator('#f-regions-list input.width').inputValue()).toBe('30');
+    // Issue 27's settings: the filters in their order, the request, the product's selectors.
+    expect(
+      await page
+        .locator('#f-filters-list select.kind')
+        .evaluateAll((els) => els.map((el) => (el as HTMLSelectElement).value)),
+    ).toEqual(['remove', 'css', 'xpath', 'extract', 'unique', 'sort', 'dropBlank', 'ignoreCase', 'ignoreWhitespace']);
+    expect(await page.locator('#f-filters-list > li:nth-child(4) input.flags').inputValue()).toBe('im');
+    expect(await value('f-filtermissing')).toBe('7');
+    expect(await value('f-priceselector')).toBe('.price');
+    expect(await value('f-availselector')).toBe('.stock');
+    expect(await value('f-a-method')).toBe('POST');
+    expect(['{"query": "kettle"}', '••••']).toContain(await value('f-a-body'));
+    expect(await value('f-a-ctype')).toBe('application/json');
     await noViolations('the form with every option');
     await shot('every-option');
     await shot('every-option-advanced', '#f-advanced');

@@ -166,6 +166,9 @@ describe('answers against /openapi.json', () => {
     for (const c of [baseline, changed, failed])
       expectComponent('Capture', await json('GET', `/api/captures/${c.id}`, 200));
     expectComponent('CaptureList', await json('GET', `/api/monitors/${id}/captures`, 200));
+    const text = await json('GET', `/api/captures/${changed.id}/text`, 200);
+    expect((text.blocks as unknown[]).length).toBeGreaterThan(0);
+    expectComponent('CaptureText', text);
 
     const test = await json('POST', `/api/monitors/${id}/test-webhook`, 202);
     expectComponent('Delivery', test);

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { errorBody } from '../schemas/responses/error.js';
 import { pageOf } from '../schemas/responses/common.js';
-import { capture, captureEvent, testEvent } from '../schemas/responses/captures.js';
+import { capture, captureEvent, captureText, testEvent } from '../schemas/responses/captures.js';
 import { delivery, deliveryDetail } from '../schemas/responses/deliveries.js';
 import { job, renderJson } from '../schemas/responses/jobs.js';
 import { monitor, runAccepted } from '../schemas/responses/monitors.js';
@@ -137,6 +137,7 @@ function responseSchemas(limits: Limits): Record<string, JsonSchema> {
     RenderJson: renderJson,
     Capture: capture,
     CaptureList: pageOf(capture),
+    CaptureText: captureText,
     CaptureEvent: captureEvent,
     TestEvent: testEvent,
     RunAccepted: runAccepted,

@@ -420,6 +420,22 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
         responses: { 200: { description: 'PNG', content: binary('image/png') }, ...keyed(['not_found']) },
       }),
     },
+    '/api/captures/{id}/text': {
+      parameters: [idParam('capture')],
+      get: operation({
+        id: 'getCaptureText',
+        summary: "The capture's text as compared",
+        tag: 'Monitors',
+        access: 'key',
+        description:
+          "The text blocks the capture kept, after the monitor's filters: what the next capture's text is " +
+          'compared with. A failed capture, or one taken before text was kept, has none (404).',
+        responses: {
+          200: one('CaptureText', 'The text blocks'),
+          ...keyed(['not_found'], { not_found: 'unknown capture, or it has no text' }),
+        },
+      }),
+    },
     '/api/captures/{id}/diff': {
       parameters: [idParam('capture')],
       get: operation({

@@ -1,5 +1,5 @@
 // /api/monitors (create, list, get, update, delete, run now, captures) and /api/captures/{id}
-// (the capture, its image, its diff image).
+// (the capture, its image, its diff image, its text as compared).
 import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
 import type { Context } from 'koa';
@@ -93,6 +93,11 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
 
   router.get('/api/captures/:id', async (ctx) => {
     ctx.body = captureView((await monitors.capture(keyIdOf(ctx), ctx.params.id!)).capture, base(ctx));
+  });
+
+  router.get('/api/captures/:id/text', async (ctx) => {
+    ctx.body = { blocks: await monitors.captureText(keyIdOf(ctx), ctx.params.id!) };
+    ctx.set('Cache-Control', 'private, max-age=31536000, immutable'); // a stored capture never changes
   });
 
   for (const which of ['image', 'diff'] as const) {

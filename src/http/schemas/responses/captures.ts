@@ -130,6 +130,20 @@ export const capture = z.object({
 });
 export type CaptureDocumented = Holds<Documents<CaptureView, typeof capture>>;
 
+/** GET /api/captures/{id}/text: the capture's text blocks as compared (after the monitor's filters). */
+export const captureText = z.object({
+  blocks: z
+    .array(
+      z.object({
+        selector: z.string().describe('A short CSS selector, unique on the page when captured ("page 3" in a PDF)'),
+        tag: z.string().describe('Lower-case tag name'),
+        text: z.string().describe('Its text, whitespace collapsed'),
+        box: box.describe('Where it is, in image pixels of this capture'),
+      }),
+    )
+    .describe('In reading order'),
+});
+
 export const captureEvent = z
   .object({
     monitorId: z.string(),

@@ -43,6 +43,8 @@ const STATUS_BADGE = {
   unchanged: ['unchanged', 'ok'],
   changed: ['changed', 'warn'],
   failed: ['failed', 'error'],
+  suspect: ['suspect', 'below'],
+  filter_missing: ['filter missing', 'below'],
   none: ['not run yet', 'none'],
 };
 
@@ -68,17 +70,36 @@ export const Words = ({ visible, hidden }) =>
 /** A capture's result in words: the notice after Run now and the viewer's facts both say it. */
 export function captureResult(c) {
   if (c.status === 'failed') return 'failed';
+  if (c.status === 'suspect') return 'suspect: not compared, not a change';
+  if (c.status === 'filter_missing') return 'the filter stopped matching: not compared';
   if (!c.baselineId) return 'baseline (first capture to compare with)';
   return c.changed ? `changed, ${percent(c.diffRatio)} of the pixels` : 'unchanged';
 }
 
-/** notifyWhen tests: [test, words, the kind of value it takes (null: none, the test is just `true`)]. */
+/**
+ * notifyWhen tests: [test, words, the kind of value it takes]. Kinds: 'text', 'regex' (a pattern, with
+ * Match case), 'number'; null: none (the test is just `true`). The price tests read the capture's price
+ * and availability, not an element: 'price' (a number), 'range' (priceOutside: [min, max]), 'by' (a
+ * drop or rise: {percent} or {amount}), 'stock' (no value).
+ */
 export const RULE_TESTS = [
   ['textContains', 'text contains', 'text'],
   ['textNotContains', 'text does not contain', 'text'],
+  ['textMatches', 'text matches (regex)', 'regex'],
+  ['textNotMatches', 'text does not match (regex)', 'regex'],
   ['numberBelow', 'number is below', 'number'],
   ['numberAbove', 'number is above', 'number'],
   ['numberChanged', 'number changed', null],
   ['appears', 'element appears', null],
   ['disappears', 'element disappears', null],
+  ['priceBelow', 'price is below', 'price'],
+  ['priceAbove', 'price is above', 'price'],
+  ['priceOutside', 'price is outside', 'range'],
+  ['priceDropsBy', 'price drops by', 'by'],
+  ['priceRisesBy', 'price rises by', 'by'],
+  ['backInStock', 'back in stock', 'stock'],
+  ['outOfStock', 'out of stock', 'stock'],
 ];
+
+/** The tests that read the capture's price / availability: they take no element. */
+export const PRICE_KINDS = new Set(['price', 'range', 'by', 'stock']);

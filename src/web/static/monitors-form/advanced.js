@@ -29,6 +29,9 @@ export const ADVANCED_FIELDS = {
   'capture.cookies': ['f-a-cookies', 'f-a-cookies-error'],
   'capture.httpCredentials': ['f-a-user', 'f-a-auth-error'],
   'diff.includeAA': ['f-a-includeaa', 'f-a-includeaa-error'],
+  'capture.method': ['f-a-method', 'f-a-method-error'],
+  'capture.body': ['f-a-body', 'f-a-body-error'],
+  'capture.bodyContentType': ['f-a-ctype', 'f-a-ctype-error'],
 };
 
 const BLOCKABLE = ['image', 'media', 'font', 'stylesheet', 'script', 'xhr', 'fetch', 'websocket'];
@@ -96,6 +99,10 @@ export function advancedValues(m) {
     'f-a-user': c.httpCredentials?.username ?? '',
     'f-a-pass': c.httpCredentials?.password ?? '',
     'f-a-includeaa': m?.diff?.includeAA ?? false,
+    'f-a-method': c.method ?? 'GET',
+    // Write-only: a stored body reads "••••", and "••••" sent back keeps it.
+    'f-a-body': c.body ?? '',
+    'f-a-ctype': c.bodyContentType ?? '',
   };
 }
 
@@ -177,6 +184,7 @@ export function readAdvanced(model, empty, original) {
     (a, b) => inOrder(oc.blockResources, a) - inOrder(oc.blockResources, b),
   );
   const failHttp = model.get('f-a-failhttp');
+  const method = model.get('f-a-method') || 'GET';
   const capture = {
     hideSelectors: list(model.lines('f-a-hide'), oc.hideSelectors),
     selector: text('f-a-selector'),
@@ -208,6 +216,10 @@ export function readAdvanced(model, empty, original) {
     headersScope: model.get('f-a-hscope'),
     cookies: readCookies(model, problems) ?? (oc.cookies !== undefined ? [] : empty),
     httpCredentials: user || pass ? { username: user, password: pass } : empty,
+    // GET is the default: sent only when the monitor had a method; a GET takes no body (removed on edit).
+    method: method === 'GET' && oc.method === undefined ? empty : method,
+    body: method === 'GET' ? empty : raw('f-a-body'),
+    bodyContentType: text('f-a-ctype'),
   };
   const diff = { includeAA: Boolean(model.get('f-a-includeaa')), ignoreRegions: readRegions(model) };
   return { capture, diff, problems };
@@ -254,5 +266,9 @@ export function summarize(model) {
   if (model.text('f-a-cookies')) set.push('cookies');
   if (model.get('f-a-user') || model.get('f-a-pass')) set.push('basic auth');
   if (model.get('f-a-includeaa')) set.push('strict comparison');
+  const method = model.get('f-a-method') || 'GET';
+  if (method !== 'GET') set.push(`${method} request`);
+  if (method !== 'GET' && model.get('f-a-body')) set.push('a request body');
+  if (model.text('f-a-ctype')) set.push(`body type ${model.text('f-a-ctype')}`);
   return set;
 }

@@ -15,9 +15,12 @@ import {
   listRows,
   PatternList,
   readLists,
+  ruleGroupOf,
   RuleList,
   StepList,
 } from '/assets/monitors-form/lists.js';
+import { filterFieldOf, FilterList, filterProblems, filterRows, readFilters } from '/assets/monitors-form/filters.js';
+import { PickButton, PickerPanel, usePickSource } from '/assets/monitors-form/picker.js';
 import { regionFieldOf, regionProblems, regionRows, RegionsEditor } from '/assets/monitors-form/regions.js';
 import { ADVANCED_FIELDS, advancedValues, readAdvanced, rowsFor, summarize } from '/assets/monitors-form/advanced.js';
 
@@ -37,6 +40,9 @@ const FIELDS = {
   'diff.confirm': ['f-confirm', 'f-confirm-error'],
   'diff.mode': ['f-mode', 'f-mode-error'],
   'diff.textSelector': ['f-textselector', 'f-textselector-error'],
+  'diff.filterMissingAfter': ['f-filtermissing', 'f-filtermissing-error'],
+  'diff.priceSelector': ['f-priceselector', 'f-priceselector-error'],
+  'diff.availabilitySelector': ['f-availselector', 'f-availselector-error'],
   notify: ['f-notify-change', 'f-notify-error'],
   webhookUrl: ['f-webhook', 'f-webhook-error'],
   'retention.keep': ['f-keep', 'f-keep-error'],
@@ -80,6 +86,11 @@ function initialValues(m) {
     'f-confirm': m?.diff?.confirm ?? true,
     'f-mode': m?.diff?.mode ?? 'visual',
     'f-textselector': m?.diff?.textSelector ?? '',
+    'f-filtermissing': String(m?.diff?.filterMissingAfter ?? ''),
+    'f-priceselector': m?.diff?.priceSelector ?? '',
+    'f-availselector': m?.diff?.availabilitySelector ?? '',
+    'f-rules-when': ruleGroupOf(m?.notifyWhen).when,
+    'f-rules-locked': ruleGroupOf(m?.notifyWhen).locked,
     ...Object.fromEntries(
       NOTIFY.map((event) => [`f-notify-${event}`, m ? (m.notify ?? []).includes(event) : event !== 'capture']),
     ),
@@ -144,6 +155,10 @@ function formBody(model, editing, original) {
       mode: model.get('f-mode'),
       textSelector: text('f-textselector') || empty,
       ignoreText: lists.ignoreText,
+      filters: readFilters(model),
+      filterMissingAfter: num('f-filtermissing'),
+      priceSelector: text('f-priceselector') || empty,
+      availabilitySelector: text('f-availselector') || empty,
       ...advanced.diff,
     },
     notifyWhen: lists.notifyWhen,
@@ -169,7 +184,10 @@ function formBody(model, editing, original) {
  * longest known prefix ("diff.ignoreSelectors.2" → diff.ignoreSelectors).
  */
 function fieldOf(model, path) {
-  const listField = listFieldOf(model, String(path ?? '')) ?? regionFieldOf(model, String(path ?? ''));
+  const listField =
+    listFieldOf(model, String(path ?? '')) ??
+    regionFieldOf(model, String(path ?? '')) ??
+    filterFieldOf(model, String(path ?? ''));
   if (listField) return listField;
   const parts = String(path ?? '').split('.');
   while (parts.length) {
@@ -227,10 +245,14 @@ export function MonitorForm({ open }) {
   const store = useStore();
   const model = useMemo(() => {
     const m = open.monitor;
-    const made = createFormModel({ values: initialValues(m), lists: { ...listRows(m), regions: regionRows(m) } });
+    const made = createFormModel({
+      values: initialValues(m),
+      lists: { ...listRows(m), regions: regionRows(m), filters: filterRows(m) },
+    });
     made.errorOf = ERROR_OF;
     return made;
   }, []);
+  usePickSource(model, open.id);
   const form = useRef(null);
   const section = useRef(null);
   const title = useRef(null);
@@ -297,7 +319,7 @@ export function MonitorForm({ open }) {
         problems.push({ path, message: 'Enter a number.' });
     }
     const advanced = readAdvanced(model, undefined, open.monitor).problems;
-    return [...problems, ...listProblems(model), ...regionProblems(model), ...advanced];
+    return [...problems, ...listProblems(model), ...filterProblems(model), ...regionProblems(model), ...advanced];
   }
 
   async function submit(event) {
@@ -588,13 +610,103 @@ export function MonitorForm({ open }) {
           <${FieldError} model=${model} id="f-keep-error" />
         </div>
       </div>
+      <fieldset class="wide" id="f-filters-group" aria-describedby="f-filters-hint">
+        <legend>What is compared: filters</legend>
+        <p class="hint" id="f-filters-hint">
+          Applied in order to the page's text (or the PDF's, the JSON's): keep what a CSS selector, an XPath or a
+          JSONPath selects (several: any of them), remove elements, extract what a regular expression matches, then tidy
+          the lines. Use Up and Down to reorder them. No filters: the whole text is compared. At most 20.
+        </p>
+        <${FilterList} model=${model} />
+        <label for="f-filtermissing"
+          >Tell me after this many captures in a row lose the filter${' '}
+          <span class="hint">1–100; a capture whose filter matches nothing is not a change</span></label
+        >
+        <input
+          type="number"
+          name="filterMissingAfter"
+          min="1"
+          max="100"
+          step="1"
+          inputmode="numeric"
+          placeholder="default: 3"
+          ...${bind('f-filtermissing')}
+        />
+        <${FieldError} model=${model} id="f-filtermissing-error" />
+      </fieldset>
+      <fieldset class="wide" id="f-product-group" aria-describedby="f-product-hint">
+        <legend>Price and availability</legend>
+        <p class="hint" id="f-product-hint">
+          Read from the page's structured data (schema.org, OpenGraph) when it has some; otherwise from these elements.
+        </p>
+        <div class="row">
+          <div>
+            <label for="f-priceselector">Price element <span class="hint">optional CSS selector</span></label>
+            <div class="with-pick">
+              <input
+                type="text"
+                name="priceSelector"
+                maxlength="1000"
+                spellcheck="false"
+                autocomplete="off"
+                class="mono"
+                placeholder="e.g. .product .price"
+                ...${bind('f-priceselector')}
+              />
+              <${PickButton}
+                model=${model}
+                target="f-priceselector"
+                name="the price element"
+                apply=${(selector) => model.set('f-priceselector', selector)}
+              />
+            </div>
+            <${FieldError} model=${model} id="f-priceselector-error" />
+          </div>
+          <div>
+            <label for="f-availselector">Availability element <span class="hint">optional CSS selector</span></label>
+            <div class="with-pick">
+              <input
+                type="text"
+                name="availabilitySelector"
+                maxlength="1000"
+                spellcheck="false"
+                autocomplete="off"
+                class="mono"
+                placeholder="e.g. .stock"
+                ...${bind('f-availselector')}
+              />
+              <${PickButton}
+                model=${model}
+                target="f-availselector"
+                name="the availability element"
+                apply=${(selector) => model.set('f-availselector', selector)}
+              />
+            </div>
+            <${FieldError} model=${model} id="f-availselector-error" />
+          </div>
+        </div>
+      </fieldset>
+      <${PickerPanel} model=${model} />
       <fieldset class="wide" id="f-rules-group" aria-describedby="f-rules-hint">
         <legend>Notify only when</legend>
         <p class="hint" id="f-rules-hint">
-          Each rule reads one element (its first match). A change is notified only when every rule is true and one of
-          them became true. No rules: every change is notified. At most 20.
+          Each rule reads one element (its first match), or the capture's price and availability. A change is notified
+          only when the rules hold (all of them, or any one) and one of them became true; a rule marked “only while
+          true” just has to hold. No rules: every change is notified. At most 20.
         </p>
-        <${RuleList} model=${model} />
+        ${
+          model.get('f-rules-locked')
+            ? html`<p class="alert info" id="f-rules-locked">
+                This monitor's rules are grouped in a way this form cannot show (groups inside groups). They are kept as
+                they are when you save; edit them through the API (<code>notifyWhen</code>).
+              </p>`
+            : html`<label for="f-rules-when">Notify when</label>
+                <select name="notifyWhen" class="rules-when" ...${bind('f-rules-when')}>
+                  <option value="all">all of these rules hold</option>
+                  <option value="any">any of these rules holds</option>
+                </select>
+                <${RuleList} model=${model} />`
+        }
       </fieldset>
       <fieldset class="wide" id="f-steps-group" aria-describedby="f-steps-hint">
         <legend>Steps before the capture</legend>
@@ -934,6 +1046,42 @@ export function MonitorForm({ open }) {
                 </div>
               </div>
               <${FieldError} model=${model} id="f-a-auth-error" />
+              <div class="row">
+                <div>
+                  <label for="f-a-method">Request method</label>
+                  <select ...${bind('f-a-method')}>
+                    <option value="GET">GET (default)</option>
+                    <option value="POST">POST</option>
+                    <option value="PUT">PUT</option>
+                  </select>
+                  <${FieldError} model=${model} id="f-a-method-error" />
+                </div>
+                <div>
+                  <label for="f-a-ctype">Body type <span class="hint">Content-Type</span></label>
+                  <input
+                    type="text"
+                    spellcheck="false"
+                    autocomplete="off"
+                    class="mono"
+                    placeholder="default: JSON or plain text"
+                    ...${bind('f-a-ctype')}
+                  />
+                  <${FieldError} model=${model} id="f-a-ctype-error" />
+                </div>
+              </div>
+              <label for="f-a-body"
+                >Request body${' '}
+                <span class="hint">POST and PUT; stored encrypted, it reads “••••” and leaving it keeps it</span></label
+              >
+              <textarea
+                rows="2"
+                spellcheck="false"
+                class="mono"
+                disabled=${(model.get('f-a-method') || 'GET') === 'GET'}
+                placeholder=${(model.get('f-a-method') || 'GET') === 'GET' ? 'no body with GET' : 'e.g. {"query": "kettle"}'}
+                ...${bind('f-a-body')}
+              ></textarea>
+              <${FieldError} model=${model} id="f-a-body-error" />
             </fieldset>
 
             <fieldset>

@@ -2,14 +2,15 @@
 // notifyWhen rules and capture.steps. Each row has its own labelled controls and its own error line, so
 // an API problem such as `notifyWhen.1.numberBelow` is shown beside the value of rule 2.
 import { html } from '/assets/monitors-app/html.js';
-import { RULE_TESTS as TESTS, Words } from '/assets/monitors-app/format.js';
+import { PRICE_KINDS, RULE_TESTS as TESTS, Words } from '/assets/monitors-app/format.js';
 import { bindCheck, FieldError } from '/assets/monitors-form/model.js';
+import { PickButton } from '/assets/monitors-form/picker.js';
 
 /** What a stored secret reads in an answer; sent back, it keeps the stored value (the API's rule). */
 export const MASK = '••••';
 
 /** The API's limit on each list; the Add button stops there (the API would refuse a 21st). */
-const MAX_ITEMS = 20;
+export const MAX_ITEMS = 20;
 
 const VALUE_KIND = Object.fromEntries(TESTS.map(([test, , kind]) => [test, kind]));
 
@@ -25,17 +26,64 @@ const ACTIONS = {
 };
 
 /** The rows of each list from a monitor (null: a new one). */
+/** Is every entry a rule (no all / any group inside)? */
+const plainRules = (entries) => Array.isArray(entries) && entries.every((e) => e && !e.all && !e.any);
+
+/**
+ * How the form can show a monitor's notifyWhen: a plain list ("all"), or one `{any: [rules]}` ("any").
+ * Any other structure (nested groups) is kept as stored: `locked`, edited through the API.
+ */
+export function ruleGroupOf(notifyWhen) {
+  const entries = notifyWhen ?? [];
+  if (plainRules(entries)) return { when: 'all', rules: entries, locked: false };
+  if (entries.length === 1 && entries[0].any && plainRules(entries[0].any))
+    return { when: 'any', rules: entries[0].any, locked: false };
+  return { when: 'all', rules: [], locked: true };
+}
+
+/** A regular expression's flags as the form shows them: Match case, and the other flags kept as stored. */
+function flagRow(flags, byDefault) {
+  const stored = flags ?? byDefault;
+  return { matchCase: !stored.includes('i'), extra: stored.replace('i', ''), flagsSet: flags !== undefined };
+}
+
+/** The flags to send for a row: none when the default stands and none were stored. */
+function flagsOf(row, byDefault) {
+  const flags = `${row.matchCase ? '' : 'i'}${row.extra ?? ''}`;
+  return row.flagsSet || flags !== byDefault ? flags : undefined;
+}
+
+function ruleRow(rule) {
+  const found = TESTS.find(([t]) => rule[t] !== undefined);
+  const [test, , kind] = found ?? TESTS[0];
+  const value = rule[test];
+  const row = {
+    selector: rule.selector ?? '',
+    test,
+    value: '',
+    max: '',
+    unit: 'percent',
+    whileOn: rule.while === true,
+  };
+  if (kind === 'range' && Array.isArray(value)) Object.assign(row, { value: String(value[0]), max: String(value[1]) });
+  else if (kind === 'by' && value && typeof value === 'object') {
+    row.unit = value.amount !== undefined ? 'amount' : 'percent';
+    row.value = String(value[row.unit]);
+  } else if (kind !== null && kind !== 'stock' && value !== undefined) row.value = String(value);
+  if (kind === 'regex') Object.assign(row, flagRow(rule.flags, 'i'));
+  return row;
+}
+
+/** The rows of each list from a monitor (null: a new one). */
 export function listRows(m) {
   return {
-    patterns: (m?.diff?.ignoreText ?? []).map((pattern) => ({ pattern })),
-    rules: (m?.notifyWhen ?? []).map((rule) => {
-      const found = TESTS.find(([t]) => rule[t] !== undefined);
-      return {
-        selector: rule.selector ?? '',
-        test: found?.[0] ?? TESTS[0][0],
-        value: found && found[2] !== null ? String(rule[found[0]]) : '',
-      };
-    }),
+    // A string is case-insensitive by default; {pattern, flags} says its own flags.
+    patterns: (m?.diff?.ignoreText ?? []).map((entry) =>
+      typeof entry === 'string'
+        ? { pattern: entry, matchCase: false, extra: '', flagsSet: false }
+        : { pattern: entry.pattern ?? '', ...flagRow(entry.flags, 'i'), object: true },
+    ),
+    rules: ruleGroupOf(m?.notifyWhen).rules.map(ruleRow),
     steps: (m?.capture?.steps ?? []).map((step) => ({
       action: step.action,
       selector: step.selector ?? '',
@@ -49,7 +97,7 @@ export function listRows(m) {
 }
 
 /** A control with its label above and its error line below; the error line's id is `${id}-error`. */
-function Cell({ model, label, id, grow, children }) {
+export function Cell({ model, label, id, grow, children }) {
   return html`<div class=${grow ? 'cell grow' : 'cell'}>
     <label for=${id}>${label}</label>
     ${children}
@@ -57,7 +105,7 @@ function Cell({ model, label, id, grow, children }) {
   </div>`;
 }
 
-const invalidProps = (model, id) => {
+export const invalidProps = (model, id) => {
   const errorId = `${id}-error`;
   return {
     id,
@@ -70,7 +118,7 @@ const invalidProps = (model, id) => {
  * One editable list: rows drawn by `Row`, numbered in their legends / labels and remove buttons, an Add
  * button that focuses the new row, and Remove that moves the focus to the next row (or Add).
  */
-function EditList({ model, name, listId, listClass, addId, errorId, noun, addWords, blank, Row }) {
+export function EditList({ model, name, listId, listClass, addId, errorId, noun, addWords, blank, Row, movable }) {
   const rows = model[name].value;
   const update = (i, patch) => {
     model[name].value = rows.map((row, j) => (j === i ? { ...row, ...patch } : row));
@@ -85,11 +133,36 @@ function EditList({ model, name, listId, listClass, addId, errorId, noun, addWor
     model[name].value = rows.filter((_, j) => j !== i);
     model.focus.value = next ? `#${listId} > li[data-n="${next.n}"] :is(input, select)` : `#${addId}`;
   };
+  /** Order matters (filters): a row moves one place; the focus stays on the moved row's button, or its other one at an end. */
+  const move = (i, by) => {
+    const j = i + by;
+    if (j < 0 || j >= rows.length) return;
+    const next = [...rows];
+    [next[i], next[j]] = [next[j], next[i]];
+    model[name].value = next;
+    const atEnd = j === 0 || j === rows.length - 1;
+    const button = atEnd ? (by < 0 ? 'down' : 'up') : by < 0 ? 'up' : 'down';
+    model.focus.value = `#${listId} > li[data-n="${rows[i].n}"] button.${button}`;
+  };
   return html`<ol class=${listClass} id=${listId}>
       ${rows.map(
         (row, i) =>
           html`<li class="list-row" key=${row.n} data-n=${row.n}>
             <${Row} model=${model} row=${row} i=${i} update=${(patch) => update(i, patch)}>
+              ${
+                movable
+                  ? html`<button type="button" class="small up" disabled=${i === 0} onClick=${() => move(i, -1)}>
+                        <${Words} visible="Up" hidden=${`move ${noun} ${i + 1} up`} /></button
+                      ><button
+                        type="button"
+                        class="small down"
+                        disabled=${i === rows.length - 1}
+                        onClick=${() => move(i, 1)}
+                      >
+                        <${Words} visible="Down" hidden=${`move ${noun} ${i + 1} down`} />
+                      </button>`
+                  : null
+              }
               <button type="button" class="small remove" data-remove=${noun} onClick=${() => remove(i)}>
                 <${Words} visible="Remove" hidden=${`${noun} ${i + 1}`} />
               </button>
@@ -118,28 +191,70 @@ function PatternRow({ model, row, i, update, children }) {
         ...${invalidProps(model, id)}
       />
     <//>
+    <div class="cell check-cell">
+      <label class="check"
+        ><input
+          type="checkbox"
+          class="match-case"
+          id=${`${id}-case`}
+          checked=${row.matchCase}
+          onChange=${(event) => update({ matchCase: event.currentTarget.checked })}
+        />
+        Match case<span class="sr-only">${` of pattern ${i + 1}`}</span></label
+      >
+    </div>
     ${children}
   </div>`;
 }
 
+/** A row changed by its serial (a picked element arrives after other redraws). */
+export const setRow = (model, name, n, patch) => {
+  model[name].value = model[name].value.map((row) => (row.n === n ? { ...row, ...patch } : row));
+};
+
+const takesValue = (kind) => kind !== null && kind !== 'stock';
+const VALUE_HINT = {
+  number: 'e.g. 19.99',
+  price: 'e.g. 19.99',
+  range: 'e.g. 10',
+  by: 'e.g. 10',
+  text: 'e.g. In stock',
+  regex: 'e.g. in\\s+stock',
+};
+
 function RuleRow({ model, row, i, update, children }) {
   const kind = VALUE_KIND[row.test];
+  const priced = PRICE_KINDS.has(kind);
   const id = (part) => `f-rule-${row.n}-${part}`;
+  const ruleName = `rule ${i + 1}`;
   return html`<fieldset>
     <legend>Rule ${i + 1}</legend>
     <div class="cells">
       <${Cell} model=${model} label="Element (CSS selector)" id=${id('selector')} grow>
-        <input
-          type="text"
-          class="mono selector"
-          maxlength="1000"
-          spellcheck="false"
-          autocomplete="off"
-          placeholder="e.g. .price"
-          value=${row.selector}
-          onInput=${(event) => update({ selector: event.currentTarget.value })}
-          ...${invalidProps(model, id('selector'))}
-        />
+        <div class="with-pick">
+          <input
+            type="text"
+            class="mono selector"
+            maxlength="1000"
+            spellcheck="false"
+            autocomplete="off"
+            disabled=${priced}
+            placeholder=${priced ? 'no element: reads price and stock' : 'e.g. .price'}
+            value=${priced ? '' : row.selector}
+            onInput=${(event) => update({ selector: event.currentTarget.value })}
+            ...${invalidProps(model, id('selector'))}
+          />
+          ${
+            priced
+              ? null
+              : html`<${PickButton}
+                  model=${model}
+                  target=${id('selector')}
+                  name=${`the element of ${ruleName}`}
+                  apply=${(selector) => setRow(model, 'rules', row.n, { selector })}
+                />`
+          }
+        </div>
       <//>
       <${Cell} model=${model} label="Test" id=${id('test')}>
         <select
@@ -147,28 +262,87 @@ function RuleRow({ model, row, i, update, children }) {
           value=${row.test}
           onChange=${(event) => {
             const test = event.currentTarget.value;
-            update(VALUE_KIND[test] === null ? { test, value: '' } : { test });
+            update(takesValue(VALUE_KIND[test]) ? { test } : { test, value: '', max: '' });
           }}
           ...${invalidProps(model, id('test'))}
         >
           ${TESTS.map(([t, words]) => html`<option value=${t}>${words}</option>`)}
         </select>
       <//>
-      <${Cell} model=${model} label="Value" id=${id('value')}>
+      <${Cell} model=${model} label=${kind === 'range' ? 'From' : 'Value'} id=${id('value')}>
         <input
           type="text"
           class="value"
           maxlength="1000"
           spellcheck="false"
           autocomplete="off"
-          disabled=${kind === null}
-          inputmode=${kind === 'number' ? 'decimal' : 'text'}
-          placeholder=${kind === 'number' ? 'e.g. 19.99' : kind === 'text' ? 'e.g. In stock' : 'no value'}
+          disabled=${!takesValue(kind)}
+          inputmode=${kind === 'text' || kind === 'regex' ? 'text' : 'decimal'}
+          placeholder=${VALUE_HINT[kind] ?? 'no value'}
           value=${row.value}
           onInput=${(event) => update({ value: event.currentTarget.value })}
           ...${invalidProps(model, id('value'))}
         />
       <//>
+      ${
+        kind === 'range'
+          ? html`<${Cell} model=${model} label="To" id=${id('max')}>
+              <input
+                type="text"
+                class="max"
+                maxlength="100"
+                autocomplete="off"
+                inputmode="decimal"
+                placeholder="e.g. 30"
+                value=${row.max}
+                onInput=${(event) => update({ max: event.currentTarget.value })}
+                ...${invalidProps(model, id('max'))}
+              />
+            <//>`
+          : null
+      }
+      ${
+        kind === 'by'
+          ? html`<${Cell} model=${model} label="In" id=${id('unit')}>
+              <select
+                class="unit"
+                value=${row.unit}
+                onChange=${(event) => update({ unit: event.currentTarget.value })}
+                ...${invalidProps(model, id('unit'))}
+              >
+                <option value="percent">percent</option>
+                <option value="amount">amount (the price's currency)</option>
+              </select>
+            <//>`
+          : null
+      }
+      <div class="cell check-cell">
+        ${
+          kind === 'regex'
+            ? html`<label class="check"
+                ><input
+                  type="checkbox"
+                  class="match-case"
+                  id=${id('case')}
+                  checked=${row.matchCase}
+                  onChange=${(event) => update({ matchCase: event.currentTarget.checked })}
+                />
+                Match case<span class="sr-only">${` of ${ruleName}`}</span></label
+              >`
+            : null
+        }
+        <label class="check"
+          ><input
+            type="checkbox"
+            class="while"
+            checked=${row.whileOn}
+            onChange=${(event) => update({ whileOn: event.currentTarget.checked })}
+            ...${invalidProps(model, id('while'))}
+          />
+          Only while true<span class="sr-only">${` (${ruleName})`}</span></label
+        >
+        <${FieldError} model=${model} id=${`${id('while')}-error`} />
+      </div>
       ${children}
     </div>
   </fieldset>`;
@@ -254,7 +428,7 @@ export const PatternList = ({ model }) =>
     errorId="f-ignoretext-error"
     noun="pattern"
     addWords="Add pattern"
-    blank=${{ pattern: '' }}
+    blank=${{ pattern: '', matchCase: false, extra: '', flagsSet: false }}
     Row=${PatternRow}
   />`;
 
@@ -268,7 +442,7 @@ export const RuleList = ({ model }) =>
     errorId="f-rules-error"
     noun="rule"
     addWords="Add rule"
-    blank=${{ selector: '', test: TESTS[0][0], value: '' }}
+    blank=${{ selector: '', test: TESTS[0][0], value: '', max: '', unit: 'percent', whileOn: false }}
     Row=${RuleRow}
   />`;
 
@@ -293,15 +467,38 @@ function ruleNumber(raw) {
   return Number.isFinite(n) ? n : text;
 }
 
+/** One rule as the API takes it, from its row. */
+function readRule(row) {
+  const kind = VALUE_KIND[row.test];
+  const rule = PRICE_KINDS.has(kind) ? {} : { selector: row.selector.trim() };
+  if (kind === 'range') rule[row.test] = [ruleNumber(row.value), ruleNumber(row.max)];
+  else if (kind === 'by') rule[row.test] = { [row.unit]: ruleNumber(row.value) };
+  else if (kind === 'number' || kind === 'price') rule[row.test] = ruleNumber(row.value);
+  else if (kind === 'text' || kind === 'regex') rule[row.test] = row.value;
+  else rule[row.test] = true;
+  if (kind === 'regex') {
+    const flags = flagsOf(row, 'i');
+    if (flags !== undefined) rule.flags = flags;
+  }
+  if (row.whileOn) rule.while = true;
+  return rule;
+}
+
+/**
+ * The lists as the API takes them. notifyWhen: the rules as a list ("all"), or in one {any: [...]}; a
+ * structure the form cannot show (`locked`) is left out, so a Merge Patch keeps it as stored.
+ */
 export function readLists(model) {
-  const ignoreText = model.patterns.value.map((row) => row.pattern);
-  const notifyWhen = model.rules.value.map((row) => {
-    const kind = VALUE_KIND[row.test];
-    return {
-      selector: row.selector.trim(),
-      [row.test]: kind === null ? true : kind === 'number' ? ruleNumber(row.value) : row.value,
-    };
+  const ignoreText = model.patterns.value.map((row) => {
+    const flags = flagsOf(row, 'i');
+    return row.object || flags !== undefined ? { pattern: row.pattern, flags: flags ?? 'i' } : row.pattern;
   });
+  const rules = model.rules.value.map(readRule);
+  const notifyWhen = model.get('f-rules-locked')
+    ? undefined
+    : model.get('f-rules-when') === 'any' && rules.length
+      ? [{ any: rules }]
+      : rules;
   const steps = model.steps.value.map((row) => {
     const needs = ACTIONS[row.action];
     const step = { action: row.action };
@@ -315,19 +512,31 @@ export function readLists(model) {
   return { ignoreText, notifyWhen, steps };
 }
 
+/** The API path of rule i as the form will send it (inside the group when "any"). */
+const rulePathOf = (model) => (i) =>
+  model.get('f-rules-when') === 'any' ? `notifyWhen.0.any.${i}` : `notifyWhen.${i}`;
+
 /** Problems the browser can name before asking: empty patterns and rule values (the API's words would be vaguer). */
 export function listProblems(model) {
   const problems = [];
   model.patterns.value.forEach((row, i) => {
     if (!row.pattern) problems.push({ path: `diff.ignoreText.${i}`, message: 'Enter a pattern, or remove it.' });
   });
+  const at = rulePathOf(model);
   model.rules.value.forEach((row, i) => {
     const kind = VALUE_KIND[row.test];
-    if (kind !== null && !row.value.trim())
+    if (takesValue(kind) && !row.value.trim())
       problems.push({
-        path: `notifyWhen.${i}.${row.test}`,
-        message: kind === 'number' ? 'Enter the number to compare with.' : 'Enter the text to look for.',
+        path: `${at(i)}.${row.test}`,
+        message:
+          kind === 'text'
+            ? 'Enter the text to look for.'
+            : kind === 'regex'
+              ? 'Enter the pattern to match.'
+              : 'Enter the number to compare with.',
       });
+    if (kind === 'range' && !row.max.trim())
+      problems.push({ path: `${at(i)}.${row.test}.1`, message: 'Enter the highest price that is fine.' });
   });
   return problems;
 }
@@ -344,14 +553,22 @@ export function listFieldOf(model, path) {
     const row = match[1] !== undefined && model.patterns.value[Number(match[1])];
     return row ? idsOf(`f-pattern-${row.n}`) : ['f-ignoretext-add', 'f-ignoretext-error'];
   }
-  match = /^notifyWhen(?:\.(\d+)(?:\.([^.]+))?)?/.exec(path);
+  // Rules grouped in one {any: [...]}: the API's `notifyWhen.0.any.2` is the form's rule 3.
+  const rulePath =
+    model.get('f-rules-when') === 'any' ? path.replace(/^notifyWhen\.0\.any(?=\.|$)/, 'notifyWhen') : path;
+  match = /^notifyWhen(?:\.(\d+)(?:\.([^.]+)(?:\.([^.]+))?)?)?/.exec(rulePath);
   if (match) {
     const row = match[1] !== undefined && model.rules.value[Number(match[1])];
     if (!row) return ['f-rules-add', 'f-rules-error'];
     const key = match[2];
     if (key === 'selector') return idsOf(`f-rule-${row.n}-selector`);
+    if (key === 'while') return idsOf(`f-rule-${row.n}-while`);
+    if (key === 'flags') return idsOf(`f-rule-${row.n}-value`);
+    // priceOutside.1: the range's top; any other part of a test's value is its value.
+    if (key === 'priceOutside' && row.test === key && match[3] === '1') return idsOf(`f-rule-${row.n}-max`);
     // A test's value is wrong (e.g. numberBelow not a number); any other problem of the rule is its test's.
-    if (key && VALUE_KIND[key] && row.test === key) return idsOf(`f-rule-${row.n}-value`);
+    if (key && VALUE_KIND[key] !== undefined && takesValue(VALUE_KIND[key]) && row.test === key)
+      return idsOf(`f-rule-${row.n}-value`);
     return idsOf(`f-rule-${row.n}-test`);
   }
   match = /^capture\.steps(?:\.(\d+)(?:\.([^.]+))?)?/.exec(path);

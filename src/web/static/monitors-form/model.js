@@ -11,6 +11,11 @@ export function createFormModel(initial) {
     rules: signal([]),
     steps: signal([]),
     regions: signal([]),
+    filters: signal([]),
+    /** The newest capture to pick elements on: { url, alt, width, height, blocks, takenAt } once loaded. */
+    pickSource: signal(null),
+    /** The field asking for an element: { target (its control's id), name (in words), apply(selector) }. */
+    picking: signal(null),
     /** error line id → its words */
     errors: signal({}),
     /** ids of the controls a problem names */

@@ -9,7 +9,13 @@ const KIND_WORDS = { added: 'Added', removed: 'Removed', changed: 'Changed' };
 const TEST_WORDS = Object.fromEntries(RULE_TESTS.map(([test, words]) => [test, words]));
 
 const noneWords = (c) =>
-  c.status === 'failed' ? 'None: the capture failed.' : c.baselineId ? 'None.' : 'None: this capture is a baseline.';
+  c.status === 'failed'
+    ? 'None: the capture failed.'
+    : c.status === 'suspect' || c.status === 'filter_missing'
+      ? 'None: this capture was not compared.'
+      : c.baselineId
+        ? 'None.'
+        : 'None: this capture is a baseline.';
 
 /** A changed block's words: jsdiff parts, the removed ones in <del>, the added ones in <ins>. */
 function WordDiff({ change }) {
@@ -63,10 +69,23 @@ export function TextChanges({ c, outline }) {
 
 /** "below 20", "contains “in stock”": the rule's own value, read from the monitor when it still has that rule. */
 function ruleValue(result, m) {
-  const rule = m?.notifyWhen?.[result.index];
-  if (!rule || rule.selector !== result.selector || rule[result.test] === undefined || rule[result.test] === true)
-    return '';
-  return typeof rule[result.test] === 'number' ? ` ${rule[result.test]}` : ` “${rule[result.test]}”`;
+  const rule = ruleAt(m?.notifyWhen, result);
+  if (!rule || (rule.selector ?? null) !== (result.selector ?? null)) return '';
+  const value = rule[result.test];
+  if (value === undefined || value === true) return '';
+  if (typeof value === 'number') return ` ${value}`;
+  if (Array.isArray(value)) return ` ${value[0]}–${value[1]}`;
+  if (typeof value === 'object') return value.percent !== undefined ? ` ${value.percent} %` : ` ${value.amount}`;
+  return ` “${value}”`;
+}
+
+/** The monitor's rule a result is about: by its path ("1.any.0") when it has one, else its index in a plain list. */
+function ruleAt(notifyWhen, result) {
+  if (!Array.isArray(notifyWhen)) return undefined;
+  if (typeof result.path !== 'string') return notifyWhen[result.index];
+  let node = notifyWhen;
+  for (const part of result.path.split('.')) node = node?.[part];
+  return node;
 }
 
 const MetBadge = ({ met }) => html`<span class="badge ${met ? 'ok' : 'none'}">${met ? 'true' : 'false'}</span>`;
@@ -100,7 +119,7 @@ export function Conditions({ c, m }) {
           html`<li class="condition" data-met=${String(r.met)}>
             <${MetBadge}
               met=${r.met}
-            />${` Rule ${r.index + 1}: `}<code>${r.selector}</code>${` ${TEST_WORDS[r.test] ?? r.test}${ruleValue(r, m)}`}<span
+            />${` Rule ${r.index + 1}: `}${r.selector ? html`<code>${r.selector}</code> ` : ''}${`${TEST_WORDS[r.test] ?? r.test}${ruleValue(r, m)}${r.while ? ' (only while true)' : ''}`}<span
               class="hint"
               >${
                 r.value === null || r.value === undefined

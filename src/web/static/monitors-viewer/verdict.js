@@ -15,6 +15,8 @@ export const VERDICT_BADGE = {
   'below-threshold': ['below threshold', 'below'],
   'not-confirmed': ['not confirmed', 'below'],
   'not-counted': ['not counted', 'below'],
+  suspect: ['suspect', 'below'],
+  filter_missing: ['filter missing', 'below'],
 };
 
 const px = (n) => `${Math.round(n).toLocaleString('en')} px`;
@@ -64,6 +66,30 @@ export function verdictOf(c, m) {
       kind: 'failed',
       sentences: [error, 'There is no image; the next capture is compared with the last one that succeeded.'],
       edit: false,
+    };
+  }
+  // Never compared, never a change: the page did not look like itself, or the filter found nothing.
+  if (c.status === 'suspect') {
+    const why = c.error?.message ? c.error.message.replace(/\.?$/, '') : 'the page did not look like the real one';
+    return {
+      kind: 'suspect',
+      sentences: [
+        `Suspect: ${why} — not compared, not a change.`,
+        'The next capture is compared with the last good one.',
+        ...notes,
+      ],
+      edit: false,
+    };
+  }
+  if (c.status === 'filter_missing') {
+    return {
+      kind: 'filter_missing',
+      sentences: [
+        `The filter stopped matching${c.error?.message ? `: ${c.error.message.replace(/\.?$/, '')}` : ''} — not compared, not a change.`,
+        `After ${m?.diff?.filterMissingAfter ?? 3} such captures in a row the webhook is told (monitor.filter_missing). Change the filters in Edit.`,
+        ...notes,
+      ],
+      edit: true,
     };
   }
   if (!c.baselineId) {
@@ -151,6 +177,7 @@ function modeWords(mode) {
 /** The history list's short words beside the badge. */
 export function listWords(c, kind) {
   if (kind === 'failed') return null;
+  if (kind === 'suspect' || kind === 'filter_missing') return 'not compared';
   if (kind === 'baseline') return 'nothing to compare with';
   if (kind === 'unchanged') return 'no pixel differs';
   const share = `${percent(c.diffRatio)} of pixels differ`;

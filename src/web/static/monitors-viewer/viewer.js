@@ -10,6 +10,7 @@ import { useStore } from '/assets/monitors-app/context.js';
 import { Verdict } from '/assets/monitors-viewer/verdict.js';
 import { Conditions, Regions, TextChanges } from '/assets/monitors-viewer/details.js';
 import { RegionZoom } from '/assets/monitors-viewer/zoom.js';
+import { ComparedText, contentFacts } from '/assets/monitors-viewer/content.js';
 
 const VIEW_NOTES = {
   previous: 'The previous capture: the baseline this one was compared with.',
@@ -23,7 +24,8 @@ function viewsOf(c) {
   const views = new Set();
   if (c.status === 'failed' || !c.imageUrl) return views;
   views.add('current');
-  if (c.baselineId) {
+  // A suspect or filter_missing capture was never compared: it has its own image only.
+  if (c.baselineId && c.status === 'succeeded') {
     views.add('previous');
     views.add('slider');
   }
@@ -58,12 +60,13 @@ function centre(frame, img, x, y) {
   frame.scrollTop = img.offsetTop + y * scale - frame.clientHeight / 2;
 }
 
-function Facts({ c }) {
+function Facts({ c, m }) {
   const facts = [
     ['Taken', `${relativeTime(c.takenAt)} (${c.reason ?? 'schedule'}), in ${(c.durationMs / 1000).toFixed(1)} s`],
     c.width ? ['Size', `${c.width} × ${c.height} px${c.truncated ? ' (cut at the size limit)' : ''}`] : null,
+    ...contentFacts(c, m),
     c.summary ? ['Text changed', c.summary] : null,
-    c.baselineId && c.status !== 'failed'
+    c.baselineId && c.status === 'succeeded'
       ? [
           'Pixels that differ',
           `${c.diffPixels.toLocaleString('en')} (${percent(c.diffRatio)}) in ${c.regions?.length ?? 0} region${c.regions?.length === 1 ? '' : 's'}`,
@@ -240,7 +243,7 @@ export function Viewer({ hist, m, section }) {
       <div class="changes">
         <div class="changes-main">
           ${region ? html`<${RegionZoom} hist=${hist} c=${c} index=${regionIndex} onDrawn=${reveal} />` : null}
-          <${Facts} c=${c} />
+          <${Facts} c=${c} m=${m} />
         </div>
         <${Regions}
           c=${c}
@@ -319,6 +322,7 @@ export function Viewer({ hist, m, section }) {
         <${TextChanges} c=${c} outline=${outline} />
       </div>
       <${Conditions} c=${c} m=${m} />
+      <${ComparedText} c=${c} />
     </div>
   </div>`;
 }
