@@ -11,7 +11,7 @@ export const MAX_PRICE = 1e15;
 export const MAX_VALUE_CHARS = 200;
 
 /** A decimal as schema.org writes it ("1299.00", "19.9", "1e3"): read as is, "." is the decimal mark. */
-const SCHEMA_DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+const SCHEMA_DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i; // one way to match each digit: linear
 
 /**
  * A price from a declared value: a JSON number, or a string. `written` tells how the string came: as a
