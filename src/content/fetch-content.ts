@@ -43,11 +43,15 @@ export interface ContentLimits {
   timeoutMs: number;
 }
 
-/** Why the fetch did not produce a response; `blocked`: the egress policy refused a hop. */
+/**
+ * Why the fetch did not produce a response. `blocked`: the egress policy refused a hop. `final`: a limit
+ * of this fetch was reached (redirects, time, where the body may go), which the browser must not get
+ * round; otherwise the connection failed in a way the browser might not (read-content.ts decides).
+ */
 export class ContentFetchError extends Error {
   constructor(
     message: string,
-    readonly blocked = false,
+    readonly how: { blocked?: boolean; final?: boolean } = {},
   ) {
     super(message);
     this.name = 'ContentFetchError';
@@ -78,7 +82,8 @@ export async function openContent(
   const stop = AbortSignal.any([signal, deadline]);
   const timedOut = () => deadline.aborted && !signal.aborted;
   const failure = (err: unknown): Error => {
-    if (timedOut()) return new ContentFetchError(`${request.url} did not answer within ${limits.timeoutMs} ms`);
+    if (timedOut())
+      return new ContentFetchError(`${request.url} did not answer within ${limits.timeoutMs} ms`, { final: true });
     if (err instanceof ContentFetchError || signal.aborted) return err as Error;
     return new ContentFetchError(`fetching ${request.url} failed: ${(err as Error).message}`);
   };
@@ -93,7 +98,7 @@ export async function openContent(
       if (res.statusCode && [301, 302, 303, 307, 308].includes(res.statusCode) && location) {
         res.destroy();
         if (hop === MAX_REDIRECTS)
-          throw new ContentFetchError(`${request.url} redirected more than ${MAX_REDIRECTS} times`);
+          throw new ContentFetchError(`${request.url} redirected more than ${MAX_REDIRECTS} times`, { final: true });
         const next = new URL(location, url).href;
         // As browsers do: 303 (and 301/302 after a POST) continue as a GET without the body.
         if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
@@ -105,6 +110,7 @@ export async function openContent(
           throw new ContentFetchError(
             `${request.url} redirected the ${method} to another origin (${originOf(next) ?? next}); ` +
               `the request body is only sent to ${home}`,
+            { final: true },
           );
         url = next;
         continue;
@@ -125,7 +131,8 @@ function send(
   signal: AbortSignal,
 ): Promise<http.IncomingMessage> {
   return policy.checkUrl(url).then((verdict) => {
-    if (!verdict.allowed) throw new ContentFetchError(`${url} is refused: ${verdict.reason}`, !verdict.unresolvable);
+    if (!verdict.allowed)
+      throw new ContentFetchError(`${url} is refused: ${verdict.reason}`, { blocked: !verdict.unresolvable });
     const pinned: LookupFunction = (_host, options, callback) => {
       if ((options as { all?: boolean }).all) {
         (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [

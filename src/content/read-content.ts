@@ -8,6 +8,7 @@
 // - binary: its SHA-256 and size, pictured as a card.
 // A GET whose fetch fails for a reason the browser may not share (a reset, a refused connection, an
 // unsupported encoding) is left to the browser, as every capture was before: the kind is then html.
+// A limit of the fetch (redirects, time, a refused hop) fails the capture whatever the method.
 import { createHash } from 'node:crypto';
 import { devices } from 'playwright';
 import type { CaptureContent } from '../domain/content.js';
@@ -130,8 +131,9 @@ export async function readContent(
     );
   } catch (err) {
     if (!(err instanceof ContentFetchError)) throw err;
-    if (err.blocked) throw urlBlocked(err.message);
-    if (method === 'GET') return { via: 'browser', content: { kind: 'html', mediaType: null, bytes: null } };
+    if (err.how.blocked) throw urlBlocked(err.message);
+    if (method === 'GET' && !err.how.final)
+      return { via: 'browser', content: { kind: 'html', mediaType: null, bytes: null } };
     throw renderFailed(err.message, err, true);
   }
   const { declared, status } = opened;
