@@ -51,7 +51,7 @@ export interface ContentLimits {
 export class ContentFetchError extends Error {
   constructor(
     message: string,
-    readonly how: { blocked?: boolean; final?: boolean } = {},
+    readonly how: { blocked?: boolean; final?: boolean; timedOut?: boolean } = {},
   ) {
     super(message);
     this.name = 'ContentFetchError';
@@ -83,7 +83,10 @@ export async function openContent(
   const timedOut = () => deadline.aborted && !signal.aborted;
   const failure = (err: unknown): Error => {
     if (timedOut())
-      return new ContentFetchError(`${request.url} did not answer within ${limits.timeoutMs} ms`, { final: true });
+      return new ContentFetchError(`${request.url} did not answer within ${limits.timeoutMs} ms`, {
+        final: true,
+        timedOut: true,
+      });
     if (err instanceof ContentFetchError || signal.aborted) return err as Error;
     return new ContentFetchError(`fetching ${request.url} failed: ${(err as Error).message}`);
   };

@@ -17,7 +17,7 @@ import type { PageBlock } from '../domain/page-facts.js';
 import type { Cookie, HeadersScope, ImageSpec, PageSpec } from '../domain/render-spec.js';
 import { humanBytes } from '../domain/units.js';
 import type { EgressPolicy } from '../egress/policy.js';
-import { renderFailed, urlBlocked } from '../errors.js';
+import { renderFailed, renderTimeout, urlBlocked } from '../errors.js';
 import { mainDocumentFails, mainStatusAdvice } from '../render/load/failure-rules.js';
 import type { Renderer } from '../render/renderer.js';
 import { pngSize } from '../diff/pixels/png-size.js';
@@ -132,6 +132,7 @@ export async function readContent(
   } catch (err) {
     if (!(err instanceof ContentFetchError)) throw err;
     if (err.how.blocked) throw urlBlocked(err.message);
+    if (err.how.timedOut) throw renderTimeout(capture.timeout, err.message);
     if (method === 'GET' && !err.how.final)
       return { via: 'browser', content: { kind: 'html', mediaType: null, bytes: null } };
     throw renderFailed(err.message, err, true);

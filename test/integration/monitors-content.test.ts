@@ -369,6 +369,25 @@ describe('requests with a body', () => {
     expect(logged).not.toContain(SECRET_BODY);
   });
 
+  it('a PATCH that moves the url to another origin must send the body again ("••••" is 400 at capture.body)', async () => {
+    fx.routes.set('/echo', (_req, res, got) => res.writeHead(200, { 'content-type': 'text/plain' }).end(got));
+    const { id } = await createMonitor({
+      url: `${fx.url}/echo`,
+      capture: { viewport: { width: 640, height: 400 }, method: 'POST', body: SECRET_BODY },
+    });
+    const moved = await svc.call('PATCH', `/api/monitors/${id}`, owner.key, {
+      url: `${fx.otherOriginUrl}/echo`,
+      capture: { body: '••••' },
+    });
+    expect(moved.status).toBe(400);
+    const error = await errorOf(moved);
+    expect(error.details?.map((d) => d.path)).toEqual(['capture.body']);
+    expect(error.details![0]!.message).toContain('only sent to the origin it was given for');
+    // The same origin keeps it.
+    const same = await svc.call('PATCH', `/api/monitors/${id}`, owner.key, { url: `${fx.url}/echo?v=2` });
+    expect(same.status).toBe(200);
+  });
+
   it('a body on GET is 400 at capture.body; "••••" with nothing stored is 400 too', async () => {
     const get = await svc.call('POST', '/api/monitors', owner.key, {
       url: `${fx.url}/search`,
@@ -429,6 +448,23 @@ describe('limits, each at its edge and one over', () => {
     const failed = await captureNow(over.id);
     expect(failed.status).toBe('failed');
     expect(failed.error!.message).toContain(`redirected more than ${MAX_REDIRECTS} times`);
+  });
+
+  it('time: a body still coming at capture.timeout fails the capture as a timeout', async () => {
+    fx.routes.set('/slow.json', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"started": true'); // and nothing more: the body never ends
+    });
+    const { id } = await createMonitor({
+      url: `${fx.url}/slow.json`,
+      capture: { viewport: { width: 640, height: 400 }, timeout: 2000 },
+    });
+    const failed = await captureNow(id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toEqual({
+      code: 'render_timeout',
+      message: expect.stringContaining('did not answer within 2000 ms') as unknown,
+    });
   });
 
   it(`JSON nesting: ${MAX_JSON_DEPTH} levels are read, one more fails the capture with the reason`, async () => {
