@@ -17,6 +17,19 @@ import { parseContentType, SNIFF_BYTES, type DeclaredType } from './sniff.js';
 
 export const MAX_REDIRECTS = 5;
 
+/** Headers that describe the connection or the body's framing: Node sets them, a monitor's headers do not. */
+const CONNECTION_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
+
 /** What Chromium sends on a navigation, so a server that negotiates answers Node as it answers the browser. */
 const ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -166,7 +179,8 @@ function hopHeaders(
   const atHome = originOf(url) === home;
   const out: Record<string, string> = {};
   if (request.headers && (atHome || request.headersScope === 'all'))
-    for (const [name, value] of Object.entries(request.headers)) out[name.toLowerCase()] = value;
+    for (const [name, value] of Object.entries(request.headers))
+      if (!CONNECTION_HEADERS.has(name.toLowerCase())) out[name.toLowerCase()] = value;
   out['user-agent'] ??= request.userAgent;
   out.accept ??= ACCEPT;
   out['accept-encoding'] = 'gzip, deflate, br'; // decoded here, under the cap (the caller's value cannot widen it)
@@ -254,7 +268,13 @@ async function opened(
   signal: AbortSignal,
   failure: (err: unknown) => Error,
 ): Promise<OpenedContent> {
-  const body = decoded(res);
+  let body: Readable;
+  try {
+    body = decoded(res);
+  } catch (err) {
+    res.destroy(); // an encoding we cannot undo: nothing of it is read
+    throw err;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   let ended = false;
