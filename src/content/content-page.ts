@@ -14,7 +14,7 @@ export function escapeHtml(s: string): string {
 
 const STYLE =
   'html,body{margin:0;background:#fff;color:#111}' +
-  `pre{margin:0;padding:${PADDING}px;font:14px/${LINE_HEIGHT}px "DejaVu Sans Mono",monospace;white-space:pre}` +
+  `pre{margin:0;padding:${PADDING}px;font:14px/${LINE_HEIGHT}px "DejaVu Sans Mono",monospace;white-space:pre;overflow:hidden}` +
   'p{margin:0 16px 16px;font:13px/20px sans-serif;color:#555}' +
   '.card{margin:24px;padding:20px 24px;border:1px solid #ccc;border-radius:8px;font:15px/24px sans-serif;' +
   'display:inline-block;min-width:420px}' +
@@ -24,10 +24,17 @@ const STYLE =
 const page = (body: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><style>${STYLE}</style></head><body>${body}</body></html>`;
 
+/**
+ * Characters of a line drawn: a longer line is cut in the picture (it is compared whole), so one long
+ * line cannot make the picture wider than any image cap allows.
+ */
+export const PICTURE_LINE_CHARS = 160;
+
 /** The lines, one under the other; `more` lines that were compared but are not drawn are counted below. */
 export function linesPage(lines: string[], more: number): string {
   const note = more > 0 ? `<p>… and ${more.toLocaleString('en-US')} more lines, compared but not drawn</p>` : '';
-  return page(`<pre>${lines.map(escapeHtml).join('\n')}</pre>${note}`);
+  const drawn = lines.map((l) => escapeHtml(l.length > PICTURE_LINE_CHARS ? `${l.slice(0, PICTURE_LINE_CHARS)}…` : l));
+  return page(`<pre>${drawn.join('\n')}</pre>${note}`);
 }
 
 /** Where line `index` (0-based) of linesPage is in the picture, image pixels. */

@@ -188,7 +188,8 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     );
     if (read.via === 'browser') {
       const shot = await this.shoot(monitor, signal, read.page);
-      const status = read.status ?? shot.facts.status;
+      // The browser's own answer when it navigated; the fetch's when it rendered fetched HTML.
+      const status = shot.facts.status ?? read.status;
       return { ...shot, content: read.content, facts: { ...shot.facts, ...(status !== undefined && { status }) } };
     }
     const shot: Shot = {

@@ -18,6 +18,7 @@ import { until } from '../helpers/until.js';
 import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 interface TextChange {
+  box: { x: number; y: number; width: number; height: number } | null;
   kind: string;
   before: string | null;
   after: string | null;
@@ -40,6 +41,7 @@ interface Capture {
   };
   textChanges?: TextChange[];
   textChangesTotal?: number;
+  regions?: { x: number; y: number; width: number; height: number }[];
   conditions?: { met: boolean }[];
   conditionErrors?: string[];
 }
@@ -229,6 +231,16 @@ describe('JSON', () => {
       }),
     ]);
 
+    // The line's box is where the picture drew it: line 7 of the print (16 px padding, 20 px lines), and
+    // the pixels that changed (the regions) lie on it.
+    const box = { x: 16, y: 16 + 6 * 20, width: 640 - 32, height: 20 };
+    expect(changed.textChanges![0]!.box).toEqual(box);
+    expect(changed.regions!.length).toBeGreaterThan(0);
+    for (const r of changed.regions!) {
+      expect(r.y).toBeGreaterThanOrEqual(box.y - 2);
+      expect(r.y + r.height).toBeLessThanOrEqual(box.y + box.height + 2);
+    }
+
     const [hit] = (await hooks.waitForHits(hits + 1)).slice(hits);
     const event = verifyHit(owner.webhookSecret, hit!);
     expect(event.type).toBe('monitor.changed');
@@ -262,6 +274,17 @@ describe('text and bytes', () => {
     expect(second.textChanges).toEqual([
       expect.objectContaining({ kind: 'changed', selector: 'line 2', before: 'beta 1', after: 'beta 2' }),
     ]);
+  });
+
+  it('a line of 2,000 characters is compared whole and clipped in the picture, which keeps the viewport width', async () => {
+    let long = 'word '.repeat(400);
+    const url = serve('/long.txt', 'text/plain', () => `short\n${long}\n`);
+    const { id } = await createMonitor({ url });
+    const first = (await succeeded(id)) as Capture & { width: number };
+    expect(first.width).toBe(640);
+    long = `${'word '.repeat(399)}last`;
+    const second = await succeeded(id);
+    expect(second.textChanges).toEqual([expect.objectContaining({ selector: 'line 2', after: long })]);
   });
 
   it('binary content is watched by its hash: changed bytes are a text change of the hash', async () => {
