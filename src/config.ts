@@ -291,6 +291,14 @@ export const configSchema = z
             'Capture images and diffs kept per API key, in bytes; past it the oldest captures that are not a ' +
               'baseline are removed',
           ),
+        maxContentBytes: int(1024, 1024 ** 3)
+          .default(20 * 1024 * 1024)
+          .describe(
+            "Bytes of a monitor's response read for a JSON, text, PDF or binary capture, counted after " +
+              'decompression; past it the rest is not read and the capture says it was cut',
+          ),
+        pdfMaxPages: int(1, 10_000).default(50).describe('Pages of a watched PDF whose text is read and compared'),
+        pdfPicturePages: int(1, 50).default(3).describe("Pages of a watched PDF drawn into the capture's picture"),
       })
       .strict()
       .prefault({}),

@@ -148,7 +148,18 @@ async function composeOn(
   const recorder = new CaptureRecorder(captureFiles, log, config.monitors);
   queue.register(
     CAPTURE_JOB_KIND,
-    new CaptureJobRunner({ stores, recorder, renderer, differ, files: captureFiles, log, secrets, clock }),
+    new CaptureJobRunner({
+      stores,
+      recorder,
+      renderer,
+      differ,
+      files: captureFiles,
+      log,
+      secrets,
+      clock,
+      egress,
+      content: { ...config.monitors, pdfMemoryMb: config.pdf.memoryMb },
+    }),
   );
   const worker = new JobWorker(
     backend,

@@ -30,14 +30,20 @@ import type { ImageSpec } from '../domain/render-spec.js';
 import type { RunStep } from '../render/load/steps.js';
 import { originOf } from '../render/browser/origin-headers.js';
 import { openSecrets } from './capture-secrets.js';
-import { CHALLENGE_STATUSES, suspicionOf } from './suspect.js';
+import { CHALLENGE_STATUSES, suspicionOf, type Suspicion } from './suspect.js';
+import type { CaptureContent } from '../domain/content.js';
+import type { EgressPolicy } from '../egress/policy.js';
+import { readContent, type ContentSettings } from '../content/read-content.js';
+import { notHtmlProbes } from '../content/not-html-probes.js';
 
 interface Shot extends CaptureImage {
   boxes: Box[];
   truncated: boolean;
   facts: PageFacts;
-  /** The render request it was taken with. */
-  spec: ImageSpec;
+  /** The render request of an HTML page (null for content read from the response: JSON, text, PDF, bytes). */
+  spec: ImageSpec | null;
+  /** What the URL served (src/content decides). */
+  content: CaptureContent;
 }
 
 export interface CaptureJobRunnerOptions {
@@ -49,6 +55,10 @@ export interface CaptureJobRunnerOptions {
   files: FileStore;
   log: Logger;
   secrets: SecretBox;
+  /** Checks every hop of the Node fetch that learns what the URL serves (src/content). */
+  egress: EgressPolicy;
+  /** monitors.maxContentBytes, pdfMaxPages, pdfPicturePages; pdf.memoryMb. */
+  content: ContentSettings;
   /** The cluster's clock (the database's): when a capture was taken, on the same clock as its schedule. */
   clock?: Clock;
 }
@@ -63,12 +73,12 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     if (!monitor) return {}; // deleted after the job was queued: the job ends with nothing recorded
     const started = performance.now();
     const takenAt = (this.options.clock ?? systemClock).now();
-    let shot = await this.shoot(monitor, signal);
+    let shot = await this.read(monitor, signal);
     const baseline = await this.options.stores.captures.baseline(monitor.id, monitor.specVersion);
     const baselineImage = baseline && (await this.baselineImage(baseline));
     const baselineBlocks = baselineImage ? await this.baselineBlocks(baseline) : undefined;
     // A failed fetch (a bot check, an empty page...) is recorded as suspect, never compared (suspect.ts).
-    let suspect = suspicionOf(suspectInput(monitor, shot, baselineBlocks));
+    let suspect = judgeSuspicion(monitor, shot, baselineBlocks);
     let outcome: Verdict | undefined;
     let confirmed = false;
     if (!suspect && baseline && baselineImage) {
@@ -76,8 +86,8 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       // A change seen once may be a transient (a slide mid-way, a late banner): look again first.
       if (outcome.changed && monitor.settings.diff.confirm) {
         confirmed = true;
-        shot = await this.shoot(monitor, signal);
-        suspect = suspicionOf(suspectInput(monitor, shot, baselineBlocks));
+        shot = await this.read(monitor, signal);
+        suspect = judgeSuspicion(monitor, shot, baselineBlocks);
         outcome = suspect ? undefined : await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       }
     }
@@ -129,7 +139,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       conditions: conditions.results,
       conditionErrors: conditions.errors,
       conditionsMet: conditions.met,
-      content: null,
+      content: shot.content,
       product: shot.facts.product ?? null,
     };
     return { detail: capture };
@@ -174,11 +184,54 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     return request;
   }
 
-  private async shoot(monitor: MonitorRecord, signal: AbortSignal): Promise<Shot> {
+  /**
+   * What the monitor's URL serves, read for this capture (src/content/read-content.ts): an HTML page is
+   * rendered by the browser as always (`shoot`); JSON, text, bytes and PDFs are read from the response
+   * and come with a picture of their own. Their notifyWhen selectors have no elements to read.
+   */
+  private async read(monitor: MonitorRecord, signal: AbortSignal): Promise<Shot> {
+    const { url, capture, diff, notifyWhen } = monitor.settings;
+    const opened = openSecrets({ ...capture, steps: [] }, this.options.secrets, monitor.id);
+    const { renderer, egress, content: settings } = this.options;
+    const read = await readContent(
+      { url, capture: opened, filters: diff.filters },
+      { egress, renderer, settings },
+      signal,
+    );
+    if (read.via === 'browser') {
+      const shot = await this.shoot(monitor, signal, read.page);
+      // The browser's own answer when it navigated; the fetch's when it rendered fetched HTML.
+      const status = shot.facts.status ?? read.status;
+      return { ...shot, content: read.content, facts: { ...shot.facts, ...(status !== undefined && { status }) } };
+    }
+    const shot: Shot = {
+      bytes: read.image,
+      sha256: sha256(read.image),
+      boxes: [],
+      truncated: read.truncated,
+      facts: {
+        blocks: read.blocks,
+        probes: notHtmlProbes(probeSelectors(notifyWhen), read.content.kind),
+        status: read.status,
+        missingFilters: read.missingFilters,
+      },
+      spec: null,
+      content: read.content,
+    };
+    await refuseOversized(() => this.options.differ.check(shot, 'captured'));
+    return shot;
+  }
+
+  /** The page rendered by the browser: the monitor's url, or (`page`) HTML fetched by a POST or PUT. */
+  private async shoot(
+    monitor: MonitorRecord,
+    signal: AbortSignal,
+    page?: { html: string; baseUrl: string },
+  ): Promise<Omit<Shot, 'content'>> {
     const { diff, notifyWhen } = monitor.settings;
     const steps = captureSteps(monitor, this.options.secrets);
     const spec = captureRequest(monitor, this.options.secrets);
-    const out = await this.options.renderer.renderImage(spec, signal, {
+    const out = await this.options.renderer.renderImage(page ? fetchedPageRequest(spec, page) : spec, signal, {
       background: true,
       measureSelectors: diff.ignoreSelectors,
       steps,
@@ -253,10 +306,14 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
   }
 }
 
-/** What suspect.ts judges a shot by: a monitor that types a secret in its steps means to sign in. */
-function suspectInput(monitor: MonitorRecord, shot: Shot, baselineBlocks: PageBlock[] | undefined) {
+/**
+ * Whether an HTML page read a failure (suspect.ts); a monitor that types a secret in its steps means to
+ * sign in. Content read from the response (JSON, text, PDF, bytes) is judged by its status alone.
+ */
+function judgeSuspicion(monitor: MonitorRecord, shot: Shot, baselineBlocks: PageBlock[] | undefined): Suspicion | null {
+  if (!shot.spec) return null;
   const signsIn = monitor.settings.capture.steps.some((step) => step.action === 'fill' && step.secret);
-  return { facts: shot.facts, spec: shot.spec, signsIn, baselineBlocks };
+  return suspicionOf({ facts: shot.facts, spec: shot.spec, signsIn, baselineBlocks });
 }
 
 /**
@@ -285,8 +342,33 @@ function probeSelectors(notifyWhen: RuleEntry[]): string[] {
  * always PNG. Secrets that do not decrypt (another key) fail the capture rather than send garbage.
  */
 export function captureRequest(monitor: MonitorRecord, secrets: SecretBox): ImageSpec {
-  const { steps: _steps, ...capture } = openSecrets(monitor.settings.capture, secrets, monitor.id);
+  // The request's method and body were sent by the fetch (src/content): the browser only GETs.
+  const {
+    steps: _steps,
+    method: _method,
+    body: _body,
+    bodyContentType: _bodyType,
+    ...capture
+  } = openSecrets(monitor.settings.capture, secrets, monitor.id);
   return { ...capture, url: monitor.settings.url, format: 'png' };
+}
+
+/**
+ * The render of HTML a POST or PUT was answered with, at the URL that answered. The monitor's
+ * secrets were given for its url's origin: when a redirect led elsewhere, they stay behind.
+ */
+function fetchedPageRequest(request: ImageSpec, page: { html: string; baseUrl: string }): ImageSpec {
+  const { url, headers, httpCredentials, cookies, ...rest } = request;
+  const home = originOf(url!) === originOf(page.baseUrl);
+  const ownCookies = cookies?.filter((c) => home || c.domain || c.url);
+  return {
+    ...rest,
+    html: page.html,
+    baseUrl: page.baseUrl,
+    ...(home && headers && { headers }),
+    ...(home && httpCredentials && { httpCredentials }),
+    ...(ownCookies?.length && { cookies: ownCookies }),
+  };
 }
 
 /**

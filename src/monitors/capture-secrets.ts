@@ -1,5 +1,5 @@
-// The secrets among a monitor's capture options — header values, cookie values, the Basic-auth password and the values
-// of `secret` fill steps — as they are kept and shown. At rest they are sealed by the SecretBox (bound to the monitor's
+// The secrets among a monitor's capture options — header values, cookie values, the Basic-auth password, the values
+// of `secret` fill steps and the request body of a POST or PUT — as they are kept and shown. At rest they are sealed by the SecretBox (bound to the monitor's
 // id); in answers they read "••••"; a "••••" sent back stands for the value already kept.
 // The service seals at the store boundary, the view masks, the capture job opens them to render.
 import type { Cookie, Step } from '../domain/monitor-settings.js';
@@ -18,6 +18,8 @@ interface SecretFields {
   httpCredentials?: { username: string; password: string };
   /** Only a step with `secret: true` holds a secret (its value); the schema allows that on fill steps only. */
   steps?: Step[];
+  /** POST and PUT: the request body, sent to the url's origin only (it may hold a token or a search). */
+  body?: string;
 }
 
 /** A copy with `f` applied to every secret value; names, usernames and cookie attributes stay. */
@@ -30,6 +32,7 @@ function mapSecrets<T extends SecretFields>(capture: T, f: (value: string) => st
     out.httpCredentials = { ...capture.httpCredentials, password: f(capture.httpCredentials.password) };
   if (capture.steps)
     out.steps = capture.steps.map((step) => (isSecretStep(step) ? { ...step, value: f(step.value) } : step));
+  if (capture.body !== undefined) out.body = f(capture.body);
   return out;
 }
 
@@ -112,6 +115,7 @@ export function sealSecrets<T extends SecretFields>(
       return step;
     });
   }
+  if (submitted.body !== undefined) out.body = seal(submitted.body, stored?.body, 'capture.body', moved.origin);
   if (problems.length)
     throw invalidRequest(
       `the request has ${problems.length} invalid field${problems.length === 1 ? '' : 's'}`,
@@ -127,7 +131,7 @@ export function openSecrets<T extends SecretFields>(capture: T, box: SecretBox, 
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
     throw renderFailed(
-      `the monitor's secrets (capture headers, cookies, httpCredentials.password, secret step values) cannot ` +
+      `the monitor's secrets (capture headers, cookies, httpCredentials.password, secret step values, body) cannot ` +
         `be decrypted: ${err.message}. ` +
         'Start the service with the secrets key they were sealed with (secrets.key or dataDir/secret.key), or ' +
         'send the values again with PATCH',

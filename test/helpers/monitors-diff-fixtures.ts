@@ -34,9 +34,11 @@ export interface SwitchablePage {
 export function switchablePage(fx: FixtureServer, path: string, initial: string): SwitchablePage {
   let current = initial;
   let next: string | undefined;
-  fx.route(path, (_req, res) => {
+  fx.route(path, (req, res) => {
     const html = next ?? current;
-    next = undefined;
+    // A capture first fetches the page's first bytes from the service itself to learn its kind
+    // (docs/monitors.md, "What a monitor reads"); "once" and "hits" are about the browser's loads.
+    if (fromBrowser(req)) next = undefined;
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(html);
   });
@@ -48,9 +50,11 @@ export function switchablePage(fx: FixtureServer, path: string, initial: string)
     once: (html) => {
       next = html;
     },
-    hits: () => fx.requests.filter((r) => r.path === path).length,
+    hits: () => fx.requests.filter((r) => r.path === path && fromBrowser(r)).length,
   };
 }
+
+const fromBrowser = (req: { headers: { 'user-agent'?: string } }) => !!req.headers['user-agent']?.includes('Chrome');
 
 /** The diff image paints every counted pixel in pure red. */
 export const isRed = (p: Rgba) => p.r === 255 && p.g === 0 && p.b === 0;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config-load.js';
 import type { IssuedKey } from '../../src/stores/api-keys.js';
 import { SyncKeys } from './sync-keys.js';
+import type { DestinationStream } from 'pino';
 import { createLogger } from '../../src/log.js';
 import { startService, type Service } from '../../src/app/serve.js';
 import type { Db } from '../../src/stores/sql/sqlite/connection.js';
@@ -34,7 +35,14 @@ export interface TestService extends Service {
 
 export { FIXTURE_EGRESS, RELAXED_ANONYMOUS_LIMITS } from './test-config.js';
 
-export async function startTestService(overrides: Record<string, unknown> = {}): Promise<TestService> {
+/**
+ * `log`: where the service's log lines go (a test that reads what was logged), at `logLevel`; without it
+ * the level is TEST_LOG_LEVEL or silent, on stdout.
+ */
+export async function startTestService(
+  overrides: Record<string, unknown> = {},
+  options: { log?: DestinationStream; logLevel?: string } = {},
+): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-test-'));
   const config = loadConfig({
     env: {}, // ignore the developer's PAGEWATCH_* variables
@@ -42,7 +50,7 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
       port: 0,
       host: '127.0.0.1',
       dataDir,
-      logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+      logLevel: options.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent',
       egress: FIXTURE_EGRESS,
       // Most tests render anonymously and many times a minute; rate-limit tests set their own budget.
       rateLimit: { anonymousPerMinute: 1_000_000 },
@@ -52,7 +60,7 @@ export async function startTestService(overrides: Record<string, unknown> = {}):
       limits: { ...RELAXED_ANONYMOUS_LIMITS, ...(overrides.limits as Record<string, unknown> | undefined) },
     },
   });
-  const service = await startService(config, createLogger(config.logLevel));
+  const service = await startService(config, createLogger(config.logLevel, options.log));
   // fetch keeps connections alive for as long as the server's Keep-Alive header allows (5 s by default). On
   // a loaded machine a connection left idle that long can be reused just as the server closes it: the
   // request then fails with ECONNRESET (seen after a 7 s render in http-contract). A longer server timeout

@@ -766,6 +766,8 @@ describe('monitors API', () => {
         conditions: [],
         conditionErrors: [],
         conditionsMet: null,
+        // An HTML page: the browser read it (docs/monitors.md, "What a monitor reads").
+        content: { kind: 'html', mediaType: 'text/html', bytes: null },
       });
       expect(first.durationMs).toBeGreaterThan(0);
 
@@ -906,7 +908,9 @@ describe('monitors API', () => {
       flakyStatus = 404;
       const monitor = await h.createOk(key, { url: `${fx.url}/flaky`, schedule: YEARLY, paused: true });
 
-      const flakyRequests = () => fx.requests.filter((r) => r.path === '/flaky').length;
+      // The browser's loads of the page (the service's own fetch of its first bytes comes before each).
+      const flakyRequests = () =>
+        fx.requests.filter((r) => r.path === '/flaky' && r.headers['user-agent']?.includes('Chrome')).length;
       const requestsBefore = flakyRequests();
       const failed = await h.runOnce(key, monitor.id);
       // render_failed is final: one attempt, not retried (a retry would load the page again).

@@ -129,6 +129,13 @@ export function captureOptionsSchema(limits: SchemaLimits) {
       oneMainStatusRule(value, ctx);
       sizeRules(value, ctx);
       stepsFitTimeout(value, ctx);
+      if (value.body !== undefined && (value.method ?? 'GET') === 'GET') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['body'],
+          message: 'a body is only sent with method POST or PUT; set capture.method, or remove the body',
+        });
+      }
     });
 }
 
@@ -211,11 +218,26 @@ export const diffOptionsSchema = z
   })
   .strict();
 
+/**
+ * The WHATWG serialization of a URL (an overwrite, not a transform: the field stays a string in /openapi.json): what every reader of it (browser, fetch, webhooks) would
+ * make of it anyway, stored so, so that `<` or a space given raw is stored percent-encoded and the
+ * dashboard and answers never show characters the URL parser would not keep.
+ */
+const serializedUrl = (url: string) => {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url; // refused by httpUrl's own check, which names the field
+  }
+};
+
 export function monitorSchema(limits: SchemaLimits & { maxRetention: number; minIntervalSeconds: number }) {
   return z
     .object({
       name: z.string().trim().min(1).max(MAX_NAME_CHARS).optional().describe('Default: the url'),
-      url: httpUrl('url', 'give them as capture.httpCredentials, where the password is write-only'),
+      url: httpUrl('url', 'give them as capture.httpCredentials, where the password is write-only')
+        .overwrite(serializedUrl)
+        .describe('The page (or document) to watch; stored as the URL parser writes it (e.g. spaces as %20)'),
       schedule: cronExpression(limits.minIntervalSeconds).describe(
         'Cron expression, 5 fields (minute first) or 6 (second first)',
       ),
@@ -234,6 +256,7 @@ export function monitorSchema(limits: SchemaLimits & { maxRetention: number; min
         .refine((list) => new Set(list).size === list.length, 'each event at most once')
         .default(['change', 'failure']),
       webhookUrl: httpUrl('webhookUrl', WEBHOOK_NO_CREDENTIALS)
+        .overwrite(serializedUrl)
         .optional()
         .describe('Told of changes and captures, as notify says'),
       retention: z
