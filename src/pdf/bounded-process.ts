@@ -32,6 +32,8 @@ export interface BoundedCommand {
   bounds: Bounds;
   /** stdout and stderr together, held in this process; past it the process is killed. */
   maxOutputBytes: number;
+  /** stdout alone, when it has a bound of its own (what the tool prints as its result). */
+  maxStdoutBytes?: number;
   /**
    * stderr kept past this many bytes is dropped and not counted against maxOutputBytes: a tool that
    * reports every bad byte of a broken file (poppler) then fails on its own terms, not on its chatter.
@@ -86,10 +88,13 @@ export async function runBounded(run: BoundedCommand): Promise<BoundedExit> {
     }
   };
   let outputBytes = 0;
+  let stdoutBytes = 0;
   let stderrBytes = 0;
   child.stdout.on('data', (b: Buffer) => {
     outputBytes += b.length;
-    if (outputBytes > run.maxOutputBytes) return kill(stops.outputTooLarge);
+    stdoutBytes += b.length;
+    if (outputBytes > run.maxOutputBytes || stdoutBytes > (run.maxStdoutBytes ?? Infinity))
+      return kill(stops.outputTooLarge);
     out.push(b);
   });
   child.stderr.on('data', (b: Buffer) => {
