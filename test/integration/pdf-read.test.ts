@@ -3,7 +3,7 @@
 // other, the page limit at its edge, and the hostile corpus (test/fixtures/pdf-hostile) each ending in a
 // clear render_failed within its bound, with no poppler process left (the event loop's delay is reported).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -222,11 +222,26 @@ describe('hostile PDFs', () => {
 });
 
 describe('cancelling', () => {
-  it('an abort kills poppler at once', async () => {
+  it('an abort kills poppler at once, and the private copy of the PDF is removed', async () => {
     const controller = new AbortController();
     const reading = read(hostile('bomb.pdf'), { timeoutMs: 30_000 }, controller.signal);
     // Wait until pdftotext (or pdftoppm) is really at work on the bomb.
     await until('pdftotext at work on the bomb', () => ourPoppler().some((p) => p.comm === 'pdftotext'), 5000, 20);
+    // The copy poppler reads: in a directory only this user can enter, readable only by this user.
+    const bomb = hostile('bomb.pdf');
+    const workDir = readdirSync(tmpdir())
+      .filter((name) => name.startsWith('pagewatch-pdfread-'))
+      .map((name) => join(tmpdir(), name))
+      .find((dir) => {
+        try {
+          return readFileSync(join(dir, 'input.pdf')).equals(bomb);
+        } catch {
+          return false;
+        }
+      });
+    expect(workDir).toBeDefined();
+    expect(statSync(workDir!).mode & 0o777).toBe(0o700);
+    expect(statSync(join(workDir!, 'input.pdf')).mode & 0o777).toBe(0o600);
     const abortedAt = Date.now();
     controller.abort();
     const error = await reading.then(
@@ -237,6 +252,7 @@ describe('cancelling', () => {
     expect((error as AppError).message).toBe('Reading the PDF was cancelled.');
     expect(Date.now() - abortedAt).toBeLessThan(SLACK_MS);
     expect(ourPoppler()).toEqual([]);
+    expect(existsSync(workDir!)).toBe(false);
   });
 
   it('an abort before the read starts nothing', async () => {
