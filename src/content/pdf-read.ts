@@ -47,7 +47,7 @@ export interface PdfReading {
 }
 
 export interface PdfReadLimits {
-  /** Pages whose text is read. */
+  /** Pages whose text is read (at least the first is always read). */
   maxPages: number;
   /** Pages drawn into the picture (at least the first is always drawn). */
   picturePages: number;
@@ -105,7 +105,8 @@ export async function readPdf(bytes: Buffer, limits: PdfReadLimits, signal: Abor
         ).toString('utf8'),
       );
       if (info.pageCount < 1) throw unreadable('poppler finds no page in it');
-      const pagesRead = Math.min(limits.maxPages, info.pageCount);
+      // At least the first page: pdftotext refuses an empty range.
+      const pagesRead = Math.min(Math.max(1, limits.maxPages), info.pageCount);
       const pictured = Math.min(picturePages, info.pageCount);
       const maxTextBytes = limits.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES;
       let failure: unknown;

@@ -223,14 +223,16 @@ describe('hostile PDFs', () => {
 
 describe('cancelling', () => {
   it('an abort kills poppler at once, and the private copy of the PDF is removed', async () => {
+    const workDirs = () => readdirSync(tmpdir()).filter((name) => name.startsWith('pagewatch-pdfread-'));
+    const earlier = new Set(workDirs());
     const controller = new AbortController();
     const reading = read(hostile('bomb.pdf'), { timeoutMs: 30_000 }, controller.signal);
     // Wait until pdftotext (or pdftoppm) is really at work on the bomb.
     await until('pdftotext at work on the bomb', () => ourPoppler().some((p) => p.comm === 'pdftotext'), 5000, 20);
     // The copy poppler reads: in a directory only this user can enter, readable only by this user.
     const bomb = hostile('bomb.pdf');
-    const workDir = readdirSync(tmpdir())
-      .filter((name) => name.startsWith('pagewatch-pdfread-'))
+    const workDir = workDirs()
+      .filter((name) => !earlier.has(name))
       .map((name) => join(tmpdir(), name))
       .find((dir) => {
         try {
