@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs after `npm install`: makes sure a Chromium is there for the service to launch.
 // Order: PAGEWATCH_CHROMIUM_PATH → Playwright's own build → a system Chromium → install one
-// (Debian/Ubuntu as root: the `chromium` package, fonts and qpdf; elsewhere Playwright's installer).
+// (Debian/Ubuntu as root: the `chromium` package, fonts, qpdf and poppler-utils; elsewhere Playwright's installer).
 // It never fails the install: without a browser the service still starts and /ready says why.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -21,7 +21,9 @@ const SYSTEM_PATHS = [
 // Without them such text renders as boxes (each render lists those characters: diagnostics.missingGlyphs).
 const FONT_PACKAGES = ['fonts-liberation', 'fonts-noto-core', 'fonts-noto-cjk', 'fonts-noto-color-emoji'];
 // qpdf: the PDF tools (merge, split, encrypt, PDF/A...) run it; without it they answer 503 and /ready says so.
-const TOOL_PACKAGES = ['qpdf'];
+// poppler-utils: monitors that watch a PDF read its text (pdftotext) and picture (pdftoppm) with it; without
+// it their captures fail and /ready says so.
+const TOOL_PACKAGES = ['qpdf', 'poppler-utils'];
 const EXTRA_PACKAGES = [...FONT_PACKAGES, ...TOOL_PACKAGES];
 const APT_PACKAGES = ['chromium', ...EXTRA_PACKAGES];
 const say = (msg) => console.log(`[pagewatch] ${msg}`);
@@ -92,7 +94,7 @@ async function main() {
       if (now)
         return say(
           `Chromium: ${now} (not installed: ${left.join(', ')}; /ready names the scripts without a font and ` +
-            'says when the PDF tools lack qpdf)',
+            'says when the PDF tools lack qpdf or watched PDFs lack poppler-utils)',
         );
     }
   } else if (!found) {
@@ -103,7 +105,7 @@ async function main() {
     }
   }
   if (found) {
-    say(`Chromium: ${found} (some fonts or qpdf could not be installed; /ready says which are missing)`);
+    say(`Chromium: ${found} (some fonts, qpdf or poppler-utils could not be installed; /ready says which are missing)`);
     return say(`  to install them: sudo apt-get install ${EXTRA_PACKAGES.join(' ')}`);
   }
   say('No Chromium found and none could be installed. Install one, then start again:');

@@ -43,6 +43,7 @@ import { systemClock, type Clock } from '../domain/clock.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { composeBrowser } from './browser.js';
 import { composePdfEngine, LimitedPdfEngine } from './pdf-engine.js';
+import { pdfReaderAvailability } from '../content/poppler.js';
 import { lifecyclesOf, partsOf } from './roles.js';
 import { openStorage, type Storage } from './storage.js';
 
@@ -212,6 +213,7 @@ async function composeOn(
     ...(diskSpace && { storage: () => diskSpace.readiness() }),
     fonts: () => fonts.scripts(),
     pdfTools: () => QpdfPdfEngine.availability(),
+    pdfText: () => pdfReaderAvailability(),
     sandbox,
   };
   const isShuttingDown = () => shuttingDown;

@@ -1,37 +1,21 @@
-// qpdf in a child process, under the engine's bounds: a deadline (the process group is killed when it
-// passes or the caller aborts) and an address-space limit (prlimit --as), so a hostile file ends in a
-// clear error instead of a hang or an exhausted machine. Every argument goes through an argument file
-// (`qpdf @file`, mode 0600, in a per-call directory that is always removed): passwords never reach a
-// command line, which other users could read in /proc/<pid>/cmdline.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// qpdf in a child process, under the engine's bounds (bounded-process.ts: a deadline, an address-space
+// limit, capped output), so a hostile file ends in a clear error instead of a hang or an exhausted
+// machine. Every argument goes through an argument file (`qpdf @file`, mode 0600, in a per-call directory
+// that is always removed): passwords never reach a command line, which other users could read in
+// /proc/<pid>/cmdline.
+import { spawnSync } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError, invalidPdf, unavailable } from '../errors.js';
 import { humanMs } from '../domain/units.js';
+import { runBounded, type Bounds } from './bounded-process.js';
 
-/** The limits one engine call runs under: an absolute deadline (shared by all its steps) and memory per process. */
-export interface Bounds {
-  deadline: number;
-  timeoutMs: number;
-  memoryMb: number;
-  signal?: AbortSignal;
-}
+export { withWorkDir, type Bounds } from './bounded-process.js';
 
 export interface QpdfResult {
   stdout: Buffer;
   /** qpdf exited 3: it finished, and repaired or skipped something (said on stderr). */
   warnings: string[];
-}
-
-/** A directory of its own for one engine call's files, removed afterwards whatever happens. */
-export async function withWorkDir<T>(use: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'pagewatch-pdf-'));
-  try {
-    return await use(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 let qpdfVersion: string | undefined | null = null;
@@ -82,48 +66,22 @@ export async function runQpdf(
   const argFile = join(dir, `args-${process.hrtime.bigint()}`);
   await writeFile(argFile, args.join('\n') + '\n', { mode: 0o600 });
   try {
-    const child = spawn('prlimit', [`--as=${bounds.memoryMb * 1024 * 1024}`, '--', 'qpdf', `@${argFile}`], {
+    const { code, stdout, stderr } = await runBounded({
+      command: 'qpdf',
+      args: [`@${argFile}`],
       cwd: dir,
-      detached: true, // its own process group, killed whole
-      stdio: ['ignore', 'pipe', 'pipe'],
+      bounds,
+      // What qpdf prints is held in this process: a stream it inflates to stdout (an uploaded PDF's XMP
+      // packet, read for the metadata) could be gigabytes, so its output has the same bound as its memory.
+      maxOutputBytes: bounds.memoryMb * 1024 * 1024,
+      stops: {
+        timeout: () => pdfTimeout(bounds.timeoutMs),
+        outputTooLarge: () => pdfOutOfMemory(bounds.memoryMb),
+        aborted,
+      },
     });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let stopped: AppError | undefined;
-    const kill = (why: AppError) => {
-      stopped ??= why;
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    // What qpdf prints is held in this process: a stream it inflates to stdout (an uploaded PDF's XMP
-    // packet, read for the metadata) could be gigabytes, so its output has the same bound as its memory.
-    const maxOutput = bounds.memoryMb * 1024 * 1024;
-    let outputBytes = 0;
-    const collect = (into: Buffer[]) => (b: Buffer) => {
-      outputBytes += b.length;
-      if (outputBytes > maxOutput) return kill(pdfOutOfMemory(bounds.memoryMb));
-      into.push(b);
-    };
-    child.stdout.on('data', collect(out));
-    child.stderr.on('data', collect(err));
-    const timer = setTimeout(() => kill(pdfTimeout(bounds.timeoutMs)), remaining);
-    const onAbort = () => kill(aborted());
-    bounds.signal?.addEventListener('abort', onAbort, { once: true });
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', (exit) => resolve(exit));
-    }).finally(() => {
-      clearTimeout(timer);
-      bounds.signal?.removeEventListener('abort', onAbort);
-    });
-    if (stopped) throw stopped;
-    const stderr = Buffer.concat(err).toString('utf8');
     if (/bad_alloc|out of memory|cannot allocate/i.test(stderr) || code === null) throw pdfOutOfMemory(bounds.memoryMb);
-    if (code === 0 || code === 3)
-      return { stdout: Buffer.concat(out), warnings: code === 3 ? qpdfMessages(stderr) : [] };
+    if (code === 0 || code === 3) return { stdout, warnings: code === 3 ? qpdfMessages(stderr) : [] };
     throw onError(stderr);
   } finally {
     await rm(argFile, { force: true });

@@ -60,7 +60,14 @@ describe('operations', () => {
     const res = await get('/ready');
     expect(res.status).toBe(200);
     const body = (await res.json()) as { status: string; checks: Record<string, string> };
-    expect(body.checks).toEqual({ database: 'ok', browser: 'ok', storage: 'ok', fonts: 'ok', pdfTools: 'ok' });
+    expect(body.checks).toEqual({
+      database: 'ok',
+      browser: 'ok',
+      storage: 'ok',
+      fonts: 'ok',
+      pdfTools: 'ok',
+      pdfText: 'ok',
+    });
   });
 });
 

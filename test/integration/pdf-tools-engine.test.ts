@@ -311,9 +311,24 @@ describe('passwords', () => {
         controller.signal,
       ),
     );
-    // prlimit sets the limit, then becomes qpdf (the same process): read it once it is qpdf.
-    const running = await until('a qpdf to run', () => ourQpdf().find((p) => p.comm === 'qpdf'), 10_000, 5);
-    const cmdline = readFileSync(`/proc/${running.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    // prlimit sets the limit, then becomes qpdf (the same process): read it once it is qpdf. The page count's
+    // qpdf before it ends in milliseconds: one caught as it exits has an empty command line, so wait on one
+    // that still has its own.
+    const cmdline = await until(
+      'a running qpdf with its command line',
+      () => {
+        const running = ourQpdf().find((p) => p.comm === 'qpdf' && p.state !== 'Z');
+        if (!running) return undefined;
+        try {
+          const args = readFileSync(`/proc/${running.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+          return args.length ? args : undefined;
+        } catch {
+          return undefined; // it ended while we looked
+        }
+      },
+      10_000,
+      5,
+    );
     controller.abort();
     await call;
     expect(cmdline).toEqual(['qpdf', expect.stringMatching(/^@\/.*\/args-\d+$/)]);

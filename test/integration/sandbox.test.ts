@@ -133,7 +133,7 @@ describe.skipIf(Boolean(skipReason))(`as an unprivileged user (${USER}) with no_
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       status: 'ready',
-      checks: { database: 'ok', browser: 'ok', storage: 'ok', fonts: 'ok', pdfTools: 'ok' },
+      checks: { database: 'ok', browser: 'ok', storage: 'ok', fonts: 'ok', pdfTools: 'ok', pdfText: 'ok' },
       sandbox: 'on',
     });
     expect(

@@ -20,6 +20,11 @@ export interface Readiness {
    * `reason` says what is missing and how to fix it. Absent: not checked.
    */
   pdfTools?: () => { usable: boolean; reason?: string };
+  /**
+   * Whether watched PDFs can be read (poppler's pdfinfo, pdftotext and pdftoppm run): a warning, not a
+   * failure, since only monitors that watch a PDF need them. Absent: not checked.
+   */
+  pdfText?: () => { usable: boolean; reason?: string };
   /** Whether Chromium runs sandboxed, and the warning logged at start when it does not. */
   sandbox: { enabled: boolean; warning?: string };
 }
@@ -52,7 +57,9 @@ export function healthRoutes(readiness: Readiness): Router {
     const { enabled, warning } = readiness.sandbox;
     const pdfTools = readiness.pdfTools?.();
     const pdfWarning = pdfTools && !pdfTools.usable ? `The PDF tools are unavailable: ${pdfTools.reason}.` : undefined;
-    const warnings = [warning, fonts?.warning, pdfWarning].filter((w): w is string => Boolean(w));
+    const pdfText = readiness.pdfText?.();
+    const pdfTextWarning = pdfText && !pdfText.usable ? `Watched PDFs cannot be read: ${pdfText.reason}.` : undefined;
+    const warnings = [warning, fonts?.warning, pdfWarning, pdfTextWarning].filter((w): w is string => Boolean(w));
     ctx.body = {
       status: 'ready',
       checks: {
@@ -61,6 +68,7 @@ export function healthRoutes(readiness: Readiness): Router {
         ...(storage && { storage: 'ok' as const }),
         ...(fonts && { fonts: fonts.unknown ? ('unknown' as const) : fonts.missing.length ? 'warn' : 'ok' }),
         ...(pdfTools && { pdfTools: pdfTools.usable ? ('ok' as const) : ('warn' as const) }),
+        ...(pdfText && { pdfText: pdfText.usable ? ('ok' as const) : ('warn' as const) }),
       },
       sandbox: enabled ? 'on' : 'off',
       ...(fonts?.missing.length && { missingFonts: fonts.missing }),

@@ -150,6 +150,13 @@ export const ready = z.object({
         'Whether the PDF tools can run: warn = qpdf is not installed (a warning says so; renders still work, ' +
           'the PDF tools answer 503)',
       ),
+    pdfText: z
+      .enum(['ok', 'warn'])
+      .optional()
+      .describe(
+        'Whether watched PDFs can be read: warn = poppler-utils (pdftotext, pdftoppm) is not installed (a warning ' +
+          'says so; captures of monitors that watch a PDF fail, everything else works)',
+      ),
   }),
   sandbox: z.enum(['on', 'off']).describe('Whether Chromium runs with its sandbox (render.sandbox)'),
   missingFonts: z
@@ -161,7 +168,7 @@ export const ready = z.object({
     .optional()
     .describe(
       'Present when the sandbox is off because the service runs as root, when scripts have no font, or when the ' +
-        'PDF tools are unavailable',
+        'PDF tools are unavailable or watched PDFs cannot be read',
     ),
 });
 export type Ready = z.output<typeof ready>;
