@@ -29,6 +29,8 @@ import type { ImageSpec } from '../domain/render-spec.js';
 import type { RunStep } from '../render/load/steps.js';
 import { originOf } from '../render/browser/origin-headers.js';
 import { openSecrets } from './capture-secrets.js';
+import { filterTextInThread } from '../filters/filter-in-thread.js';
+import { missingMessage } from '../filters/filter-names.js';
 
 interface Shot extends CaptureImage {
   boxes: Box[];
@@ -65,15 +67,19 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const baselineBlocks = baselineImage ? await this.baselineBlocks(baseline) : undefined;
     let outcome: Verdict | undefined;
     let confirmed = false;
-    if (baseline && baselineImage) {
+    // A capture whose filter matched nothing is not compared (it would be all "removed"): filter_missing.
+    if (baseline && baselineImage && !filterMissing(shot)) {
       outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       // A change seen once may be a transient (a slide mid-way, a late banner): look again first.
       if (outcome.changed && monitor.settings.diff.confirm) {
         confirmed = true;
         shot = await this.shoot(monitor, signal);
-        outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
+        outcome = filterMissing(shot)
+          ? undefined
+          : await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       }
     }
+    const missing = filterMissing(shot);
     const conditions = evaluateConditions(monitor.settings.notifyWhen, shot.facts.probes, baseline);
     if (signal.aborted) return {};
 
@@ -91,7 +97,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const capture: NewCapture = {
       id,
       monitorId: monitor.id,
-      status: 'succeeded',
+      status: missing ? 'filter_missing' : 'succeeded',
       reason,
       specVersion: monitor.specVersion,
       takenAt: takenAt.toISOString(),
@@ -101,7 +107,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       sha256: shot.sha256,
       imageKey: keys.image,
       diffKey,
-      baselineId: baselineImage ? baseline.id : null,
+      baselineId: baselineImage && !missing ? baseline.id : null,
       changed: outcome?.changed ?? false,
       confirmed,
       diffPixels: outcome?.diff.diffPixels ?? 0,
@@ -109,7 +115,9 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       regions: outcome?.regions ?? [],
       ignoredBoxes: shot.boxes,
       truncated: shot.truncated,
-      error: null,
+      error: missing
+        ? { code: 'filter_missing', message: missingMessage(monitor.settings.diff.filters, shot.facts.missingFilters!) }
+        : null,
       storedBytes: shot.bytes.length + (diffPng?.length ?? 0) + textBytes.length,
       textKey: keys.text,
       textChanges: outcome?.text.changes ?? [],
@@ -173,11 +181,12 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
         textSelector: diff.textSelector,
         ignoreSelectors: diff.ignoreSelectors,
         probeSelectors: notifyWhen.map((rule) => rule.selector),
+        filters: diff.filters,
       },
     });
     // What a secret step typed may show up in the page's text (a contenteditable field, a page that
     // echoes it): it is hidden before anything is stored, compared or sent.
-    const facts = hideTypedSecrets(out.facts ?? { blocks: [], probes: [] }, steps);
+    const facts = await withTextFilters(hideTypedSecrets(out.facts ?? { blocks: [], probes: [] }, steps), diff.filters);
     const shot = {
       bytes: out.bytes,
       sha256: sha256(out.bytes),
@@ -234,6 +243,19 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       ),
     );
   }
+}
+
+/** Whether a selecting filter matched nothing in this shot: the capture is then filter_missing. */
+const filterMissing = (shot: Shot): boolean => (shot.facts.missingFilters?.length ?? 0) > 0;
+
+/**
+ * diff.filters' text filters over the blocks the page filters left: what is stored and compared. The
+ * extract filters that matched nothing join the page filters that did not.
+ */
+async function withTextFilters(facts: PageFacts, filters: MonitorRecord['settings']['diff']['filters']) {
+  const filtered = await filterTextInThread(facts.blocks, filters);
+  const missing = [...(facts.missingFilters ?? []), ...filtered.missing];
+  return { ...facts, blocks: filtered.blocks, ...(missing.length ? { missingFilters: missing } : {}) };
 }
 
 /**

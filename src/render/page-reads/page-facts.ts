@@ -3,8 +3,9 @@
 // sits behind a changed region) and the elements its notifyWhen rules look at.
 import type { Page } from 'playwright';
 import type { PageFacts } from '../../domain/page-facts.js';
+import type { Filter } from '../../domain/filters.js';
 import type { Layout, Rect } from './page-geometry.js';
-import { readBlocks } from './text-blocks.js';
+import { readFilteredBlocks } from './text-blocks.js';
 import { readProbes } from './probes.js';
 
 /** What to read: asked for by monitor captures only (a plain render reads nothing). */
@@ -15,6 +16,8 @@ export interface FactsRequest {
   ignoreSelectors?: string[];
   /** The selectors of the monitor's notifyWhen rules, in order. */
   probeSelectors: string[];
+  /** diff.filters: its css, xpath and remove filters apply in the page (the others are skipped here). */
+  filters?: Filter[];
 }
 
 /**
@@ -28,9 +31,9 @@ export async function readPageFacts(
   layout: Layout,
   scale: number,
 ): Promise<PageFacts> {
-  const [blocks, probes] = [
-    await readBlocks(page, request.textSelector, area, layout, scale, request.ignoreSelectors),
+  const [read, probes] = [
+    await readFilteredBlocks(page, request.textSelector, area, layout, scale, request.ignoreSelectors, request.filters),
     await readProbes(page, request.probeSelectors),
   ];
-  return { blocks, probes };
+  return { blocks: read.blocks, probes, ...(request.filters?.length ? { missingFilters: read.missing } : {}) };
 }
