@@ -289,7 +289,7 @@ describe('filter_missing', () => {
       url: site.url,
       status: 'filter_missing',
       reason: 'manual',
-      takenAt: expect.any(String),
+      takenAt: (missing[2] as Capture & { takenAt: string }).takenAt,
       error: { code: 'filter_missing', message: 'diff.filters[2] (css ".price") matched nothing' },
       missingCount: 3,
     });
