@@ -301,6 +301,21 @@ describe('filter_missing', () => {
     expect(events(monitor.id, 'monitor.filter_missing')).toHaveLength(1);
   });
 
+  it('with diff.textSelector, a match outside its element does not count', async () => {
+    const site = switchablePage(
+      fx,
+      '/missing-scope',
+      doc('<main id="main"><p>Story</p></main><p class="price">$5</p>'),
+    );
+    const monitor = await createMonitor('missing scope', site.url, {
+      diff: { ...TEXT, textSelector: '#main', filters: [{ css: '.price' }] },
+    });
+    expect(await captureAny(monitor)).toMatchObject({
+      status: 'filter_missing',
+      error: { code: 'filter_missing', message: 'diff.filters[0] (css ".price") matched nothing' },
+    });
+  });
+
   it('an extract that matches nothing is filter_missing too', async () => {
     const site = switchablePage(fx, '/missing-extract', doc('<p>Total: 5</p>'));
     const monitor = await createMonitor('missing extract', site.url, {

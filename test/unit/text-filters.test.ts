@@ -68,6 +68,18 @@ describe('extract', () => {
     );
   });
 
+  it('the worst case the limits allow (2,000 blocks, 200,000 characters, 20 extracts each reading all of it) finishes in time', () => {
+    const input = Array.from({ length: 2000 }, (_, i) => block(`${'word '.repeat(19)}w${i}`.slice(0, 100), i));
+    // Each keeps every block whole, so each of the 20 reads all 200,000 characters again.
+    const filters: Filter[] = Array.from({ length: 20 }, () => ({ extract: '(?i)w.+', flags: 's' }));
+    const started = performance.now();
+    const out = applyTextFilters(input, filters);
+    const ms = performance.now() - started;
+    expect(out.blocks.map((b) => b.text)).toEqual(input.map((b) => b.text.slice(b.text.indexOf('w'))));
+    expect(ms).toBeLessThan(5000); // the thread's limit is 10 s
+    console.log(`text filters, worst case: ${Math.round(ms)} ms`);
+  });
+
   it('runs in a thread (dist/) with the same result', async () => {
     const input = blocks('a1 b2', 'c3');
     const filters: Filter[] = [{ extract: '[a-z]\\d' }, { sort: true }];
