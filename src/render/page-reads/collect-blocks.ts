@@ -60,7 +60,9 @@ export function collectBlocks(
   } catch {
     return { invalid: true };
   }
-  if (!root) return { blocks: [], missing: [] };
+  // No textSelector element: nothing is read, and no filter can match inside it.
+  if (!root) return { blocks: [], missing: include.map((filter) => filter.index) };
+  const scope: Element = root;
   // Ignored elements leave the text as they leave the pixels (an invalid selector already failed the
   // capture where its boxes were measured; here it simply matches nothing).
   const ignored = new Set<Element>();
@@ -84,8 +86,9 @@ export function collectBlocks(
   const cap = limits.maxBlocks * 5;
   for (const filter of include) {
     let found = 0;
+    // Only matches inside the root count (with a textSelector, inside its element).
     const keep = (el: Element | null) => {
-      if (!el || matched.size >= cap) return;
+      if (!el || !scope.contains(el) || matched.size >= cap) return;
       matched.add(el);
       found++;
     };
