@@ -12,6 +12,8 @@ import type { CaptureImage, Differ } from './pixels/differ.js';
 import { withElements } from './region-elements.js';
 import type { TextComparison } from './text/compare.js';
 import { compareTexts } from './text/compare-in-thread.js';
+import { pngSize } from './pixels/differ.js';
+import { outsideBoxes, selectsPart } from './kept-area.js';
 
 const NO_TEXT_CHANGES: TextComparison = { changes: [], total: 0 };
 
@@ -40,6 +42,13 @@ export async function judgeChange(
   const { threshold, includeAA, ignoreRegions, ignoreText, mode, minChangeRatio } = settings;
   // An ignored element may have moved or resized: leave out where it was in either image.
   const ignore = [...ignoreRegions, ...baseline.ignoredBoxes, ...current.ignoredBoxes];
+  // Filters that pick part of the page: only the compared blocks' pixels count (kept-area.ts).
+  if (selectsPart(settings.filters ?? [])) {
+    const a = pngSize(baseline.image.bytes);
+    const b = pngSize(current.image.bytes);
+    const kept = [...(baseline.blocks ?? []), ...current.blocks].map((block) => block?.box);
+    ignore.push(...outsideBoxes(kept, Math.max(a.width, b.width), Math.max(a.height, b.height)));
+  }
   const [diff, text] = await Promise.all([
     differ.compare(baseline.image, current.image, { threshold, includeAA, ignore }),
     baseline.blocks ? compareTexts(baseline.blocks, current.blocks, { ignoreText }) : NO_TEXT_CHANGES,

@@ -50,13 +50,19 @@ export type CaptureOptions = Omit<PageSpec, 'url' | 'html' | 'baseUrl' | 'files'
 export const REQUEST_METHODS = ['GET', 'POST', 'PUT'] as const;
 export type RequestMethod = (typeof REQUEST_METHODS)[number];
 
+/**
+ * An RE2 pattern: a plain string ignores case; `flags` (any of "i", "m", "s"; "" for none) says exactly
+ * which flags apply.
+ */
+export type TextPattern = string | { pattern: string; flags: string };
+
 /** What counts as a change, and what is left out of the comparison. */
 export interface DiffOptions {
   mode: DiffMode;
   /** Compare only the text inside this element (its first match). */
   textSelector?: string;
-  /** Patterns blanked before texts are compared. */
-  ignoreText: string[];
+  /** Patterns blanked before texts are compared (a plain string ignores case). */
+  ignoreText: TextPattern[];
   threshold: number;
   includeAA: boolean;
   minChangeRatio: number;

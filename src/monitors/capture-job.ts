@@ -35,6 +35,8 @@ import type { CaptureContent } from '../domain/content.js';
 import type { EgressPolicy } from '../egress/policy.js';
 import { readContent, type ContentSettings } from '../content/read-content.js';
 import { notHtmlProbes } from '../content/not-html-probes.js';
+import { filterTextInThread } from '../filters/filter-in-thread.js';
+import { missingMessage } from '../filters/filter-names.js';
 
 interface Shot extends CaptureImage {
   boxes: Box[];
@@ -81,16 +83,22 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     let suspect = judgeSuspicion(monitor, shot, baselineBlocks);
     let outcome: Verdict | undefined;
     let confirmed = false;
-    if (!suspect && baseline && baselineImage) {
+    // A capture whose filter matched nothing is not compared (it would be all "removed"): filter_missing.
+    if (!suspect && baseline && baselineImage && !filterMissing(shot)) {
       outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       // A change seen once may be a transient (a slide mid-way, a late banner): look again first.
       if (outcome.changed && monitor.settings.diff.confirm) {
         confirmed = true;
         shot = await this.read(monitor, signal);
         suspect = judgeSuspicion(monitor, shot, baselineBlocks);
-        outcome = suspect ? undefined : await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
+        outcome =
+          suspect || filterMissing(shot)
+            ? undefined
+            : await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
       }
     }
+    // A failed fetch is said first: a bot check also makes filters miss.
+    const missing = !suspect && filterMissing(shot);
     const conditions = evaluateConditions(
       monitor.settings.notifyWhen,
       shot.facts.probes,
@@ -113,7 +121,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const capture: NewCapture = {
       id,
       monitorId: monitor.id,
-      status: suspect ? 'suspect' : 'succeeded',
+      status: suspect ? 'suspect' : missing ? 'filter_missing' : 'succeeded',
       reason,
       specVersion: monitor.specVersion,
       takenAt: takenAt.toISOString(),
@@ -123,7 +131,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       sha256: shot.sha256,
       imageKey: keys.image,
       diffKey,
-      baselineId: baselineImage && !suspect ? baseline.id : null,
+      baselineId: baselineImage && !suspect && !missing ? baseline.id : null,
       changed: outcome?.changed ?? false,
       confirmed,
       diffPixels: outcome?.diff.diffPixels ?? 0,
@@ -131,7 +139,14 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       regions: outcome?.regions ?? [],
       ignoredBoxes: shot.boxes,
       truncated: shot.truncated,
-      error: suspect,
+      error:
+        suspect ??
+        (missing
+          ? {
+              code: 'filter_missing',
+              message: missingMessage(monitor.settings.diff.filters, shot.facts.missingFilters!),
+            }
+          : null),
       storedBytes: shot.bytes.length + (diffPng?.length ?? 0) + textBytes.length,
       textKey: keys.text,
       textChanges: outcome?.text.changes ?? [],
@@ -209,12 +224,16 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       sha256: sha256(read.image),
       boxes: [],
       truncated: read.truncated,
-      facts: {
-        blocks: read.blocks,
-        probes: notHtmlProbes(probeSelectors(notifyWhen), read.content.kind),
-        status: read.status,
-        missingFilters: read.missingFilters,
-      },
+      // The text filters (extract, unique, sort...) apply to every kind; jsonPath was applied in the read.
+      facts: await withTextFilters(
+        {
+          blocks: read.blocks,
+          probes: notHtmlProbes(probeSelectors(notifyWhen), read.content.kind),
+          status: read.status,
+          missingFilters: read.missingFilters,
+        },
+        diff.filters,
+      ),
       spec: null,
       content: read.content,
     };
@@ -242,11 +261,12 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
         probeSelectors: probeSelectors(notifyWhen),
         priceSelector: diff.priceSelector,
         availabilitySelector: diff.availabilitySelector,
+        filters: diff.filters,
       },
     });
     // What a secret step typed may show up in the page's text (a contenteditable field, a page that
     // echoes it): it is hidden before anything is stored, compared or sent.
-    const facts = hideTypedSecrets(out.facts ?? { blocks: [], probes: [] }, steps);
+    const facts = await withTextFilters(hideTypedSecrets(out.facts ?? { blocks: [], probes: [] }, steps), diff.filters);
     const shot = {
       bytes: out.bytes,
       sha256: sha256(out.bytes),
@@ -304,6 +324,19 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       ),
     );
   }
+}
+
+/** Whether a selecting filter matched nothing in this shot: the capture is then filter_missing. */
+const filterMissing = (shot: Shot): boolean => (shot.facts.missingFilters?.length ?? 0) > 0;
+
+/**
+ * diff.filters' text filters over the blocks the page filters left: what is stored and compared. The
+ * extract filters that matched nothing join the page filters that did not.
+ */
+async function withTextFilters(facts: PageFacts, filters: MonitorRecord['settings']['diff']['filters']) {
+  const filtered = await filterTextInThread(facts.blocks, filters);
+  const missing = [...(facts.missingFilters ?? []), ...filtered.missing];
+  return { ...facts, blocks: filtered.blocks, ...(missing.length ? { missingFilters: missing } : {}) };
 }
 
 /**

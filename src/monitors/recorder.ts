@@ -12,7 +12,7 @@ import type { JobRecord } from '../stores/jobs.js';
 import type { MonitorRecord } from '../stores/monitors.js';
 import type { MonitorStatus } from '../domain/capture-findings.js';
 import { recordEvent, type EventType } from '../webhooks/outbox.js';
-import { captureEventData } from './view.js';
+import { captureEventData, filterMissingEventData } from './view.js';
 
 export const newCaptureId = () => `cap_${randomBytes(10).toString('hex')}`;
 
@@ -64,6 +64,7 @@ export class CaptureRecorder {
     // A suspect capture read a failure (a bot check, an empty page): told as one, with its reason.
     if (capture.status === 'suspect') await this.tell(tx, current, 'failure', 'capture.failed', record, now);
     else await this.tell(tx, current, 'capture', 'capture.completed', record, now);
+    if (capture.status === 'filter_missing') await this.tellFilterMissing(tx, current, record, now);
     const retained = await this.prune(tx, current);
     // Then the key's storage cap, across its monitors: the oldest captures go first, never a
     // monitor's current baseline nor the capture just taken (so the key may stay over by those).
@@ -140,6 +141,34 @@ export class CaptureRecorder {
   private async prune(tx: Tx, monitor: MonitorRecord): Promise<{ ids: string[]; keys: string[] }> {
     const baseline = await tx.captures.baseline(monitor.id, monitor.specVersion);
     return tx.captures.prune(monitor.id, monitor.settings.retention.keep, baseline?.id);
+  }
+
+  /**
+   * monitor.filter_missing, once a streak: when this capture makes the monitor's newest captures
+   * filter_missing exactly diff.filterMissingAfter in a row (the one before them, if any, was not). The
+   * streak is read from the kept captures, before retention prunes: with retention.keep below
+   * filterMissingAfter it cannot be counted, and the event is not sent.
+   */
+  private async tellFilterMissing(tx: Tx, monitor: MonitorRecord, capture: CaptureRecord, now: Date): Promise<void> {
+    const after = monitor.settings.diff.filterMissingAfter;
+    const url = monitor.settings.webhookUrl;
+    if (!url || !monitor.settings.notify.includes('failure')) return;
+    if (monitor.settings.retention.keep < after) return;
+    const statuses = await tx.captures.latestStatuses(monitor.id, after + 1);
+    let streak = 0;
+    while (streak < statuses.length && statuses[streak] === 'filter_missing') streak++;
+    if (streak !== after) return;
+    await recordEvent(
+      tx.deliveries,
+      {
+        keyId: monitor.keyId,
+        url,
+        type: 'monitor.filter_missing',
+        data: filterMissingEventData(monitor, capture, streak),
+        monitorId: monitor.id,
+      },
+      now,
+    );
   }
 
   private async tell(

@@ -113,11 +113,13 @@ export class MonitorService {
     });
     await this.checkEgress(settings);
     // What is captured changed (the page, how it is rendered, or which text is read): the old baseline
-    // would compare unlike with unlike, so the next capture starts a new one.
+    // would compare unlike with unlike, so the next capture starts a new one. The baseline's stored text
+    // is its filtered text, so other diff.filters also mean a new one.
     const newBaseline =
       settings.url !== before.settings.url ||
       !sameCapture(settings.capture, before.settings.capture, this.options.secrets, id) ||
-      settings.diff.textSelector !== before.settings.diff.textSelector;
+      settings.diff.textSelector !== before.settings.diff.textSelector ||
+      JSON.stringify(settings.diff.filters) !== JSON.stringify(before.settings.diff.filters);
     const monitors = this.options.backend.stores.monitors;
     await monitors.update(id, settings, baseUrl, newBaseline, this.clock.now());
     const after = await monitors.get(id);

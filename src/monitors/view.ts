@@ -125,3 +125,24 @@ export function testEventData(m: MonitorRecord): Record<string, unknown> {
     message: 'A test event, sent on request: no capture was taken.',
   };
 }
+
+/**
+ * `data` of monitor.filter_missing: the capture that made the streak reach diff.filterMissingAfter, its
+ * reason (`error`: which filter matched nothing) and how many captures in a row it has been.
+ */
+export function filterMissingEventData(
+  m: MonitorRecord,
+  c: CaptureRecord,
+  missingCount: number,
+): Record<string, unknown> {
+  return {
+    monitorId: m.id,
+    captureId: c.id,
+    url: m.settings.url,
+    status: c.status,
+    reason: c.reason,
+    takenAt: c.takenAt,
+    error: c.error,
+    missingCount,
+  };
+}

@@ -70,6 +70,8 @@ export interface CaptureStore {
   list(monitorId: string, q: CaptureListQuery): Promise<CaptureRecord[]>;
   /** The newest successful capture taken with the monitor's current settings: what the next is compared with. */
   baseline(monitorId: string, specVersion: number): Promise<CaptureRecord | undefined>;
+  /** The statuses of a monitor's newest `limit` captures, newest first (takenAt, then id): a streak's length. */
+  latestStatuses(monitorId: string, limit: number): Promise<CaptureStatus[]>;
   /** Delete a monitor's captures older than its newest `keep`, except `baselineId`. */
   prune(monitorId: string, keep: number, baselineId: string | undefined): Promise<Removed>;
   /** Bytes the captures of a key's monitors keep on disk (captures from before this was counted: 0). */

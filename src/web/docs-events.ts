@@ -3,7 +3,7 @@
 // eventBody) from sample records, so an example cannot drift from what is sent; and
 // test/integration/webhook-event-docs.test.ts compares each example's keys with a real delivery's.
 import { jobEventData } from '../jobs/view.js';
-import { captureEventData, testEventData } from '../monitors/view.js';
+import { captureEventData, filterMissingEventData, testEventData } from '../monitors/view.js';
 import type { CaptureRecord } from '../stores/captures.js';
 import type { JobRecord } from '../stores/jobs.js';
 import type { MonitorRecord } from '../stores/monitors.js';
@@ -98,6 +98,12 @@ const FAILED = capture({
   error: { code: 'render_failed', message: 'The page answered HTTP 503' },
 });
 
+const FILTER_MISSING = capture({
+  status: 'filter_missing',
+  baselineId: null,
+  error: { code: 'filter_missing', message: 'diff.filters[0] (css "#plans .price") matched nothing' },
+});
+
 const job = (over: Partial<JobRecord>): JobRecord =>
   ({
     id: 'job_7c41e09a2b5d3f68e1a4',
@@ -116,6 +122,7 @@ function exampleData(base: string): Record<EventType, Record<string, unknown>> {
     'monitor.changed': captureEventData(monitor, CHANGED),
     'capture.completed': captureEventData(monitor, capture({})),
     'capture.failed': captureEventData(monitor, FAILED),
+    'monitor.filter_missing': filterMissingEventData(monitor, FILTER_MISSING, 3),
     'monitor.test': testEventData(monitor),
     'job.succeeded': jobEventData(
       job({

@@ -10,6 +10,8 @@ export type EventType =
   | 'monitor.changed'
   | 'capture.completed'
   | 'capture.failed'
+  /** A monitor's selecting filter matched nothing diff.filterMissingAfter captures in a row (sent once). */
+  | 'monitor.filter_missing'
   /** Asked for with POST /api/monitors/{id}/test-webhook: a receiver can be tried without a capture. */
   | 'monitor.test';
 
@@ -18,6 +20,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'monitor.changed',
   'capture.completed',
   'capture.failed',
+  'monitor.filter_missing',
   'monitor.test',
   'job.succeeded',
   'job.failed',

@@ -147,6 +147,25 @@ export function capturesContract(open: Open): void {
       }
     });
 
+    it("latestStatuses: the monitor's newest statuses, newest first (ties by id), at most `limit`", async () => {
+      await newMonitor(backend, key, 'mon_b', at(0));
+      await add(
+        capture('cap_1', 'mon_a', at(1)),
+        capture('cap_2', 'mon_a', at(2), { status: 'filter_missing' }),
+        capture('cap_4', 'mon_a', at(3), { status: 'failed', imageKey: null }),
+        capture('cap_3', 'mon_a', at(3), { status: 'suspect' }),
+        capture('cap_5', 'mon_b', at(9), { status: 'filter_missing' }),
+      );
+      expect(await captures().latestStatuses('mon_a', 10)).toEqual([
+        'failed',
+        'suspect',
+        'filter_missing',
+        'succeeded',
+      ]);
+      expect(await captures().latestStatuses('mon_a', 2)).toEqual(['failed', 'suspect']);
+      expect(await captures().latestStatuses('mon_c', 3)).toEqual([]);
+    });
+
     it('prune keeps the newest `keep` and the baseline, and says which rows and files went', async () => {
       await newMonitor(backend, key, 'mon_b', at(0));
       await add(

@@ -73,6 +73,25 @@ beforeAll(async () => {
   expected += 1;
   await hooks.waitForHits(expected);
 
+  // monitor.filter_missing: a filter that matches nothing, told after one capture (notify: failure only).
+  const missing = await svc.call('POST', '/api/monitors', owner.key, {
+    name: 'Plans, filtered',
+    url: `${fx.url}/plans-ok-missing`,
+    schedule: '0 0 1 1 *',
+    capture: { viewport: { width: 400, height: 300 } },
+    diff: { confirm: false, filters: [{ css: '#gone' }], filterMissingAfter: 1 },
+    notify: ['failure'],
+    webhookUrl: hooks.url,
+  });
+  expect(missing.status).toBe(201);
+  fx.route('/plans-ok-missing', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Plans</h1>');
+  });
+  const missingId = ((await missing.json()) as { id: string }).id;
+  expect((await svc.call('POST', `/api/monitors/${missingId}/run`, owner.key)).status).toBe(202);
+  expected += 1;
+  await hooks.waitForHits(expected);
+
   for (const [url, events] of [
     [`${fx.url}/plans-ok`, 1],
     [`${fx.url}/status/404`, 1],

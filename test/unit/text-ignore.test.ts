@@ -52,9 +52,12 @@ describe('blankIgnored', () => {
     expect(blankIgnored('2026-11-23', patterns)).toBe('');
     expect(blankIgnored('Nothing here', [])).toBe('Nothing here');
   });
-  it('is case-sensitive, and the same pattern objects can be used again (no lastIndex carried over)', () => {
+  it('a plain string ignores case (issue 27); flags "" is case-sensitive; patterns can be used again (no lastIndex)', () => {
     const patterns = compileIgnoreText(['Date']);
-    expect(blankIgnored('date Date', patterns)).toBe('date');
-    expect(blankIgnored('Date x', patterns)).toBe('x');
+    expect(blankIgnored('date Date x', patterns)).toBe('x');
+    expect(blankIgnored('DATE y', patterns)).toBe('y');
+    const exact = compileIgnoreText([{ pattern: 'Date', flags: '' }]);
+    expect(blankIgnored('date Date', exact)).toBe('date');
+    expect(blankIgnored('Date x', exact)).toBe('x');
   });
 });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { renderFailed } from '../../errors.js';
 import type { PageBlock } from '../../domain/page-facts.js';
+import type { TextPattern } from '../../domain/monitor-settings.js';
 import { projectRoot } from '../../project-root.js';
 import { compileIgnoreText, IgnoreTextUnusable } from './ignore-text.js';
 import type { TextCompareInput, TextCompareReply } from './thread.js';
@@ -23,7 +24,7 @@ export const TEXT_COMPARE_TIME_LIMIT_MS = 10_000;
 export async function compareTexts(
   before: PageBlock[],
   after: PageBlock[],
-  options: { ignoreText: string[]; timeLimitMs?: number; script?: string },
+  options: { ignoreText: TextPattern[]; timeLimitMs?: number; script?: string },
 ): Promise<TextComparison> {
   // A stored pattern RE2 cannot compile fails every comparison the same way, text changed or not.
   try {

@@ -5,6 +5,7 @@ import { diffArrays, diffWords } from 'diff';
 import { MAX_TEXT_CHANGES, type TextChange, type WordPart } from '../../domain/capture-findings.js';
 import type { Box } from '../../domain/geometry.js';
 import type { PageBlock } from '../../domain/page-facts.js';
+import type { TextPattern } from '../../domain/monitor-settings.js';
 import type { RE2JS } from 're2js';
 import { blankIgnored, compileIgnoreText } from './ignore-text.js';
 
@@ -55,7 +56,7 @@ const isBox = (b: unknown): b is Box =>
  * A removed block next to an added one is one "changed" block; a block whose text reappears elsewhere
  * only moved, which is not a text change. Keeps MAX_TEXT_CHANGES; `total` counts them all.
  */
-export function diffBlocks(before: PageBlock[], after: PageBlock[], ignoreText: string[]): TextComparison {
+export function diffBlocks(before: PageBlock[], after: PageBlock[], ignoreText: TextPattern[]): TextComparison {
   const patterns = compileIgnoreText(ignoreText);
   const a = comparable(before, patterns);
   const b = comparable(after, patterns);

@@ -5,22 +5,42 @@
 // matching time is linear in the text whatever the pattern. RE2 has no backreferences and no lookaround
 // (those are what backtracking needs); a pattern using them is refused with a message naming what.
 // Text comparison still runs in its own thread under a time limit (compare-in-thread.ts) as a backstop.
+// A pattern given as a plain string ignores case (issue 27: "Updated" and "updated" are the same date
+// line); `{pattern, flags}` says exactly which flags apply, "" being case-sensitive.
 import { RE2JS } from 're2js';
+import type { TextPattern } from '../../domain/monitor-settings.js';
+
+/** The flags of a plain-string pattern: ignore case. */
+export const DEFAULT_PATTERN_FLAGS = 'i';
+
+/** RE2JS's flag bits for flags written as a string of "i", "m" and "s". */
+export function re2Flags(flags: string): number {
+  let bits = 0;
+  if (flags.includes('i')) bits |= RE2JS.CASE_INSENSITIVE;
+  if (flags.includes('m')) bits |= RE2JS.MULTILINE;
+  if (flags.includes('s')) bits |= RE2JS.DOTALL;
+  return bits;
+}
+
+/** A stored ignoreText entry as pattern and flags: a plain string ignores case. */
+export function patternParts(entry: TextPattern): { pattern: string; flags: string } {
+  return typeof entry === 'string' ? { pattern: entry, flags: DEFAULT_PATTERN_FLAGS } : entry;
+}
 
 /** A pattern compiled on RE2, or why it cannot be: the construct RE2 lacks, or the parser's complaint. */
-function compile(pattern: string): RE2JS | { unsupported: string } | { invalid: string } {
+function compile(pattern: string, flags = ''): RE2JS | { unsupported: string } | { invalid: string } {
   const unsupported = unsupportedSyntax(pattern);
   if (unsupported) return { unsupported };
   try {
-    return RE2JS.compile(toRe2Syntax(pattern));
+    return RE2JS.compile(toRe2Syntax(pattern), re2Flags(flags));
   } catch (err) {
     return { invalid: (err as Error).message.replace(/^error parsing regexp: /, '') };
   }
 }
 
 /** Why a pattern cannot be used, or null when it can. */
-export function ignoreTextProblem(pattern: string): string | null {
-  const compiled = compile(pattern);
+export function ignoreTextProblem(pattern: string, flags = ''): string | null {
+  const compiled = compile(pattern, flags);
   if ('unsupported' in compiled) {
     return (
       `uses ${compiled.unsupported}, which is not supported: patterns run on RE2, which matches in linear time ` +
@@ -48,9 +68,10 @@ export class IgnoreTextUnusable extends Error {
 }
 
 /** The patterns compiled; a pattern that cannot be throws IgnoreTextUnusable naming its index. */
-export function compileIgnoreText(patterns: string[]): RE2JS[] {
-  return patterns.map((pattern, index) => {
-    const compiled = compile(pattern);
+export function compileIgnoreText(patterns: TextPattern[]): RE2JS[] {
+  return patterns.map((entry, index) => {
+    const { pattern, flags } = patternParts(entry);
+    const compiled = compile(pattern, flags);
     if ('unsupported' in compiled)
       throw new IgnoreTextUnusable(index, `uses ${compiled.unsupported}, which RE2 does not support`);
     if ('invalid' in compiled) throw new IgnoreTextUnusable(index, `is not a valid RE2 pattern (${compiled.invalid})`);
@@ -58,24 +79,19 @@ export function compileIgnoreText(patterns: string[]): RE2JS[] {
   });
 }
 
-/** Flags a user may give a pattern: "i" ignore case, "m" ^ and $ at line ends, "s" . matches a line break. */
-const RE2_FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL };
-
-/** A pattern compiled on RE2 with flags (a subset of "ims"), or why it cannot be. */
+/** A pattern compiled with its flags (any of "ims"), or why it cannot be (a stored pattern the schema now refuses). */
 export function compileWithFlags(pattern: string, flags: string): RE2JS | { problem: string } {
-  const unsupported = unsupportedSyntax(pattern);
-  if (unsupported) return { problem: `uses ${unsupported}, which RE2 does not support` };
-  let mask = 0;
-  for (const flag of flags) {
-    const bit = RE2_FLAGS[flag];
-    if (bit === undefined) return { problem: `"${flag}" is not a flag (flags are any of "i", "m" and "s")` };
-    mask |= bit;
-  }
-  try {
-    return RE2JS.compile(toRe2Syntax(pattern), mask);
-  } catch (err) {
-    return { problem: `is not a valid RE2 pattern (${(err as Error).message.replace(/^error parsing regexp: /, '')})` };
-  }
+  const compiled = compile(pattern, flags);
+  if ('unsupported' in compiled) return { problem: `uses ${compiled.unsupported}, which RE2 does not support` };
+  if ('invalid' in compiled) return { problem: `is not a valid RE2 pattern (${compiled.invalid})` };
+  return compiled;
+}
+
+/** One pattern compiled with its flags (already checked by ignoreTextProblem); throws when it cannot be. */
+export function compileChecked(pattern: string, flags: string): RE2JS {
+  const compiled = compileWithFlags(pattern, flags);
+  if ('problem' in compiled) throw new Error(compiled.problem);
+  return compiled;
 }
 
 /** The text with every match of every pattern removed, whitespace collapsed again. */

@@ -4,12 +4,13 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PageBlock } from '../../domain/page-facts.js';
+import type { TextPattern } from '../../domain/monitor-settings.js';
 import { diffBlocks, type TextComparison } from './compare.js';
 
 export interface TextCompareInput {
   before: PageBlock[];
   after: PageBlock[];
-  ignoreText: string[];
+  ignoreText: TextPattern[];
 }
 export type TextCompareReply = { ok: true; result: TextComparison } | { ok: false; message: string };
 

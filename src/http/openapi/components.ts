@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { errorBody } from '../schemas/responses/error.js';
 import { pageOf } from '../schemas/responses/common.js';
-import { capture, captureEvent, captureText, testEvent } from '../schemas/responses/captures.js';
+import { capture, captureEvent, captureText, filterMissingEvent, testEvent } from '../schemas/responses/captures.js';
 import { delivery, deliveryDetail } from '../schemas/responses/deliveries.js';
 import { job, renderJson } from '../schemas/responses/jobs.js';
 import { monitor, runAccepted } from '../schemas/responses/monitors.js';
@@ -67,7 +67,11 @@ function requestSchemas(limits: Limits): Record<string, JsonSchema> {
     schedule: { examples: ['*/15 * * * *'] },
     timezone: { description: 'An IANA time zone such as "Europe/Paris"', examples: ['Europe/Paris'] },
     webhookUrl: urlNote('Told of changes and captures, as notify says'),
-    notify: { description: '"change" → monitor.changed, "failure" → capture.failed, "capture" → capture.completed' },
+    notify: {
+      description:
+        '"change" → monitor.changed, "failure" → capture.failed and monitor.filter_missing, "capture" → ' +
+        'capture.completed',
+    },
   });
   MonitorCreate.description = 'A monitor: a page captured on a cron schedule and compared with its previous capture';
   const MonitorPatch: JsonSchema = {
@@ -139,6 +143,7 @@ function responseSchemas(limits: Limits): Record<string, JsonSchema> {
     CaptureList: pageOf(capture),
     CaptureText: captureText,
     CaptureEvent: captureEvent,
+    FilterMissingEvent: filterMissingEvent,
     TestEvent: testEvent,
     RunAccepted: runAccepted,
     Delivery: delivery,

@@ -56,6 +56,12 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
   };
 }
 
+/** The `data` schema of events that do not carry a capture's figures (CaptureEvent). */
+const DATA_SCHEMAS: Record<string, string> = {
+  'monitor.test': 'TestEvent',
+  'monitor.filter_missing': 'FilterMissingEvent',
+};
+
 /**
  * The monitor events the service POSTs to a monitor's webhookUrl, signed as Standard Webhooks
  * (webhook-id, webhook-timestamp, webhook-signature headers); any 2xx answer acknowledges one.
@@ -65,6 +71,9 @@ function captureWebhooks(): Record<string, JsonSchema> {
     'monitor.changed': 'A capture found a change (and its notifyWhen rules, if any, are met); notify includes "change"',
     'capture.completed': 'Every successful capture; notify includes "capture"',
     'capture.failed': 'A capture failed for good; notify includes "failure"',
+    'monitor.filter_missing':
+      'A selecting filter matched nothing diff.filterMissingAfter captures in a row (once a streak); notify ' +
+      'includes "failure"',
     'monitor.test': 'Asked for with POST /api/monitors/{id}/test-webhook; whatever notify says',
   };
   return Object.fromEntries(
@@ -83,7 +92,7 @@ function captureWebhooks(): Record<string, JsonSchema> {
                   properties: {
                     type: { const: type },
                     timestamp: { type: 'string', format: 'date-time' },
-                    data: ref(type === 'monitor.test' ? 'TestEvent' : 'CaptureEvent'),
+                    data: ref(DATA_SCHEMAS[type] ?? 'CaptureEvent'),
                   },
                 },
               },

@@ -139,23 +139,35 @@ export function captureOptionsSchema(limits: SchemaLimits) {
     });
 }
 
-/** Patterns in diff.ignoreText: each must compile on RE2 (linear time, no lookaround) and match at least one character. */
+/** The flags of an RE2 pattern: any of "i", "m" and "s", each at most once ("" for none). */
+export const patternFlagsSchema = z
+  .string()
+  .max(3)
+  .regex(/^(?!.*(.).*\1)[ims]*$/, 'flags are any of "i", "m" and "s", each at most once')
+  .describe('"i": ignore case, "m": ^ and $ match at line ends, "s": . matches a line break; "" for none');
+
+const ignoreTextPattern = z.string().min(1).max(MAX_PATTERN_CHARS);
+
+/**
+ * Patterns in diff.ignoreText: each must compile on RE2 (linear time, no lookaround) and match at least one
+ * character. A plain string ignores case; `{pattern, flags}` says which flags apply.
+ */
 export const ignoreTextSchema = z
   .array(
     z
-      .string()
-      .min(1)
-      .max(MAX_PATTERN_CHARS)
-      .superRefine((pattern, ctx) => {
-        const problem = ignoreTextProblem(pattern);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      .union([ignoreTextPattern, z.object({ pattern: ignoreTextPattern, flags: patternFlagsSchema }).strict()])
+      .superRefine((entry, ctx) => {
+        const plain = typeof entry === 'string';
+        const problem = plain ? ignoreTextProblem(entry, 'i') : ignoreTextProblem(entry.pattern, entry.flags);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem, path: plain ? [] : ['pattern'] });
       }),
   )
   .max(20)
   .default([])
   .describe(
-    'Regular expressions (RE2 syntax: linear time, no lookaround or backreferences; case-sensitive) whose ' +
-      'matches are blanked before texts are compared, e.g. dates',
+    'Regular expressions (RE2 syntax: linear time, no lookaround or backreferences) whose matches are blanked ' +
+      'before texts are compared, e.g. dates. A plain string ignores case; {"pattern", "flags"} sets the ' +
+      'flags ("i", "m", "s"; "" is case-sensitive)',
   );
 
 export const diffOptionsSchema = z

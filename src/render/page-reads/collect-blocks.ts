@@ -22,6 +22,14 @@ export interface RawBlock {
   height: number;
 }
 
+/** A css or xpath filter of diff.filters: blocks are read inside what they match. */
+export interface PageInclude {
+  /** Its index in diff.filters. */
+  index: number;
+  css?: string;
+  xpath?: string;
+}
+
 /**
  * Runs in the page (serialized by Playwright: self-contained, no imports). A block is a block-level
  * element with the text of its own inline content (text inside a nested block belongs to that block),
@@ -32,21 +40,29 @@ export function collectBlocks(
   {
     rootSelector,
     ignoreSelectors,
+    include = [],
+    remove = [],
     limits,
   }: {
     rootSelector: string | null;
     ignoreSelectors: string[];
+    /** diff.filters' css and xpath filters: with any, only blocks inside one of their matches are read. */
+    include?: PageInclude[];
+    /** diff.filters' remove filters: css selectors whose matches are not read (with what is inside). */
+    remove?: { index: number; css: string }[];
     limits: Limits;
   },
   shortSelectors: (maxSelector: number) => (el: Element) => string,
-): { invalid: true } | { blocks: RawBlock[] } {
+): { invalid: true } | { invalidFilter: number } | { blocks: RawBlock[]; missing: number[] } {
   let root: Element | null;
   try {
     root = rootSelector === null ? document.body : document.querySelector(rootSelector);
   } catch {
     return { invalid: true };
   }
-  if (!root) return { blocks: [] };
+  // No textSelector element: nothing is read, and no filter can match inside it.
+  if (!root) return { blocks: [], missing: include.map((filter) => filter.index) };
+  const scope: Element = root;
   // Ignored elements leave the text as they leave the pixels (an invalid selector already failed the
   // capture where its boxes were measured; here it simply matches nothing).
   const ignored = new Set<Element>();
@@ -56,6 +72,45 @@ export function collectBlocks(
     } catch {
       /* measured (and refused) by measureBoxes */
     }
+  }
+  for (const filter of remove) {
+    try {
+      document.querySelectorAll(filter.css).forEach((el) => ignored.add(el));
+    } catch {
+      return { invalidFilter: filter.index };
+    }
+  }
+  // The include filters' matches, each filter's every match: a text or attribute node stands for its element.
+  const matched = new Set<Element>();
+  const missing: number[] = [];
+  const cap = limits.maxBlocks * 5;
+  for (const filter of include) {
+    let found = 0;
+    // Only matches inside the root count (with a textSelector, inside its element).
+    const keep = (el: Element | null) => {
+      if (!el || !scope.contains(el) || matched.size >= cap) return;
+      matched.add(el);
+      found++;
+    };
+    try {
+      if (filter.css !== undefined) {
+        document.querySelectorAll(filter.css).forEach(keep);
+      } else if (filter.xpath !== undefined) {
+        // A snapshot of nodes: an expression giving a number or a string (count(), name()) throws here.
+        const result = document.evaluate(filter.xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+        const n = Math.min(result.snapshotLength, cap);
+        for (let i = 0; i < n; i++) {
+          const node = result.snapshotItem(i);
+          if (!node) continue;
+          if (node.nodeType === Node.ELEMENT_NODE) keep(node as Element);
+          else if (node.nodeType === Node.ATTRIBUTE_NODE) keep((node as Attr).ownerElement);
+          else keep(node.parentElement);
+        }
+      }
+    } catch {
+      return { invalidFilter: filter.index };
+    }
+    if (found === 0) missing.push(filter.index);
   }
 
   const SKIP = new Set([
@@ -181,11 +236,25 @@ export function collectBlocks(
     }
     for (let child = el.firstChild; child; child = child.nextSibling) walk(child, own, depth + 1);
   };
-  // The root itself is always a block (a textSelector's match may be an inline element).
-  const top: Entry = { element: root, closed: false, hidden: false, parts: [], length: 0 };
-  if (getComputedStyle(root).display !== 'none') {
+  // Where the walk starts: the root, or with include filters each of their outermost matches inside it,
+  // in document order (a match inside another is read as part of it, so no text is read twice).
+  const within = (el: Element, set: Set<Element>): boolean => {
+    for (let up: Element | null = el; up; up = up.parentElement) if (set.has(up)) return true;
+    return false;
+  };
+  const starts = include.length
+    ? Array.from(matched)
+        .filter(
+          (el) => root.contains(el) && !within(el, ignored) && !(el.parentElement && within(el.parentElement, matched)),
+        )
+        .sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))
+    : [root];
+  // Each start is always a block (a textSelector's or a filter's match may be an inline element).
+  for (const start of starts) {
+    if (getComputedStyle(start).display === 'none') continue;
+    const top: Entry = { element: start, closed: false, hidden: false, parts: [], length: 0 };
     entries.push(top);
-    for (let child = root.firstChild; child; child = child.nextSibling) walk(child, top, 1);
+    for (let child = start.firstChild; child; child = child.nextSibling) walk(child, top, 1);
   }
 
   const selectorOf = shortSelectors(limits.maxSelector);
@@ -210,5 +279,5 @@ export function collectBlocks(
       height: r.height,
     });
   }
-  return { blocks };
+  return { blocks, missing };
 }

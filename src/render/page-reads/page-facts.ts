@@ -4,8 +4,9 @@
 // and the whole page's signs of a failed fetch (page-signs.ts).
 import type { Page } from 'playwright';
 import type { PageFacts } from '../../domain/page-facts.js';
+import type { Filter } from '../../domain/filters.js';
 import type { Layout, Rect } from './page-geometry.js';
-import { readBlocks } from './text-blocks.js';
+import { readFilteredBlocks } from './text-blocks.js';
 import { readProbes } from './probes.js';
 import { readProduct } from './product.js';
 import { readPageSigns } from './page-signs.js';
@@ -21,6 +22,8 @@ export interface FactsRequest {
   /** The monitor's diff.priceSelector and diff.availabilitySelector (the product is read on every monitor capture). */
   priceSelector?: string;
   availabilitySelector?: string;
+  /** diff.filters: its css, xpath and remove filters apply in the page (the others are skipped here). */
+  filters?: Filter[];
 }
 
 /**
@@ -34,11 +37,17 @@ export async function readPageFacts(
   layout: Layout,
   scale: number,
 ): Promise<PageFacts> {
-  const [blocks, probes, product, signs] = [
-    await readBlocks(page, request.textSelector, area, layout, scale, request.ignoreSelectors),
+  const [read, probes, product, signs] = [
+    await readFilteredBlocks(page, request.textSelector, area, layout, scale, request.ignoreSelectors, request.filters),
     await readProbes(page, request.probeSelectors),
     await readProduct(page, request),
     await readPageSigns(page),
   ];
-  return { blocks, probes, product, signs };
+  return {
+    blocks: read.blocks,
+    probes,
+    product,
+    signs,
+    ...(request.filters?.length ? { missingFilters: read.missing } : {}),
+  };
 }

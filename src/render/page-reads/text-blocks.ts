@@ -8,7 +8,9 @@ import { renderFailed } from '../../errors.js';
 import type { Box } from '../../domain/geometry.js';
 import { clampToImage } from './measure-boxes.js';
 import type { PageBlock } from '../../domain/page-facts.js';
-import { collectBlocks, type Limits, type RawBlock } from './collect-blocks.js';
+import { collectBlocks, type Limits, type PageInclude, type RawBlock } from './collect-blocks.js';
+import type { Filter } from '../../domain/filters.js';
+import { filterLabel } from '../../filters/filter-names.js';
 import { shortSelectors } from './short-selector.js';
 import type { Layout, Rect } from './page-geometry.js';
 
@@ -34,21 +36,35 @@ const LIMITS: Limits = {
   maxDepth: MAX_DEPTH,
 };
 
+/** The blocks read, and the css/xpath filters of diff.filters that matched nothing (their indexes). */
+export interface ReadBlocks {
+  blocks: PageBlock[];
+  missing: number[];
+}
+
 /**
  * The blocks inside the captured `area` (document coordinates, as for measureBoxes), boxes in image
  * pixels. With a `textSelector`, only blocks inside its first match (the match included); none when it
  * matches nothing. An invalid textSelector fails the capture. Elements matching `ignoreSelectors` (a
- * monitor's diff.ignoreSelectors: a clock, an ad) are not read, nor is anything inside them.
+ * monitor's diff.ignoreSelectors: a clock, an ad) are not read, nor is anything inside them. diff.filters'
+ * page filters apply too: with css or xpath filters only what is inside their matches is read, and
+ * `remove` filters' matches are left out; one the page cannot use (an invalid selector, an XPath that does
+ * not select nodes) fails the capture, naming it.
  */
-export async function readBlocks(
+export async function readFilteredBlocks(
   page: Page,
   textSelector: string | undefined,
   area: Rect,
   layout: Layout,
   scale: number,
   ignoreSelectors: string[] = [],
-): Promise<PageBlock[]> {
-  const args = { rootSelector: textSelector ?? null, ignoreSelectors, limits: LIMITS };
+  filters: Filter[] = [],
+): Promise<ReadBlocks> {
+  const include = filters.flatMap((filter, index): PageInclude[] =>
+    'css' in filter ? [{ index, css: filter.css }] : 'xpath' in filter ? [{ index, xpath: filter.xpath }] : [],
+  );
+  const remove = filters.flatMap((filter, index) => ('remove' in filter ? [{ index, css: filter.remove }] : []));
+  const args = { rootSelector: textSelector ?? null, ignoreSelectors, include, remove, limits: LIMITS };
   // Both functions go to the page in one expression: the collector calls the selector factory it is given.
   const read: unknown = await page.evaluate(
     `(${collectBlocks.toString()})(${JSON.stringify(args)}, ${shortSelectors.toString()})`,
@@ -56,6 +72,20 @@ export async function readBlocks(
   if (read && typeof read === 'object' && 'invalid' in read) {
     throw renderFailed(`diff.textSelector: "${textSelector}" is not a valid CSS selector`);
   }
+  if (read && typeof read === 'object' && 'invalidFilter' in read) {
+    // The page names the filter by index; only an index that is one of ours is believed.
+    const index = Number(read.invalidFilter);
+    const own = [...include, ...remove].some((f) => f.index === index);
+    throw renderFailed(
+      own
+        ? `${filterLabel(filters, index)} cannot be used on this page: ${'xpath' in filters[index]! ? 'the XPath must select nodes' : 'not a valid CSS selector'}`
+        : 'diff.filters: the page could not apply the filters',
+    );
+  }
+  // Only indexes of our own css/xpath filters, each once: the page may report anything.
+  const reported =
+    read && typeof read === 'object' && 'missing' in read && Array.isArray(read.missing) ? read.missing : [];
+  const missing = include.map((f) => f.index).filter((index) => reported.includes(index));
   const raw =
     read && typeof read === 'object' && 'blocks' in read && Array.isArray(read.blocks)
       ? read.blocks.slice(0, MAX_BLOCKS)
@@ -76,7 +106,19 @@ export async function readBlocks(
     total += text.length;
     blocks.push({ selector: found.selector, tag: found.tag, text, box });
   }
-  return blocks;
+  return { blocks, missing };
+}
+
+/** The blocks alone, without diff.filters (see readFilteredBlocks). */
+export async function readBlocks(
+  page: Page,
+  textSelector: string | undefined,
+  area: Rect,
+  layout: Layout,
+  scale: number,
+  ignoreSelectors: string[] = [],
+): Promise<PageBlock[]> {
+  return (await readFilteredBlocks(page, textSelector, area, layout, scale, ignoreSelectors)).blocks;
 }
 
 /** One block as the page returned it, made safe: strings of bounded length, finite numbers; null if unusable. */

@@ -3,7 +3,13 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Box } from '../../domain/geometry.js';
 import type { CaptureListQuery, CaptureRecord, CaptureStore, NewCapture, Removed } from '../captures.js';
-import type { CaptureReason, ConditionResult, Region, TextChange } from '../../domain/capture-findings.js';
+import type {
+  CaptureReason,
+  CaptureStatus,
+  ConditionResult,
+  Region,
+  TextChange,
+} from '../../domain/capture-findings.js';
 import type { CapturesTable, DB } from './schema.js';
 import type { CaptureContent } from '../../domain/content.js';
 import type { ProductFacts } from '../../domain/product.js';
@@ -139,6 +145,18 @@ export class SqlCaptureStore implements CaptureStore {
       .limit(1)
       .executeTakeFirst();
     return row && toRecord(row);
+  }
+
+  async latestStatuses(monitorId: string, limit: number): Promise<CaptureStatus[]> {
+    const rows = await this.db
+      .selectFrom('captures')
+      .select('status')
+      .where('monitor_id', '=', monitorId)
+      .orderBy('taken_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.status as CaptureStatus);
   }
 
   async prune(monitorId: string, keep: number, baselineId: string | undefined): Promise<Removed> {

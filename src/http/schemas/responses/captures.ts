@@ -175,6 +175,21 @@ export const captureEvent = z
       'instead of the figures; a suspect one, sent as capture.failed, carries error and its figures)',
   );
 
+export const filterMissingEvent = z
+  .object({
+    monitorId: z.string(),
+    captureId: z.string().describe('The capture that made the streak reach diff.filterMissingAfter'),
+    url: z.url().describe('The monitored page'),
+    status: z.literal('filter_missing'),
+    reason: z.enum(CAPTURE_REASONS),
+    takenAt: dateTime(),
+    error: codeAndMessage.describe('code "filter_missing"; the message names each filter that matched nothing'),
+    missingCount: z.int().describe('How many captures in a row were filter_missing (diff.filterMissingAfter)'),
+  })
+  .describe(
+    '`data` of monitor.filter_missing: sent once when diff.filterMissingAfter captures in a row were filter_missing',
+  );
+
 export const testEvent = z
   .object({
     monitorId: z.string(),
