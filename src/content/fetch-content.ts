@@ -6,10 +6,10 @@
 // after decompression, so a gzip bomb stops at the cap instead of filling memory.
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type { EgressPolicy } from '../egress/policy.js';
+import { pinnedLookup } from '../egress/pinned-lookup.js';
 import type { Cookie } from '../domain/render-spec.js';
 import { humanBytes } from '../domain/units.js';
 import { originOf } from '../render/browser/origin-headers.js';
@@ -149,15 +149,7 @@ function send(
   return policy.checkUrl(url).then((verdict) => {
     if (!verdict.allowed)
       throw new ContentFetchError(`${url} is refused: ${verdict.reason}`, { blocked: !verdict.unresolvable });
-    const pinned: LookupFunction = (_host, options, callback) => {
-      if ((options as { all?: boolean }).all) {
-        (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
-          { address: verdict.address, family: verdict.family },
-        ]);
-      } else {
-        callback(null, verdict.address, verdict.family);
-      }
-    };
+    const pinned = pinnedLookup(verdict);
     const target = new URL(url);
     const client = target.protocol === 'https:' ? https : http;
     return new Promise<http.IncomingMessage>((resolve, reject) => {

@@ -1,6 +1,6 @@
 // How deeply a JSON text nests, measured without recursion, so that hostile content (100,000 `[`)
-// costs one linear scan instead of overflowing the stack of what walks the parsed value. The same scan
-// as src/http/json-depth.ts (which the engines may not import).
+// costs one linear scan instead of overflowing the stack of what walks the parsed value: fetched JSON
+// (read-text.ts) and request bodies (src/http/json-depth.ts).
 
 /** True when `text` opens more than `limit` objects/arrays inside one another (brackets in strings do not count). */
 export function nestsDeeperThan(text: string, limit: number): boolean {
@@ -9,7 +9,8 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++;
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped, whatever it is
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;

@@ -3,8 +3,8 @@
 // keeps TLS verifying the real hostname). Redirects are not followed: a 3xx is a failed attempt.
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import type { EgressPolicy } from '../egress/policy.js';
+import { pinnedLookup } from '../egress/pinned-lookup.js';
 
 export interface SendResult {
   ok: boolean;
@@ -37,15 +37,7 @@ export async function sendWebhook(
   const verdict = await policy.checkUrl(url);
   if (!verdict.allowed) return done({ ok: false, blocked: !verdict.unresolvable, error: verdict.reason });
 
-  const pinned: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) {
-      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
-        { address: verdict.address, family: verdict.family },
-      ]);
-    } else {
-      callback(null, verdict.address, verdict.family);
-    }
-  };
+  const pinned = pinnedLookup(verdict);
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
 
