@@ -82,14 +82,7 @@ function contentAndProduct(c: CaptureRecord) {
 
 /** `data` of capture.completed, capture.failed and monitor.changed. */
 export function captureEventData(m: MonitorRecord, c: CaptureRecord): Record<string, unknown> {
-  const data: Record<string, unknown> = {
-    monitorId: m.id,
-    captureId: c.id,
-    url: m.settings.url,
-    status: c.status,
-    reason: c.reason,
-    takenAt: c.takenAt,
-  };
+  const data = eventIdentity(m, c);
   if (c.status === 'failed') return { ...data, error: c.error };
   return {
     ...data,
@@ -135,6 +128,11 @@ export function filterMissingEventData(
   c: CaptureRecord,
   missingCount: number,
 ): Record<string, unknown> {
+  return { ...eventIdentity(m, c), error: c.error, missingCount };
+}
+
+/** What every capture event starts with: which monitor and capture, and how it went. */
+function eventIdentity(m: MonitorRecord, c: CaptureRecord): Record<string, unknown> {
   return {
     monitorId: m.id,
     captureId: c.id,
@@ -142,7 +140,5 @@ export function filterMissingEventData(
     status: c.status,
     reason: c.reason,
     takenAt: c.takenAt,
-    error: c.error,
-    missingCount,
   };
 }
