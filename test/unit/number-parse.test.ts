@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstNumber, localeSeparators, MAX_NUMBER_CHARS } from '../../src/monitors/number-parse.js';
+import { firstNumber, localeSeparators, MAX_NUMBER_CHARS } from '../../src/domain/number-parse.js';
 
 const NBSP = '\u00A0';
 const NNBSP = '\u202F';
