@@ -51,7 +51,7 @@ const capture = (over: Partial<CaptureRecord>): CaptureRecord => ({
   conditions: [],
   conditionErrors: [],
   conditionsMet: null,
-  content: null,
+  content: { kind: 'html', mediaType: 'text/html', bytes: null },
   product: null,
   ...over,
 });
