@@ -235,7 +235,8 @@ it('runs a capture, shows its image, then shows a change as a diff and in the sl
     .getByRole('button', { name: `History of ${NAME}` })
     .click();
   await page.locator('#history-section').waitFor();
-  expect(await activeId()).toBe('history-title');
+  // The title takes the focus in an effect, which runs just after the section is first painted.
+  await until('the focus on the title', async () => (await activeId()) === 'history-title', 5_000);
   expect(await page.locator('#captures-empty').isVisible()).toBe(true);
 
   await page.locator('#history-run').click();
