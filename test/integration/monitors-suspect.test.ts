@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { expectJson, monitorRuns } from '../helpers/monitor-runs.js';
 import { until } from '../helpers/until.js';
 import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -44,11 +45,13 @@ afterAll(async () => {
   await Promise.all([svc?.close(), fx?.close(), hooks?.close()]);
 });
 
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
-}
+const json = expectJson;
+// Any status: these tests are about the captures that do not succeed.
+const { captureAny: capture } = monitorRuns<Capture>(
+  () => svc,
+  () => owner.key,
+  60_000,
+);
 
 const createMonitor = async (url: string, options: Record<string, unknown> = {}): Promise<Monitor> =>
   json<Monitor>(
@@ -64,29 +67,6 @@ const createMonitor = async (url: string, options: Record<string, unknown> = {})
     }),
     201,
   );
-
-async function latestCapture(monitorId: string): Promise<Capture | undefined> {
-  const list = await json<{ items: Capture[] }>(
-    await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=1`, owner.key),
-    200,
-  );
-  return list.items[0];
-}
-
-/** Capture now and wait for the new capture to be listed. */
-async function capture(monitor: Monitor): Promise<Capture> {
-  const before = await latestCapture(monitor.id);
-  await json(await svc.call('POST', `/api/monitors/${monitor.id}/run`, owner.key), 202);
-  return until(
-    'a new capture',
-    async () => {
-      const latest = await latestCapture(monitor.id);
-      return latest && latest.id !== before?.id ? latest : undefined;
-    },
-    60_000,
-    100,
-  );
-}
 
 const monitorNow = async (id: string) => json<Monitor>(await svc.call('GET', `/api/monitors/${id}`, owner.key), 200);
 

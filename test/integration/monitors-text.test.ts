@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { at, doc, overlaps, switchablePage, within, type Box } from '../helpers/monitors-diff-fixtures.js';
 import { errorOf, startTestService, type TestService } from '../helpers/service.js';
+import { expectJson, monitorRuns } from '../helpers/monitor-runs.js';
 import { until } from '../helpers/until.js';
 import { startWebhookReceiver, verifyHit, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -66,46 +67,17 @@ afterAll(async () => {
   await Promise.all([svc?.close(), fx?.close(), hooks?.close()]);
 });
 
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
-}
+const json = expectJson;
+const { captureAny, capture } = monitorRuns<Capture>(
+  () => svc,
+  () => owner.key,
+);
 
 const createMonitor = async (name: string, url: string, options: Record<string, unknown> = {}): Promise<Monitor> =>
   json<Monitor>(
     await svc.call('POST', '/api/monitors', owner.key, { name, url, schedule: '0 0 1 1 *', paused: true, ...options }),
     201,
   );
-
-async function latestCapture(monitorId: string): Promise<Capture | undefined> {
-  return (
-    await json<{ items: Capture[] }>(
-      await svc.call('GET', `/api/monitors/${monitorId}/captures?limit=1`, owner.key),
-      200,
-    )
-  ).items[0];
-}
-
-/** Capture now and wait for the new capture to be listed. */
-async function captureAny(monitor: Monitor): Promise<Capture> {
-  const before = await latestCapture(monitor.id);
-  await json(await svc.call('POST', `/api/monitors/${monitor.id}/run`, owner.key), 202);
-  return until(
-    `a new capture of ${monitor.name}`,
-    async () => {
-      const latest = await latestCapture(monitor.id);
-      return latest && latest.id !== before?.id ? latest : undefined;
-    },
-    45_000,
-    100,
-  );
-}
-async function capture(monitor: Monitor): Promise<Capture> {
-  const made = await captureAny(monitor);
-  if (made.status !== 'succeeded') throw new Error(`capture of ${monitor.name} failed: ${JSON.stringify(made.error)}`);
-  return made;
-}
 
 /** The monitor.changed events of one monitor received so far, verified. */
 const changedEvents = (monitorId: string) =>
