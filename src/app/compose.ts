@@ -67,7 +67,16 @@ export interface ComposedNode {
   shuttingDown(): void;
 }
 
-export async function composeNode(config: Readonly<Config>, log: Logger): Promise<ComposedNode> {
+/** How a node is built besides its config: `clock` replaces the cluster's clock (tests run on fake time). */
+export interface ComposeOptions {
+  clock?: Clock;
+}
+
+export async function composeNode(
+  config: Readonly<Config>,
+  log: Logger,
+  options: ComposeOptions = {},
+): Promise<ComposedNode> {
   // Before anything else: without its key the service could neither read nor keep monitor secrets.
   const secretsKey = loadSecretsKey(config.secrets.key, resolve(config.dataDir));
   if (secretsKey.source === 'generated')
@@ -76,7 +85,7 @@ export async function composeNode(config: Readonly<Config>, log: Logger): Promis
   const storage = await openStorage(config, log);
   if (storage.applied.length) log.info({ applied: storage.applied }, 'migrations applied');
   try {
-    return await composeOn(storage, secrets, config, log);
+    return await composeOn(storage, secrets, config, log, options);
   } catch (err) {
     await storage.backend.close();
     throw err;
@@ -88,6 +97,7 @@ async function composeOn(
   secrets: SecretBox,
   config: Readonly<Config>,
   log: Logger,
+  options: ComposeOptions,
 ): Promise<ComposedNode> {
   const node = { id: nodeId(), role: config.role, version: PACKAGE_VERSION, startedAt: new Date() };
   const duties = partsOf(config.role);
@@ -95,8 +105,8 @@ async function composeOn(
   const stores = backend.stores;
   // Leases, schedules, retries and expiries compare times that different nodes wrote: on PostgreSQL every
   // node reads them from the database's clock (started first of the parts, so before anything reads it).
-  const databaseClock = storage.readTime && new DatabaseClock(storage.readTime, log);
-  const clock: Clock = databaseClock ?? systemClock;
+  const databaseClock = options.clock ? undefined : storage.readTime && new DatabaseClock(storage.readTime, log);
+  const clock: Clock = options.clock ?? databaseClock ?? systemClock;
   const sealedNow = await sealLegacySecrets(backend, storage.scrub, secrets, log);
   if (sealedNow.length)
     log.info({ monitors: sealedNow.length }, 'encrypted the capture secrets of monitors stored in plaintext');

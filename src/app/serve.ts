@@ -7,7 +7,7 @@ import { startAll, stopAll } from '../lifecycle.js';
 import type { Logger } from '../log.js';
 import type { Backend } from '../stores/backend.js';
 import type { DatabaseKind } from '../stores/sql/flavor.js';
-import { composeNode, type ComposedNode } from './compose.js';
+import { composeNode, type ComposedNode, type ComposeOptions } from './compose.js';
 
 /** A started node: the parts tests and tools look at (see ComposedNode), its address and its stop. */
 export interface Service extends Pick<
@@ -25,8 +25,12 @@ export interface Service extends Pick<
   stop(): Promise<void>;
 }
 
-export async function startService(config: Readonly<Config>, log: Logger): Promise<Service> {
-  const composed = await composeNode(config, log);
+export async function startService(
+  config: Readonly<Config>,
+  log: Logger,
+  options: ComposeOptions = {},
+): Promise<Service> {
+  const composed = await composeNode(config, log, options);
   const { storage, parts, http, node } = composed;
   const { backend } = storage;
   try {

@@ -8,6 +8,7 @@ import type { IssuedKey } from '../../src/stores/api-keys.js';
 import { SyncKeys } from './sync-keys.js';
 import type { DestinationStream } from 'pino';
 import { createLogger } from '../../src/log.js';
+import type { Clock } from '../../src/domain/clock.js';
 import { startService, type Service } from '../../src/app/serve.js';
 import type { Db } from '../../src/stores/sql/sqlite/connection.js';
 import { openSqliteFile, withDb } from './sqlite-file.js';
@@ -37,11 +38,11 @@ export { FIXTURE_EGRESS, RELAXED_ANONYMOUS_LIMITS } from './test-config.js';
 
 /**
  * `log`: where the service's log lines go (a test that reads what was logged), at `logLevel`; without it
- * the level is TEST_LOG_LEVEL or silent, on stdout.
+ * the level is TEST_LOG_LEVEL or silent, on stdout. `clock`: the service's clock (a TestClock: fake time).
  */
 export async function startTestService(
   overrides: Record<string, unknown> = {},
-  options: { log?: DestinationStream; logLevel?: string } = {},
+  options: { log?: DestinationStream; logLevel?: string; clock?: Clock } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-test-'));
   const config = loadConfig({
@@ -60,7 +61,7 @@ export async function startTestService(
       limits: { ...RELAXED_ANONYMOUS_LIMITS, ...(overrides.limits as Record<string, unknown> | undefined) },
     },
   });
-  const service = await startService(config, createLogger(config.logLevel, options.log));
+  const service = await startService(config, createLogger(config.logLevel, options.log), { clock: options.clock });
   // fetch keeps connections alive for as long as the server's Keep-Alive header allows (5 s by default). On
   // a loaded machine a connection left idle that long can be reused just as the server closes it: the
   // request then fails with ECONNRESET (seen after a 7 s render in http-contract). A longer server timeout
