@@ -36,12 +36,54 @@ export function changeLine(change: ChangeVariable, m: Markup): string {
   if (change.kind === 'added') return `Added: ${m.added(change.after ?? '')}${where}`;
   if (change.kind === 'removed') return `Removed: ${m.removed(change.before ?? '')}${where}`;
   if (change.words?.length) {
-    const parts = change.words.map((p) =>
+    const parts = wholeWords(change.words).map((p) =>
       p.removed ? m.removed(p.value) : p.added ? m.added(p.value) : m.text(p.value),
     );
     return `Changed: ${parts.join('')}${where}`;
   }
   return `Changed: ${m.removed(change.before ?? '')} → ${m.added(change.after ?? '')}${where}`;
+}
+
+type Part = NonNullable<ChangeVariable['words']>[number];
+
+/**
+ * The word diff with each change widened to whole words: "Price: $[-24-]{+19+}.99" reads as
+ * "Price: [-$24.99-]{+$19.99+}". The unchanged letters next to a change go to both of its sides.
+ */
+export function wholeWords(words: readonly Part[]): Part[] {
+  const out: Part[] = [];
+  let i = 0;
+  while (i < words.length) {
+    const part = words[i]!;
+    if (!part.added && !part.removed) {
+      out.push({ value: part.value });
+      i++;
+      continue;
+    }
+    let removed = '';
+    let added = '';
+    while (i < words.length && (words[i]!.added || words[i]!.removed)) {
+      if (words[i]!.removed) removed += words[i]!.value;
+      else added += words[i]!.value;
+      i++;
+    }
+    // The end of the unchanged text before, back to its last space, joins the change…
+    const previous = out.at(-1);
+    const head = previous && !previous.added && !previous.removed ? (/\S*$/.exec(previous.value)?.[0] ?? '') : '';
+    if (previous && head) previous.value = previous.value.slice(0, previous.value.length - head.length);
+    // …and so does the start of the unchanged text after, up to its first space.
+    const next = words[i];
+    const tail = next && !next.added && !next.removed ? (/^\S*/.exec(next.value)?.[0] ?? '') : '';
+    if (previous && !previous.value) out.pop();
+    if (head + removed + tail) out.push({ value: head + removed + tail, removed: true });
+    if (head + added + tail) out.push({ value: head + added + tail, added: true });
+    if (next && tail) {
+      const rest = next.value.slice(tail.length);
+      if (rest) out.push({ value: rest });
+      i++;
+    }
+  }
+  return out;
 }
 
 /** The lines of one alert in the built-in message. */
@@ -51,6 +93,7 @@ export function alertLines(alert: AlertVariables, m: Markup, withHeading: boolea
     lines.push(m.bold(m.text(alert.monitor ? `${alert.monitor.name}: ${alert.verdict}` : alert.verdict)));
   if (alert.monitor?.url) lines.push(m.text(alert.monitor.url));
   if (alert.message) lines.push(m.text(alert.message));
+  if (alert.error && !withHeading) lines.push(m.text(`${alert.error.code}: ${alert.error.message}`));
   if (alert.summary) lines.push(m.text(alert.summary));
   if (alert.price?.price !== undefined && alert.price.price !== null)
     lines.push(m.text(`Price: ${alert.price.price}${alert.price.currency ? ` ${alert.price.currency}` : ''}`));
