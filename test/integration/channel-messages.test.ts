@@ -19,7 +19,11 @@ import {
   type ChannelDeliveryDeps,
   type SendableChannel,
 } from '../../src/channels/deliver.js';
+import { channelDeliveryDeps } from '../../src/channels/delivery-deps.js';
+import { configSchema } from '../../src/config.js';
 import { EgressPolicy } from '../../src/egress/policy.js';
+import { LocalFileStore } from '../../src/stores/files/local.js';
+import { join } from 'node:path';
 import { startChatReceiver, type ChatReceiver } from '../helpers/chat-receiver.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { expectJson, monitorRuns } from '../helpers/monitor-runs.js';
@@ -47,7 +51,7 @@ let smtp: SMTPServer;
 let smtpPort: number;
 const mail: Received[] = [];
 const smtpLogins: { user: string; password: string }[] = [];
-let owner: { key: string; webhookSecret: string };
+let owner: { id: string; key: string; webhookSecret: string };
 let changed: AlertItem;
 let failed: AlertItem;
 let monitorId: string;
@@ -82,25 +86,24 @@ function startSmtp(): Promise<void> {
   });
 }
 
+/** The deps compose.ts would build (channelDeliveryDeps), over this service's stores and capture files. */
 function deps(overrides: Partial<ChannelDeliveryDeps> = {}): ChannelDeliveryDeps {
-  return {
-    egress: new EgressPolicy({ allowPrivate: false, allowHosts: FIXTURE_EGRESS.allowHosts, denyHosts: [] }),
+  const config = configSchema.parse({
+    egress: FIXTURE_EGRESS,
     email: {
       smtp: { host: '127.0.0.1', port: smtpPort, security: 'none', user: SMTP_USER, password: SMTP_PASSWORD },
       from: 'Pagewatch <alerts@pagewatch.test>',
     },
-    async captureImage(_keyId, captureId) {
-      const res = await svc.call('GET', `/api/captures/${captureId}/image`, owner.key);
-      return res.status === 200 ? Buffer.from(await res.arrayBuffer()) : undefined;
-    },
-    async monitor(_keyId, id) {
-      const res = await svc.call('GET', `/api/monitors/${id}`, owner.key);
-      if (res.status !== 200) return undefined;
-      const m = (await res.json()) as { name: string; url: string; tags?: string[] };
-      return { name: m.name, url: m.url, tags: m.tags ?? [] };
-    },
-    publicUrl: '',
-    timeoutMs: 10_000,
+    webhooks: { timeoutMs: 10_000 },
+  });
+  return {
+    ...channelDeliveryDeps({
+      config,
+      egress: new EgressPolicy(config.egress),
+      captures: svc.backend.stores.captures,
+      monitors: svc.backend.stores.monitors,
+      files: new LocalFileStore(join(svc.dataDir, 'captures')),
+    }),
     ...overrides,
   };
 }
@@ -108,7 +111,7 @@ function deps(overrides: Partial<ChannelDeliveryDeps> = {}): ChannelDeliveryDeps
 function channel(settings: Partial<ChannelSettings> & Pick<ChannelSettings, 'type'>): SendableChannel {
   return {
     id: 'chn_test',
-    keyId: 'key_test',
+    keyId: owner.id,
     settings: {
       name: 'Test',
       templates: {},
@@ -287,6 +290,20 @@ describe('email', () => {
     expect(message.text).toContain('Changed');
     expect(message.text).toContain('Capture failed: the page did not load in time');
     expect(mail.length).toBe(before + 1);
+  });
+
+  it('with security starttls, never sends in the clear to a server that offers no STARTTLS', async () => {
+    const before = mail.length;
+    const d = deps();
+    const result = await deliverToChannel(
+      { ...d, email: { ...d.email, smtp: { ...d.email.smtp, security: 'starttls' } } },
+      channel({ type: 'email', to: ['a@example.test'] }),
+      [changed],
+    );
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/^SMTP: .*STARTTLS/i);
+    expect(result.error).not.toContain(SMTP_PASSWORD);
+    expect(mail.length).toBe(before);
   });
 
   it('refuses to send without an SMTP host, saying so', async () => {
@@ -548,6 +565,18 @@ describe('chat channels', () => {
     const text = JSON.stringify(payload.blocks);
     expect(text.match(/Widget &lt;price&gt; &amp; stock: Changed/g)).toHaveLength(2);
     expect(text).toContain('Capture failed: the page did not load in time');
+  });
+});
+
+describe('key isolation', () => {
+  it("another key's channel gets neither the monitor's name nor its images", async () => {
+    chat.hits.length = 0;
+    const other = { ...channel({ type: 'discord', url: `${chat.url}/d` }), keyId: 'key_someone_else' };
+    const result = await deliverToChannel(deps(), other, [changed]);
+    expect(result.ok, result.error).toBe(true);
+    expect(chat.hits[0]!.headers['content-type']).toBe('application/json'); // no crop: no image was read
+    const payload = discordSchema.parse(JSON.parse(chat.hits[0]!.body.toString('utf8')));
+    expect(payload.embeds[0]!.title).toBe(`${String(changed.data.url)}: Changed`);
   });
 });
 
