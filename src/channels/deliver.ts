@@ -43,8 +43,14 @@ export interface ChannelDeliveryDeps {
   captureImage(keyId: string, captureId: string): Promise<Buffer | undefined>;
   /** The key's monitor (name, url, tags), if it still exists. */
   monitor(keyId: string, monitorId: string): Promise<MonitorInfo | undefined>;
-  /** `publicUrl` ('' when not set): links and public image URLs are made with it. */
+  /** `publicUrl` ('' when not set): the dashboard links are made with it. */
   publicUrl: string;
+  /**
+   * An absolute URL of the capture's image that Slack and Teams can fetch without a key, if the service has
+   * one; without it their messages are text (the capture's own imageUrl needs the key, so a chat service
+   * could not fetch it, and Slack refuses a message whose image it cannot download).
+   */
+  publicImageUrl?(keyId: string, captureId: string): string | undefined;
   /** How long an attempt may take (webhooks.timeoutMs). */
   timeoutMs: number;
 }
@@ -65,7 +71,7 @@ export interface PreparedMessage {
   body?: string;
   /** The before/after crops (read and cut once, on first use). */
   crops(): Promise<AlertCrops[]>;
-  /** An absolute image URL a chat service could fetch: only with publicUrl set, and only for one alert. */
+  /** An image URL a chat service can fetch (deps.publicImageUrl), for a single alert only. */
   publicImage?: string;
 }
 
@@ -136,14 +142,15 @@ async function prepare(
     ? (await renderTemplate('subject', subject, { ...vars })).replace(/\s+/g, ' ').trim()
     : '';
   let cropped: Promise<AlertCrops[]> | undefined;
-  const single = vars.digest ? undefined : vars.alerts[0];
+  const captureId = vars.digest ? undefined : vars.alerts[0]?.capture?.id;
+  const publicImage = captureId && deps.publicImageUrl?.(channel.keyId, captureId);
   return {
     channel,
     vars,
     title: cut(renderedTitle || defaultTitle(vars), MAX_TITLE_CHARS),
     ...(renderedBody !== undefined && { body: renderedBody }),
     crops: () => (cropped ??= cropsOf(deps, channel.keyId, alerts)),
-    ...(deps.publicUrl && single?.links.image && { publicImage: single.links.image }),
+    ...(publicImage && { publicImage }),
   };
 }
 

@@ -1,8 +1,9 @@
 // Slack channels: an incoming webhook (https://api.slack.com/messaging/webhooks) takes a JSON POST with
 // `text` (the notification's fallback) and Block Kit `blocks` (https://api.slack.com/reference/block-kit/blocks):
 // a header (plain_text, at most 150 characters), sections of mrkdwn (at most 3000 characters each), and an
-// image block (`image_url`, `alt_text`) only when the image has an absolute URL Slack could fetch: with
-// publicUrl set, the capture's imageUrl; otherwise the message is text only (Slack cannot take an upload here).
+// image block (`image_url`, `alt_text`) only when the service has an image URL Slack can fetch without a key
+// (ChannelDeliveryDeps.publicImageUrl); otherwise the message is text with the capture's link (an incoming
+// webhook takes no upload, and Slack refuses a message whose image it cannot download).
 import type { SendResult } from '../webhooks/send.js';
 import { sendRequest } from '../webhooks/send.js';
 import type { ChannelDeliveryDeps, PreparedMessage } from './deliver.js';

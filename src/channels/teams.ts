@@ -4,7 +4,7 @@
 // {type:'message', attachments:[{contentType:'application/vnd.microsoft.card.adaptive', contentUrl:null,
 // content:{$schema, type:'AdaptiveCard', version, body:[…], actions:[…]}}]}. TextBlocks carry the text
 // (Teams renders a subset of Markdown: bold and italics, no strike-through, so removed text is marked in
-// words); an Image element only with an absolute URL Teams could fetch (publicUrl set); a button opens the
+// words); an Image element only with an image URL Teams can fetch without a key (publicImageUrl); a button opens the
 // capture in the dashboard.
 import type { SendResult } from '../webhooks/send.js';
 import { sendRequest } from '../webhooks/send.js';

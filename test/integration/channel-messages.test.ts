@@ -423,7 +423,7 @@ const teamsSchema = z
   .strict();
 
 describe('chat channels', () => {
-  it('Slack: text and Block Kit blocks, text only without publicUrl', async () => {
+  it('Slack: text and Block Kit blocks, text only', async () => {
     chat.hits.length = 0;
     const result = await deliverToChannel(deps(), channel({ type: 'slack', url: `${chat.url}/services/T/B/x` }), [
       changed,
@@ -446,17 +446,52 @@ describe('chat channels', () => {
     expect(payload.blocks.some((b) => b.type === 'image')).toBe(false);
   });
 
-  it("Slack: with publicUrl, an image block with the capture's absolute image URL", async () => {
+  it('Slack: links at publicUrl; an image block only with an image URL Slack can fetch', async () => {
     chat.hits.length = 0;
-    const result = await deliverToChannel(
+    const textOnly = await deliverToChannel(
       deps({ publicUrl: 'https://watch.example' }),
       channel({ type: 'slack', url: `${chat.url}/s` }),
       [changed],
     );
+    expect(textOnly.ok, textOnly.error).toBe(true);
+    const first = slackSchema.parse(JSON.parse(chat.hits[0]!.body.toString('utf8')));
+    expect(JSON.stringify(first)).toContain(`<https://watch.example/monitors#/monitors/${monitorId}/captures/`);
+    // The capture's imageUrl needs the key: never sent as an image Slack would fail to download.
+    expect(first.blocks.some((b) => b.type === 'image')).toBe(false);
+
+    const publicImage = `https://watch.example/public/${String(changed.data.captureId)}.png`;
+    const withImage = await deliverToChannel(
+      deps({
+        publicImageUrl: (keyId, captureId) =>
+          keyId === owner.id ? `https://watch.example/public/${captureId}.png` : undefined,
+      }),
+      channel({ type: 'slack', url: `${chat.url}/s` }),
+      [changed],
+    );
+    expect(withImage.ok, withImage.error).toBe(true);
+    const second = slackSchema.parse(JSON.parse(chat.hits[1]!.body.toString('utf8')));
+    expect(second.blocks.at(-1)).toEqual({
+      type: 'image',
+      image_url: publicImage,
+      alt_text: 'The capture of Widget <price> & stock: Changed',
+    });
+  });
+
+  it('Teams: an Image element only with an image URL Teams can fetch', async () => {
+    chat.hits.length = 0;
+    const image = 'https://watch.example/public/x.png';
+    const result = await deliverToChannel(
+      deps({ publicImageUrl: () => image }),
+      channel({ type: 'teams', url: `${chat.url}/t` }),
+      [changed],
+    );
     expect(result.ok, result.error).toBe(true);
-    const payload = slackSchema.parse(JSON.parse(chat.hits[0]!.body.toString('utf8')));
-    expect(payload.blocks.at(-1)).toMatchObject({ type: 'image', image_url: changed.data.imageUrl });
-    expect(JSON.stringify(payload)).toContain(`https://watch.example/monitors#/monitors/${monitorId}/captures/`);
+    const card = teamsSchema.parse(JSON.parse(chat.hits[0]!.body.toString('utf8'))).attachments[0]!.content;
+    expect(card.body.at(-1)).toEqual({
+      type: 'Image',
+      url: image,
+      altText: 'The capture of Widget <price> & stock: Changed',
+    });
   });
 
   it('Slack: a refusal is a failed attempt quoting what Slack said', async () => {
