@@ -94,14 +94,18 @@ export async function deliverToChannel(
     durationMs: Math.round(performance.now() - started),
   });
   if (alerts.length === 0) return failed('nothing to send');
-  let message: PreparedMessage;
   try {
-    message = await prepare(deps, channel, alerts);
+    const message = await prepare(deps, channel, alerts);
+    return await send(deps, message);
   } catch (err) {
+    // A failed attempt, retried like any other: one channel's trouble never stops the dispatcher.
     if (err instanceof TemplateError) return failed(err.message);
-    throw err;
+    return failed(`the message could not be made: ${(err as Error).message ?? String(err)}`);
   }
-  switch (channel.settings.type) {
+}
+
+function send(deps: ChannelDeliveryDeps, message: PreparedMessage): Promise<SendResult> {
+  switch (message.channel.settings.type) {
     case 'email':
       return sendEmail(deps, message);
     case 'slack':
@@ -115,7 +119,7 @@ export async function deliverToChannel(
     case 'webhook':
       return sendJsonWebhook(deps, message);
     default:
-      return failed(`unknown channel type ${String(channel.settings.type)}`);
+      return Promise.reject(new Error(`unknown channel type ${String(message.channel.settings.type)}`));
   }
 }
 

@@ -676,6 +676,19 @@ describe('egress', () => {
   );
 });
 
+describe('failures while making the message', () => {
+  it('a store that fails is a failed attempt with its reason, not a thrown error', async () => {
+    chat.hits.length = 0;
+    const result = await deliverToChannel(
+      deps({ monitor: () => Promise.reject(new Error('the database is away')) }),
+      channel({ type: 'slack', url: `${chat.url}/s` }),
+      [changed],
+    );
+    expect(result).toMatchObject({ ok: false, error: 'the message could not be made: the database is away' });
+    expect(chat.hits).toHaveLength(0);
+  });
+});
+
 describe('templates that fail', () => {
   it('a template over its limits fails the attempt with the reason, and nothing is sent', async () => {
     chat.hits.length = 0;
