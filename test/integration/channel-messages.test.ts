@@ -306,6 +306,46 @@ describe('email', () => {
     expect(mail.length).toBe(before);
   });
 
+  it('connects to the address the egress policy checked, keeping the host name for TLS, which is verified', async () => {
+    // mail.test resolves only through the policy's lookup: the connection can only reach 127.0.0.1 pinned.
+    const sni: string[] = [];
+    const tlsServer = new SMTPServer({
+      logger: false,
+      authOptional: true,
+      SNICallback(servername, callback) {
+        sni.push(servername);
+        callback(null, undefined); // smtp-server's own self-signed certificate
+      },
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on('end', () => callback(new Error('nothing should be delivered')));
+      },
+    });
+    tlsServer.listen(0, '127.0.0.1');
+    await once(tlsServer.server, 'listening');
+    try {
+      const lookups: string[] = [];
+      const egress = new EgressPolicy({ allowPrivate: false, allowHosts: ['mail.test'], denyHosts: [] }, (host) => {
+        lookups.push(host);
+        return Promise.resolve(host === 'mail.test' ? [{ address: '127.0.0.1', family: 4 }] : []);
+      });
+      const d = deps({ egress });
+      const port = (tlsServer.server.address() as AddressInfo).port;
+      const result = await deliverToChannel(
+        { ...d, email: { ...d.email, smtp: { ...d.email.smtp, host: 'mail.test', port, security: 'starttls' } } },
+        channel({ type: 'email', to: ['a@example.test'] }),
+        [changed],
+      );
+      expect(lookups).toEqual(['mail.test']);
+      expect(sni).toEqual(['mail.test']);
+      // The self-signed certificate is refused: TLS is verified, never skipped.
+      expect(result.ok).toBe(false);
+      expect(result.error).toMatch(/^SMTP: .*(self[- ]signed|certificate)/i);
+    } finally {
+      await new Promise<void>((done) => tlsServer.close(() => done()));
+    }
+  });
+
   it('refuses to send without an SMTP host, saying so', async () => {
     const d = deps();
     const result = await deliverToChannel(
