@@ -643,6 +643,23 @@ describe('chat channels', () => {
   });
 });
 
+describe('channel.test', () => {
+  it("tells the test's message, with no monitor and no crop", async () => {
+    const before = mail.length;
+    const test: AlertItem = {
+      type: 'channel.test' as AlertItem['type'],
+      timestamp: new Date().toISOString(),
+      data: { channelId: 'chn_test', name: 'Ops mail', test: true, message: 'A test message, sent on request.' },
+    };
+    const result = await deliverToChannel(deps(), channel({ type: 'email', to: ['ops@example.test'] }), [test]);
+    expect(result.ok, result.error).toBe(true);
+    const message = await simpleParser((await until('the test email', () => mail[before])).raw);
+    expect(message.subject).toBe('Pagewatch: Test message');
+    expect(message.text).toContain('A test message, sent on request.');
+    expect(message.attachments).toEqual([]);
+  });
+});
+
 describe('key isolation', () => {
   it("another key's channel gets neither the monitor's name nor its images", async () => {
     chat.hits.length = 0;
