@@ -346,6 +346,24 @@ describe('email', () => {
     }
   });
 
+  it("puts each changed alert's crops in a digest under its own heading", async () => {
+    const before = mail.length;
+    const result = await deliverToChannel(deps(), channel({ type: 'email', to: ['ops@example.test'] }), [
+      changed,
+      failed,
+      changed,
+    ]);
+    expect(result.ok, result.error).toBe(true);
+    const message = await simpleParser((await until('the digest', () => mail[before])).raw, { skipImageLinks: true });
+    const html = message.html as string;
+    const cids = message.attachments.map((a) => a.cid);
+    expect(cids.some((c) => c?.startsWith('crop-0-'))).toBe(true);
+    expect(cids.some((c) => c?.startsWith('crop-2-'))).toBe(true);
+    expect(cids.some((c) => c?.startsWith('crop-1-'))).toBe(false); // the failure has no regions
+    for (const cid of cids) expect(html).toContain(`cid:${cid}`);
+    expect(html.match(/<h2[^>]*>/g)).toHaveLength(3);
+  });
+
   it('refuses to send without an SMTP host, saying so', async () => {
     const d = deps();
     const result = await deliverToChannel(
