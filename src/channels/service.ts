@@ -63,6 +63,8 @@ export class ChannelService {
       throw invalidRequest('the body must be a JSON object (a JSON Merge Patch of the channel)', [
         { path: '', message: 'expected an object' },
       ]);
+    // Checked before the merged channel is validated, whose type-specific rules would name other fields.
+    if ('type' in patch && patch.type !== before.type) throw typeChange(before);
     const { id: _i, createdAt: _c, updatedAt: _u, ...shown } = channelView(before);
     return mergePatch(shown, patch);
   }
@@ -70,10 +72,7 @@ export class ChannelService {
   /** The channel's new settings (`patched`, validated): masked values keep what is stored. */
   async update(keyId: string, id: string, settings: ChannelSettings): Promise<ChannelRecord> {
     const before = await this.get(keyId, id);
-    if (settings.type !== before.type)
-      throw invalidRequest('a channel keeps its type: make a new channel instead', [
-        { path: 'type', message: `this channel is a ${before.type} channel` },
-      ]);
+    if (settings.type !== before.type) throw typeChange(before);
     const sealed = sealChannel(id, settings, before, this.options.secrets);
     await this.checkEgress(settings); // a masked url is the one stored, checked when it was sent
     await this.options.backend.stores.channels.update(
@@ -143,3 +142,8 @@ export class ChannelService {
       );
   }
 }
+
+const typeChange = (c: ChannelRecord) =>
+  invalidRequest('a channel keeps its type: make a new channel instead', [
+    { path: 'type', message: `this channel is a ${c.type} channel` },
+  ]);
