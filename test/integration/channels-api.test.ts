@@ -318,6 +318,14 @@ describe('test message', () => {
       200,
     );
     expect(listed.items.map((x) => x.id)).toEqual([d.id]);
+    // Redeliver sends it again, the same alert, and the log counts the attempt.
+    expect((await svc.call('POST', `/api/webhook-deliveries/${d.id}/redeliver`, owner)).status).toBe(202);
+    const again = (await receiver.waitForHits(before + 2)).at(-1)!;
+    expect((JSON.parse(again.body) as typeof body).alerts[0]!.data.channelId).toBe(c.id);
+    await until('the redelivery recorded', async () => {
+      const got = await expectJson<DeliveryJson>(await svc.call('GET', `/api/webhook-deliveries/${d.id}`, owner), 200);
+      return got.status === 'succeeded' && got.attempts === 2;
+    });
   });
 });
 
