@@ -84,6 +84,14 @@ export function channelsContract(open: Open) {
       expect(await channels().getMany(keyId, [])).toEqual([]);
     });
 
+    it('purging a key deletes its channels, and no other key’s', async () => {
+      await channels().insert(newChannel(keyId, 'chn_a'), at(0));
+      await channels().insert(newChannel(otherKey, 'chn_b'), at(0));
+      await backend.transaction((tx) => tx.keyData.deleteAll(keyId));
+      expect(await channels().get('chn_a')).toBeUndefined();
+      expect(await channels().get('chn_b')).toBeDefined();
+    });
+
     it('update replaces the settings of the key’s channel only; delete removes it', async () => {
       await channels().insert(newChannel(keyId, 'chn_a'), at(0));
       await channels().update(newChannel(otherKey, 'chn_a', { name: 'stolen' }), at(500));

@@ -8,6 +8,7 @@ import { errorOf, startTestService, type TestService } from '../helpers/service.
 import { until } from '../helpers/until.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { expectJson } from '../helpers/monitor-runs.js';
+import { checkTemplate } from '../../src/channels/deliver.js';
 
 interface ChannelJson {
   id: string;
@@ -170,6 +171,17 @@ describe('validation, at and just over every edge', () => {
       /^quietHours\.start: /,
     );
   });
+
+  // Runs once checkTemplate (src/channels/deliver.ts, the channel messages work) checks templates.
+  it.runIf(checkTemplate('{{ monitor.name }}\n{% if %}') !== undefined)(
+    'a template that does not parse is a 400 naming the field and the line',
+    async () => {
+      const details = await refused(await create(webhook({ templates: { body: '{{ monitor.name }}\n{% if %}' } })));
+      expect(details).toHaveLength(1);
+      expect(details[0]).toMatch(/^templates\.body: line 2: /);
+      expect((await create(webhook({ templates: { subject: '{{ monitor.name }}', body: 'ok' } }))).status).toBe(201);
+    },
+  );
 
   it('a url the egress policy refuses is a 400 on the url field', async () => {
     expect(await refused(await create(webhook({ url: 'http://127.0.0.2:9/hook' })))).toEqual([
