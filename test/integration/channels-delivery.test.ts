@@ -71,7 +71,9 @@ async function monitor(key: string, name: string, body: Record<string, unknown>)
   fx.route(`/${name}`, (_req, res) => {
     const block =
       pages.get(name) === 'B' ? '<div style="width:120px;height:80px;background:#f00;margin:10px"></div>' : '';
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><body><p>${name}</p>${block}</body>`);
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><body><p>${name}: a watched page</p>${block}</body>`);
   });
   const created = await svc.call('POST', '/api/monitors', key, {
     name,
@@ -242,6 +244,35 @@ describe('alerts to channels', () => {
     await capture(owner, id);
     await hook.waitForHits(2);
     expect(alertsOf(hook.hits[1]!).alerts).toHaveLength(1);
+  });
+
+  it("410 Gone from a channel's receiver fails that channel's other pending deliveries, not another's", async () => {
+    clock.set('2026-03-05T23:00:00.000Z');
+    const gone = await receiver((res) => res.writeHead(410).end());
+    const twin = await receiver();
+    const quietHours = { start: '22:00', end: '07:00' };
+    // Both show the same masked url (one origin): a channel is stopped by its id, not by what is shown.
+    const goneId = await channel(owner, { name: 'Gone', url: gone.url, quietHours });
+    const twinId = await channel(owner, { name: 'Twin', url: twin.url, quietHours });
+    const id = await monitor(owner, 'gone', { notify: ['capture'], channels: [goneId, twinId] });
+    await capture(owner, id); // held for both until 07:00
+    expect((await deliveries(goneId))[0]).toMatchObject({ status: 'pending', heldFor: 'quiet_hours' });
+    // The test message goes now, and is answered 410.
+    expect((await svc.call('POST', `/api/channels/${goneId}/test`, owner)).status).toBe(202);
+    await gone.waitForHits(1);
+    const held = await until('the held delivery failed', async () => {
+      const d = (await deliveries(goneId)).find((x) => x.eventType === 'capture.completed')!;
+      return d.status === 'failed' && d;
+    });
+    expect(held.attempts).toBe(0);
+    const [test] = (await deliveries(goneId)).filter((x) => x.eventType === 'channel.test');
+    expect(test).toMatchObject({ status: 'failed', lastResponseStatus: 410 });
+    // The other channel's delivery still waits for its release, and then goes.
+    expect((await deliveries(twinId))[0]).toMatchObject({ status: 'pending', heldFor: 'quiet_hours' });
+    clock.set('2026-03-06T07:00:00.000Z');
+    await twin.waitForHits(1);
+    await tenPolls();
+    expect(gone.hits).toHaveLength(1);
   });
 
   it("default channels alert their key's monitors that list none, and never another key's", async () => {
