@@ -10,7 +10,7 @@ import { job, renderJson } from '../schemas/responses/jobs.js';
 import { monitor, runAccepted } from '../schemas/responses/monitors.js';
 import { health, ready, status } from '../schemas/responses/status.js';
 import { monitorSchema } from '../schemas/monitors.js';
-import { channel, channelList, channelSchema } from '../schemas/channels.js';
+import { channel, channelList, channelSchema, channelTestEvent } from '../schemas/channels.js';
 import { imageRequestSchema, pdfRequestSchema } from '../schemas/render.js';
 import { propsOf, toJsonSchema, type JsonSchema } from './operations.js';
 import { PDF_TOOLS, type PdfTool } from '../../jobs/pdf-work.js';
@@ -177,6 +177,7 @@ function responseSchemas(limits: Limits): Record<string, JsonSchema> {
     CaptureEvent: captureEvent,
     FilterMissingEvent: filterMissingEvent,
     TestEvent: testEvent,
+    ChannelTestEvent: channelTestEvent,
     RunAccepted: runAccepted,
     Channel: channel,
     ChannelList: channelList,

@@ -120,3 +120,13 @@ export const channel = z
 export const channelList = z.object({ channels: z.array(channel).describe('Newest first') });
 
 export type ChannelDocumented = Holds<Documents<ChannelView, typeof channel>>;
+
+/** `data` of channel.test (POST /api/channels/{id}/test). */
+export const channelTestEvent = z
+  .object({
+    channelId: z.string(),
+    name: z.string().describe("The channel's name"),
+    test: z.literal(true),
+    message: z.string().describe('Says that this is a test and that no capture was taken'),
+  })
+  .describe('`data` of channel.test (POST /api/channels/{id}/test), sent to that channel only');
