@@ -201,13 +201,15 @@ export class WebhookDispatcher implements Lifecycle {
     } catch (err) {
       result = failed((err as Error).message);
     }
-    // One draw for the whole batch: deliveries that failed as often come back together, as one message.
+    // One draw and one time for the whole batch: deliveries that failed as often come back due at the same
+    // moment, claimed together, as one message again.
     const random = Math.random();
+    const decidedAt = this.clock.now();
     try {
       for (const d of group) {
         const outcome = deleted
           ? { startedAt, durationMs: result.durationMs, error: result.error, status: 'failed' as const }
-          : this.outcome(d, result, startedAt, random);
+          : this.outcome(d, result, startedAt, random, decidedAt);
         await this.record(d, outcome, leaseEndsAt);
       }
       if (result.gone)
@@ -280,7 +282,13 @@ export class WebhookDispatcher implements Lifecycle {
     );
   }
 
-  private outcome(d: DeliveryRecord, result: SendResult, startedAt: Date, random = Math.random()): AttemptOutcome {
+  private outcome(
+    d: DeliveryRecord,
+    result: SendResult,
+    startedAt: Date,
+    random = Math.random(),
+    decidedAt = this.clock.now(),
+  ): AttemptOutcome {
     const base = { startedAt, durationMs: result.durationMs, responseStatus: result.status, error: result.error };
     if (result.ok) return { ...base, status: 'succeeded' };
     if (result.gone)
@@ -293,7 +301,7 @@ export class WebhookDispatcher implements Lifecycle {
     const delay = retryDelayMs(failures, this.options.retryScheduleMs, () => random);
     const error = result.error ?? `the receiver answered HTTP ${result.status}`;
     if (delay === undefined) return { ...base, error, status: 'failed' };
-    return { ...base, error, status: 'pending', nextAttemptAt: new Date(this.clock.now().getTime() + delay) };
+    return { ...base, error, status: 'pending', nextAttemptAt: new Date(decidedAt.getTime() + delay) };
   }
 }
 

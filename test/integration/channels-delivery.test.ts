@@ -202,6 +202,32 @@ describe('alerts to channels', () => {
     expect(hook.hits).toHaveLength(1);
   });
 
+  it('a digest that fails is retried as one message, and each of its deliveries logs both attempts', async () => {
+    clock.set('2026-03-02T12:10:00.000Z');
+    const hook = await receiver((res, _hit, index) => res.writeHead(index === 0 ? 503 : 204).end());
+    const hourly = await channel(owner, { name: 'Hourly, flaky', url: hook.url, digest: 'hourly' });
+    const id = await monitor(owner, 'hourly-flaky', { notify: ['capture'], channels: [hourly] });
+    await capture(owner, id);
+    await capture(owner, id);
+    clock.set('2026-03-02T13:00:00.000Z');
+    await hook.waitForHits(1);
+    await until('the failed attempt recorded on both', async () =>
+      (await deliveries(hourly)).every((d) => d.attempts === 1 && d.status === 'pending' && !d.heldFor),
+    );
+    const retryAt = (await deliveries(hourly)).map((d) => d.nextAttemptAt);
+    expect(new Set(retryAt).size).toBe(1); // due together
+    clock.advance(2000);
+    const [, retry] = await hook.waitForHits(2);
+    expect(alertsOf(retry!).alerts).toHaveLength(2);
+    await until('both succeeded at the second attempt', async () =>
+      (await deliveries(hourly)).every((d) => d.attempts === 2 && d.status === 'succeeded'),
+    );
+    for (const d of await deliveries(hourly))
+      expect((await detail(d.id)).history!.map((a) => a.responseStatus)).toEqual([503, 204]);
+    await tenPolls();
+    expect(hook.hits).toHaveLength(2);
+  });
+
   it('daily digest at 09:00 in the monitor time zone (Asia/Tokyo)', async () => {
     clock.set('2026-03-03T01:00:00.000Z'); // 10:00 in Tokyo: today's 09:00 has passed
     const hook = await receiver();
