@@ -267,6 +267,7 @@ async function composeOn(
     }),
     channels,
     deliveries: stores.deliveries,
+    clock,
     publicUrl: config.publicUrl,
     status,
     metrics,

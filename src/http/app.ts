@@ -32,6 +32,7 @@ import { exactRouter } from './router.js';
 import { deliveryRoutes } from './routes/webhook-deliveries.js';
 import { channelRoutes } from './routes/channels.js';
 import type { ChannelService } from '../channels/service.js';
+import type { Clock } from '../domain/clock.js';
 
 export interface AppDeps {
   log: Logger;
@@ -42,6 +43,8 @@ export interface AppDeps {
   monitors: MonitorService;
   channels: ChannelService;
   deliveries: DeliveryStore;
+  /** The cluster's clock (redeliveries are due by it); this machine's unless given. */
+  clock?: Clock;
   publicUrl: string;
   readiness: Readiness;
   keys: ApiKeyStore;
@@ -79,7 +82,7 @@ export function createApp(deps: AppDeps): Koa {
     jobRoutes(deps.jobs),
     monitorRoutes({ monitors: deps.monitors, limits: deps.limits, publicUrl: deps.publicUrl }),
     channelRoutes({ channels: deps.channels, limits: deps.limits }),
-    deliveryRoutes({ deliveries: deps.deliveries }),
+    deliveryRoutes({ deliveries: deps.deliveries, clock: deps.clock }),
     operationsRoutes({ status: deps.status, metrics: deps.metrics }),
     docsRoutes({ config: deps.config }),
     webRoutes(exactRouter()),

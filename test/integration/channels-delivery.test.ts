@@ -158,6 +158,11 @@ describe('alerts to channels', () => {
     ]);
     // Every POST to the failing channel carried the same alert; the good channel got its one message only.
     for (const h of bad.hits) expect(alertsOf(h).alerts[0]!.data.monitorId).toBe(id);
+    // Redeliver: due now on the service's clock, sent again with the same alert, the retries started over.
+    expect((await svc.call('POST', `/api/webhook-deliveries/${failing!.id}/redeliver`, owner)).status).toBe(202);
+    await bad.waitForHits(4);
+    expect(alertsOf(bad.hits[3]!).alerts[0]!.data.monitorId).toBe(id);
+    await until('the redelivery recorded', async () => (await detail(failing!.id)).attempts === 4);
     expect(good.hits).toHaveLength(1);
     const okDetail = await detail((await deliveries(goodId))[0]!.id);
     expect(okDetail.history).toHaveLength(1);
