@@ -30,6 +30,9 @@ import { pdfToolRoutes } from './routes/pdf-tools.js';
 import type { PdfEngine } from '../pdf/engine.js';
 import { exactRouter } from './router.js';
 import { deliveryRoutes } from './routes/webhook-deliveries.js';
+import { channelRoutes } from './routes/channels.js';
+import type { ChannelService } from '../channels/service.js';
+import type { Clock } from '../domain/clock.js';
 
 export interface AppDeps {
   log: Logger;
@@ -38,7 +41,10 @@ export interface AppDeps {
   pdfEngine: PdfEngine;
   jobs: JobService;
   monitors: MonitorService;
+  channels: ChannelService;
   deliveries: DeliveryStore;
+  /** The cluster's clock (redeliveries are due by it); this machine's unless given. */
+  clock?: Clock;
   publicUrl: string;
   readiness: Readiness;
   keys: ApiKeyStore;
@@ -75,7 +81,8 @@ export function createApp(deps: AppDeps): Koa {
     pdfToolRoutes({ pdfEngine: deps.pdfEngine, jobs: deps.jobs, limits: deps.limits, publicUrl: deps.publicUrl }),
     jobRoutes(deps.jobs),
     monitorRoutes({ monitors: deps.monitors, limits: deps.limits, publicUrl: deps.publicUrl }),
-    deliveryRoutes({ deliveries: deps.deliveries }),
+    channelRoutes({ channels: deps.channels, limits: deps.limits }),
+    deliveryRoutes({ deliveries: deps.deliveries, clock: deps.clock }),
     operationsRoutes({ status: deps.status, metrics: deps.metrics }),
     docsRoutes({ config: deps.config }),
     webRoutes(exactRouter()),

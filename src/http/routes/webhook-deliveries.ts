@@ -6,6 +6,8 @@ import { notFound } from '../../errors.js';
 import type { AttemptRecord, DeliveryRecord, DeliveryStore } from '../../stores/webhook-deliveries.js';
 import type { DeliveryStatus } from '../../domain/delivery-status.js';
 import type { EventType } from '../../webhooks/outbox.js';
+import type { ChannelType } from '../../domain/channels.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
 import { decodeCursor, page } from '../cursor.js';
 import { keyIdOf } from '../principal.js';
 import { deliveryListQuery } from '../schemas/lists.js';
@@ -16,6 +18,8 @@ import { parseBody } from '../validate.js';
 export interface DeliveryRouteDeps {
   /** A redelivery tells the dispatcher itself (the store notifies `deliveries`). */
   deliveries: DeliveryStore;
+  /** The cluster's clock, which the dispatcher compares due times with; this machine's unless given. */
+  clock?: Clock;
 }
 
 /** A delivery as the API shows it (also the answer of POST /api/monitors/{id}/test-webhook). */
@@ -33,6 +37,9 @@ export function deliveryView(d: DeliveryRecord) {
     webhookId: d.messageId,
     ...(d.jobId && { jobId: d.jobId }),
     ...(d.monitorId && { monitorId: d.monitorId }),
+    ...(d.channelId && { channelId: d.channelId }),
+    ...(d.channelType && { channelType: d.channelType as ChannelType }),
+    ...(d.status === 'pending' && d.heldFor && { heldFor: d.heldFor }),
     createdAt: d.createdAt,
   };
 }
@@ -52,7 +59,7 @@ export type DeliveriesDocumented = [
   Holds<Documents<DeliveryDetailView, typeof deliveryDetail>>,
 ];
 
-export function deliveryRoutes({ deliveries }: DeliveryRouteDeps): Router {
+export function deliveryRoutes({ deliveries, clock = systemClock }: DeliveryRouteDeps): Router {
   const router = exactRouter();
 
   router.get('/api/webhook-deliveries', async (ctx) => {
@@ -60,6 +67,7 @@ export function deliveryRoutes({ deliveries }: DeliveryRouteDeps): Router {
     const rows = await deliveries.list(keyIdOf(ctx), {
       jobId: q.jobId,
       monitorId: q.monitorId,
+      channelId: q.channelId,
       status: q.status as DeliveryStatus | undefined,
       limit: q.limit + 1,
       before: decodeCursor(q.cursor),
@@ -77,7 +85,8 @@ export function deliveryRoutes({ deliveries }: DeliveryRouteDeps): Router {
   });
 
   router.post('/api/webhook-deliveries/:id/redeliver', async (ctx) => {
-    const d = await deliveries.redeliver(keyIdOf(ctx), ctx.params.id!, new Date());
+    // Due now on the dispatcher's clock: by this machine's, a clock behind it would hold the delivery back.
+    const d = await deliveries.redeliver(keyIdOf(ctx), ctx.params.id!, clock.now());
     if (!d) throw notFound(`no webhook delivery ${ctx.params.id}`);
     ctx.status = 202;
     ctx.body = deliveryView(d);
