@@ -43,7 +43,8 @@ import { systemClock, type Clock } from '../domain/clock.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { ChannelService } from '../channels/service.js';
 import { openChannel } from '../channels/stored.js';
-import { temporaryChannelSender } from '../channels/webhook-fallback.js';
+import { deliverToChannel, type AlertItem, type SendableChannel } from '../channels/deliver.js';
+import { channelDeliveryDeps } from '../channels/delivery-deps.js';
 import { composeBrowser } from './browser.js';
 import { composePdfEngine, LimitedPdfEngine } from './pdf-engine.js';
 import { pdfReaderAvailability } from '../content/poppler.js';
@@ -182,14 +183,19 @@ async function composeOn(
     log,
   );
   // Channel deliveries: the channel read with its secrets opened, and sent by its type's sender.
-  // TEMPORARY: temporaryChannelSender until deliverToChannel (channels/deliver.ts) lands; then
-  // `send: (channel, alerts) => deliverToChannel(channelDeliveryDeps, channel, alerts)`.
+  const channelDeps = channelDeliveryDeps({
+    config,
+    egress,
+    captures: stores.captures,
+    monitors: stores.monitors,
+    files: captureFiles,
+  });
   const channelSending = {
     open: async (id: string) => {
       const channel = await stores.channels.get(id);
       return channel && openChannel(channel, secrets);
     },
-    send: temporaryChannelSender(egress, config.webhooks.timeoutMs),
+    send: (channel: SendableChannel, alerts: AlertItem[]) => deliverToChannel(channelDeps, channel, alerts),
   };
   const dispatcher = new WebhookDispatcher(
     backend,

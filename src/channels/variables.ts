@@ -42,6 +42,8 @@ export interface AlertVariables {
   /** monitor.test and channel.test: the event's message. */
   message?: string;
   test?: boolean;
+  /** The event's `data`, as a monitor's webhook receiver gets it: every field, for what the names above leave out. */
+  data: Record<string, unknown>;
 }
 
 export interface MessageVariables extends Partial<AlertVariables> {
@@ -145,6 +147,7 @@ export function alertVariables(item: AlertItem, monitor: MonitorInfo | undefined
     },
     ...(str(d.message) && { message: str(d.message) }),
     ...(d.test === true && { test: true }),
+    data: d,
   };
 }
 

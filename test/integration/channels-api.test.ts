@@ -315,10 +315,10 @@ describe('test message', () => {
     });
     expect(d).not.toHaveProperty('heldFor');
     const hit = (await receiver.waitForHits(before + 1)).at(-1)!;
-    const body = JSON.parse(hit.body) as { alerts: { type: string; data: Record<string, unknown> }[] };
+    const body = JSON.parse(hit.body) as { alerts: { event: string; data: Record<string, unknown> }[] };
     expect(body.alerts).toHaveLength(1);
     expect(body.alerts[0]).toMatchObject({
-      type: 'channel.test',
+      event: 'channel.test',
       data: { channelId: c.id, name: 'Held', test: true },
     });
     await until('the test delivery succeeded', async () => {

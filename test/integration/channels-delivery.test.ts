@@ -25,7 +25,7 @@ interface DeliveryJson {
   history?: { attempt: number; responseStatus: number | null }[];
 }
 interface Alerts {
-  alerts: { type: string; timestamp: string; data: Record<string, unknown> }[];
+  alerts: { event: string; timestamp: string; data: Record<string, unknown> }[];
 }
 
 const clock = new TestClock('2026-03-01T12:00:00.000Z');
@@ -129,7 +129,7 @@ describe('alerts to channels', () => {
     const [hit] = await good.waitForHits(1);
     const got = alertsOf(hit!);
     expect(got.alerts).toHaveLength(1);
-    expect(got.alerts[0]).toMatchObject({ type: 'monitor.changed', data: { monitorId: id, changed: true } });
+    expect(got.alerts[0]).toMatchObject({ event: 'monitor.changed', data: { monitorId: id, changed: true } });
     await bad.waitForHits(1);
     await until('the good delivery succeeded', async () => (await deliveries(goodId))[0]?.status === 'succeeded');
 
@@ -195,7 +195,7 @@ describe('alerts to channels', () => {
     clock.set('2026-03-02T11:00:00.000Z');
     const [hit] = await hook.waitForHits(1);
     const digest = alertsOf(hit!);
-    expect(digest.alerts.map((a) => a.type)).toEqual(['monitor.changed', 'monitor.changed', 'monitor.changed']);
+    expect(digest.alerts.map((a) => a.event)).toEqual(['monitor.changed', 'monitor.changed', 'monitor.changed']);
     expect(new Set(digest.alerts.map((a) => a.data.captureId)).size).toBe(3);
     // oldest first
     const times = digest.alerts.map((a) => a.timestamp);

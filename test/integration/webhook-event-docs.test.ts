@@ -106,8 +106,8 @@ beforeAll(async () => {
     await hooks.waitForHits(expected);
   }
 
-  // channel.test goes to a channel, not to a webhookUrl: here a JSON webhook channel, whose body carries the
-  // event as alerts[0] (unsigned: a channel's message is not a signed webhook).
+  // channel.test goes to a channel, not to a webhookUrl: here a JSON webhook channel, whose default body
+  // carries each alert's event data as alerts[i].data (unsigned: a channel's message is not a signed webhook).
   const channelHook = await startWebhookReceiver();
   try {
     const channel = await svc.call('POST', '/api/channels', owner.key, {
@@ -119,8 +119,9 @@ beforeAll(async () => {
     const channelId = ((await channel.json()) as { id: string }).id;
     expect((await svc.call('POST', `/api/channels/${channelId}/test`, owner.key)).status).toBe(202);
     const [hit] = await channelHook.waitForHits(1);
-    const { alerts } = JSON.parse(hit!.body) as { alerts: Json[] };
-    real.set('channel.test', { hit: hit!, body: alerts[0]! });
+    const { alerts } = JSON.parse(hit!.body) as { alerts: { event: string; timestamp: string; data: Json }[] };
+    const [{ event, timestamp, data }] = alerts as [(typeof alerts)[0]];
+    real.set('channel.test', { hit: hit!, body: { type: event, timestamp, data } });
   } finally {
     await channelHook.close();
   }
