@@ -32,7 +32,7 @@ export function TemplateVariables() {
     <p class="hint">
       E.g. <code>${'{{ monitor.name }}: {{ summary }}'}</code> or${' '}
       <code>${'{% for c in changes %}{{ c.after }}{% endfor %}'}</code>. A template that does not parse is refused with
-      the line it fails on. <a href="/docs#templates">Templates in the docs</a>
+      the line it fails on. <a href="/docs/channels.md">Templates in the docs</a>
     </p>
   </div>`;
 }
