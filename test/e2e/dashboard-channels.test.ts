@@ -313,7 +313,7 @@ describe.each(Object.entries(VIEWPORTS))('at the %s width', (width, viewport) =>
   });
 
   it("a capture's alert to the channel shows in the monitor's delivery log with the channel's name", async () => {
-    await captureNow(svc, owner.key, monitorId);
+    const capture = await captureNow(svc, owner.key, monitorId);
     await until('the channel delivery', async () => {
       const { items } = await apiJson<{ items: Delivery[] }>(
         'GET',
@@ -335,6 +335,16 @@ describe.each(Object.entries(VIEWPORTS))('at the %s width', (width, viewport) =>
     expect(await page.locator('#deliveries-target').innerText()).toContain('its alerts go to its channels only');
     await audit();
     await shot('delivery-log', '#deliveries');
+    await page.getByRole('button', { name: 'Close history' }).click();
+
+    // The link an alert carries opens the monitor's history on that capture.
+    await page.goto(`${svc.url}/monitors#/monitors/${monitorId}/captures/${capture.id}`);
+    await page.locator('#history-section').waitFor({ state: 'visible' });
+    await until('the linked capture to be selected', async () =>
+      (await page.locator(`button.capture[data-capture="${capture.id}"]`).count())
+        ? (await page.locator(`button.capture[data-capture="${capture.id}"]`).getAttribute('aria-pressed')) === 'true'
+        : false,
+    );
     await page.getByRole('button', { name: 'Close history' }).click();
   });
 

@@ -20,14 +20,15 @@ export function channelValues(m) {
 
 /**
  * The `channels` member of the body (undefined: left out), and the problems the browser can tell.
- * `available`: the service has channels (else the field is never sent).
+ * `list`: the key's channels; null when the service has none to offer (the field is then never sent).
  */
-export function readChannels(model, original, available) {
-  if (!available) return { value: undefined, problems: [] };
+export function readChannels(model, original, list) {
+  if (!list) return { value: undefined, problems: [] };
   const mode = model.get('f-channels-mode');
   if (mode === 'none') return { value: [], problems: [] };
   if (mode === 'chosen') {
-    const ids = model.get('f-channels');
+    // A channel deleted since the monitor listed it is no longer the key's: sending it back would be refused.
+    const ids = model.get('f-channels').filter((id) => list.some((ch) => ch.id === id));
     return ids.length
       ? { value: ids, problems: [] }
       : { value: undefined, problems: [{ path: 'channels', message: 'Tick at least one channel, or choose None.' }] };

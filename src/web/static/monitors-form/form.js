@@ -129,7 +129,7 @@ function prune(value) {
  * The body from the form: only the form's fields. On create, empty optional fields are left out (the
  * service's defaults apply); on edit they are sent as null (JSON Merge Patch: removed, so the default applies).
  */
-function formBody(model, editing, original, channelsAvailable) {
+function formBody(model, editing, original, channelList) {
   const empty = editing ? null : undefined;
   const text = (id) => model.text(id);
   const num = (id) => {
@@ -167,7 +167,7 @@ function formBody(model, editing, original, channelsAvailable) {
     notifyWhen: lists.notifyWhen,
     notify,
     webhookUrl: text('f-webhook') || empty,
-    channels: readChannels(model, original, channelsAvailable).value,
+    channels: readChannels(model, original, channelList).value,
     retention: { keep: num('f-keep') },
   };
   const vw = num('f-vw');
@@ -262,8 +262,8 @@ export function MonitorForm({ open }) {
   const title = useRef(null);
   const saving = useSignal(false);
   const set = summarize(model);
-  /** The service has channels and the key's list is loaded: only then is `channels` sent. */
-  const channelsAvailable = () => !store.channels.missing.value && store.channels.list.value !== null;
+  /** The key's channels, once loaded from a service that has them: only then is `channels` sent. */
+  const channelsAvailable = () => (store.channels.missing.value ? null : store.channels.list.value);
   const advancedOpen = useSignal(set.length > 0);
   const initialRows = useMemo(() => Object.fromEntries(TEXTAREA_ROWS.map((id) => [id, rowsFor(model.get(id))])), []);
 
