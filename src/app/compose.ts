@@ -41,6 +41,9 @@ import { SecretBox } from '../secrets/secret-box.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { ChannelService } from '../channels/service.js';
+import { openChannel } from '../channels/stored.js';
+import { temporaryChannelSender } from '../channels/webhook-fallback.js';
 import { composeBrowser } from './browser.js';
 import { composePdfEngine, LimitedPdfEngine } from './pdf-engine.js';
 import { pdfReaderAvailability } from '../content/poppler.js';
@@ -178,12 +181,23 @@ async function composeOn(
     { capacity: config.render.concurrency, pollIntervalMs: config.jobs.pollIntervalMs, leaseMs: config.jobs.leaseMs },
     log,
   );
+  // Channel deliveries: the channel read with its secrets opened, and sent by its type's sender.
+  // TEMPORARY: temporaryChannelSender until deliverToChannel (channels/deliver.ts) lands; then
+  // `send: (channel, alerts) => deliverToChannel(channelDeliveryDeps, channel, alerts)`.
+  const channelSending = {
+    open: async (id: string) => {
+      const channel = await stores.channels.get(id);
+      return channel && openChannel(channel, secrets);
+    },
+    send: temporaryChannelSender(egress, config.webhooks.timeoutMs),
+  };
   const dispatcher = new WebhookDispatcher(
     backend,
     egress,
-    { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs, clock },
+    { ...config.webhooks, pollIntervalMs: config.jobs.pollIntervalMs, clock, channels: channelSending },
     log,
   );
+  const channels = new ChannelService({ backend, egress, secrets, clock });
   const sweeper = new Sweeper({
     stores,
     results,
@@ -249,7 +263,9 @@ async function composeOn(
       secrets,
       clock,
       assertStorageRoom,
+      checkChannels: (keyId, ids) => channels.checkMonitorChannels(keyId, ids),
     }),
+    channels,
     deliveries: stores.deliveries,
     publicUrl: config.publicUrl,
     status,

@@ -92,6 +92,8 @@ export interface MonitorSettings {
   notifyWhen: RuleEntry[];
   notify: NotifyEvent[];
   webhookUrl?: string;
+  /** Channel ids of the monitor's key that its alerts also go to. Absent: the key's default channels; []: none. */
+  channels?: string[];
   retention: { keep: number };
 }
 

@@ -30,6 +30,8 @@ import { pdfToolRoutes } from './routes/pdf-tools.js';
 import type { PdfEngine } from '../pdf/engine.js';
 import { exactRouter } from './router.js';
 import { deliveryRoutes } from './routes/webhook-deliveries.js';
+import { channelRoutes } from './routes/channels.js';
+import type { ChannelService } from '../channels/service.js';
 
 export interface AppDeps {
   log: Logger;
@@ -38,6 +40,7 @@ export interface AppDeps {
   pdfEngine: PdfEngine;
   jobs: JobService;
   monitors: MonitorService;
+  channels: ChannelService;
   deliveries: DeliveryStore;
   publicUrl: string;
   readiness: Readiness;
@@ -75,6 +78,7 @@ export function createApp(deps: AppDeps): Koa {
     pdfToolRoutes({ pdfEngine: deps.pdfEngine, jobs: deps.jobs, limits: deps.limits, publicUrl: deps.publicUrl }),
     jobRoutes(deps.jobs),
     monitorRoutes({ monitors: deps.monitors, limits: deps.limits, publicUrl: deps.publicUrl }),
+    channelRoutes({ channels: deps.channels, limits: deps.limits }),
     deliveryRoutes({ deliveries: deps.deliveries }),
     operationsRoutes({ status: deps.status, metrics: deps.metrics }),
     docsRoutes({ config: deps.config }),

@@ -13,6 +13,8 @@ import type { MonitorRecord } from '../stores/monitors.js';
 import type { MonitorStatus } from '../domain/capture-findings.js';
 import { recordEvent, type EventType } from '../webhooks/outbox.js';
 import { captureEventData, filterMissingEventData } from './view.js';
+import { releaseOf } from '../channels/release-time.js';
+import { deliveryTarget } from '../channels/stored.js';
 
 export const newCaptureId = () => `cap_${randomBytes(10).toString('hex')}`;
 
@@ -151,24 +153,13 @@ export class CaptureRecorder {
    */
   private async tellFilterMissing(tx: Tx, monitor: MonitorRecord, capture: CaptureRecord, now: Date): Promise<void> {
     const after = monitor.settings.diff.filterMissingAfter;
-    const url = monitor.settings.webhookUrl;
-    if (!url || !monitor.settings.notify.includes('failure')) return;
+    if (!monitor.settings.notify.includes('failure')) return;
     if (monitor.settings.retention.keep < after) return;
     const statuses = await tx.captures.latestStatuses(monitor.id, after + 1);
     let streak = 0;
     while (streak < statuses.length && statuses[streak] === 'filter_missing') streak++;
     if (streak !== after) return;
-    await recordEvent(
-      tx.deliveries,
-      {
-        keyId: monitor.keyId,
-        url,
-        type: 'monitor.filter_missing',
-        data: filterMissingEventData(monitor, capture, streak),
-        monitorId: monitor.id,
-      },
-      now,
-    );
+    await this.record(tx, monitor, 'monitor.filter_missing', filterMissingEventData(monitor, capture, streak), now);
   }
 
   private async tell(
@@ -179,12 +170,42 @@ export class CaptureRecorder {
     capture: CaptureRecord,
     now: Date,
   ): Promise<void> {
-    const url = monitor.settings.webhookUrl;
-    if (!url || !monitor.settings.notify.includes(when)) return;
-    await recordEvent(
-      tx.deliveries,
-      { keyId: monitor.keyId, url, type, data: captureEventData(monitor, capture), monitorId: monitor.id },
-      now,
-    );
+    if (!monitor.settings.notify.includes(when)) return;
+    await this.record(tx, monitor, type, captureEventData(monitor, capture), now);
+  }
+
+  /**
+   * The event for the monitor's webhook (if it has one) and for each of its channels (its own list, or
+   * its key's default channels), in `tx`. A channel's delivery is due at once, or held for its digest
+   * or quiet hours until its release, on the wall clock of the monitor's time zone.
+   */
+  private async record(
+    tx: Tx,
+    monitor: MonitorRecord,
+    type: EventType,
+    data: Record<string, unknown>,
+    now: Date,
+  ): Promise<void> {
+    const { keyId, id: monitorId, settings } = monitor;
+    if (settings.webhookUrl)
+      await recordEvent(tx.deliveries, { keyId, url: settings.webhookUrl, type, data, monitorId }, now);
+    const channels =
+      settings.channels === undefined
+        ? await tx.channels.defaults(keyId)
+        : await tx.channels.getMany(keyId, settings.channels);
+    for (const channel of channels) {
+      const release = releaseOf(now, channel.settings, settings.timezone);
+      const url = deliveryTarget(channel);
+      const held = release.heldFor && {
+        heldFor: release.heldFor,
+        releaseAt: release.at,
+        batch: `${channel.id}@${release.at.toISOString()}`,
+      };
+      await recordEvent(
+        tx.deliveries,
+        { keyId, url, type, data, monitorId, channel: { channelId: channel.id, channelType: channel.type, ...held } },
+        now,
+      );
+    }
   }
 }

@@ -39,6 +39,8 @@ export interface MonitorServiceOptions {
   secrets: SecretBox;
   /** The cluster's clock (the database's); this machine's unless given. */
   clock?: Clock;
+  /** Throws 400 unless every channel id listed is one of the key's channels; absent: no check. */
+  checkChannels?: (keyId: string, ids: readonly string[] | undefined) => Promise<void>;
   /** Throws 507 while the disk is too full to store captures (storage.minFreeBytes); absent: no check. */
   assertStorageRoom?: () => Promise<void>;
 }
@@ -57,6 +59,7 @@ export class MonitorService {
     now = this.clock.now(),
   ): Promise<MonitorRecord> {
     await this.checkEgress(settings);
+    await this.options.checkChannels?.(keyId, settings.channels);
     await this.options.assertStorageRoom?.(); // its captures would have nowhere to go
     const id = `mon_${randomBytes(10).toString('hex')}`;
     const sealed = { ...settings, capture: sealSecrets(settings.capture, undefined, this.options.secrets, id) };
@@ -112,6 +115,7 @@ export class MonitorService {
       capture: sealSecrets(merged.capture, before.settings.capture, this.options.secrets, id, moved),
     });
     await this.checkEgress(settings);
+    await this.options.checkChannels?.(keyId, settings.channels);
     // What is captured changed (the page, how it is rendered, or which text is read): the old baseline
     // would compare unlike with unlike, so the next capture starts a new one. The baseline's stored text
     // is its filtered text, so other diff.filters also mean a new one.

@@ -73,6 +73,12 @@ export interface MonitorStore {
    */
   claimCatchUp(id: string, missed: string, now: Date): Promise<boolean>;
   recordSkip(id: string): Promise<void>;
+  /**
+   * The channel is gone: taken out of the channels of the key's monitors that list it (a monitor left
+   * with none keeps an empty list: it asked for specific channels, not the defaults). Not a change of
+   * settings: no new `updatedAt`. How many monitors listed it.
+   */
+  removeChannel(keyId: string, channelId: string): Promise<number>;
   /** The outcome of a run; a 'changed' one is also the last change. */
   recordRun(id: string, status: MonitorStatus, at: Date): Promise<void>;
 }

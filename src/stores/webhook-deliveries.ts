@@ -25,6 +25,25 @@ export interface DeliveryRecord {
   lastResponseStatus: number | null;
   lastError: string | null;
   createdAt: string;
+  /** A channel delivery: its channel, and that channel's type when it was recorded. */
+  channelId?: string;
+  channelType?: string;
+  /** Pending and waiting for a digest or the end of quiet hours (nextAttemptAt: its release). */
+  heldFor?: HeldFor;
+  /** Deliveries of one batch ("<channel id>@<release time>") go out as one message. */
+  batch?: string;
+}
+
+export type HeldFor = 'digest' | 'quiet_hours';
+
+/** A channel delivery's own fields (NewDelivery). */
+export interface ChannelDeliveryFields {
+  channelId: string;
+  channelType: string;
+  /** Held: due at `releaseAt`, sent with the rest of its batch. */
+  heldFor?: HeldFor;
+  batch?: string;
+  releaseAt?: Date;
 }
 
 export interface NewDelivery {
@@ -36,6 +55,8 @@ export interface NewDelivery {
   payload: string;
   jobId?: string;
   monitorId?: string;
+  /** A channel's delivery (absent: a webhook's). */
+  channel?: ChannelDeliveryFields;
 }
 
 export interface AttemptRecord {
@@ -60,6 +81,7 @@ export interface DeliveryQuery {
   jobId?: string;
   monitorId?: string;
   status?: DeliveryStatus;
+  channelId?: string;
   limit: number;
   /** The cursor: only deliveries older than this one (newest first). */
   before?: { createdAt: string; id: string };
@@ -73,6 +95,11 @@ export interface DeliveryStore {
    * leased (or the lease ran out), and not of a revoked key.
    */
   claimDue(limit: number, leaseMs: number, now: Date): Promise<DeliveryRecord[]>;
+  /**
+   * Lease the rest of a batch with a delivery just claimed: its pending deliveries that are due and not
+   * leased (a redelivered one is due before its batch; the batch's others wait for their release).
+   */
+  claimBatch(batch: string, leaseMs: number, now: Date): Promise<DeliveryRecord[]>;
   /** When the earliest pending delivery becomes claimable (due, and its lease run out), if any is pending. */
   nextDueAt(): Promise<Date | undefined>;
   /**
@@ -84,10 +111,13 @@ export interface DeliveryStore {
   /** Fail the pending deliveries of every revoked key (REVOKED_REASON); how many. */
   failRevoked(): Promise<number>;
   /**
-   * The receiver answered 410 Gone to `d`: fail the key's other pending deliveries to that URL, except
+   * The receiver answered 410 Gone to `d`: fail the key's other pending deliveries to that URL (a channel
+   * delivery's: to that channel), except
    * those leased (an attempt in flight records its own outcome); how many.
    */
   stopForUrl(d: DeliveryRecord, reason: string): Promise<number>;
+  /** Fail the channel's pending deliveries that are not leased (the channel was deleted); how many. */
+  failForChannel(channelId: string, reason: string): Promise<number>;
   /** The key's delivery with this id. */
   get(keyId: string, id: string): Promise<DeliveryRecord | undefined>;
   /** Its attempts, first first. */

@@ -8,6 +8,7 @@ import type { CaptureRecord } from '../stores/captures.js';
 import type { JobRecord } from '../stores/jobs.js';
 import type { MonitorRecord } from '../stores/monitors.js';
 import { eventBody, EVENT_TYPES, type EventType } from '../webhooks/outbox.js';
+import { channelTestEventData } from '../channels/stored.js';
 import { code, html, pre, type Markup } from './html.js';
 
 const AT = '2026-11-22T10:00:00.000Z';
@@ -124,6 +125,7 @@ function exampleData(base: string): Record<EventType, Record<string, unknown>> {
     'capture.failed': captureEventData(monitor, FAILED),
     'monitor.filter_missing': filterMissingEventData(monitor, FILTER_MISSING, 3),
     'monitor.test': testEventData(monitor),
+    'channel.test': channelTestEventData({ id: 'chn_5e0c2f7a91d3b4e68a20', name: 'Team chat' }),
     'job.succeeded': jobEventData(
       job({
         status: 'succeeded',

@@ -2,6 +2,9 @@
 // attempt with the owning key's current secret(s), records every attempt, and schedules the next
 // one by the retry schedule. A 2xx succeeds; 410 Gone stops deliveries to that URL; a target the
 // egress policy refuses fails at once; anything else (3xx, 4xx, 5xx, timeout, network) is retried.
+// Channel deliveries go the same way, sent by the channel's sender instead: the deliveries of one batch
+// (a digest, or what quiet hours held) are claimed together and sent as one message, and every one of
+// them records that attempt.
 import type { EgressPolicy } from '../egress/policy.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
@@ -12,6 +15,8 @@ import { retryWhileUnavailable } from '../stores/unavailable.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { sendWebhook, type SendResult } from './send.js';
 import { signedHeaders } from './sign.js';
+import type { AlertItem, SendableChannel } from '../channels/deliver.js';
+import type { EventType } from './outbox.js';
 
 /** Recording stops this long before the lease ends, so it never races a dispatcher that took the delivery over. */
 const LEASE_MARGIN_MS = 2000;
@@ -24,6 +29,14 @@ export interface DispatcherOptions {
   pollIntervalMs: number;
   /** The cluster's clock (the database's): due times and leases are written by one node, read by all. */
   clock?: Clock;
+  /** How channel deliveries are sent; without it they fail ("no channel sender"). */
+  channels?: ChannelSending;
+}
+
+/** Sending to channels: a channel read with its secrets opened (undefined: deleted), and its sender. */
+export interface ChannelSending {
+  open(channelId: string): Promise<SendableChannel | undefined>;
+  send(channel: SendableChannel, alerts: AlertItem[]): Promise<SendResult>;
 }
 
 export class WebhookDispatcher implements Lifecycle {
@@ -124,9 +137,15 @@ export class WebhookDispatcher implements Lifecycle {
     const leaseMs = this.options.timeoutMs + 10_000;
     const revoked = await deliveries.failRevoked();
     if (revoked) this.log.info({ deliveries: revoked }, 'webhook deliveries of revoked keys failed unsent');
-    for (const delivery of await deliveries.claimDue(this.options.maxInFlight - this.inFlight.size, leaseMs, now)) {
+    const claimed = await deliveries.claimDue(this.options.maxInFlight - this.inFlight.size, leaseMs, now);
+    for (const group of await this.withBatches(claimed, leaseMs, now)) {
       // The lease's end on this node's own clock: retryWhileUnavailable measures against it.
-      const attempt = this.attempt(delivery, Date.now() + leaseMs).finally(() => {
+      const leaseEndsAt = Date.now() + leaseMs;
+      const attempt = (
+        group[0]!.channelId === undefined
+          ? this.attempt(group[0]!, leaseEndsAt)
+          : this.attemptChannel(group, leaseEndsAt)
+      ).finally(() => {
         this.inFlight.delete(attempt);
         this.wake();
       });
@@ -137,6 +156,75 @@ export class WebhookDispatcher implements Lifecycle {
     // When every slot is busy, a finishing attempt wakes the pump; otherwise sleep until the next is due.
     if (this.inFlight.size < this.options.maxInFlight) return Math.min(untilDue, this.options.pollIntervalMs);
     return this.options.pollIntervalMs;
+  }
+
+  /**
+   * The claimed deliveries as what is sent at once: each alone, but a batch's with the rest of that batch
+   * that is due (claimed here too), oldest first.
+   */
+  private async withBatches(claimed: DeliveryRecord[], leaseMs: number, now: Date): Promise<DeliveryRecord[][]> {
+    const groups = new Map<string, Map<string, DeliveryRecord>>();
+    for (const d of claimed) {
+      const key = d.batch ?? d.id;
+      if (!groups.has(key)) groups.set(key, new Map());
+      groups.get(key)!.set(d.id, d);
+    }
+    for (const [key, group] of groups) {
+      if (!group.values().next().value!.batch) continue;
+      for (const d of await this.backend.stores.deliveries.claimBatch(key, leaseMs, now)) group.set(d.id, d);
+    }
+    return [...groups.values()].map((group) =>
+      [...group.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
+    );
+  }
+
+  /** One message to a channel for all of `group` (one channel's): each delivery records the attempt. */
+  private async attemptChannel(group: DeliveryRecord[], leaseEndsAt: number): Promise<void> {
+    const first = group[0]!;
+    const startedAt = this.clock.now();
+    const failed = (error: string): SendResult => ({
+      ok: false,
+      gone: false,
+      blocked: false,
+      error,
+      durationMs: this.clock.now().getTime() - startedAt.getTime(),
+    });
+    let result: SendResult;
+    let deleted = false;
+    try {
+      const channel = this.options.channels && (await this.options.channels.open(first.channelId!));
+      if (!this.options.channels) result = failed('no channel sender is configured');
+      else if (!channel) {
+        deleted = true;
+        result = failed('not sent: the channel was deleted');
+      } else result = await this.options.channels.send(channel, group.map(alertOf));
+    } catch (err) {
+      result = failed((err as Error).message);
+    }
+    // One draw for the whole batch: deliveries that failed as often come back together, as one message.
+    const random = Math.random();
+    try {
+      for (const d of group) {
+        const outcome = deleted
+          ? { startedAt, durationMs: result.durationMs, error: result.error, status: 'failed' as const }
+          : this.outcome(d, result, startedAt, random);
+        await this.record(d, outcome, leaseEndsAt);
+      }
+      if (result.gone)
+        await this.backend.stores.deliveries.stopForUrl(first, 'the receiver answered 410 Gone to an earlier delivery');
+    } catch (err) {
+      this.log.error({ err, deliveries: group.map((d) => d.id) }, 'could not record a channel attempt');
+      return;
+    }
+    const log = {
+      deliveries: group.map((d) => d.id),
+      channel: first.channelId,
+      type: first.channelType,
+      status: result.status,
+      durationMs: result.durationMs,
+    };
+    if (result.ok) this.log.debug(log, 'channel message delivered');
+    else this.log.info({ ...log, error: result.error }, 'channel message attempt failed');
   }
 
   /** `leaseEndsAt` (this node's epoch ms): after it another dispatcher may send the delivery again. */
@@ -192,7 +280,7 @@ export class WebhookDispatcher implements Lifecycle {
     );
   }
 
-  private outcome(d: DeliveryRecord, result: SendResult, startedAt: Date): AttemptOutcome {
+  private outcome(d: DeliveryRecord, result: SendResult, startedAt: Date, random = Math.random()): AttemptOutcome {
     const base = { startedAt, durationMs: result.durationMs, responseStatus: result.status, error: result.error };
     if (result.ok) return { ...base, status: 'succeeded' };
     if (result.gone)
@@ -202,9 +290,15 @@ export class WebhookDispatcher implements Lifecycle {
     if (result.blocked)
       return { ...base, status: 'failed', error: 'not sent: the address is not allowed by the egress policy' };
     const failures = d.attempts + 1 - d.scheduleFrom;
-    const delay = retryDelayMs(failures, this.options.retryScheduleMs);
+    const delay = retryDelayMs(failures, this.options.retryScheduleMs, () => random);
     const error = result.error ?? `the receiver answered HTTP ${result.status}`;
     if (delay === undefined) return { ...base, error, status: 'failed' };
     return { ...base, error, status: 'pending', nextAttemptAt: new Date(this.clock.now().getTime() + delay) };
   }
+}
+
+/** A delivery's recorded body as an alert: the event a webhook receiver would get. */
+function alertOf(d: DeliveryRecord): AlertItem {
+  const body = JSON.parse(d.payload) as { type: EventType; timestamp: string; data: Record<string, unknown> };
+  return { type: body.type, data: body.data, timestamp: body.timestamp };
 }

@@ -1,7 +1,7 @@
 // Recording an event to be told to a receiver. Callers do this inside the transaction that makes the
 // change the event reports, so a crash can lose neither: the dispatcher sends what the outbox holds.
 import { randomBytes } from 'node:crypto';
-import type { DeliveryStore } from '../stores/webhook-deliveries.js';
+import type { ChannelDeliveryFields, DeliveryStore } from '../stores/webhook-deliveries.js';
 import { newMessageId } from './sign.js';
 
 export type EventType =
@@ -13,7 +13,9 @@ export type EventType =
   /** A monitor's selecting filter matched nothing diff.filterMissingAfter captures in a row (sent once). */
   | 'monitor.filter_missing'
   /** Asked for with POST /api/monitors/{id}/test-webhook: a receiver can be tried without a capture. */
-  | 'monitor.test';
+  | 'monitor.test'
+  /** Asked for with POST /api/channels/{id}/test: a channel can be tried without a capture. */
+  | 'channel.test';
 
 /** Every event type, in the order /docs and the OpenAPI document list them. */
 export const EVENT_TYPES: readonly EventType[] = [
@@ -22,6 +24,7 @@ export const EVENT_TYPES: readonly EventType[] = [
   'capture.failed',
   'monitor.filter_missing',
   'monitor.test',
+  'channel.test',
   'job.succeeded',
   'job.failed',
 ];
@@ -33,6 +36,8 @@ export interface OutgoingEvent {
   data: Record<string, unknown>;
   jobId?: string;
   monitorId?: string;
+  /** Told to a channel rather than to `url` (then a display target that reveals no secret). */
+  channel?: ChannelDeliveryFields;
 }
 
 /** The body every attempt sends (Standard Webhooks: `{type, timestamp, data}`); fixed when recorded. */
@@ -53,6 +58,7 @@ export async function recordEvent(deliveries: DeliveryStore, event: OutgoingEven
       payload: eventBody(event.type, event.data, now),
       jobId: event.jobId,
       monitorId: event.monitorId,
+      channel: event.channel,
     },
     now,
   );

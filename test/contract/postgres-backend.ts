@@ -16,6 +16,7 @@ const TABLES = [
   'idempotency_keys',
   'captures',
   'monitors',
+  'channels',
   'jobs',
   'api_keys',
 ];

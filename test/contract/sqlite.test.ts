@@ -12,6 +12,7 @@ import { statusReadsContract } from './status-reads.contract.js';
 import { idempotencyKeysContract } from './idempotency-keys.contract.js';
 import { jobsContract } from './jobs.contract.js';
 import { openSharedSqlite, openSqliteBackend } from './sqlite-backend.js';
+import { channelsContract } from './channels.contract.js';
 import { webhookDeliveriesContract } from './webhook-deliveries.contract.js';
 
 describe('SQLite backend', () => {
@@ -26,6 +27,7 @@ monitorsContract(openSqliteBackend);
 capturesContract(openSqliteBackend);
 apiKeysContract(openSqliteBackend);
 webhookDeliveriesContract(openSqliteBackend);
+channelsContract(openSqliteBackend);
 keyDataContract(openSqliteBackend);
 retentionContract(openSqliteBackend);
 jobsContract(openSqliteBackend);

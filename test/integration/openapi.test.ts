@@ -48,6 +48,7 @@ function servedRoutes(): string[] {
     pdfEngine: dummy,
     jobs: dummy,
     monitors: dummy,
+    channels: dummy,
     deliveries: dummy,
     publicUrl: '',
     readiness: dummy,

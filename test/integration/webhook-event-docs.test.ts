@@ -106,6 +106,25 @@ beforeAll(async () => {
     await hooks.waitForHits(expected);
   }
 
+  // channel.test goes to a channel, not to a webhookUrl: here a JSON webhook channel, whose body carries the
+  // event as alerts[0] (unsigned: a channel's message is not a signed webhook).
+  const channelHook = await startWebhookReceiver();
+  try {
+    const channel = await svc.call('POST', '/api/channels', owner.key, {
+      name: 'Docs',
+      type: 'webhook',
+      url: channelHook.url,
+    });
+    expect(channel.status).toBe(201);
+    const channelId = ((await channel.json()) as { id: string }).id;
+    expect((await svc.call('POST', `/api/channels/${channelId}/test`, owner.key)).status).toBe(202);
+    const [hit] = await channelHook.waitForHits(1);
+    const { alerts } = JSON.parse(hit!.body) as { alerts: Json[] };
+    real.set('channel.test', { hit: hit!, body: alerts[0]! });
+  } finally {
+    await channelHook.close();
+  }
+
   for (const hit of hooks.hits) {
     const event = verifyHit(owner.webhookSecret, hit); // throws unless signed with the key's secret
     // capture.completed: the unchanged capture's, the kind the docs show.
@@ -213,7 +232,8 @@ it('lists the deliveries of every event type under the monitor or the job', asyn
     async () => {
       const res = await svc.call('GET', '/api/webhook-deliveries?limit=100', owner.key);
       const items = ((await res.json()) as { items: { eventType: string; status: string }[] }).items;
-      return items.length === hooks.hits.length && items.every((d) => d.status === 'succeeded');
+      // Every webhook POST, and the channel.test delivery to the channel.
+      return items.length === hooks.hits.length + 1 && items.every((d) => d.status === 'succeeded');
     },
     10_000,
   );

@@ -12,6 +12,7 @@ import { monitorsContract } from '../contract/monitors.contract.js';
 import { migrateAt, postgresOpener, postgresSharedOpener } from '../contract/postgres-backend.js';
 import { retentionContract } from '../contract/retention.contract.js';
 import { statusReadsContract } from '../contract/status-reads.contract.js';
+import { channelsContract } from '../contract/channels.contract.js';
 import { webhookDeliveriesContract } from '../contract/webhook-deliveries.contract.js';
 
 describePostgres('PostgreSQL backend', () => {
@@ -35,6 +36,7 @@ describePostgres('PostgreSQL backend', () => {
   capturesContract(open);
   apiKeysContract(open);
   webhookDeliveriesContract(open);
+  channelsContract(open);
   keyDataContract(open);
   retentionContract(open);
   jobsContract(open);

@@ -10,6 +10,7 @@ import { job, renderJson } from '../schemas/responses/jobs.js';
 import { monitor, runAccepted } from '../schemas/responses/monitors.js';
 import { health, ready, status } from '../schemas/responses/status.js';
 import { monitorSchema } from '../schemas/monitors.js';
+import { channel, channelList, channelSchema } from '../schemas/channels.js';
 import { imageRequestSchema, pdfRequestSchema } from '../schemas/render.js';
 import { propsOf, toJsonSchema, type JsonSchema } from './operations.js';
 import { PDF_TOOLS, type PdfTool } from '../../jobs/pdf-work.js';
@@ -93,7 +94,38 @@ function requestSchemas(limits: Limits): Record<string, JsonSchema> {
       },
     ]),
   );
-  return { ImageRequest, PdfRequest, MonitorCreate, MonitorPatch, ...tools, PdfMetadataRead: PDF_METADATA_READ };
+  const ChannelCreate = annotate(toJsonSchema(channelSchema), {
+    url: urlNote(
+      'slack, discord, teams, webhook: the incoming-webhook URL; ntfy: the topic URL. Write-only: shown as its ' +
+        'origin and "/••••"; sent back as shown (or left out of a PATCH), it keeps the stored one',
+      'https://hooks.slack.com/services/T000/B000/XXXX',
+    ),
+    digestAt: { examples: ['09:00'] },
+  });
+  ChannelCreate.description =
+    'A channel: where alerts go besides a monitor webhook. email needs `to`; slack, discord, teams, ntfy and ' +
+    'webhook need `url`; `token` is for ntfy and `headers` for webhook only. A template that does not parse is ' +
+    'a 400 naming its line.';
+  const ChannelPatch: JsonSchema = {
+    type: 'object',
+    description:
+      'A JSON Merge Patch (RFC 7396) of the channel as shown: write-only values sent back masked ("••••") or ' +
+      'left out keep what is stored. The merged channel is validated as a create is; the type cannot change.',
+    properties: Object.fromEntries(
+      Object.entries(propsOf(ChannelCreate)).map(([name, p]) => [name, { anyOf: [p, { type: 'null' }] }]),
+    ),
+    additionalProperties: false,
+  };
+  return {
+    ImageRequest,
+    PdfRequest,
+    MonitorCreate,
+    MonitorPatch,
+    ChannelCreate,
+    ChannelPatch,
+    ...tools,
+    PdfMetadataRead: PDF_METADATA_READ,
+  };
 }
 
 /** What /api/pdf/metadata reads (PdfMetadataRead of src/pdf/engine.ts; an engine type, not a zod schema). */
@@ -146,6 +178,8 @@ function responseSchemas(limits: Limits): Record<string, JsonSchema> {
     FilterMissingEvent: filterMissingEvent,
     TestEvent: testEvent,
     RunAccepted: runAccepted,
+    Channel: channel,
+    ChannelList: channelList,
     Delivery: delivery,
     DeliveryList: pageOf(delivery),
     DeliveryDetail: deliveryDetail,

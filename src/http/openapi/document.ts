@@ -35,6 +35,7 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
       },
       { name: 'Jobs', description: 'Async renders and PDF tool calls' },
       { name: 'Monitors', description: 'Scheduled captures and visual change detection' },
+      { name: 'Channels', description: 'Email, chat, ntfy and JSON webhook channels for alerts' },
       { name: 'Webhooks', description: 'The delivery log' },
       { name: 'Operations', description: 'Health, readiness, metrics, status' },
       { name: 'Pages', description: 'The web pages the service serves' },

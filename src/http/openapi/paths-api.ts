@@ -450,6 +450,72 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
       }),
     },
 
+    '/api/channels': {
+      post: operation({
+        id: 'createChannel',
+        summary: 'Create a channel',
+        tag: 'Channels',
+        access: 'key',
+        requestBody: jsonBody(ref('ChannelCreate')),
+        responses: {
+          201: { description: 'Created', headers: hdr('Location'), content: json(ref('Channel')) },
+          ...keyed([...bodyErrors, 'conflict'], { conflict: 'the key already has 100 channels' }),
+        },
+      }),
+      get: operation({
+        id: 'listChannels',
+        summary: "List the key's channels",
+        tag: 'Channels',
+        access: 'key',
+        responses: {
+          200: { description: 'Every channel of the key, newest first', content: json(ref('ChannelList')) },
+          ...keyed([]),
+        },
+      }),
+    },
+    '/api/channels/{id}': {
+      parameters: [idParam('channel')],
+      get: operation({
+        id: 'getChannel',
+        summary: 'Get a channel',
+        tag: 'Channels',
+        access: 'key',
+        responses: { 200: one('Channel', 'The channel'), ...keyed(['not_found']) },
+      }),
+      patch: operation({
+        id: 'updateChannel',
+        summary: 'Change a channel (JSON Merge Patch)',
+        tag: 'Channels',
+        access: 'key',
+        requestBody: jsonBody(ref('ChannelPatch')),
+        responses: { 200: one('Channel', 'The changed channel'), ...keyed([...bodyErrors, 'not_found']) },
+      }),
+      delete: operation({
+        id: 'deleteChannel',
+        summary: 'Delete a channel',
+        tag: 'Channels',
+        access: 'key',
+        description: 'It is taken out of every monitor that lists it; its deliveries not yet sent fail.',
+        responses: { 204: { description: 'Deleted' }, ...keyed(['not_found']) },
+      }),
+    },
+    '/api/channels/{id}/test': {
+      parameters: [idParam('channel')],
+      post: operation({
+        id: 'testChannel',
+        summary: 'Send a channel.test message to the channel now',
+        tag: 'Channels',
+        access: 'key',
+        description:
+          'Queued in the outbox like every alert, due at once whatever the digest and quiet hours say: retried, ' +
+          'checked by the egress policy at send time, and listed in the delivery log.',
+        responses: {
+          202: { description: 'Queued: the delivery', headers: hdr('Location'), content: json(ref('Delivery')) },
+          ...keyed(['not_found']),
+        },
+      }),
+    },
+
     '/api/webhook-deliveries': {
       get: operation({
         id: 'listDeliveries',

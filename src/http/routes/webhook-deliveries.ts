@@ -6,6 +6,7 @@ import { notFound } from '../../errors.js';
 import type { AttemptRecord, DeliveryRecord, DeliveryStore } from '../../stores/webhook-deliveries.js';
 import type { DeliveryStatus } from '../../domain/delivery-status.js';
 import type { EventType } from '../../webhooks/outbox.js';
+import type { ChannelType } from '../../domain/channels.js';
 import { decodeCursor, page } from '../cursor.js';
 import { keyIdOf } from '../principal.js';
 import { deliveryListQuery } from '../schemas/lists.js';
@@ -33,6 +34,9 @@ export function deliveryView(d: DeliveryRecord) {
     webhookId: d.messageId,
     ...(d.jobId && { jobId: d.jobId }),
     ...(d.monitorId && { monitorId: d.monitorId }),
+    ...(d.channelId && { channelId: d.channelId }),
+    ...(d.channelType && { channelType: d.channelType as ChannelType }),
+    ...(d.status === 'pending' && d.heldFor && { heldFor: d.heldFor }),
     createdAt: d.createdAt,
   };
 }
@@ -60,6 +64,7 @@ export function deliveryRoutes({ deliveries }: DeliveryRouteDeps): Router {
     const rows = await deliveries.list(keyIdOf(ctx), {
       jobId: q.jobId,
       monitorId: q.monitorId,
+      channelId: q.channelId,
       status: q.status as DeliveryStatus | undefined,
       limit: q.limit + 1,
       before: decodeCursor(q.cursor),

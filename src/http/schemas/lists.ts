@@ -22,6 +22,7 @@ export const deliveryListQuery = z
   .object({
     jobId: z.string().min(1).max(MAX_QUERY_TOKEN_CHARS).optional(),
     monitorId: z.string().min(1).max(MAX_QUERY_TOKEN_CHARS).optional(),
+    channelId: z.string().min(1).max(MAX_QUERY_TOKEN_CHARS).optional().describe("A channel's deliveries only"),
     status: z.enum(DELIVERY_STATUSES as [string, ...string[]]).optional(),
     ...paging,
   })

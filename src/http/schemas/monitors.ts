@@ -39,6 +39,10 @@ import {
   MAX_TIME_ZONE_CHARS,
 } from './string-caps.js';
 
+/** How many channels one monitor may list. */
+export const MAX_MONITOR_CHANNELS = 20;
+const MAX_CHANNEL_ID_CHARS = 64;
+
 export { mergePatch } from '../../domain/monitor-settings.js';
 
 const box = z
@@ -243,6 +247,17 @@ const serializedUrl = (url: string) => {
   }
 };
 
+/** Channel ids of the key (checked by the service, which knows them); absent: the key's default channels. */
+export const monitorChannelsSchema = z
+  .array(z.string().min(1).max(MAX_CHANNEL_ID_CHARS))
+  .max(MAX_MONITOR_CHANNELS)
+  .refine((list) => new Set(list).size === list.length, 'each channel at most once')
+  .optional()
+  .describe(
+    'Channel ids of the same key its alerts also go to, as notify says (at most 20). Absent (or null in a ' +
+      "PATCH): the key's default channels; []: none",
+  );
+
 export function monitorSchema(limits: SchemaLimits & { maxRetention: number; minIntervalSeconds: number }) {
   return z
     .object({
@@ -271,6 +286,7 @@ export function monitorSchema(limits: SchemaLimits & { maxRetention: number; min
         .overwrite(serializedUrl)
         .optional()
         .describe('Told of changes and captures, as notify says'),
+      channels: monitorChannelsSchema,
       retention: z
         .object({ keep: z.number().int().min(1).max(limits.maxRetention).default(100) })
         .strict()

@@ -101,7 +101,7 @@ const cookie = z
   .strict();
 
 /** RFC 9110 token names and values without CR, LF or NUL: what Chromium will send at all. */
-const headerRecord = z
+export const headerRecord = z
   .record(
     z.string().max(MAX_HEADER_NAME_CHARS),
     z

@@ -77,6 +77,7 @@ export class SqlKeyDataStore implements KeyDataStore {
     const jobs = await count(db.deleteFrom('jobs').where('key_id', '=', keyId));
     const captures = await count(db.deleteFrom('captures').where('monitor_id', 'in', keysMonitors));
     const monitors = await count(db.deleteFrom('monitors').where('key_id', '=', keyId));
+    await db.deleteFrom('channels').where('key_id', '=', keyId).execute(); // they hold sealed secrets
     if ((await count(db.deleteFrom('api_keys').where('id', '=', keyId))) === 0) return undefined;
     if (monitors > 0) this.notify('monitors');
     this.notify('keys');

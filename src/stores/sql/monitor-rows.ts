@@ -29,6 +29,7 @@ export function toRecord(r: Row): MonitorRecord {
       notify: JSON.parse(r.notify) as MonitorSettings['notify'],
       retention: JSON.parse(r.retention) as MonitorSettings['retention'],
       ...(r.webhook_url !== null && { webhookUrl: r.webhook_url }),
+      ...(r.channels !== null && { channels: JSON.parse(r.channels) as string[] }),
     },
     baseUrl: r.base_url,
     specVersion: r.spec_version,
@@ -55,5 +56,6 @@ export function settingsColumns(s: NamedSettings) {
     notify: JSON.stringify(s.notify),
     retention: JSON.stringify(s.retention),
     webhook_url: s.webhookUrl ?? null,
+    channels: s.channels === undefined ? null : JSON.stringify(s.channels),
   };
 }

@@ -209,6 +209,25 @@ export class SqlMonitorStore implements MonitorStore {
       .execute();
   }
 
+  async removeChannel(keyId: string, channelId: string): Promise<number> {
+    // Channel ids are hex after a prefix: the quoted id cannot match inside another id or a name.
+    const rows = await this.db
+      .selectFrom('monitors')
+      .select(['id', 'channels'])
+      .where('key_id', '=', keyId)
+      .where('channels', 'like', `%"${channelId}"%`)
+      .execute();
+    for (const row of rows) {
+      const kept = (JSON.parse(row.channels!) as string[]).filter((id) => id !== channelId);
+      await this.db
+        .updateTable('monitors')
+        .set({ channels: JSON.stringify(kept) })
+        .where('id', '=', row.id)
+        .execute();
+    }
+    return rows.length;
+  }
+
   async recordRun(id: string, status: MonitorStatus, at: Date): Promise<void> {
     const when = at.toISOString();
     await this.db

@@ -125,6 +125,21 @@ export interface MonitorsTable {
   created_at: string;
   updated_at: string;
   notify_when: Generated<string>;
+  /** 0014: JSON array of channel ids; NULL: the key's default channels. */
+  channels: string | null;
+}
+
+/** 0014: a key's channels; `secrets` is sealed JSON of the write-only parts. */
+export interface ChannelsTable {
+  id: string;
+  key_id: string;
+  name: string;
+  type: string;
+  settings: string;
+  secrets: string | null;
+  is_default: Generated<number>;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface WebhookAttemptsTable {
@@ -155,11 +170,17 @@ export interface WebhookDeliveriesTable {
   last_response_status: number | null;
   last_error: string | null;
   created_at: string;
+  /** 0014: channel deliveries (NULL: the monitor's or job's webhook). */
+  channel_id: string | null;
+  channel_type: string | null;
+  held_for: string | null;
+  batch: string | null;
 }
 
 export interface DB {
   api_keys: ApiKeysTable;
   captures: CapturesTable;
+  channels: ChannelsTable;
   idempotency_keys: IdempotencyKeysTable;
   instance: InstanceTable;
   jobs: JobsTable;

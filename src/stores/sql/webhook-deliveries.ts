@@ -6,6 +6,7 @@ import type {
   DeliveryQuery,
   DeliveryRecord,
   DeliveryStore as DeliveryStoreInterface,
+  HeldFor,
   NewDelivery,
 } from '../webhook-deliveries.js';
 import type { DeliveryStatus } from '../../domain/delivery-status.js';
@@ -38,6 +39,10 @@ const toRecord = (r: Selectable<WebhookDeliveriesTable>): DeliveryRecord => ({
   lastResponseStatus: r.last_response_status,
   lastError: r.last_error,
   createdAt: r.created_at,
+  ...(r.channel_id !== null && { channelId: r.channel_id }),
+  ...(r.channel_type !== null && { channelType: r.channel_type }),
+  ...(r.held_for !== null && { heldFor: r.held_for as HeldFor }),
+  ...(r.batch !== null && { batch: r.batch }),
 });
 
 export class SqlDeliveryStore implements DeliveryStoreInterface {
@@ -49,6 +54,7 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
 
   async insert(d: NewDelivery, now: Date): Promise<void> {
     const at = now.toISOString();
+    const channel = d.channel;
     await this.db
       .insertInto('webhook_deliveries')
       .values({
@@ -61,8 +67,12 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
         job_id: d.jobId ?? null,
         monitor_id: d.monitorId ?? null,
         status: 'pending',
-        next_attempt_at: at,
+        next_attempt_at: channel?.releaseAt?.toISOString() ?? at,
         created_at: at,
+        channel_id: channel?.channelId ?? null,
+        channel_type: channel?.channelType ?? null,
+        held_for: channel?.heldFor ?? null,
+        batch: channel?.batch ?? null,
       })
       .execute();
     this.notify('deliveries');
@@ -88,6 +98,26 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
           .orderBy('next_attempt_at')
           .orderBy('id')
           .limit(limit)
+          .$call((qb) => this.flavor.lockSkipping(qb)),
+      )
+      .returningAll()
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async claimBatch(batch: string, leaseMs: number, now: Date): Promise<DeliveryRecord[]> {
+    const at = now.toISOString();
+    const rows = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ lease_expires_at: new Date(now.getTime() + leaseMs).toISOString() })
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('batch', '=', batch)
+          .where('status', '=', PENDING)
+          .where('next_attempt_at', '<=', at)
+          .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<', at)]))
           .$call((qb) => this.flavor.lockSkipping(qb)),
       )
       .returningAll()
@@ -142,6 +172,7 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
             schedule_from: redeliver.then(attempt).else(eb.ref('schedule_from')).end(),
             redeliver_requested: 0,
             lease_expires_at: null,
+            held_for: null, // released: what follows is retries
             last_attempt_at: startedAt,
             last_response_status: responseStatus,
             last_error: error,
@@ -173,9 +204,22 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', next_attempt_at: null, last_error: reason })
       .where('key_id', '=', d.keyId)
-      .where('url', '=', d.url)
+      // A channel's url is shown masked, and two channels may show the same: a channel is known by its id.
+      .$if(d.channelId === undefined, (qb) => qb.where('url', '=', d.url).where('channel_id', 'is', null))
+      .$if(d.channelId !== undefined, (qb) => qb.where('channel_id', '=', d.channelId!))
       .where('status', '=', PENDING)
       .where('id', '<>', d.id)
+      .where('lease_expires_at', 'is', null)
+      .executeTakeFirst();
+    return Number(numUpdatedRows);
+  }
+
+  async failForChannel(channelId: string, reason: string): Promise<number> {
+    const { numUpdatedRows } = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', next_attempt_at: null, held_for: null, last_error: reason })
+      .where('channel_id', '=', channelId)
+      .where('status', '=', PENDING)
       .where('lease_expires_at', 'is', null)
       .executeTakeFirst();
     return Number(numUpdatedRows);
@@ -211,6 +255,7 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
     if (q.jobId !== undefined) query = query.where('job_id', '=', q.jobId);
     if (q.monitorId !== undefined) query = query.where('monitor_id', '=', q.monitorId);
     if (q.status !== undefined) query = query.where('status', '=', q.status);
+    if (q.channelId !== undefined) query = query.where('channel_id', '=', q.channelId);
     const before = q.before;
     if (before)
       query = query.where((eb) =>
@@ -231,6 +276,7 @@ export class SqlDeliveryStore implements DeliveryStoreInterface {
         status: 'pending',
         next_attempt_at: at,
         schedule_from: eb.ref('attempts'),
+        held_for: null, // sent now, whatever it waited for
         // An attempt in flight (leased) records its outcome last: it sees the request and sends again.
         redeliver_requested: eb.case().when('lease_expires_at', '>', at).then(eb.lit(1)).else(eb.lit(0)).end(),
       }))
