@@ -259,9 +259,9 @@ export function Deliveries({ monitor }) {
     ${
       channels?.length
         ? html`<p class="hint deliveries-target" id="deliveries-channels">
-            ${monitor.channels != null ? 'Alerts also go to its channels: ' : "Alerts also go to the key's default channels: "}
-            ${channels.map((ch, i) => html`${i ? ', ' : ''}<strong>${ch.name}</strong> (${TYPE_WORDS[ch.type] ?? ch.type})`)}.
-            <a href="#/channels">Channels</a>
+            ${`${url ? 'Alerts also go to ' : ''}${monitor.channels != null ? 'its channels' : "the key's default channels"}: `.replace(/^./, (c) => c.toUpperCase())}
+            ${channels.map((ch, i) => html`${i ? ', ' : ''}<strong>${ch.name}</strong> (${TYPE_WORDS[ch.type] ?? ch.type})`)}.${' '}
+            <a href="#/channels">Manage channels</a>
           </p>`
         : null
     }
