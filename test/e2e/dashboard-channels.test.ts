@@ -2,10 +2,11 @@
 // the phone width: the Channels view is reached from the dashboard's navigation; an email channel made
 // with the form shows in the list (type, recipients, pace) as the API has it; a monitor made with the
 // form picks it (ids sent), and "None" and the key's defaults are [] and absent; "Send test" follows the
-// test delivery until it settles and shows what the delivery log says; a template that does not parse
-// is refused with its line shown at the field; write-only fields read "••••" and are kept; Delete asks
-// first. A capture's alert to the channel shows in the monitor's delivery log with the channel's name.
-// Every state is audited with axe, and nothing scrolls sideways.
+// test delivery until it settles and shows what the delivery log says, and the channel's recent
+// deliveries list it; a template that does not parse is refused with its line shown at the field;
+// write-only fields read "••••" and are kept; Delete asks first. A capture's alert to the channel shows
+// in the monitor's delivery log with the channel's name, and the capture link an alert carries opens
+// that capture. Every state is audited with axe, and nothing scrolls sideways.
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -196,6 +197,13 @@ describe.each(Object.entries(VIEWPORTS))('at the %s width', (width, viewport) =>
     else expect(shown).toBe(`Test message to “${channelName}” not delivered: ${d.lastError}.`);
     // Said to screen readers too.
     expect(await page.locator('#channels-status').innerText()).toBe(shown);
+    // The channel's recent deliveries list it, as the log has it.
+    await row(channelId).locator('summary').click();
+    const listed = row(channelId).locator(`.ch-deliveries li[data-delivery="${d.id}"]`);
+    await listed.waitFor();
+    expect(await listed.getAttribute('data-status')).toBe(d.status);
+    expect(await listed.innerText()).toContain('channel.test');
+    if (d.lastError) expect(await listed.innerText()).toContain(d.lastError);
     await audit();
     await shot('tested', `#channel-rows li[data-id="${channelId}"]`);
   });

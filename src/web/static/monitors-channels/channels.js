@@ -7,6 +7,7 @@ import { Alert, Words } from '/assets/monitors-app/format.js';
 import { useStore } from '/assets/monitors-app/context.js';
 import { TYPE_WORDS } from '/assets/monitors-channels/state.js';
 import { ChannelForm } from '/assets/monitors-channels/form.js';
+import { RecentDeliveries } from '/assets/monitors-channels/recent.js';
 
 /** Where a channel sends, as its view shows it (a URL's secret part is already "••••"). */
 export function targetOf(ch) {
@@ -72,6 +73,7 @@ function ChannelItem({ ch }) {
     >
       ${test?.message ?? ''}
     </p>
+    <${RecentDeliveries} ch=${ch} />
     <div class="ch-actions">
       ${button('test', testing ? 'Sending test…' : 'Send test', () => store.channels.sendTest(ch.id), {
         'aria-disabled': testing ? 'true' : undefined,
