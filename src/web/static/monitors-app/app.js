@@ -1,5 +1,6 @@
 // The monitor dashboard (/monitors): list, create, edit, pause, run now, delete, and the history of a
-// monitor with previous / current / diff views and a slider compare. It uses the same public API as any
+// monitor with previous / current / diff views and a slider compare; and the key's alert channels
+// (#/channels, monitors-app/route.js). It uses the same public API as any
 // client, with the key the user pastes (kept in localStorage by api.js). Each concern is a component in
 // its own folder; they share one store (monitors-app/store.js) through context.
 import { render } from '/assets/vendor/preact.js';
@@ -12,6 +13,9 @@ import { KeyPanel } from '/assets/monitors-key/key.js';
 import { MonitorList, DeleteDialog } from '/assets/monitors-list/list.js';
 import { MonitorForm } from '/assets/monitors-form/form.js';
 import { History } from '/assets/monitors-history/history.js';
+import { followRoute, ViewNav } from '/assets/monitors-app/route.js';
+import { createChannels } from '/assets/monitors-channels/state.js';
+import { ChannelsView } from '/assets/monitors-channels/channels.js';
 
 /** The passing notice (announced politely) and the page's error. */
 function Notices() {
@@ -26,7 +30,12 @@ function App({ store }) {
   useEffect(() => {
     if (store.key.value) store.showSignedIn();
     else store.keyError.value = { kind: 'warn', message: 'Paste an API key to see and manage your monitors.' };
-    return store.startRefresh();
+    const stopRoute = followRoute(store);
+    const stopRefresh = store.startRefresh();
+    return () => {
+      stopRoute();
+      stopRefresh();
+    };
   }, []);
   // An action that moved things (a delete, a closed form) names what takes the focus once drawn.
   const focusSelector = store.focus.value;
@@ -38,20 +47,30 @@ function App({ store }) {
       if (target) return target.focus();
     }
   });
+  // Both views stay drawn, one hidden: a half-filled form or an open history waits for the way back.
   return html`<${Store.Provider} value=${store}>
     <h1>Monitors</h1>
     <p class="lead">
       Pages captured on a schedule and compared with their previous capture: see what changed, and where.
     </p>
     <${KeyPanel} />
+    <${ViewNav} />
     <${Notices} />
-    <${MonitorList} />
+    <div id="view-monitors" hidden=${store.view.value !== 'monitors'}><${MonitorsView} /></div>
+    <div id="view-channels" hidden=${store.view.value !== 'channels'}><${ChannelsView} /></div>
+  <//>`;
+}
+
+function MonitorsView() {
+  const store = useStore();
+  return html`<${MonitorList} />
     ${store.form.value ? html`<${MonitorForm} key=${store.form.value.serial} open=${store.form.value} />` : null}
     ${
       store.history.value ? html`<${History} key=${store.history.value.monitorId} hist=${store.history.value} />` : null
     }
-    <${DeleteDialog} />
-  <//>`;
+    <${DeleteDialog} />`;
 }
 
-render(html`<${App} store=${createStore()} />`, document.getElementById('main'));
+const store = createStore();
+store.channels = createChannels(store);
+render(html`<${App} store=${store} />`, document.getElementById('main'));

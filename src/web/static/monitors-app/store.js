@@ -34,6 +34,8 @@ function createHistory(monitor) {
 export function createStore() {
   const s = {
     key: signal(storedKey()),
+    /** The view shown (monitors-app/route.js follows the URL's hash): 'monitors' or 'channels'. */
+    view: signal('monitors'),
     keyError: signal(null),
     pageError: signal(null),
     /** The passing message shown after an action. */
@@ -337,14 +339,15 @@ export function createStore() {
     return hist.images.get(cacheKey);
   }
 
-  function openHistory(id) {
+  /** `select`: a capture to show (a link to it); else the one shown before, else the newest. */
+  function openHistory(id, select = null) {
     const m = monitor(id);
     if (!m) return;
     if (s.history.value?.monitorId !== id) {
       clearImages(s.history.value);
       s.history.value = createHistory(m);
     }
-    return loadCaptures({ select: s.history.value.selectedId.value });
+    return loadCaptures({ select: select ?? s.history.value.selectedId.value });
   }
 
   function closeHistory(refocus = true) {

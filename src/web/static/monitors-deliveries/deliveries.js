@@ -1,13 +1,16 @@
 // A monitor's webhook deliveries in its history: the recent ones (event, status, attempts, last answer,
 // next retry) from GET /api/webhook-deliveries?monitorId=, a Redeliver button on each, and "Send test
 // event" (POST /api/monitors/{id}/test-webhook). While a delivery is pending the list follows it, so a
-// person sees the test event go from pending to succeeded (or why it failed) without reloading.
+// person sees the test event go from pending to succeeded (or why it failed) without reloading. A channel's
+// delivery (channelId, channelType) says which channel it went to, and one held for a digest or quiet
+// hours says until when.
 import { useEffect, useRef } from '/assets/vendor/preact-hooks.js';
 import { useSignal } from '/assets/vendor/signals.js';
 import { ApiError } from '/assets/api.js';
 import { html } from '/assets/monitors-app/html.js';
 import { absoluteTime, Alert, relativeTime, Time, Words } from '/assets/monitors-app/format.js';
 import { useStore } from '/assets/monitors-app/context.js';
+import { TYPE_WORDS } from '/assets/monitors-channels/state.js';
 
 const PAGE = 10;
 /** Pending deliveries are looked at again when due, but at least this often and at most this often. */
@@ -35,12 +38,33 @@ function LastResponse({ d }) {
   /></span>`;
 }
 
+const HELD_FOR = { digest: 'held for the digest', quiet_hours: 'held for quiet hours' };
+
 function NextRetry({ d }) {
+  if (d.status === 'pending' && d.heldFor && d.nextAttemptAt)
+    return html`<span data-held=${d.heldFor}
+      >${`${HELD_FOR[d.heldFor] ?? `held (${d.heldFor})`}, sent `}<time
+        datetime=${d.nextAttemptAt}
+        title=${absoluteTime(d.nextAttemptAt)}
+        >${relativeTime(d.nextAttemptAt)}</time
+      ></span
+    >`;
   if (d.status !== 'pending')
     return html`<span class="muted">${d.status === 'succeeded' ? 'none' : 'none (given up)'}</span>`;
   if (!d.nextAttemptAt || Date.parse(d.nextAttemptAt) <= Date.now()) return 'now';
   return html`<time datetime=${d.nextAttemptAt} title=${absoluteTime(d.nextAttemptAt)}
     >${relativeTime(d.nextAttemptAt)}</time
+  >`;
+}
+
+/** A channel delivery's channel in words: its name (when the key still has it) and its type. */
+function ChannelOf({ d }) {
+  const store = useStore();
+  if (!d.channelId) return null;
+  const name = store.channels.byId(d.channelId)?.name;
+  const type = TYPE_WORDS[d.channelType] ?? d.channelType ?? 'channel';
+  return html`<span class="dl-channel" data-channel=${d.channelId} data-channel-type=${d.channelType}
+    >${`to ${name ? `“${name}” ` : ''}(${type})`}</span
   >`;
 }
 
@@ -50,6 +74,7 @@ function Delivery({ d, onRedeliver }) {
     <div class="dl-body">
       <div class="dl-head">
         <code class="dl-event">${d.eventType}</code>
+        <${ChannelOf} d=${d} />
         <span class="badge ${style}" data-status=${d.status}>${words}</span>
         <span class="hint">queued <${Time} iso=${d.createdAt} /></span>
       </div>
@@ -63,7 +88,7 @@ function Delivery({ d, onRedeliver }) {
           <dd><${LastResponse} d=${d} /></dd>
         </div>
         <div>
-          <dt>Next retry</dt>
+          <dt>${d.heldFor && d.status === 'pending' ? 'Sending' : 'Next retry'}</dt>
           <dd><${NextRetry} d=${d} /></dd>
         </div>
       </dl>
@@ -71,14 +96,26 @@ function Delivery({ d, onRedeliver }) {
     </div>
     <div class="dl-actions">
       <button type="button" class="small" data-redeliver=${d.id} onClick=${onRedeliver}>
-        <${Words} visible="Redeliver" hidden=${`the ${d.eventType} event of ${absoluteTime(d.createdAt)}`} />
+        <${Words}
+          visible="Redeliver"
+          hidden=${`the ${d.eventType} event of ${absoluteTime(d.createdAt)}${d.channelId ? ` ${d.channelType ?? ''} channel` : ''}`}
+        />
       </button>
     </div>
   </li>`;
 }
 
+/** The channels a monitor's alerts go to: its own list, else the key's defaults; null before they load. */
+function channelsOf(monitor, list) {
+  if (!list) return null;
+  return monitor.channels != null
+    ? list.filter((ch) => monitor.channels.includes(ch.id))
+    : list.filter((ch) => ch.default);
+}
+
 export function Deliveries({ monitor }) {
   const store = useStore();
+  const channels = channelsOf(monitor, store.channels.list.value);
   const items = useSignal([]);
   const nextCursor = useSignal(null);
   const status = useSignal(null);
@@ -214,9 +251,20 @@ export function Deliveries({ monitor }) {
                 href="/docs#verifying"
                 >How to verify a delivery</a
               >`
-          : html`This monitor has no webhook URL, so nothing is sent. Add one with <em>Edit</em>.`
+          : channels?.length
+            ? html`This monitor has no webhook URL: its alerts go to its channels only.`
+            : html`This monitor has no webhook URL, so nothing is sent. Add one with <em>Edit</em>.`
       }
     </p>
+    ${
+      channels?.length
+        ? html`<p class="hint deliveries-target" id="deliveries-channels">
+            ${`${url ? 'Alerts also go to ' : ''}${monitor.channels != null ? 'its channels' : "the key's default channels"}: `.replace(/^./, (c) => c.toUpperCase())}
+            ${channels.map((ch, i) => html`${i ? ', ' : ''}<strong>${ch.name}</strong> (${TYPE_WORDS[ch.type] ?? ch.type})`)}.${' '}
+            <a href="#/channels">Manage channels</a>
+          </p>`
+        : null
+    }
     <div id="deliveries-status" class="deliveries-status" role="status"><${Alert} alert=${status.value} /></div>
     <div id="deliveries-error" role="alert"><${Alert} alert=${error.value} /></div>
     <p id="deliveries-empty" class="muted" hidden=${items.value.length > 0}>No deliveries yet.</p>

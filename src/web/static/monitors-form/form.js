@@ -23,6 +23,7 @@ import { filterFieldOf, FilterList, filterProblems, filterRows, readFilters } fr
 import { PickButton, PickerPanel, usePickSource } from '/assets/monitors-form/picker.js';
 import { regionFieldOf, regionProblems, regionRows, RegionsEditor } from '/assets/monitors-form/regions.js';
 import { ADVANCED_FIELDS, advancedValues, readAdvanced, rowsFor, summarize } from '/assets/monitors-form/advanced.js';
+import { CHANNEL_FIELDS, ChannelPicker, channelValues, readChannels } from '/assets/monitors-form/channels.js';
 
 /** Where each field of the API shows its error: API path → [input id, error element id]. */
 const FIELDS = {
@@ -48,6 +49,7 @@ const FIELDS = {
   'retention.keep': ['f-keep', 'f-keep-error'],
   retention: ['f-keep', 'f-keep-error'],
   ...ADVANCED_FIELDS,
+  ...CHANNEL_FIELDS,
 };
 /** The error line of a control whose line is not `${id}-error` (a clip's four numbers share one). */
 const ERROR_OF = Object.fromEntries(Object.values(FIELDS).map(([input, error]) => [input, error]));
@@ -97,6 +99,7 @@ function initialValues(m) {
     'f-webhook': m?.webhookUrl ?? '',
     'f-keep': String(m?.retention?.keep ?? ''),
     ...advancedValues(m),
+    ...channelValues(m),
   };
 }
 
@@ -126,7 +129,7 @@ function prune(value) {
  * The body from the form: only the form's fields. On create, empty optional fields are left out (the
  * service's defaults apply); on edit they are sent as null (JSON Merge Patch: removed, so the default applies).
  */
-function formBody(model, editing, original) {
+function formBody(model, editing, original, channelList) {
   const empty = editing ? null : undefined;
   const text = (id) => model.text(id);
   const num = (id) => {
@@ -164,6 +167,7 @@ function formBody(model, editing, original) {
     notifyWhen: lists.notifyWhen,
     notify,
     webhookUrl: text('f-webhook') || empty,
+    channels: readChannels(model, original, channelList).value,
     retention: { keep: num('f-keep') },
   };
   const vw = num('f-vw');
@@ -258,6 +262,8 @@ export function MonitorForm({ open }) {
   const title = useRef(null);
   const saving = useSignal(false);
   const set = summarize(model);
+  /** The key's channels, once loaded from a service that has them: only then is `channels` sent. */
+  const channelsAvailable = () => (store.channels.missing.value ? null : store.channels.list.value);
   const advancedOpen = useSignal(set.length > 0);
   const initialRows = useMemo(() => Object.fromEntries(TEXTAREA_ROWS.map((id) => [id, rowsFor(model.get(id))])), []);
 
@@ -319,7 +325,15 @@ export function MonitorForm({ open }) {
         problems.push({ path, message: 'Enter a number.' });
     }
     const advanced = readAdvanced(model, undefined, open.monitor).problems;
-    return [...problems, ...listProblems(model), ...filterProblems(model), ...regionProblems(model), ...advanced];
+    const channels = readChannels(model, open.monitor, channelsAvailable()).problems;
+    return [
+      ...problems,
+      ...listProblems(model),
+      ...filterProblems(model),
+      ...regionProblems(model),
+      ...advanced,
+      ...channels,
+    ];
   }
 
   async function submit(event) {
@@ -329,7 +343,7 @@ export function MonitorForm({ open }) {
     if (problems.length) return showFieldErrors(model, form.current, problems);
     saving.value = true;
     try {
-      await store.saveMonitor(open.id, formBody(model, open.id !== null, open.monitor));
+      await store.saveMonitor(open.id, formBody(model, open.id !== null, open.monitor, channelsAvailable()));
     } catch (err) {
       if (err instanceof ApiError && err.code === 'invalid_request' && err.details?.length) {
         showFieldErrors(model, form.current, err.details);
@@ -594,6 +608,8 @@ export function MonitorForm({ open }) {
               </p>
             </div>
           </fieldset>
+
+          <${ChannelPicker} model=${model} />
 
           <label for="f-keep"
             >Captures to keep <span class="hint">older ones are deleted (the baseline is always kept)</span></label
