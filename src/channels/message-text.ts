@@ -2,6 +2,7 @@
 // summary, each text change, the link), before a format marks them up in its own way. A channel with
 // templates replaces the heading (subject) or the text (body) with its own.
 import type { AlertVariables, ChangeVariable, MessageVariables } from './variables.js';
+import { firstWordPart, lastWordPart } from '../domain/trim.js';
 
 /** Text changes listed per alert in the built-in message (the event carries at most 10). */
 export const LISTED_CHANGES = 10;
@@ -69,11 +70,11 @@ export function wholeWords(words: readonly Part[]): Part[] {
     }
     // The end of the unchanged text before, back to its last space, joins the change…
     const previous = out.at(-1);
-    const head = previous && !previous.added && !previous.removed ? (/\S*$/.exec(previous.value)?.[0] ?? '') : '';
+    const head = previous && !previous.added && !previous.removed ? lastWordPart(previous.value) : '';
     if (previous && head) previous.value = previous.value.slice(0, previous.value.length - head.length);
     // …and so does the start of the unchanged text after, up to its first space.
     const next = words[i];
-    const tail = next && !next.added && !next.removed ? (/^\S*/.exec(next.value)?.[0] ?? '') : '';
+    const tail = next && !next.added && !next.removed ? firstWordPart(next.value) : '';
     if (previous && !previous.value) out.pop();
     if (head + removed + tail) out.push({ value: head + removed + tail, removed: true });
     if (head + added + tail) out.push({ value: head + added + tail, added: true });

@@ -1,7 +1,8 @@
-// What a channel template can read (docs/channels-messages.md, "Templates"): one alert's event data made
+// What a channel template can read (docs/channels.md, "Templates"): one alert's event data made
 // into plain named values (monitor, capture, summary, changes, price, conditions, error, links), and for a
 // digest the list of them. The built-in messages read the same values, so a template sees what they show.
 import type { AlertItem } from './deliver.js';
+import { trimTrailingSlashes } from '../domain/trim.js';
 
 export interface MonitorInfo {
   name: string;
@@ -61,7 +62,7 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
  * (the image URL is `<base>/api/captures/…`).
  */
 export function serviceBase(publicUrl: string, data: Record<string, unknown>): string | undefined {
-  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  if (publicUrl) return trimTrailingSlashes(publicUrl);
   const image = str(data.imageUrl);
   const at = image?.indexOf('/api/captures/') ?? -1;
   return image && at > 0 ? image.slice(0, at) : undefined;

@@ -665,7 +665,7 @@ describe('channel.test', () => {
   it("tells the test's message, with no monitor and no crop", async () => {
     const before = mail.length;
     const test: AlertItem = {
-      type: 'channel.test' as AlertItem['type'],
+      type: 'channel.test',
       timestamp: new Date().toISOString(),
       data: { channelId: 'chn_test', name: 'Ops mail', test: true, message: 'A test message, sent on request.' },
     };

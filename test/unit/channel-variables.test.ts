@@ -122,7 +122,7 @@ describe('alertVariables', () => {
   it('gives channel.test its message and no monitor', () => {
     const v = alertVariables(
       {
-        type: 'channel.test' as AlertItem['type'],
+        type: 'channel.test',
         timestamp: changed.timestamp,
         data: { channelId: 'chn_1', name: 'Ops', test: true, message: 'A test message.' },
       },

@@ -1,5 +1,5 @@
 // The variables a channel's templates can use (Liquid: {{ monitor.name }}, {% for c in changes %}…),
-// listed beside the template fields. The same list as docs/channels-messages.md ("Variables"); a template that names anything
+// listed beside the template fields. The same list as docs/channels.md ("Variables"); a template that names anything
 // else gets nothing (it renders empty).
 import { html } from '/assets/monitors-app/html.js';
 
@@ -16,6 +16,7 @@ const VARIABLES = [
   ['conditions', 'the notifyWhen rules and whether each was met'],
   ['error', '.code, .message of a failure'],
   ['links', '.capture and .monitor (in this dashboard), .image, .diff'],
+  ['data', 'the event’s whole data, as the webhook gets it'],
   ['alerts, count', 'every alert of the message (a digest has several) and how many'],
 ];
 
@@ -34,7 +35,7 @@ export function TemplateVariables() {
     <p class="hint">
       E.g. <code>${'{{ monitor.name }}: {{ summary | default: verdict }}'}</code> or${' '}
       <code>${'{% for c in changes %}{{ c.after }}{% endfor %}'}</code>. A template that does not parse is refused with
-      the line it fails on. <a href="/docs/channels-messages.md">Templates in the docs</a>
+      the line it fails on. <a href="/docs/channels.md#templates">Templates in the docs</a>
     </p>
   </div>`;
 }
