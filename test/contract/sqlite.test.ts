@@ -11,6 +11,7 @@ import { retentionContract } from './retention.contract.js';
 import { statusReadsContract } from './status-reads.contract.js';
 import { idempotencyKeysContract } from './idempotency-keys.contract.js';
 import { jobsContract } from './jobs.contract.js';
+import { loginsContract } from './logins.contract.js';
 import { openSharedSqlite, openSqliteBackend } from './sqlite-backend.js';
 import { webhookDeliveriesContract } from './webhook-deliveries.contract.js';
 
@@ -33,3 +34,4 @@ idempotencyKeysContract(openSqliteBackend);
 concurrencyContract(openSharedSqlite);
 nodesContract(openSqliteBackend);
 statusReadsContract(openSqliteBackend);
+loginsContract(openSqliteBackend);
