@@ -3,7 +3,10 @@
 // limited to the monitored origins; src/monitors/saved-login.ts decides, src/stores/logins.ts keeps it.
 
 /** What shows a page is signed in: an element (`selector`) or a text on the page (`text`), exactly one. */
-export type LoggedInWhen = { selector: string; text?: undefined } | { text: string; selector?: undefined };
+export interface LoggedInWhen {
+  selector?: string;
+  text?: string;
+}
 
 /**
  * What a capture did with the monitor's saved login:
