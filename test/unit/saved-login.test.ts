@@ -74,7 +74,7 @@ describe('capture.saveLogin and capture.loggedInWhen', () => {
   it('loggedInWhen takes exactly one of selector and text, nothing else', () => {
     const both = refuses({ steps: STEPS, saveLogin: true, loggedInWhen: { selector: '#a', text: 'b' } });
     expect(both).toEqual([{ path: 'capture.loggedInWhen', message: 'give exactly one of selector and text' }]);
-    expect(refusal({ steps: STEPS, saveLogin: true, loggedInWhen: {} })).toEqual([
+    expect(refuses({ steps: STEPS, saveLogin: true, loggedInWhen: {} })).toEqual([
       { path: 'capture.loggedInWhen', message: 'give exactly one of selector and text' },
     ]);
     expect(refuses({ loggedInWhen: { xpath: '//a' } })[0]!.path).toBe('capture.loggedInWhen.xpath');
