@@ -11,6 +11,8 @@ import { databaseBytes } from '../helpers/monitor-secrets.js';
 import { errorOf, startTestService, type TestService } from '../helpers/service.js';
 import { TestClock } from '../helpers/test-clock.js';
 import { until } from '../helpers/until.js';
+import { monitor as monitorAnswer } from '../../src/http/schemas/responses/monitors.js';
+import { capture as captureAnswer } from '../../src/http/schemas/responses/captures.js';
 
 const HOUR = 3_600_000;
 const TTL_HOURS = 168;
@@ -146,6 +148,17 @@ describe('saved logins', () => {
     expect(databaseBytes(service.dataDir).includes(Buffer.from(sid))).toBe(false);
     expect(databaseBytes(service.dataDir).includes(Buffer.from(firstToken!))).toBe(false);
 
+    // Both answers are as documented: the response schemas (the OpenAPI document's source) take them.
+    const limits = {
+      maxFullPageHeight: 16_384,
+      maxImagePixels: 50_000_000,
+      maxTimeoutMs: 3_600_000,
+      maxRetention: 1000,
+      minIntervalSeconds: 1,
+    };
+    expect(monitorAnswer(limits).safeParse(await monitorOf(keyA, id)).error).toBeUndefined();
+    expect(captureAnswer.safeParse(first).error).toBeUndefined();
+
     const second = await capture(keyA, id);
     expect(second.login).toBe('reused');
     expect(site.loginPosts()).toBe(1); // no login POST: the saved cookie signed in
@@ -198,6 +211,16 @@ describe('saved logins', () => {
     expect(first.login).toBe('saved');
     expect(site.loginPosts()).toBe(posts + 1);
     expect(loginRow(idB)!.key_id).not.toBe(loginRow(id)!.key_id);
+  });
+
+  it('the OpenAPI document names the fields and the endpoint', async () => {
+    const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> };
+    };
+    expect(Object.keys(doc.paths['/api/monitors/{id}/login']!.delete!.responses)).toContain('204');
+    expect(doc.components.schemas.Monitor!.properties).toHaveProperty('login');
+    expect(doc.components.schemas.Capture!.properties.login!.enum).toEqual(['saved', 'reused', 'expired', 'refused']);
   });
 
   it('DELETE /api/monitors/{id}/login forgets it: the next capture runs the steps', async () => {
