@@ -11,3 +11,6 @@ CREATE TABLE monitor_logins (
   expires_at text COLLATE "C" NOT NULL
 );
 ALTER TABLE captures ADD COLUMN login text CHECK (login IN ('saved', 'reused', 'expired', 'refused'));
+-- Monitors stored before saved logins keep none: their capture options say so, as a new one's do.
+UPDATE monitors SET capture = jsonb_set(capture::jsonb, '{saveLogin}', 'false')::text
+  WHERE NOT (capture::jsonb ? 'saveLogin');

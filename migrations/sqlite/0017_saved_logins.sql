@@ -11,3 +11,6 @@ CREATE TABLE monitor_logins (
   expires_at TEXT NOT NULL
 );
 ALTER TABLE captures ADD COLUMN login TEXT CHECK (login IN ('saved', 'reused', 'expired', 'refused'));
+-- Monitors stored before saved logins keep none: their capture options say so, as a new one's do.
+UPDATE monitors SET capture = json_set(capture, '$.saveLogin', json('false'))
+  WHERE json_type(capture, '$.saveLogin') IS NULL;
