@@ -17,6 +17,7 @@ import { LoginNotHeld } from '../render/load/saved-login.js';
 import type { LoginOutcome } from '../domain/saved-login.js';
 import {
   limitState,
+  loginOutdated,
   loginToUse,
   monitoredOrigins,
   outcomeOfSteps,
@@ -324,6 +325,10 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     }
     if (!out.login) return { out }; // the page answered an error: no steps ran, nothing to keep
     if ('reused' in out.login) return { out, login: 'reused' };
+    // Settings changed while the steps ran (a PATCH forgot the login meanwhile): what the old steps left
+    // is not kept; the next capture signs in with the new ones.
+    const current = await stores.monitors.get(monitor.id);
+    if (!current || loginOutdated(monitor.settings, current.settings, secrets, monitor.id)) return { out };
     const origins = monitoredOrigins(monitor.settings);
     const text = serializeState(limitState(out.login.state, origins));
     if (text === undefined) {
