@@ -2,7 +2,7 @@
 // password, opens a session and sets its cookie (HttpOnly), 303 to /account; /account shows "Signed in as
 // ann" only with a live session's cookie (else 302 to /login) and keeps a token in localStorage, set once
 // per browser state and shown on the page; /probe reports what storage a page of the origin sees, by a
-// request to /beacon (recorded with its Cookie header) before it shows #sent.
+// request to /beacon (recorded with its Cookie header) before it shows #sent; /bloat fills localStorage.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FixtureServer, RecordedRequest } from './fixture-server.js';
@@ -91,6 +91,11 @@ export function addLoginSite(site: FixtureServer): LoginSite {
     ),
   );
   site.route('/beacon', (_req, res) => void res.writeHead(204).end());
+  // Stores `?kib=` KiB of localStorage (a site that caches in it): over the saved-login cap.
+  site.route('/bloat', (req, res) => {
+    const kib = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('kib') ?? '300');
+    page(res, `<p>Bloated</p><script>localStorage.setItem('cache', 'x'.repeat(${kib} * 1024));</script>`);
+  });
   const beaconOf = (r: RecordedRequest) => ({
     localStorage: new URL(r.path, 'http://x').searchParams.get('ls') ?? '',
     cookieHeader: r.headers.cookie,

@@ -213,6 +213,19 @@ describe('saved logins', () => {
     expect(loginRow(idB)!.key_id).not.toBe(loginRow(id)!.key_id);
   });
 
+  it('a state over 256 KiB is not kept: refused, and the steps run every time', async () => {
+    const steps = [...loginSteps(site.password), { action: 'goto', value: `${fx.url}/bloat?kib=300` }];
+    const bloated = (await json<MonitorView>(await savingMonitor(keyA, { steps }), 201)).id;
+    const posts = site.loginPosts();
+    const first = await capture(keyA, bloated);
+    expect(first.status).toBe('succeeded');
+    expect(first.login).toBe('refused');
+    expect(loginRow(bloated)).toBeUndefined();
+    expect((await monitorOf(keyA, bloated)).login).toBeUndefined();
+    expect((await capture(keyA, bloated)).login).toBe('refused');
+    expect(site.loginPosts()).toBe(posts + 2);
+  });
+
   it('the OpenAPI document names the fields and the endpoint', async () => {
     const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
