@@ -119,6 +119,8 @@ describe.each(Object.entries(VIEWPORTS))('at %s width', (name, viewport) => {
     const said = (await page.locator('#history-login').textContent()) ?? '';
     expect(said).toContain('Saved login: signed in');
     expect(said).toContain(String(new Date(login.expiresAt).getFullYear()));
+    await until('the capture listed', async () => (await page.locator('#captures button.capture').count()) === 1);
+    expect(await page.locator('#captures button.capture').textContent()).toContain('login saved');
     await noViolations('the history with a saved login');
 
     await page.getByRole('button', { name: 'Forget login' }).click();

@@ -24,7 +24,9 @@ function CaptureItem({ c, m, selected, onSelect }) {
               >`
             : null
         }
-        <span class="hint">${`${c.status}${c.reason && c.reason !== 'schedule' ? ` · ${c.reason}` : ''}`}</span>
+        <span class="hint"
+          >${`${c.status}${c.reason && c.reason !== 'schedule' ? ` · ${c.reason}` : ''}${c.login ? ` · login ${c.login}` : ''}`}</span
+        >
       </span>
       ${c.error ? html`<span class="cap-error">${`${c.error.code}: ${c.error.message}`}</span>` : null}
     </button>
