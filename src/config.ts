@@ -328,6 +328,12 @@ export const configSchema = z
           ),
         pdfMaxPages: int(1, 10_000).default(50).describe('Pages of a watched PDF whose text is read and compared'),
         pdfPicturePages: int(1, 50).default(3).describe("Pages of a watched PDF drawn into the capture's picture"),
+        loginTtlHours: int(1, 8760)
+          .default(168)
+          .describe(
+            "How long a monitor's saved login (capture.saveLogin) is used, in hours from when its steps signed in; " +
+              'after it the steps run again',
+          ),
       })
       .strict()
       .prefault({}),

@@ -174,6 +174,7 @@ async function composeOn(
       clock,
       egress,
       content: { ...config.monitors, pdfMemoryMb: config.pdf.memoryMb },
+      loginTtlHours: config.monitors.loginTtlHours,
     }),
   );
   const worker = new JobWorker(

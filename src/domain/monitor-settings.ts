@@ -6,6 +6,7 @@ import type { Cookie, ImageOptions, PageSpec, ResourceType } from './render-spec
 import type { DiffMode } from './diff-mode.js';
 import type { RuleEntry } from './notify-rules.js';
 import type { Filter } from './filters.js';
+import type { LoggedInWhen } from './saved-login.js';
 
 export const NOTIFY_EVENTS = ['change', 'failure', 'capture'] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
@@ -45,6 +46,14 @@ export type CaptureOptions = Omit<PageSpec, 'url' | 'html' | 'baseUrl' | 'files'
     body?: string;
     /** The body's Content-Type; absent: application/json when the body parses as JSON, else text/plain. */
     bodyContentType?: string;
+    /**
+     * Keep the browser state the steps signed in with (sealed) and start later captures from it, running
+     * the steps again only when `loggedInWhen` no longer holds (src/monitors/saved-login.ts). Absent in
+     * monitors stored before saved logins: false.
+     */
+    saveLogin?: boolean;
+    /** What shows the page is signed in: an element or a text, exactly one. */
+    loggedInWhen?: LoggedInWhen;
   };
 
 export const REQUEST_METHODS = ['GET', 'POST', 'PUT'] as const;

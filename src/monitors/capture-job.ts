@@ -12,7 +12,19 @@ import type { JobOf, JobOutcome, JobRunner, RunContext } from '../jobs/runner.js
 import type { Logger } from '../log.js';
 import type { Box } from '../domain/geometry.js';
 import type { PageBlock, PageFacts } from '../domain/page-facts.js';
-import type { Renderer } from '../render/renderer.js';
+import type { Renderer, RenderOptions, RenderOutput } from '../render/renderer.js';
+import { LoginNotHeld } from '../render/load/saved-login.js';
+import type { LoginOutcome } from '../domain/saved-login.js';
+import {
+  limitState,
+  loginOutdated,
+  loginToUse,
+  monitoredOrigins,
+  outcomeOfSteps,
+  sealState,
+  serializeState,
+  withoutLogin,
+} from './saved-login.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { FileStore } from '../stores/file-store.js';
 import type { Stores, Tx } from '../stores/backend.js';
@@ -46,11 +58,13 @@ interface Shot extends CaptureImage {
   spec: ImageSpec | null;
   /** What the URL served (src/content decides). */
   content: CaptureContent;
+  /** What the capture did with the monitor's saved login (capture.saveLogin). */
+  login?: LoginOutcome;
 }
 
 export interface CaptureJobRunnerOptions {
   /** Read outside any transaction: a capture takes seconds. */
-  stores: Pick<Stores, 'monitors' | 'captures'>;
+  stores: Pick<Stores, 'monitors' | 'captures' | 'logins'>;
   recorder: CaptureRecorder;
   renderer: Renderer;
   differ: Differ;
@@ -63,6 +77,8 @@ export interface CaptureJobRunnerOptions {
   content: ContentSettings;
   /** The cluster's clock (the database's): when a capture was taken, on the same clock as its schedule. */
   clock?: Clock;
+  /** monitors.loginTtlHours: how long a saved login is used (saved-login.ts). */
+  loginTtlHours: number;
 }
 
 export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture> {
@@ -76,6 +92,8 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const started = performance.now();
     const takenAt = (this.options.clock ?? systemClock).now();
     let shot = await this.read(monitor, signal);
+    // A confirming capture starts from the login the first one saved: the first says what happened to it.
+    const login = shot.login;
     const baseline = await this.options.stores.captures.baseline(monitor.id, monitor.specVersion);
     const baselineImage = baseline && (await this.baselineImage(baseline));
     const baselineBlocks = baselineImage ? await this.baselineBlocks(baseline) : undefined;
@@ -156,6 +174,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       conditionsMet: conditions.met,
       content: shot.content,
       product: shot.facts.product ?? null,
+      ...(login && { login }),
     };
     return { detail: capture };
   }
@@ -206,7 +225,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
    */
   private async read(monitor: MonitorRecord, signal: AbortSignal): Promise<Shot> {
     const { url, capture, diff, notifyWhen } = monitor.settings;
-    const opened = openSecrets({ ...capture, steps: [] }, this.options.secrets, monitor.id);
+    const opened = openSecrets({ ...withoutLogin(capture), steps: [] }, this.options.secrets, monitor.id);
     const { renderer, egress, content: settings } = this.options;
     const read = await readContent(
       { url, capture: opened, filters: diff.filters },
@@ -250,7 +269,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const { diff, notifyWhen } = monitor.settings;
     const steps = captureSteps(monitor, this.options.secrets);
     const spec = captureRequest(monitor, this.options.secrets);
-    const out = await this.options.renderer.renderImage(page ? fetchedPageRequest(spec, page) : spec, signal, {
+    const { out, login } = await this.render(monitor, page ? fetchedPageRequest(spec, page) : spec, signal, {
       background: true,
       measureSelectors: diff.ignoreSelectors,
       steps,
@@ -274,9 +293,59 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
       truncated: out.truncated,
       facts,
       spec,
+      ...(login && { login }),
     };
     await refuseOversized(() => this.options.differ.check(shot, 'captured'));
     return shot;
+  }
+
+  /**
+   * The render, with the monitor's saved login when it keeps one (saved-login.ts): it starts from the
+   * saved state while that is current; when loggedInWhen does not hold on the page loaded from it, the
+   * page is rendered again from a clean context, its steps run, and the state they leave replaces it.
+   */
+  private async render(
+    monitor: MonitorRecord,
+    req: ImageSpec,
+    signal: AbortSignal,
+    options: RenderOptions,
+  ): Promise<{ out: RenderOutput; login?: LoginOutcome }> {
+    const { renderer, stores, secrets } = this.options;
+    const { loggedInWhen, saveLogin } = monitor.settings.capture;
+    if (!saveLogin || !loggedInWhen || !options.steps?.length || req.url === undefined)
+      return { out: await renderer.renderImage(req, signal, options) };
+    const clock = this.options.clock ?? systemClock;
+    const use = loginToUse(await stores.logins.get(monitor.id), secrets, clock.now());
+    let out: RenderOutput;
+    try {
+      out = await renderer.renderImage(req, signal, { ...options, login: { state: use.state, loggedInWhen } });
+    } catch (err) {
+      if (!(err instanceof LoginNotHeld)) throw err;
+      out = await renderer.renderImage(req, signal, { ...options, login: { loggedInWhen } });
+    }
+    if (!out.login) return { out }; // the page answered an error: no steps ran, nothing to keep
+    if ('reused' in out.login) return { out, login: 'reused' };
+    // Settings changed while the steps ran (a PATCH forgot the login meanwhile): what the old steps left
+    // is not kept; the next capture signs in with the new ones.
+    const current = await stores.monitors.get(monitor.id);
+    if (!current || loginOutdated(monitor.settings, current.settings, secrets, monitor.id)) return { out };
+    const origins = monitoredOrigins(monitor.settings);
+    const text = serializeState(limitState(out.login.state, origins));
+    if (text === undefined) {
+      await stores.logins.forget(monitor.id);
+      this.options.log.warn({ monitor: monitor.id }, 'saved login too large to keep; the steps run every time');
+      return { out, login: outcomeOfSteps(use.expired === true, false) };
+    }
+    const savedAt = clock.now();
+    await stores.logins.put({
+      monitorId: monitor.id,
+      keyId: monitor.keyId,
+      state: sealState(text, secrets, monitor.id),
+      origins,
+      savedAt: savedAt.toISOString(),
+      expiresAt: new Date(savedAt.getTime() + this.options.loginTtlHours * 3_600_000).toISOString(),
+    });
+    return { out, login: outcomeOfSteps(use.expired === true, true) };
   }
 
   /** The baseline's image; undefined (the new capture becomes the baseline) if its file is gone. */
@@ -382,7 +451,7 @@ export function captureRequest(monitor: MonitorRecord, secrets: SecretBox): Imag
     body: _body,
     bodyContentType: _bodyType,
     ...capture
-  } = openSecrets(monitor.settings.capture, secrets, monitor.id);
+  } = openSecrets(withoutLogin(monitor.settings.capture), secrets, monitor.id);
   return { ...capture, url: monitor.settings.url, format: 'png' };
 }
 

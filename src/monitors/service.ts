@@ -25,6 +25,8 @@ import { systemClock, type Clock } from '../domain/clock.js';
 import { testEventData } from './view.js';
 import { parseStoredBlocks } from '../diff/text/compare-in-thread.js';
 import type { PageBlock } from '../domain/page-facts.js';
+import type { SavedLoginRecord } from '../stores/logins.js';
+import { loginOutdated, withoutLogin } from './saved-login.js';
 
 export interface MonitorServiceOptions {
   backend: Backend;
@@ -121,11 +123,15 @@ export class MonitorService {
     // is its filtered text, so other diff.filters also mean a new one.
     const newBaseline =
       settings.url !== before.settings.url ||
-      !sameCapture(settings.capture, before.settings.capture, this.options.secrets, id) ||
+      !sameCapture(withoutLogin(settings.capture), withoutLogin(before.settings.capture), this.options.secrets, id) ||
       settings.diff.textSelector !== before.settings.diff.textSelector ||
       JSON.stringify(settings.diff.filters) !== JSON.stringify(before.settings.diff.filters);
     const monitors = this.options.backend.stores.monitors;
     await monitors.update(id, settings, baseUrl, newBaseline, this.clock.now());
+    // A saved login was made by these steps, on this url, and judged by this probe: any other would
+    // start from a state the new settings never made (saved-login.ts).
+    if (loginOutdated(before.settings, settings, this.options.secrets, id))
+      await this.options.backend.stores.logins.forget(id);
     const after = await monitors.get(id);
     if (!after) throw notFound(`no monitor ${id}`); // deleted meanwhile
     await this.options.scheduler.schedule(after);
@@ -143,6 +149,23 @@ export class MonitorService {
     });
     for (const jobId of canceled) this.options.abortJob(jobId);
     await this.options.files.removeFolder(id);
+  }
+
+  /** The monitor's saved login (capture.saveLogin), if one is kept. */
+  async login(keyId: string, id: string): Promise<SavedLoginRecord | undefined> {
+    return this.options.backend.stores.logins.getOwned(keyId, id);
+  }
+
+  /** The saved logins of these monitors of the key, by monitor id. */
+  async logins(keyId: string, ids: string[]): Promise<Map<string, SavedLoginRecord>> {
+    const found = await Promise.all(ids.map((id) => this.login(keyId, id)));
+    return new Map(found.flatMap((login) => (login ? [[login.monitorId, login] as const] : [])));
+  }
+
+  /** Forget the monitor's saved login: its next capture runs the steps again. Nothing kept: nothing to do. */
+  async forgetLogin(keyId: string, id: string): Promise<void> {
+    await this.get(keyId, id);
+    await this.options.backend.stores.logins.forget(id);
   }
 
   /** Capture now; if a capture is already queued or running, that one (not a second). */

@@ -3,18 +3,24 @@
 import { resultPath, type ConditionResult } from '../domain/capture-findings.js';
 import type { CaptureRecord } from '../stores/captures.js';
 import type { MonitorRecord } from '../stores/monitors.js';
+import type { SavedLoginRecord } from '../stores/logins.js';
 import { maskSecrets } from './capture-secrets.js';
 import { summarize } from '../diff/text/summary.js';
 
 /** How many text changes a monitor.changed event carries (the capture keeps up to MAX_TEXT_CHANGES). */
 export const EVENT_TEXT_CHANGES = 10;
 
-/** Capture secrets (header and cookie values, the password) are write-only: shown as "••••". */
-export function monitorView(m: MonitorRecord) {
+/**
+ * Capture secrets (header and cookie values, the password) are write-only: shown as "••••". `login`: the
+ * monitor's saved login, shown by when it was saved, when it expires and whose origins it holds (never
+ * the state itself).
+ */
+export function monitorView(m: MonitorRecord, login?: SavedLoginRecord) {
   return {
     id: m.id,
     ...m.settings,
-    capture: maskSecrets(m.settings.capture),
+    // Monitors stored before saved logins have no saveLogin: they keep none.
+    capture: { ...maskSecrets(m.settings.capture), saveLogin: m.settings.capture.saveLogin ?? false },
     createdAt: m.createdAt,
     updatedAt: m.updatedAt,
     ...(m.lastRunAt && { lastRunAt: m.lastRunAt }),
@@ -22,6 +28,7 @@ export function monitorView(m: MonitorRecord) {
     ...(m.lastStatus && { lastStatus: m.lastStatus }),
     ...(m.lastChangeAt && { lastChangeAt: m.lastChangeAt }),
     skippedRuns: m.skippedRuns,
+    ...(login && { login: { savedAt: login.savedAt, expiresAt: login.expiresAt, origins: login.origins } }),
   };
 }
 export type MonitorView = ReturnType<typeof monitorView>;
@@ -49,6 +56,7 @@ export function captureView(c: CaptureRecord, baseUrl: string) {
     ...(c.diffKey && { diffUrl: diffUrl(baseUrl, c.id) }),
     ...(c.truncated && { truncated: true }),
     ...(c.error && { error: c.error }),
+    ...(c.login && { login: c.login }),
     ...contentAndProduct(c),
     ...(c.status === 'succeeded' && {
       summary: summarize(c.textChanges, c.textChangesTotal),

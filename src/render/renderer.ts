@@ -31,6 +31,8 @@ import { failureRules, rulesBroken } from './load/failure-rules.js';
 import { eventsOf, type SeenEvents } from './load/page-events.js';
 import { LoadClock } from './load-clock.js';
 import { deviceScaleFor, viewportFor } from './browser/viewport.js';
+import type { LoginState } from '../domain/saved-login.js';
+import { loginContextOptions, loginHolds, LoginNotHeld, takeState, type LoginRequest } from './load/saved-login.js';
 
 export interface RenderOutput {
   bytes: Buffer;
@@ -50,6 +52,11 @@ export interface RenderOutput {
   facts?: PageFacts;
   /** What the render saw: failed resources, page errors, load timeline, missing glyphs, cuts. */
   diagnostics?: RenderDiagnostics;
+  /**
+   * With `options.login`: `reused` when it started from the saved state and loggedInWhen held (the steps
+   * were skipped); else `state`, what the steps left in the context (all of it: the caller limits it).
+   */
+  login?: { reused: true } | { state: LoginState };
 }
 
 export interface RenderOptions {
@@ -66,6 +73,12 @@ export interface RenderOptions {
    * skipped: a monitor looks at a 403/429/503 for a bot check (facts.status says what the page answered).
    */
   captureStatuses?: readonly number[];
+  /**
+   * A monitor that keeps its login (capture.saveLogin): the render gets a single-use context (with the
+   * saved state, when there is one), checks loggedInWhen on the loaded page and skips the steps when it
+   * holds, else fails with LoginNotHeld (the caller renders again without the state).
+   */
+  login?: LoginRequest;
 }
 
 export interface Renderer {
@@ -162,6 +175,7 @@ export class PlaywrightRenderer implements Renderer {
     const clock = new LoadClock(started);
     const fail = (err: unknown): never => {
       if (clientSignal.aborted) throw new RenderAborted('client disconnected');
+      if (err instanceof LoginNotHeld) throw err; // not a failure: the caller starts again, signed out
       const where = () => {
         const waitingFor = trackedNavigations?.waitingFor;
         return waitingFor ? `waiting for ${waitingFor}` : stage;
@@ -186,9 +200,8 @@ export class PlaywrightRenderer implements Renderer {
         signal,
         async () => {
           stage = 'waiting for a browser page';
-          const lease = await abortable(this.options.browsers.lease(ownContextOptions(req)), signal, (l) =>
-            l.release(false),
-          );
+          const contextOptions = options.login ? loginContextOptions(req, options.login) : ownContextOptions(req);
+          const lease = await abortable(this.options.browsers.lease(contextOptions), signal, (l) => l.release(false));
           clock.lap('queue');
           const events = eventsOf(lease.page, lease.context);
           events.begin(failureRules(req), this.options.failures);
@@ -210,7 +223,16 @@ export class PlaywrightRenderer implements Renderer {
               );
               clock.lap('navigation');
               // A spared error page is not the page the steps were written for.
-              const steps = spared ? [] : (options.steps ?? []);
+              let steps = spared ? [] : (options.steps ?? []);
+              const login = options.login;
+              let reused = false;
+              if (login?.state && steps.length) {
+                stage = 'checking the saved login';
+                await navigations.untilSettled(budget, () => documentReady(lease.page, req));
+                if (!(await loginHolds(lease.page, login.loggedInWhen, budget))) throw new LoginNotHeld();
+                steps = [];
+                reused = true;
+              }
               if (steps.length) stage = 'running the steps';
               if (steps.length) {
                 await this.runSteps(lease.page, req, steps, budget, navigations, (err) =>
@@ -236,6 +258,9 @@ export class PlaywrightRenderer implements Renderer {
               });
               stage = 'finishing';
               await this.assertDocumentAllowed(watch); // a redirect after load may have reached a blocked address
+              const loginOut: RenderOutput['login'] =
+                login &&
+                (reused ? { reused: true } : steps.length ? { state: await takeState(lease.page) } : undefined);
               const finalUrl = req.url === undefined ? undefined : lease.page.url();
               const status = watch.documentStatus;
               return {
@@ -245,6 +270,7 @@ export class PlaywrightRenderer implements Renderer {
                 blockedRequests: watch.blockedSubresources,
                 diagnostics: diagnosisOf(events.current, clock, out.truncation, missingGlyphs),
                 renderMs: Math.round(performance.now() - started),
+                ...(loginOut && { login: loginOut }),
               };
             })();
             const result = await abortable(work, AbortSignal.any([signal, lease.lost]));

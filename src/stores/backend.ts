@@ -8,6 +8,7 @@ import type { ChannelStore } from './channels.js';
 import type { IdempotencyKeyStore } from './idempotency-keys.js';
 import type { JobStore } from './jobs.js';
 import type { KeyDataStore } from './key-data.js';
+import type { LoginStore } from './logins.js';
 import type { MonitorStore } from './monitors.js';
 import type { NodeStore } from './nodes.js';
 import type { RecordRetention } from './retention.js';
@@ -20,6 +21,8 @@ export interface Stores {
   idempotency: IdempotencyKeyStore;
   deliveries: DeliveryStore;
   monitors: MonitorStore;
+  /** Saved logins of monitors (capture.saveLogin), sealed. */
+  logins: LoginStore;
   captures: CaptureStore;
   channels: ChannelStore;
   keyData: KeyDataStore;

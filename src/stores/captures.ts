@@ -2,6 +2,7 @@
 import type { Box } from '../domain/geometry.js';
 import type { CaptureContent } from '../domain/content.js';
 import type { ProductFacts } from '../domain/product.js';
+import type { LoginOutcome } from '../domain/saved-login.js';
 import type { CaptureReason, CaptureStatus, ConditionResult, Region, TextChange } from '../domain/capture-findings.js';
 
 export interface CaptureRecord {
@@ -42,6 +43,8 @@ export interface CaptureRecord {
   content: CaptureContent | null;
   /** The product's price and stock as read; null when the page declares none. */
   product: ProductFacts | null;
+  /** What the capture did with the monitor's saved login (capture.saveLogin); absent when it has none. */
+  login?: LoginOutcome;
 }
 
 /**

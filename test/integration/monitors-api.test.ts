@@ -43,6 +43,7 @@ const CAPTURE_DEFAULTS = {
   animations: 'disabled',
   caret: 'hide',
   steps: [],
+  saveLogin: false,
 };
 const DIFF_DEFAULTS = {
   mode: 'visual',

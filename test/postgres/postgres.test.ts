@@ -7,6 +7,7 @@ import { capturesContract } from '../contract/captures.contract.js';
 import { concurrencyContract } from '../contract/concurrency.contract.js';
 import { idempotencyKeysContract } from '../contract/idempotency-keys.contract.js';
 import { jobsContract } from '../contract/jobs.contract.js';
+import { loginsContract } from '../contract/logins.contract.js';
 import { keyDataContract } from '../contract/key-data.contract.js';
 import { monitorsContract } from '../contract/monitors.contract.js';
 import { migrateAt, postgresOpener, postgresSharedOpener } from '../contract/postgres-backend.js';
@@ -42,5 +43,6 @@ describePostgres('PostgreSQL backend', () => {
   jobsContract(open);
   idempotencyKeysContract(open);
   statusReadsContract(open);
+  loginsContract(open);
   concurrencyContract(postgresSharedOpener(() => db.url));
 });

@@ -171,6 +171,7 @@ describe('monitorSchema: defaults', () => {
     animations: 'disabled',
     caret: 'hide',
     steps: [],
+    saveLogin: false,
   };
   const DIFF_DEFAULTS = {
     mode: 'visual',

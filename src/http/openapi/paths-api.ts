@@ -373,6 +373,19 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
         },
       }),
     },
+    '/api/monitors/{id}/login': {
+      parameters: [idParam('monitor')],
+      delete: operation({
+        id: 'forgetMonitorLogin',
+        summary: "Forget the monitor's saved login",
+        tag: 'Monitors',
+        access: 'key',
+        description:
+          'Removes the browser state kept by capture.saveLogin: the next capture runs the steps again (and, with ' +
+          'saveLogin still on, saves what they leave). 204 also when none was kept.',
+        responses: { 204: { description: 'Forgotten' }, ...keyed(['not_found']) },
+      }),
+    },
     '/api/monitors/{id}/test-webhook': {
       parameters: [idParam('monitor')],
       post: operation({

@@ -38,12 +38,19 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
 
   router.get('/api/monitors', async (ctx) => {
     const q = parseBody(pagingQuery, { ...ctx.query });
-    const rows = await monitors.list(keyIdOf(ctx), { limit: q.limit + 1, before: decodeCursor(q.cursor) });
-    ctx.body = page(rows, q.limit, monitorView);
+    const keyId = keyIdOf(ctx);
+    const rows = await monitors.list(keyId, { limit: q.limit + 1, before: decodeCursor(q.cursor) });
+    const logins = await monitors.logins(
+      keyId,
+      rows.map((m) => m.id),
+    );
+    ctx.body = page(rows, q.limit, (m) => monitorView(m, logins.get(m.id)));
   });
 
   router.get('/api/monitors/:id', async (ctx) => {
-    ctx.body = monitorView(await monitors.get(keyIdOf(ctx), ctx.params.id!));
+    const keyId = keyIdOf(ctx);
+    const id = ctx.params.id!;
+    ctx.body = monitorView(await monitors.get(keyId, id), await monitors.login(keyId, id));
   });
 
   router.patch('/api/monitors/:id', async (ctx) => {
@@ -51,7 +58,13 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
     const id = ctx.params.id!;
     // The merged monitor is validated whole, by the same schema as a create.
     const settings = parseBody(schema, await monitors.patched(keyId, id, await body(ctx)));
-    ctx.body = monitorView(await monitors.update(keyId, id, settings, base(ctx)));
+    ctx.body = monitorView(await monitors.update(keyId, id, settings, base(ctx)), await monitors.login(keyId, id));
+  });
+
+  // Forget the saved login (capture.saveLogin): the next capture runs the steps again.
+  router.delete('/api/monitors/:id/login', async (ctx) => {
+    await monitors.forgetLogin(keyIdOf(ctx), ctx.params.id!);
+    ctx.status = 204;
   });
 
   router.delete('/api/monitors/:id', async (ctx) => {

@@ -28,6 +28,7 @@ import {
   type SchemaLimits,
 } from './request-options.js';
 import { stepsFitTimeout, stepsSchema } from './steps.js';
+import { loggedInWhenSchema, savedLoginRules } from './saved-login.js';
 import type { Holds, SameKeys } from './type-checks.js';
 import {
   MAX_CRON_CHARS,
@@ -126,6 +127,15 @@ export function captureOptionsSchema(limits: SchemaLimits) {
         .max(MAX_MEDIA_TYPE_CHARS)
         .optional()
         .describe("The body's Content-Type (default: application/json when the body is JSON, else text/plain)"),
+      saveLogin: z
+        .boolean()
+        .default(false)
+        .describe(
+          'Keep the browser state (cookies and localStorage of the monitored origins) the steps signed in with, ' +
+            'sealed, and start later captures from it; the steps run again only when loggedInWhen no longer holds. ' +
+            'Needs steps and loggedInWhen',
+        ),
+      loggedInWhen: loggedInWhenSchema.optional(),
     })
     .strict()
     .superRefine((value, ctx) => {
@@ -133,6 +143,7 @@ export function captureOptionsSchema(limits: SchemaLimits) {
       oneMainStatusRule(value, ctx);
       sizeRules(value, ctx);
       stepsFitTimeout(value, ctx);
+      savedLoginRules(value, ctx);
       if (value.body !== undefined && (value.method ?? 'GET') === 'GET') {
         ctx.addIssue({
           code: 'custom',

@@ -13,6 +13,7 @@ import type {
 import type { CapturesTable, DB } from './schema.js';
 import type { CaptureContent } from '../../domain/content.js';
 import type { ProductFacts } from '../../domain/product.js';
+import type { LoginOutcome } from '../../domain/saved-login.js';
 import type { Notify } from './stores-over.js';
 
 type Row = Selectable<CapturesTable>;
@@ -49,6 +50,7 @@ function toRecord(r: Row): CaptureRecord {
     conditionsMet: r.conditions_met === null ? null : r.conditions_met === 1,
     content: r.content === null ? null : (JSON.parse(r.content) as CaptureContent),
     product: r.product === null ? null : (JSON.parse(r.product) as ProductFacts),
+    ...(r.login !== null && { login: r.login as LoginOutcome }),
   };
 }
 
@@ -97,6 +99,7 @@ export class SqlCaptureStore implements CaptureStore {
         conditions_met: c.conditionsMet === null ? null : c.conditionsMet ? 1 : 0,
         content: c.content === null ? null : JSON.stringify(c.content),
         product: c.product === null ? null : JSON.stringify(c.product),
+        login: c.login ?? null,
       })
       .execute();
   }

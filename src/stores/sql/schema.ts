@@ -49,6 +49,8 @@ export interface CapturesTable {
   content: string | null;
   /** JSON: ProductFacts; NULL when none was read. */
   product: string | null;
+  /** saved | reused | expired | refused: what the capture did with the monitor's saved login. */
+  login: Generated<string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -177,6 +179,17 @@ export interface WebhookDeliveriesTable {
   batch: string | null;
 }
 
+export interface MonitorLoginsTable {
+  monitor_id: string;
+  key_id: string;
+  /** SecretBox-sealed JSON storage state. */
+  state: string;
+  /** JSON array of origins. */
+  origins: string;
+  saved_at: string;
+  expires_at: string;
+}
+
 export interface DB {
   api_keys: ApiKeysTable;
   captures: CapturesTable;
@@ -185,6 +198,7 @@ export interface DB {
   instance: InstanceTable;
   jobs: JobsTable;
   monitors: MonitorsTable;
+  monitor_logins: MonitorLoginsTable;
   nodes: NodesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -9,6 +9,7 @@ import type { SqlFlavor } from './flavor.js';
 import { SqlIdempotencyKeyStore } from './idempotency-keys.js';
 import { SqlJobStore } from './jobs.js';
 import { SqlKeyDataStore } from './key-data.js';
+import { SqlLoginStore } from './logins.js';
 import { SqlMonitorStore } from './monitors.js';
 import { SqlNodeStore } from './nodes.js';
 import { SqlRecordRetention } from './retention.js';
@@ -26,6 +27,7 @@ export function storesOver(exec: Kysely<DB> | Transaction<DB>, notify: Notify, f
     idempotency: new SqlIdempotencyKeyStore(exec),
     deliveries: new SqlDeliveryStore(exec, notify, flavor),
     monitors: new SqlMonitorStore(exec, notify),
+    logins: new SqlLoginStore(exec),
     captures: new SqlCaptureStore(exec, notify),
     channels: new SqlChannelStore(exec),
     keyData: new SqlKeyDataStore(exec, notify),

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CAPTURE_REASONS, CAPTURE_STATUSES } from '../../../domain/capture-findings.js';
 import { CONTENT_KINDS } from '../../../domain/content.js';
 import { AVAILABILITIES, PRODUCT_SOURCES } from '../../../domain/product.js';
+import { LOGIN_OUTCOMES } from '../../../domain/saved-login.js';
 import type { CaptureView } from '../../../monitors/view.js';
 import type { Documents, Holds } from '../type-checks.js';
 import { box, codeAndMessage, dateTime } from './common.js';
@@ -125,6 +126,14 @@ export const capture = z.object({
     .nullable()
     .optional()
     .describe('One line for a person about the text changes, e.g. "Price: $24.99 → $19.99"; null without one'),
+  login: z
+    .enum(LOGIN_OUTCOMES)
+    .optional()
+    .describe(
+      'What the capture did with the saved login (capture.saveLogin): saved (the steps ran and their state was ' +
+        'kept), reused (it started signed in; the steps were skipped), expired (the saved login was past ' +
+        'monitors.loginTtlHours; the steps ran again), refused (the state was too large to keep)',
+    ),
   ...textAndConditions,
   ...contentAndProduct,
 });

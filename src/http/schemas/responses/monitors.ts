@@ -20,6 +20,14 @@ export function monitor(limits: Parameters<typeof monitorSchema>[0]) {
       lastStatus: z.enum(MONITOR_STATUSES).optional(),
       lastChangeAt: dateTime().optional(),
       skippedRuns: z.int().describe('Ticks skipped because the previous capture was still pending'),
+      login: z
+        .strictObject({
+          savedAt: dateTime().describe('When the steps signed in and their state was saved'),
+          expiresAt: dateTime().describe('After it the steps run again (monitors.loginTtlHours)'),
+          origins: z.array(z.string()).describe('The origins whose cookies and localStorage are kept'),
+        })
+        .optional()
+        .describe('The saved login (capture.saveLogin), when one is kept; the state itself is never shown'),
     })
     .describe('A monitor as stored: its settings with every default filled in, and its state');
 }

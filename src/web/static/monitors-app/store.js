@@ -182,6 +182,20 @@ export function createStore() {
     }
   }
 
+  /** DELETE …/login: the monitor's saved login is forgotten; its next capture runs the steps. */
+  async function forgetLogin(id) {
+    const m = monitor(id);
+    if (!m) return;
+    try {
+      await call('DELETE', `/api/monitors/${enc(id)}/login`);
+      setMonitor(await json('GET', `/api/monitors/${enc(id)}`));
+      notice(`The saved login of “${m.name}” is forgotten: its next capture runs the steps.`);
+      s.focus.value = ['#history-run'];
+    } catch (err) {
+      handleError(err, `The saved login of “${m.name}” could not be forgotten`);
+    }
+  }
+
   const setRunning = (id, on) => {
     const next = new Set(s.running.value);
     if (on) next.add(id);
@@ -430,6 +444,7 @@ export function createStore() {
     saveKey,
     forgetKey,
     togglePause,
+    forgetLogin,
     runNow,
     askDelete,
     answerDelete,

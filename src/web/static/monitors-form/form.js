@@ -32,6 +32,8 @@ const FIELDS = {
   schedule: ['f-schedule', 'f-schedule-error'],
   timezone: ['f-timezone', 'f-timezone-error'],
   'capture.fullPage': ['f-fullpage', 'f-fullpage-error'],
+  'capture.saveLogin': ['f-savelogin', 'f-savelogin-error'],
+  'capture.loggedInWhen': ['f-loggedin', 'f-loggedin-error'],
   'capture.viewport.width': ['f-vw', 'f-vw-error'],
   'capture.viewport.height': ['f-vh', 'f-vh-error'],
   'capture.viewport': ['f-vw', 'f-vw-error'],
@@ -80,6 +82,9 @@ function initialValues(m) {
     'f-schedule': m?.schedule ?? '',
     'f-timezone': m ? m.timezone : localZone(),
     'f-fullpage': Boolean(m?.capture?.fullPage),
+    'f-savelogin': Boolean(m?.capture?.saveLogin),
+    'f-loggedin-kind': m?.capture?.loggedInWhen?.selector !== undefined ? 'selector' : 'text',
+    'f-loggedin': m?.capture?.loggedInWhen?.selector ?? m?.capture?.loggedInWhen?.text ?? '',
     'f-vw': String(m?.capture?.viewport?.width ?? ''),
     'f-vh': String(m?.capture?.viewport?.height ?? ''),
     'f-ignore': (m?.diff?.ignoreSelectors ?? []).join('\n'),
@@ -149,7 +154,13 @@ function formBody(model, editing, original, channelList) {
     url: text('f-url'),
     schedule: text('f-schedule').replace(/\s+/g, ' '),
     timezone: text('f-timezone') || 'UTC',
-    capture: { ...advanced.capture, fullPage: Boolean(model.get('f-fullpage')), steps: lists.steps },
+    capture: {
+      ...advanced.capture,
+      fullPage: Boolean(model.get('f-fullpage')),
+      steps: lists.steps,
+      saveLogin: Boolean(model.get('f-savelogin')),
+      loggedInWhen: loggedInWhenOf(model, empty),
+    },
     diff: {
       ignoreSelectors: model.lines('f-ignore'),
       threshold: num('f-threshold'),
@@ -181,6 +192,18 @@ function formBody(model, editing, original, channelList) {
     body.capture.viewport = null;
   }
   return prune(body);
+}
+
+/**
+ * capture.loggedInWhen from its two controls: {text} or {selector}. On edit the other member is sent as
+ * null, since a Merge Patch would otherwise keep it beside the new one; empty removes the probe.
+ */
+function loggedInWhenOf(model, empty) {
+  const value = model.text('f-loggedin');
+  if (!value) return empty;
+  const kind = model.get('f-loggedin-kind') === 'selector' ? 'selector' : 'text';
+  const other = kind === 'selector' ? 'text' : 'selector';
+  return { [kind]: value, ...(empty === null && { [other]: null }) };
 }
 
 /**
@@ -732,6 +755,38 @@ export function MonitorForm({ open }) {
           it so keeps it.
         </p>
         <${StepList} model=${model} />
+        <label class="check"
+          ><input type="checkbox" name="saveLogin" ...${check('f-savelogin')} /> Keep me logged in</label
+        >
+        <p class="hint" id="f-savelogin-hint">
+          After the steps log in, the site's cookies and storage are kept (encrypted) and later captures start from
+          them; the steps run again only when the page no longer shows you are signed in.
+        </p>
+        <${FieldError} model=${model} id="f-savelogin-error" />
+        ${
+          model.get('f-savelogin')
+            ? html`<div class="row">
+                <div>
+                  <label for="f-loggedin-kind">Signed in when the page shows</label>
+                  <select name="loggedInWhenKind" ...${bind('f-loggedin-kind')}>
+                    <option value="text">this text</option>
+                    <option value="selector">this element (CSS selector)</option>
+                  </select>
+                </div>
+                <div>
+                  <label for="f-loggedin">Sign of being signed in</label>
+                  <input
+                    type="text"
+                    name="loggedInWhen"
+                    spellcheck="false"
+                    placeholder="e.g. Signed in as"
+                    ...${bind('f-loggedin')}
+                  />
+                  <${FieldError} model=${model} id="f-loggedin-error" />
+                </div>
+              </div>`
+            : null
+        }
       </fieldset>
       <section class="advanced" aria-labelledby="f-advanced-title">
         <h3 id="f-advanced-title" class="advanced-title">Advanced capture and comparison options</h3>

@@ -24,7 +24,9 @@ function CaptureItem({ c, m, selected, onSelect }) {
               >`
             : null
         }
-        <span class="hint">${`${c.status}${c.reason && c.reason !== 'schedule' ? ` · ${c.reason}` : ''}`}</span>
+        <span class="hint"
+          >${`${c.status}${c.reason && c.reason !== 'schedule' ? ` · ${c.reason}` : ''}${c.login ? ` · login ${c.login}` : ''}`}</span
+        >
       </span>
       ${c.error ? html`<span class="cap-error">${`${c.error.code}: ${c.error.message}`}</span>` : null}
     </button>
@@ -64,6 +66,19 @@ export function History({ hist }) {
     <p class="hint history-url" id="history-url">
       <a href=${m.url} target="_blank" rel="noopener noreferrer">${m.url}</a>${` · ${m.schedule} (${m.timezone})`}
     </p>
+    ${
+      m.login
+        ? html`<p class="history-login" id="history-login">
+            <span
+              >Saved login: signed in <${Time} iso=${m.login.savedAt} />; kept until ${absoluteTime(m.login.expiresAt)},
+              then the steps sign in again.</span
+            >
+            <button type="button" id="history-forget-login" onClick=${() => store.forgetLogin(m.id)}>
+              Forget login
+            </button>
+          </p>`
+        : null
+    }
     <div class="history-grid">
       <div class="card captures-card">
         <h3>Captures</h3>
