@@ -30,7 +30,10 @@ function exampleBase(baseUrl: string, config: Readonly<Config>): string {
 function pageValues(config: Readonly<Config>, guides: readonly DocLink[]): Record<string, unknown> {
   // The anonymous body limit in force: a key's limit caps it.
   const limits = { ...config.limits, anonymousMaxBodyBytes: anonymousBodyLimit(config.limits) };
-  return { ...config, limits, version: PACKAGE_VERSION, guides };
+  // Credentials never reach a page, even through a docs file that names them by mistake.
+  const email = { ...config.email, smtp: { ...config.email.smtp, password: undefined } };
+  const database = { ...config.database, url: undefined };
+  return { ...config, secrets: undefined, email, database, limits, version: PACKAGE_VERSION, guides };
 }
 
 /**
