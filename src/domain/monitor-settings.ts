@@ -103,6 +103,8 @@ export interface MonitorSettings {
   webhookUrl?: string;
   /** Channel ids of the monitor's key that its alerts also go to. Absent: the key's default channels; []: none. */
   channels?: string[];
+  /** Labels to find, filter and act on monitors by (domain/tags.ts); compared without case. */
+  tags: string[];
   retention: { keep: number };
 }
 

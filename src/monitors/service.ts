@@ -87,6 +87,16 @@ export class MonitorService {
     return this.options.backend.stores.monitors.list(keyId, query);
   }
 
+  tags(keyId: string): Promise<{ tag: string; monitors: number }[]> {
+    return this.options.backend.stores.monitors.tags(keyId);
+  }
+
+  /** The ids of the key's monitors with this tag, newest first (every one: a key's monitors are capped). */
+  async idsWithTag(keyId: string, tag: string): Promise<string[]> {
+    const rows = await this.list(keyId, { tag, limit: this.options.limits.maxPerKey });
+    return rows.map((m) => m.id);
+  }
+
   /**
    * A JSON Merge Patch of the monitor applied to its settings as shown (secrets masked): what the
    * caller validates whole, as a create, before it passes the result to `update`.

@@ -30,6 +30,8 @@ export interface NewMonitor {
 /** Newest first; `before` is the cursor: the last monitor of the previous page. */
 export interface MonitorListQuery {
   limit: number;
+  /** Only monitors with this tag (compared without case). */
+  tag?: string;
   before?: { createdAt: string; id: string };
 }
 
@@ -50,6 +52,8 @@ export interface MonitorStore {
    */
   rewriteCapture(id: string, capture: CaptureOptions): Promise<void>;
   countByKey(keyId: string): Promise<number>;
+  /** The key's tags (one per tag compared without case, as first written), sorted, with how many monitors carry each. */
+  tags(keyId: string): Promise<{ tag: string; monitors: number }[]>;
   counts(): Promise<{ active: number; paused: number }>;
   /** The soonest scheduled runs of unpaused monitors (times only), soonest first. */
   nextRuns(limit: number): Promise<string[]>;

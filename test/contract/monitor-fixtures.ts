@@ -42,6 +42,7 @@ export function settings(over: Partial<NamedSettings> = {}): NamedSettings {
     },
     notifyWhen: [{ selector: '.price', numberBelow: 20 }],
     notify: ['change', 'failure'],
+    tags: [],
     retention: { keep: 10 },
     ...over,
   };

@@ -71,6 +71,24 @@ export function monitorsContract(open: Open): void {
       expect(await ids({ limit: 10, before: { createdAt: at(0).toISOString(), id: 'mon_1' } })).toEqual([]);
     });
 
+    it('list by tag: without case, "_" taken literally; tags counts them per key', async () => {
+      const other = await newKey(backend);
+      await newMonitor(backend, key, 'mon_a', T0, { tags: ['Shop', 'sale_1'] });
+      await newMonitor(backend, key, 'mon_b', at(1).toISOString(), { tags: ['shop'] });
+      await newMonitor(backend, key, 'mon_c', at(2).toISOString(), { tags: ['sale11'] });
+      await newMonitor(backend, other, 'mon_d', at(3).toISOString(), { tags: ['shop'] });
+      const ids = async (tag: string) => (await monitors().list(key, { tag, limit: 10 })).map((m) => m.id);
+      expect(await ids('SHOP')).toEqual(['mon_b', 'mon_a']);
+      expect(await ids('sale_1')).toEqual(['mon_a']);
+      expect(await ids('sale')).toEqual([]);
+      expect((await monitors().get('mon_a'))?.settings.tags).toEqual(['Shop', 'sale_1']);
+      expect(await monitors().tags(key)).toEqual([
+        { tag: 'sale11', monitors: 1 },
+        { tag: 'sale_1', monitors: 1 },
+        { tag: 'Shop', monitors: 2 },
+      ]);
+    });
+
     it('active: unpaused monitors of every key, oldest first; all: paused ones too', async () => {
       const other = await newKey(backend, 'other');
       await newMonitor(backend, key, 'mon_b', at(1).toISOString());

@@ -103,6 +103,7 @@ export async function seedMonitor(backend: Backend, keyId: string, now: Date): P
     diff: {},
     notifyWhen: [],
     notify: ['change'],
+    tags: [],
     retention: { keep: 10 },
     webhookUrl: undefined,
   } as unknown as Settings;

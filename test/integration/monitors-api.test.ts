@@ -252,6 +252,7 @@ describe('monitors API', () => {
         diff: DIFF_DEFAULTS,
         notifyWhen: [],
         notify: ['change', 'failure'],
+        tags: [],
         retention: { keep: 100 },
         createdAt: expect.stringMatching(ISO) as unknown,
         updatedAt: m.createdAt,

@@ -196,6 +196,7 @@ describe('monitorSchema: defaults', () => {
       diff: DIFF_DEFAULTS,
       notifyWhen: [],
       notify: ['change', 'failure'],
+      tags: [],
       retention: { keep: 100 },
     });
   });

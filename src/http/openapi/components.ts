@@ -8,6 +8,7 @@ import { capture, captureEvent, captureText, filterMissingEvent, testEvent } fro
 import { delivery, deliveryDetail } from '../schemas/responses/deliveries.js';
 import { job, renderJson } from '../schemas/responses/jobs.js';
 import { monitor, runAccepted } from '../schemas/responses/monitors.js';
+import { bulkRequest, bulkResult, tagList } from '../schemas/monitor-bulk.js';
 import { health, ready, status } from '../schemas/responses/status.js';
 import { monitorSchema } from '../schemas/monitors.js';
 import { channel, channelList, channelSchema, channelTestEvent } from '../schemas/channels.js';
@@ -116,11 +117,15 @@ function requestSchemas(limits: Limits): Record<string, JsonSchema> {
     ),
     additionalProperties: false,
   };
+  const MonitorBulk = toJsonSchema(bulkRequest);
+  MonitorBulk.description =
+    'One action on every monitor a tag names, or on listed ids: give exactly one of tag and ids';
   return {
     ImageRequest,
     PdfRequest,
     MonitorCreate,
     MonitorPatch,
+    MonitorBulk,
     ChannelCreate,
     ChannelPatch,
     ...tools,
@@ -179,6 +184,8 @@ function responseSchemas(limits: Limits): Record<string, JsonSchema> {
     TestEvent: testEvent,
     ChannelTestEvent: channelTestEvent,
     RunAccepted: runAccepted,
+    BulkResult: bulkResult,
+    TagList: tagList,
     Channel: channel,
     ChannelList: channelList,
     Delivery: delivery,

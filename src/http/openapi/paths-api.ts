@@ -17,6 +17,7 @@ import {
   type JsonSchema,
 } from './operations.js';
 import { deliveryListQuery, jobListQuery, pagingQuery } from '../schemas/lists.js';
+import { monitorListQuery } from '../schemas/monitor-bulk.js';
 import { PDF_TOOLS, type PdfTool } from '../../jobs/pdf-work.js';
 import { PDF_TOOL_RULES } from '../schemas/pdf-tools.js';
 import { httpLimits } from '../limits.js';
@@ -327,8 +328,30 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
         summary: "List the key's monitors",
         tag: 'Monitors',
         access: 'key',
-        parameters: queryParameters(pagingQuery),
+        parameters: queryParameters(monitorListQuery),
         responses: { 200: list('Monitor'), ...keyed(['invalid_request']) },
+      }),
+    },
+    '/api/monitors/bulk': {
+      post: operation({
+        id: 'bulkMonitors',
+        summary: 'Pause, resume, run or delete every monitor of a tag (or listed ids)',
+        tag: 'Monitors',
+        access: 'key',
+        description:
+          'Each monitor goes through the same path as its own route (a pause is a PATCH {paused: true}, run obeys ' +
+          'the same limits); one that fails is listed in `failed` with its error, and the others go on.',
+        requestBody: jsonBody(ref('MonitorBulk')),
+        responses: { 200: one('BulkResult', 'What was done, and to which monitors'), ...keyed(bodyErrors) },
+      }),
+    },
+    '/api/tags': {
+      get: operation({
+        id: 'listTags',
+        summary: "The key's monitor tags, with how many monitors carry each",
+        tag: 'Monitors',
+        access: 'key',
+        responses: { 200: one('TagList', 'Sorted by tag; tags compared without case'), ...keyed([]) },
       }),
     },
     '/api/monitors/{id}': {

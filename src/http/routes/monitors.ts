@@ -1,5 +1,5 @@
-// /api/monitors (create, list, get, update, delete, run now, captures) and /api/captures/{id}
-// (the capture, its image, its diff image, its text as compared).
+// /api/monitors (create, list, get, update, delete, run now, captures, bulk actions), /api/tags and
+// /api/captures/{id} (the capture, its image, its diff image, its text as compared).
 import type Router from '@koa/router';
 import { exactRouter } from '../router.js';
 import type { Context } from 'koa';
@@ -10,6 +10,8 @@ import { decodeCursor, page } from '../cursor.js';
 import { readJsonBody } from '../middleware/body.js';
 import { baseUrlOf, keyIdOf } from '../principal.js';
 import { pagingQuery } from '../schemas/lists.js';
+import { bulkRequest, monitorListQuery, type BulkAction } from '../schemas/monitor-bulk.js';
+import { AppError } from '../../errors.js';
 import { monitorSchema } from '../schemas/monitors.js';
 import type { RunAccepted } from '../schemas/responses/monitors.js';
 import type { SchemaLimits } from '../schemas/request-options.js';
@@ -37,15 +39,51 @@ export function monitorRoutes({ monitors, limits, publicUrl }: MonitorRouteDeps)
   });
 
   router.get('/api/monitors', async (ctx) => {
-    const q = parseBody(pagingQuery, { ...ctx.query });
+    const q = parseBody(monitorListQuery, { ...ctx.query });
     const keyId = keyIdOf(ctx);
-    const rows = await monitors.list(keyId, { limit: q.limit + 1, before: decodeCursor(q.cursor) });
+    const rows = await monitors.list(keyId, { limit: q.limit + 1, before: decodeCursor(q.cursor), tag: q.tag });
     const logins = await monitors.logins(
       keyId,
       rows.map((m) => m.id),
     );
     ctx.body = page(rows, q.limit, (m) => monitorView(m, logins.get(m.id)));
   });
+
+  router.get('/api/tags', async (ctx) => {
+    ctx.body = { tags: await monitors.tags(keyIdOf(ctx)) };
+  });
+
+  // One action on every monitor a tag or a list of ids names, each through the same path as its own
+  // route (a pause is the PATCH {paused: true}); one monitor's failure is reported, not the request's.
+  router.post('/api/monitors/bulk', async (ctx) => {
+    const request = parseBody(bulkRequest, await body(ctx));
+    const keyId = keyIdOf(ctx);
+    const ids = request.ids ?? (await monitors.idsWithTag(keyId, request.tag!));
+    const act: Record<BulkAction, (id: string) => Promise<unknown>> = {
+      pause: (id) => setPaused(ctx, id, true),
+      resume: (id) => setPaused(ctx, id, false),
+      run: (id) => monitors.run(keyId, id),
+      delete: (id) => monitors.delete(keyId, id),
+    };
+    const done: string[] = [];
+    const failed: { id: string; error: { code: string; message: string } }[] = [];
+    for (const id of ids) {
+      try {
+        await act[request.action](id);
+        done.push(id);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        failed.push({ id, error: { code: err.code, message: err.message } });
+      }
+    }
+    ctx.body = { action: request.action, matched: ids.length, done, failed };
+  });
+
+  async function setPaused(ctx: Context, id: string, paused: boolean) {
+    const keyId = keyIdOf(ctx);
+    const settings = parseBody(schema, await monitors.patched(keyId, id, { paused }));
+    await monitors.update(keyId, id, settings, base(ctx));
+  }
 
   router.get('/api/monitors/:id', async (ctx) => {
     const keyId = keyIdOf(ctx);

@@ -30,6 +30,7 @@ import {
 import { stepsFitTimeout, stepsSchema } from './steps.js';
 import { loggedInWhenSchema, savedLoginRules } from './saved-login.js';
 import type { Holds, SameKeys } from './type-checks.js';
+import { MAX_TAG_CHARS, MAX_TAGS, tagKey } from '../../domain/tags.js';
 import {
   MAX_CRON_CHARS,
   MAX_MEDIA_TYPE_CHARS,
@@ -269,6 +270,30 @@ export const monitorChannelsSchema = z
       "PATCH): the key's default channels; []: none",
   );
 
+/** One tag: trimmed; letters, digits, spaces and - _ . : / (what reads well in a URL's query and a feed). */
+export const tagSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(MAX_TAG_CHARS)
+  .regex(/^[\p{L}\p{N} _.:/-]+$/u, 'letters, digits, spaces and - _ . : / only');
+
+export const monitorTagsSchema = z
+  .array(tagSchema)
+  .max(MAX_TAGS)
+  .superRefine((tags, ctx) => {
+    const seen = new Set<string>();
+    tags.forEach((tag, i) => {
+      if (seen.has(tagKey(tag)))
+        ctx.addIssue({ code: 'custom', path: [i], message: `"${tag}" is already a tag (tags ignore case)` });
+      seen.add(tagKey(tag));
+    });
+  })
+  .default([])
+  .describe(
+    `Labels to filter and act on monitors by (at most ${MAX_TAGS}, each at most ${MAX_TAG_CHARS} characters); compared without case`,
+  );
+
 export function monitorSchema(limits: SchemaLimits & { maxRetention: number; minIntervalSeconds: number }) {
   return z
     .object({
@@ -298,6 +323,7 @@ export function monitorSchema(limits: SchemaLimits & { maxRetention: number; min
         .optional()
         .describe('Told of changes and captures, as notify says'),
       channels: monitorChannelsSchema,
+      tags: monitorTagsSchema,
       retention: z
         .object({ keep: z.number().int().min(1).max(limits.maxRetention).default(100) })
         .strict()

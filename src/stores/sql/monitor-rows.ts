@@ -5,6 +5,7 @@ import type { CaptureOptions, MonitorSettings, NamedSettings } from '../../domai
 import type { MonitorRecord } from '../monitors.js';
 import type { MonitorStatus } from '../../domain/capture-findings.js';
 import type { MonitorsTable } from './schema.js';
+import { tagKeysText } from '../../domain/tags.js';
 
 type Row = Selectable<MonitorsTable>;
 
@@ -30,6 +31,7 @@ export function toRecord(r: Row): MonitorRecord {
       retention: JSON.parse(r.retention) as MonitorSettings['retention'],
       ...(r.webhook_url !== null && { webhookUrl: r.webhook_url }),
       ...(r.channels !== null && { channels: JSON.parse(r.channels) as string[] }),
+      tags: JSON.parse(r.tags) as string[],
     },
     baseUrl: r.base_url,
     specVersion: r.spec_version,
@@ -57,5 +59,7 @@ export function settingsColumns(s: NamedSettings) {
     retention: JSON.stringify(s.retention),
     webhook_url: s.webhookUrl ?? null,
     channels: s.channels === undefined ? null : JSON.stringify(s.channels),
+    tags: JSON.stringify(s.tags),
+    tag_keys: tagKeysText(s.tags),
   };
 }

@@ -1,10 +1,14 @@
 // The monitors table over Kysely: a monitor's settings (JSON columns, parsed in monitor-rows.ts and
 // nowhere else) and the state the scheduler keeps current.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { CaptureOptions, NamedSettings } from '../../domain/monitor-settings.js';
 import type { MonitorListQuery, MonitorRecord, MonitorStore, NewMonitor } from '../monitors.js';
 import type { MonitorStatus } from '../../domain/capture-findings.js';
 import { settingsColumns, toRecord } from './monitor-rows.js';
+import { tagKey } from '../../domain/tags.js';
+
+/** LIKE pattern for monitors carrying `tag`: its key between bars, LIKE's own characters escaped. */
+const tagPattern = (tag: string) => `%|${tagKey(tag).replace(/[\\%_]/g, (ch) => `\\${ch}`)}|%`;
 import type { DB } from './schema.js';
 import type { Notify } from './stores-over.js';
 
@@ -58,6 +62,7 @@ export class SqlMonitorStore implements MonitorStore {
       .selectFrom('monitors')
       .selectAll()
       .where('key_id', '=', keyId)
+      .$if(q.tag !== undefined, (qb) => qb.where(sql<boolean>`tag_keys LIKE ${tagPattern(q.tag!)} ESCAPE '\\'`))
       .$if(before !== undefined, (qb) =>
         qb.where((eb) =>
           eb.or([
@@ -95,6 +100,26 @@ export class SqlMonitorStore implements MonitorStore {
       .set({ capture: JSON.stringify(capture) })
       .where('id', '=', id)
       .execute();
+  }
+
+  async tags(keyId: string): Promise<{ tag: string; monitors: number }[]> {
+    const rows = await this.db
+      .selectFrom('monitors')
+      .select('tags')
+      .where('key_id', '=', keyId)
+      .where('tag_keys', '!=', '')
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    // One entry per tag key, spelled as the oldest monitor carrying it spells it.
+    const byKey = new Map<string, { tag: string; monitors: number }>();
+    for (const row of rows)
+      for (const tag of JSON.parse(row.tags) as string[]) {
+        const seen = byKey.get(tagKey(tag));
+        if (seen) seen.monitors++;
+        else byKey.set(tagKey(tag), { tag, monitors: 1 });
+      }
+    return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, entry]) => entry);
   }
 
   async countByKey(keyId: string): Promise<number> {

@@ -129,6 +129,9 @@ export interface MonitorsTable {
   notify_when: Generated<string>;
   /** 0014: JSON array of channel ids; NULL: the key's default channels. */
   channels: string | null;
+  /** 0016: JSON array of the tags as given; tag_keys: the same lowercased, "|a|b|" (see domain/tags.ts). */
+  tags: Generated<string>;
+  tag_keys: Generated<string>;
 }
 
 /** 0014: a key's channels; `secrets` is sealed JSON of the write-only parts. */
