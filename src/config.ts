@@ -269,6 +269,35 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    email: z
+      .object({
+        smtp: z
+          .object({
+            host: z
+              .string()
+              .default('')
+              .describe('SMTP server that sends email channels; empty = email channels refuse to send, saying so'),
+            port: int(1, 65535).default(587).describe('SMTP port'),
+            security: z
+              .enum(['starttls', 'tls', 'none'])
+              .default('starttls')
+              .describe(
+                'starttls = plain connection upgraded with STARTTLS (required); tls = TLS from the start (port ' +
+                  '465); none = no TLS (only for a relay on a trusted network)',
+              ),
+            user: z.string().default('').describe('SMTP user name; empty = no authentication'),
+            password: z.string().default('').describe('SMTP password (secret: never logged or shown)'),
+          })
+          .strict()
+          .prefault({}),
+        from: z
+          .string()
+          .min(3)
+          .default('Pagewatch <pagewatch@localhost>')
+          .describe('The From address of email channels'),
+      })
+      .strict()
+      .prefault({}),
     monitors: z
       .object({
         maxPerKey: int(1, 1_000_000).default(1000).describe('Monitors per API key; beyond it 409 conflict'),

@@ -1,6 +1,7 @@
-// One webhook POST. The target obeys the same egress policy as the browser, checked at send time;
-// the connection goes to exactly the address that was checked (a custom `lookup` pins it, which
-// keeps TLS verifying the real hostname). Redirects are not followed: a 3xx is a failed attempt.
+// One webhook POST (and, through sendRequest, one channel message). The target obeys the same egress
+// policy as the browser, checked at send time; the connection goes to exactly the address that was
+// checked (a custom `lookup` pins it, which keeps TLS verifying the real hostname). Redirects are not
+// followed: a 3xx is a failed attempt.
 import http from 'node:http';
 import https from 'node:https';
 import type { EgressPolicy } from '../egress/policy.js';
@@ -26,6 +27,26 @@ export async function sendWebhook(
   body: string,
   timeoutMs = 15_000,
 ): Promise<SendResult> {
+  return sendRequest(policy, url, { headers, body, timeoutMs, userAgent: 'Pagewatch-Webhooks/1' });
+}
+
+export interface OutgoingRequest {
+  /** POST unless said. */
+  method?: 'POST' | 'PUT';
+  headers: Record<string, string>;
+  body: string | Buffer;
+  timeoutMs?: number;
+  userAgent?: string;
+  /** Put the start of a non-2xx answer's body in `error` (chat services say what they refused). */
+  describeRefusal?: boolean;
+}
+
+/** How much of a refusing answer's body `error` quotes. */
+const REFUSAL_QUOTE = 300;
+
+/** One request to `url` under the egress policy, pinned to the checked address. */
+export async function sendRequest(policy: EgressPolicy, url: string, request: OutgoingRequest): Promise<SendResult> {
+  const { body, timeoutMs = 15_000 } = request;
   const started = performance.now();
   const done = (r: Omit<SendResult, 'durationMs' | 'gone' | 'blocked'> & Partial<SendResult>): SendResult => ({
     gone: false,
@@ -45,25 +66,30 @@ export async function sendWebhook(
     const req = client.request(
       target,
       {
-        method: 'POST',
+        method: request.method ?? 'POST',
         lookup: pinned,
         agent: false,
         headers: {
-          ...headers,
+          ...request.headers,
           'content-length': String(Buffer.byteLength(body)),
-          'user-agent': 'Pagewatch-Webhooks/1',
+          'user-agent': request.userAgent ?? 'Pagewatch/1',
         },
         signal: AbortSignal.timeout(timeoutMs),
       },
       (res) => {
         let received = 0;
+        const quoted: Buffer[] = [];
         res.on('data', (chunk: Buffer) => {
+          if (received < REFUSAL_QUOTE) quoted.push(chunk);
           received += chunk.length;
           if (received > MAX_RESPONSE_BYTES) res.destroy();
         });
         res.on('close', () => {
           const status = res.statusCode ?? 0;
-          resolve(done({ ok: status >= 200 && status < 300, status, gone: status === 410 }));
+          const ok = status >= 200 && status < 300;
+          const said = Buffer.concat(quoted).toString('utf8').slice(0, REFUSAL_QUOTE).trim();
+          const refusal = !ok && request.describeRefusal ? `HTTP ${status}${said ? `: ${said}` : ''}` : undefined;
+          resolve(done({ ok, status, gone: status === 410, ...(refusal && { error: refusal }) }));
         });
       },
     );
