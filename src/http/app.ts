@@ -10,6 +10,7 @@ import type { HttpLimits } from './limits.js';
 import type { DeliveryStore } from '../stores/webhook-deliveries.js';
 import type { JobService } from '../jobs/service.js';
 import type { MonitorService } from '../monitors/service.js';
+import type { FeedService } from '../feeds/service.js';
 import { authenticate } from './middleware/auth.js';
 import { refuseWhileDraining } from './middleware/draining.js';
 import { errorResponses } from './middleware/errors.js';
@@ -30,6 +31,7 @@ import { pdfToolRoutes } from './routes/pdf-tools.js';
 import type { PdfEngine } from '../pdf/engine.js';
 import { exactRouter } from './router.js';
 import { deliveryRoutes } from './routes/webhook-deliveries.js';
+import { feedRoutes } from './routes/feeds.js';
 
 export interface AppDeps {
   log: Logger;
@@ -38,6 +40,8 @@ export interface AppDeps {
   pdfEngine: PdfEngine;
   jobs: JobService;
   monitors: MonitorService;
+  /** Feed URLs (/api/feeds) and the feeds themselves (/feeds/{token}, no key). */
+  feeds: FeedService;
   deliveries: DeliveryStore;
   publicUrl: string;
   readiness: Readiness;
@@ -76,6 +80,7 @@ export function createApp(deps: AppDeps): Koa {
     jobRoutes(deps.jobs),
     monitorRoutes({ monitors: deps.monitors, limits: deps.limits, publicUrl: deps.publicUrl }),
     deliveryRoutes({ deliveries: deps.deliveries }),
+    feedRoutes({ feeds: deps.feeds, maxBodyBytes: deps.limits.maxBodyBytes, publicUrl: deps.publicUrl }),
     operationsRoutes({ status: deps.status, metrics: deps.metrics }),
     docsRoutes({ config: deps.config }),
     webRoutes(exactRouter()),

@@ -4,6 +4,7 @@
 import type { EventEmitter } from 'node:events';
 import type { ApiKeyStore } from './api-keys.js';
 import type { CaptureStore } from './captures.js';
+import type { FeedStore } from './feeds.js';
 import type { IdempotencyKeyStore } from './idempotency-keys.js';
 import type { JobStore } from './jobs.js';
 import type { KeyDataStore } from './key-data.js';
@@ -20,6 +21,7 @@ export interface Stores {
   deliveries: DeliveryStore;
   monitors: MonitorStore;
   captures: CaptureStore;
+  feeds: FeedStore;
   keyData: KeyDataStore;
   retention: RecordRetention;
   nodes: NodeStore;

@@ -80,6 +80,7 @@ export async function startFakeApp(
     pdfEngine: absent,
     jobs: absent,
     monitors: absent,
+    feeds: absent,
     deliveries: absent,
     publicUrl: '',
     readiness: absent,

@@ -48,6 +48,7 @@ function servedRoutes(): string[] {
     pdfEngine: dummy,
     jobs: dummy,
     monitors: dummy,
+    feeds: dummy,
     deliveries: dummy,
     publicUrl: '',
     readiness: dummy,

@@ -6,6 +6,8 @@ import { errorBody } from '../schemas/responses/error.js';
 import { pageOf } from '../schemas/responses/common.js';
 import { capture, captureEvent, captureText, filterMissingEvent, testEvent } from '../schemas/responses/captures.js';
 import { delivery, deliveryDetail } from '../schemas/responses/deliveries.js';
+import { feed, feedList, feedWithUrl } from '../schemas/responses/feeds.js';
+import { feedRequestSchema } from '../schemas/feeds.js';
 import { job, renderJson } from '../schemas/responses/jobs.js';
 import { monitor, runAccepted } from '../schemas/responses/monitors.js';
 import { health, ready, status } from '../schemas/responses/status.js';
@@ -93,7 +95,19 @@ function requestSchemas(limits: Limits): Record<string, JsonSchema> {
       },
     ]),
   );
-  return { ImageRequest, PdfRequest, MonitorCreate, MonitorPatch, ...tools, PdfMetadataRead: PDF_METADATA_READ };
+  const FeedRequest = {
+    ...toJsonSchema(feedRequestSchema),
+    description: 'POST /api/feeds: scope "monitor" takes monitorId, "tag" takes tag, "key" neither',
+  };
+  return {
+    ImageRequest,
+    PdfRequest,
+    MonitorCreate,
+    MonitorPatch,
+    FeedRequest,
+    ...tools,
+    PdfMetadataRead: PDF_METADATA_READ,
+  };
 }
 
 /** What /api/pdf/metadata reads (PdfMetadataRead of src/pdf/engine.ts; an engine type, not a zod schema). */
@@ -149,6 +163,9 @@ function responseSchemas(limits: Limits): Record<string, JsonSchema> {
     Delivery: delivery,
     DeliveryList: pageOf(delivery),
     DeliveryDetail: deliveryDetail,
+    Feed: feed,
+    FeedCreated: feedWithUrl,
+    FeedList: feedList,
     Status: status,
     Health: health,
     Ready: ready,

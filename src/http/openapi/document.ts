@@ -9,6 +9,7 @@ import { componentSchemas } from './components.js';
 import { HEADERS, ref, type JsonSchema } from './operations.js';
 import { buildApiPaths } from './paths-api.js';
 import { buildSitePaths } from './paths-site.js';
+import { buildFeedPaths } from './paths-feeds.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -36,10 +37,11 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
       { name: 'Jobs', description: 'Async renders and PDF tool calls' },
       { name: 'Monitors', description: 'Scheduled captures and visual change detection' },
       { name: 'Webhooks', description: 'The delivery log' },
+      { name: 'Feeds', description: 'Atom feeds of changes at unguessable URLs' },
       { name: 'Operations', description: 'Health, readiness, metrics, status' },
       { name: 'Pages', description: 'The web pages the service serves' },
     ],
-    paths: { ...buildApiPaths(config), ...buildSitePaths(config) },
+    paths: { ...buildApiPaths(config), ...buildFeedPaths(), ...buildSitePaths(config) },
     webhooks: captureWebhooks(),
     components: {
       securitySchemes: {

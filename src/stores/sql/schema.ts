@@ -51,6 +51,18 @@ export interface CapturesTable {
   product: string | null;
 }
 
+export interface FeedsTable {
+  id: string;
+  key_id: string;
+  scope: string;
+  monitor_id: string | null;
+  tag: string | null;
+  /** SHA-256 (hex) of the feed's token: the token itself is never stored. */
+  token_hash: string;
+  created_at: string;
+  rotated_at: string | null;
+}
+
 export interface IdempotencyKeysTable {
   key_id: string;
   idem_key: string;
@@ -160,6 +172,7 @@ export interface WebhookDeliveriesTable {
 export interface DB {
   api_keys: ApiKeysTable;
   captures: CapturesTable;
+  feeds: FeedsTable;
   idempotency_keys: IdempotencyKeysTable;
   instance: InstanceTable;
   jobs: JobsTable;

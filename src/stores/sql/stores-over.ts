@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { ChangeTopic, Stores } from '../backend.js';
 import { SqlApiKeyStore } from './api-keys.js';
 import { SqlCaptureStore } from './captures.js';
+import { SqlFeedStore } from './feeds.js';
 import type { SqlFlavor } from './flavor.js';
 import { SqlIdempotencyKeyStore } from './idempotency-keys.js';
 import { SqlJobStore } from './jobs.js';
@@ -26,6 +27,7 @@ export function storesOver(exec: Kysely<DB> | Transaction<DB>, notify: Notify, f
     deliveries: new SqlDeliveryStore(exec, notify, flavor),
     monitors: new SqlMonitorStore(exec, notify),
     captures: new SqlCaptureStore(exec, notify),
+    feeds: new SqlFeedStore(exec),
     keyData: new SqlKeyDataStore(exec, notify),
     retention: new SqlRecordRetention(exec),
     nodes: new SqlNodeStore(exec),
