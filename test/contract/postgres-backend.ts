@@ -14,6 +14,7 @@ const TABLES = [
   'webhook_attempts',
   'webhook_deliveries',
   'idempotency_keys',
+  'feeds',
   'captures',
   'monitors',
   'jobs',

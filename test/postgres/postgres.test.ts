@@ -5,6 +5,7 @@ import { describePostgres, freshDatabase, type FreshDatabase } from '../helpers/
 import { apiKeysContract } from '../contract/api-keys.contract.js';
 import { capturesContract } from '../contract/captures.contract.js';
 import { concurrencyContract } from '../contract/concurrency.contract.js';
+import { feedsContract } from '../contract/feeds.contract.js';
 import { idempotencyKeysContract } from '../contract/idempotency-keys.contract.js';
 import { jobsContract } from '../contract/jobs.contract.js';
 import { keyDataContract } from '../contract/key-data.contract.js';
@@ -40,5 +41,6 @@ describePostgres('PostgreSQL backend', () => {
   jobsContract(open);
   idempotencyKeysContract(open);
   statusReadsContract(open);
+  feedsContract(open);
   concurrencyContract(postgresSharedOpener(() => db.url));
 });

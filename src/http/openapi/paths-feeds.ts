@@ -44,7 +44,7 @@ export function buildFeedPaths(): Record<string, Record<string, unknown>> {
         summary: "The key's feeds (without their URLs)",
         tag: 'Feeds',
         access: 'key',
-        responses: { 200: one('FeedList', 'Newest first') },
+        responses: { 200: one('FeedList', 'Newest first'), ...keyed([]) },
       }),
     },
     '/api/feeds/{id}': {
