@@ -12,6 +12,7 @@ import { KeyPanel } from '/assets/monitors-key/key.js';
 import { MonitorList, DeleteDialog } from '/assets/monitors-list/list.js';
 import { MonitorForm } from '/assets/monitors-form/form.js';
 import { History } from '/assets/monitors-history/history.js';
+import { FeedsPanel } from '/assets/monitors-feeds/feeds.js';
 
 /** The passing notice (announced politely) and the page's error. */
 function Notices() {
@@ -50,6 +51,7 @@ function App({ store }) {
     ${
       store.history.value ? html`<${History} key=${store.history.value.monitorId} hist=${store.history.value} />` : null
     }
+    <${FeedsPanel} />
     <${DeleteDialog} />
   <//>`;
 }
