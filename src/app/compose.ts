@@ -25,6 +25,7 @@ import { MonitorRuns } from '../monitors/runs.js';
 import { MonitorScheduler, schedulesElsewhere } from '../monitors/scheduler.js';
 import { sealLegacySecrets } from '../monitors/seal-legacy-secrets.js';
 import { MonitorService } from '../monitors/service.js';
+import { FeedService } from '../feeds/service.js';
 import { Metrics } from '../operations/metrics.js';
 import { DatabaseClock } from '../operations/database-clock.js';
 import { NodeHeartbeat, nodeId } from '../operations/node-heartbeat.js';
@@ -273,6 +274,7 @@ async function composeOn(
       checkChannels: (keyId, ids) => channels.checkMonitorChannels(keyId, ids),
     }),
     channels,
+    feeds: new FeedService({ backend, files: captureFiles, clock }),
     deliveries: stores.deliveries,
     clock,
     publicUrl: config.publicUrl,

@@ -10,6 +10,7 @@ import type { HttpLimits } from './limits.js';
 import type { DeliveryStore } from '../stores/webhook-deliveries.js';
 import type { JobService } from '../jobs/service.js';
 import type { MonitorService } from '../monitors/service.js';
+import type { FeedService } from '../feeds/service.js';
 import { authenticate } from './middleware/auth.js';
 import { refuseWhileDraining } from './middleware/draining.js';
 import { errorResponses } from './middleware/errors.js';
@@ -33,6 +34,7 @@ import { deliveryRoutes } from './routes/webhook-deliveries.js';
 import { channelRoutes } from './routes/channels.js';
 import type { ChannelService } from '../channels/service.js';
 import type { Clock } from '../domain/clock.js';
+import { feedRoutes } from './routes/feeds.js';
 
 export interface AppDeps {
   log: Logger;
@@ -42,6 +44,8 @@ export interface AppDeps {
   jobs: JobService;
   monitors: MonitorService;
   channels: ChannelService;
+  /** Feed URLs (/api/feeds) and the feeds themselves (/feeds/{token}, no key). */
+  feeds: FeedService;
   deliveries: DeliveryStore;
   /** The cluster's clock (redeliveries are due by it); this machine's unless given. */
   clock?: Clock;
@@ -83,6 +87,7 @@ export function createApp(deps: AppDeps): Koa {
     monitorRoutes({ monitors: deps.monitors, limits: deps.limits, publicUrl: deps.publicUrl }),
     channelRoutes({ channels: deps.channels, limits: deps.limits }),
     deliveryRoutes({ deliveries: deps.deliveries, clock: deps.clock }),
+    feedRoutes({ feeds: deps.feeds, maxBodyBytes: deps.limits.maxBodyBytes, publicUrl: deps.publicUrl }),
     operationsRoutes({ status: deps.status, metrics: deps.metrics }),
     docsRoutes({ config: deps.config }),
     webRoutes(exactRouter()),

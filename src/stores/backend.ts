@@ -5,6 +5,7 @@ import type { EventEmitter } from 'node:events';
 import type { ApiKeyStore } from './api-keys.js';
 import type { CaptureStore } from './captures.js';
 import type { ChannelStore } from './channels.js';
+import type { FeedStore } from './feeds.js';
 import type { IdempotencyKeyStore } from './idempotency-keys.js';
 import type { JobStore } from './jobs.js';
 import type { KeyDataStore } from './key-data.js';
@@ -25,6 +26,7 @@ export interface Stores {
   logins: LoginStore;
   captures: CaptureStore;
   channels: ChannelStore;
+  feeds: FeedStore;
   keyData: KeyDataStore;
   retention: RecordRetention;
   nodes: NodeStore;

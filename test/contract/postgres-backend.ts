@@ -15,6 +15,7 @@ const TABLES = [
   'webhook_deliveries',
   'idempotency_keys',
   'monitor_logins',
+  'feeds',
   'captures',
   'monitors',
   'channels',

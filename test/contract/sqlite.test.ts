@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { capturesContract } from './captures.contract.js';
 import { concurrencyContract } from './concurrency.contract.js';
+import { feedsContract } from './feeds.contract.js';
 import { monitorsContract } from './monitors.contract.js';
 import { nodesContract } from './nodes.contract.js';
 import { apiKeysContract } from './api-keys.contract.js';
@@ -37,3 +38,4 @@ concurrencyContract(openSharedSqlite);
 nodesContract(openSqliteBackend);
 statusReadsContract(openSqliteBackend);
 loginsContract(openSqliteBackend);
+feedsContract(openSqliteBackend);

@@ -81,6 +81,7 @@ export async function startFakeApp(
     jobs: absent,
     monitors: absent,
     channels: absent,
+    feeds: absent,
     deliveries: absent,
     publicUrl: '',
     readiness: absent,

@@ -49,6 +49,7 @@ function servedRoutes(): string[] {
     jobs: dummy,
     monitors: dummy,
     channels: dummy,
+    feeds: dummy,
     deliveries: dummy,
     publicUrl: '',
     readiness: dummy,

@@ -5,6 +5,7 @@ import { describePostgres, freshDatabase, type FreshDatabase } from '../helpers/
 import { apiKeysContract } from '../contract/api-keys.contract.js';
 import { capturesContract } from '../contract/captures.contract.js';
 import { concurrencyContract } from '../contract/concurrency.contract.js';
+import { feedsContract } from '../contract/feeds.contract.js';
 import { idempotencyKeysContract } from '../contract/idempotency-keys.contract.js';
 import { jobsContract } from '../contract/jobs.contract.js';
 import { loginsContract } from '../contract/logins.contract.js';
@@ -44,5 +45,6 @@ describePostgres('PostgreSQL backend', () => {
   idempotencyKeysContract(open);
   statusReadsContract(open);
   loginsContract(open);
+  feedsContract(open);
   concurrencyContract(postgresSharedOpener(() => db.url));
 });

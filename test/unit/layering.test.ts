@@ -51,7 +51,15 @@ function violations(from: (file: string) => boolean, into: string): string[] {
     );
 }
 
-const SERVICES = ['src/jobs', 'src/monitors', 'src/auth', 'src/webhooks', 'src/operations', 'src/channels'];
+const SERVICES = [
+  'src/jobs',
+  'src/monitors',
+  'src/auth',
+  'src/webhooks',
+  'src/operations',
+  'src/channels',
+  'src/feeds',
+];
 const ENGINES = ['src/render', 'src/diff', 'src/egress', 'src/pdf'];
 /**
  * The persistence tree: the store interfaces and their value types in src/stores/*.ts, and under it one

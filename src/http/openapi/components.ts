@@ -6,6 +6,8 @@ import { errorBody } from '../schemas/responses/error.js';
 import { pageOf } from '../schemas/responses/common.js';
 import { capture, captureEvent, captureText, filterMissingEvent, testEvent } from '../schemas/responses/captures.js';
 import { delivery, deliveryDetail } from '../schemas/responses/deliveries.js';
+import { feed, feedList, feedWithUrl } from '../schemas/responses/feeds.js';
+import { feedRequestSchema } from '../schemas/feeds.js';
 import { job, renderJson } from '../schemas/responses/jobs.js';
 import { monitor, runAccepted } from '../schemas/responses/monitors.js';
 import { bulkRequest, bulkResult, tagList } from '../schemas/monitor-bulk.js';
@@ -120,6 +122,10 @@ function requestSchemas(limits: Limits): Record<string, JsonSchema> {
   const MonitorBulk = toJsonSchema(bulkRequest);
   MonitorBulk.description =
     'One action on every monitor a tag names, or on listed ids: give exactly one of tag and ids';
+  const FeedRequest = {
+    ...toJsonSchema(feedRequestSchema),
+    description: 'POST /api/feeds: scope "monitor" takes monitorId, "tag" takes tag, "key" neither',
+  };
   return {
     ImageRequest,
     PdfRequest,
@@ -128,6 +134,7 @@ function requestSchemas(limits: Limits): Record<string, JsonSchema> {
     MonitorBulk,
     ChannelCreate,
     ChannelPatch,
+    FeedRequest,
     ...tools,
     PdfMetadataRead: PDF_METADATA_READ,
   };
@@ -191,6 +198,9 @@ function responseSchemas(limits: Limits): Record<string, JsonSchema> {
     Delivery: delivery,
     DeliveryList: pageOf(delivery),
     DeliveryDetail: deliveryDetail,
+    Feed: feed,
+    FeedCreated: feedWithUrl,
+    FeedList: feedList,
     Status: status,
     Health: health,
     Ready: ready,

@@ -9,6 +9,7 @@ import { componentSchemas } from './components.js';
 import { HEADERS, ref, type JsonSchema } from './operations.js';
 import { buildApiPaths } from './paths-api.js';
 import { buildSitePaths } from './paths-site.js';
+import { buildFeedPaths } from './paths-feeds.js';
 
 export type OpenApiDocument = Record<string, unknown>;
 
@@ -37,10 +38,11 @@ export function buildOpenApi(config: Readonly<Config>): OpenApiDocument {
       { name: 'Monitors', description: 'Scheduled captures and visual change detection' },
       { name: 'Channels', description: 'Email, chat, ntfy and JSON webhook channels for alerts' },
       { name: 'Webhooks', description: 'The delivery log' },
+      { name: 'Feeds', description: 'Atom feeds of changes at unguessable URLs' },
       { name: 'Operations', description: 'Health, readiness, metrics, status' },
       { name: 'Pages', description: 'The web pages the service serves' },
     ],
-    paths: { ...buildApiPaths(config), ...buildSitePaths(config) },
+    paths: { ...buildApiPaths(config), ...buildFeedPaths(), ...buildSitePaths(config) },
     webhooks: captureWebhooks(),
     components: {
       securitySchemes: {

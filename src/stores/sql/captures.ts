@@ -18,7 +18,7 @@ import type { Notify } from './stores-over.js';
 
 type Row = Selectable<CapturesTable>;
 
-function toRecord(r: Row): CaptureRecord {
+export function toRecord(r: Row): CaptureRecord {
   return {
     id: r.id,
     monitorId: r.monitor_id,

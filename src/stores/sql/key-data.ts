@@ -75,6 +75,7 @@ export class SqlKeyDataStore implements KeyDataStore {
       db.deleteFrom('idempotency_keys').where((eb) => eb.or([eb('key_id', '=', keyId), eb('job_id', 'in', keysJobs)])),
     );
     const jobs = await count(db.deleteFrom('jobs').where('key_id', '=', keyId));
+    await db.deleteFrom('feeds').where('key_id', '=', keyId).execute();
     const captures = await count(db.deleteFrom('captures').where('monitor_id', 'in', keysMonitors));
     const monitors = await count(db.deleteFrom('monitors').where('key_id', '=', keyId));
     await db.deleteFrom('channels').where('key_id', '=', keyId).execute(); // they hold sealed secrets

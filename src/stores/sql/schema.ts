@@ -53,6 +53,18 @@ export interface CapturesTable {
   login: Generated<string | null>;
 }
 
+export interface FeedsTable {
+  id: string;
+  key_id: string;
+  scope: string;
+  monitor_id: string | null;
+  tag: string | null;
+  /** SHA-256 (hex) of the feed's token: the token itself is never stored. */
+  token_hash: string;
+  created_at: string;
+  rotated_at: string | null;
+}
+
 export interface IdempotencyKeysTable {
   key_id: string;
   idem_key: string;
@@ -197,6 +209,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   captures: CapturesTable;
   channels: ChannelsTable;
+  feeds: FeedsTable;
   idempotency_keys: IdempotencyKeysTable;
   instance: InstanceTable;
   jobs: JobsTable;

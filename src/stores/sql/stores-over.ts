@@ -5,6 +5,7 @@ import type { ChangeTopic, Stores } from '../backend.js';
 import { SqlApiKeyStore } from './api-keys.js';
 import { SqlCaptureStore } from './captures.js';
 import { SqlChannelStore } from './channels.js';
+import { SqlFeedStore } from './feeds.js';
 import type { SqlFlavor } from './flavor.js';
 import { SqlIdempotencyKeyStore } from './idempotency-keys.js';
 import { SqlJobStore } from './jobs.js';
@@ -30,6 +31,7 @@ export function storesOver(exec: Kysely<DB> | Transaction<DB>, notify: Notify, f
     logins: new SqlLoginStore(exec),
     captures: new SqlCaptureStore(exec, notify),
     channels: new SqlChannelStore(exec),
+    feeds: new SqlFeedStore(exec),
     keyData: new SqlKeyDataStore(exec, notify),
     retention: new SqlRecordRetention(exec),
     nodes: new SqlNodeStore(exec),

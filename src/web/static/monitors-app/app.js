@@ -16,6 +16,7 @@ import { History } from '/assets/monitors-history/history.js';
 import { followRoute, ViewNav } from '/assets/monitors-app/route.js';
 import { createChannels } from '/assets/monitors-channels/state.js';
 import { ChannelsView } from '/assets/monitors-channels/channels.js';
+import { FeedsPanel } from '/assets/monitors-feeds/feeds.js';
 
 /** The passing notice (announced politely) and the page's error. */
 function Notices() {
@@ -68,6 +69,7 @@ function MonitorsView() {
     ${
       store.history.value ? html`<${History} key=${store.history.value.monitorId} hist=${store.history.value} />` : null
     }
+    <${FeedsPanel} />
     <${DeleteDialog} />`;
 }
 
