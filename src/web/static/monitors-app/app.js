@@ -10,7 +10,7 @@ import { Alert } from '/assets/monitors-app/format.js';
 import { Store, useStore } from '/assets/monitors-app/context.js';
 import { createStore } from '/assets/monitors-app/store.js';
 import { KeyPanel } from '/assets/monitors-key/key.js';
-import { MonitorList, DeleteDialog } from '/assets/monitors-list/list.js';
+import { MonitorList, DeleteDialog, BulkDialog } from '/assets/monitors-list/list.js';
 import { MonitorForm } from '/assets/monitors-form/form.js';
 import { History } from '/assets/monitors-history/history.js';
 import { followRoute, ViewNav } from '/assets/monitors-app/route.js';
@@ -70,7 +70,8 @@ function MonitorsView() {
       store.history.value ? html`<${History} key=${store.history.value.monitorId} hist=${store.history.value} />` : null
     }
     <${FeedsPanel} />
-    <${DeleteDialog} />`;
+    <${DeleteDialog} />
+    <${BulkDialog} />`;
 }
 
 const store = createStore();

@@ -51,6 +51,11 @@ export function createStore() {
     history: signal(null),
     /** The monitor a Delete asks about, and the button to give the focus back to. */
     deleting: signal(null),
+    /** The key's tags ({tag, monitors}, from GET /api/tags) and the one the list is filtered by ('' : none). */
+    tags: signal([]),
+    tagFilter: signal(''),
+    /** The bulk action a confirm dialog asks about: { action, tag, opener }. */
+    bulkAsking: signal(null),
     /** Selectors of the element to focus once the page has redrawn: the first that matches. */
     focus: signal(null),
   };
@@ -107,7 +112,11 @@ export function createStore() {
           all.push(...page.items);
           cursor = page.nextCursor;
         } while (cursor);
+        const { tags } = await json('GET', '/api/tags');
         batch(() => {
+          s.tags.value = tags;
+          // A filter by a tag no monitor carries any more shows the whole list.
+          if (!tags.some((t) => t.tag.toLowerCase() === s.tagFilter.value.toLowerCase())) s.tagFilter.value = '';
           s.monitors.value = all;
           s.keyError.value = null;
           s.listUpdated.value = `Updated ${new Date().toLocaleTimeString()}; refreshed every 10 s while this page is visible.`;
@@ -249,6 +258,38 @@ export function createStore() {
       setRunning(id, false);
       if (monitor(id)) await loadList();
     }
+  }
+
+  /** POST /api/monitors/bulk for the filtered tag; delete asks first (askBulk). */
+  async function bulk(action, tag = s.tagFilter.value) {
+    if (!tag) return;
+    try {
+      const out = await json('POST', '/api/monitors/bulk', { action, tag });
+      const verb = { pause: 'paused', resume: 'resumed', run: 'queued for a capture', delete: 'deleted' }[action];
+      const failed = out.failed.length ? `; ${out.failed.length} failed: ${out.failed[0].error.message}` : '';
+      notice(
+        `${out.done.length} of ${out.matched} monitors tagged “${tag}” ${verb}${failed}.`,
+        failed ? 'error' : 'ok',
+      );
+      await loadList();
+    } catch (err) {
+      handleError(err, `The monitors tagged “${tag}” could not be ${action === 'run' ? 'run' : `${action}d`}`);
+    }
+  }
+
+  function askBulk(action, opener) {
+    if (s.tagFilter.value) s.bulkAsking.value = { action, tag: s.tagFilter.value, opener };
+  }
+
+  async function answerBulk(answer) {
+    const asked = s.bulkAsking.value;
+    s.bulkAsking.value = null;
+    if (!asked) return;
+    if (answer !== 'confirm') {
+      asked.opener?.focus();
+      return;
+    }
+    await bulk(asked.action, asked.tag);
   }
 
   function askDelete(id, opener) {
@@ -447,6 +488,9 @@ export function createStore() {
     forgetLogin,
     runNow,
     askDelete,
+    bulk,
+    askBulk,
+    answerBulk,
     answerDelete,
     openCreate,
     openEdit,

@@ -28,6 +28,7 @@ import { CHANNEL_FIELDS, ChannelPicker, channelValues, readChannels } from '/ass
 /** Where each field of the API shows its error: API path → [input id, error element id]. */
 const FIELDS = {
   name: ['f-name', 'f-name-error'],
+  tags: ['f-tags', 'f-tags-error'],
   url: ['f-url', 'f-url-error'],
   schedule: ['f-schedule', 'f-schedule-error'],
   timezone: ['f-timezone', 'f-timezone-error'],
@@ -78,6 +79,7 @@ function localZone() {
 function initialValues(m) {
   return {
     'f-name': m && m.name !== m.url ? m.name : '',
+    'f-tags': (m?.tags ?? []).join(', '),
     'f-url': m?.url ?? '',
     'f-schedule': m?.schedule ?? '',
     'f-timezone': m ? m.timezone : localZone(),
@@ -151,6 +153,11 @@ function formBody(model, editing, original, channelList) {
   );
   const body = {
     name: text('f-name') || empty,
+    // Comma-separated in the form; the list is sent whole (a PATCH replaces it), empty pieces dropped.
+    tags: text('f-tags')
+      .split(',')
+      .map((tag) => tag.trim())
+      .filter(Boolean),
     url: text('f-url'),
     schedule: text('f-schedule').replace(/\s+/g, ' '),
     timezone: text('f-timezone') || 'UTC',
@@ -402,6 +409,17 @@ export function MonitorForm({ open }) {
           <label for="f-name">Name <span class="hint">optional; defaults to the URL</span></label>
           <input type="text" name="name" maxlength="200" autocomplete="off" ...${bind('f-name')} />
           <${FieldError} model=${model} id="f-name-error" />
+          <label for="f-tags">Tags <span class="hint">optional; separate them with commas</span></label>
+          <input
+            type="text"
+            name="tags"
+            autocomplete="off"
+            spellcheck="false"
+            placeholder="e.g. shop, prices/EU"
+            ...${bind('f-tags', 'f-tags-help')}
+          />
+          <p class="hint" id="f-tags-help">Up to 20, each 1–40 letters, digits, spaces or - _ . : /</p>
+          <${FieldError} model=${model} id="f-tags-error" />
 
           <label for="f-url">Page URL</label>
           <input

@@ -29,6 +29,13 @@ function Row({ m }) {
         >${m.name}</a
       >
       <div class="url muted">${m.name === m.url ? '' : m.url}</div>
+      ${
+        m.tags?.length
+          ? html`<ul class="tags" aria-label="Tags">
+              ${m.tags.map((tag) => html`<li class="tag">${tag}</li>`)}
+            </ul>`
+          : null
+      }
     </td>
     <td class="c-status" data-label="Status">
       <div class="v">
@@ -76,10 +83,77 @@ function Row({ m }) {
   </tr>`;
 }
 
+/** The tag filter (a select of the key's tags) and the bulk actions on the selected tag. */
+function TagFilter() {
+  const store = useStore();
+  const tags = store.tags.value;
+  const tag = store.tagFilter.value;
+  if (tags.length === 0) return null;
+  return html`<div class="tag-filter" role="group" aria-label="Filter by tag">
+    <label for="tag-filter">Tag</label>
+    <select id="tag-filter" value=${tag} onChange=${(e) => (store.tagFilter.value = e.currentTarget.value)}>
+      <option value="">All monitors</option>
+      ${tags.map((t) => html`<option value=${t.tag}>${t.tag} (${t.monitors})</option>`)}
+    </select>
+    ${
+      tag
+        ? html`<button type="button" class="small" id="bulk-pause" onClick=${() => store.bulk('pause')}>
+              Pause all<span class="sr-only"> tagged ${tag}</span></button
+            ><button type="button" class="small" id="bulk-resume" onClick=${() => store.bulk('resume')}>
+              Resume all<span class="sr-only"> tagged ${tag}</span></button
+            ><button type="button" class="small" id="bulk-run" onClick=${() => store.bulk('run')}>
+              Run all now<span class="sr-only"> tagged ${tag}</span></button
+            ><button
+              type="button"
+              class="small danger"
+              id="bulk-delete"
+              onClick=${(e) => store.askBulk('delete', e.currentTarget)}
+            >
+              Delete all…<span class="sr-only"> tagged ${tag}</span>
+            </button>`
+        : null
+    }
+  </div>`;
+}
+
+/** The dialog that confirms a bulk delete. */
+export function BulkDialog() {
+  const store = useStore();
+  const dialog = useRef(null);
+  const asked = store.bulkAsking.value;
+  useEffect(() => {
+    if (asked && !dialog.current.open) {
+      dialog.current.returnValue = '';
+      dialog.current.showModal();
+    }
+  }, [asked]);
+  const count = asked ? (store.tags.value.find((t) => t.tag === asked.tag)?.monitors ?? 0) : 0;
+  return html`<dialog
+    id="bulk-dialog"
+    ref=${dialog}
+    aria-labelledby="bulk-title"
+    aria-describedby="bulk-text"
+    onClose=${() => store.answerBulk(dialog.current.returnValue)}
+  >
+    <form method="dialog">
+      <h2 id="bulk-title">${asked ? `Delete every monitor tagged “${asked.tag}”?` : 'Delete monitors?'}</h2>
+      <p id="bulk-text">
+        ${asked ? `${count} monitors stop, and all their captures and images are deleted. This cannot be undone.` : ''}
+      </p>
+      <div class="form-actions">
+        <button type="submit" value="cancel" id="bulk-cancel" autofocus>Cancel</button>
+        <button type="submit" value="confirm" class="danger" id="bulk-confirm">Delete all</button>
+      </div>
+    </form>
+  </dialog>`;
+}
+
 export function MonitorList() {
   const store = useStore();
-  const monitors = store.monitors.value;
-  if (monitors === null) return null;
+  const all = store.monitors.value;
+  if (all === null) return null;
+  const tag = store.tagFilter.value.toLowerCase();
+  const monitors = tag ? all.filter((m) => (m.tags ?? []).some((t) => t.toLowerCase() === tag)) : all;
   return html`<section id="list-section" aria-labelledby="list-title">
     <div class="section-head">
       <h2 id="list-title">
@@ -91,7 +165,8 @@ export function MonitorList() {
       </div>
     </div>
     <p id="list-updated" class="hint list-updated">${store.listUpdated.value}</p>
-    <div id="list-empty" class="card empty" hidden=${monitors.length > 0}>
+    <${TagFilter} />
+    <div id="list-empty" class="card empty" hidden=${all.length > 0}>
       <p><strong>No monitors yet.</strong></p>
       <p class="muted">
         A monitor captures a page on a schedule and tells you when it changes. Create one with <em>New monitor</em>.
