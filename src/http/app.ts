@@ -20,6 +20,7 @@ import { requestLog } from './middleware/request-log.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { monitorRoutes } from './routes/monitors.js';
+import { monitorTransferRoutes } from './routes/monitor-transfer.js';
 import { operationsRoutes } from './routes/operations.js';
 import { docsRoutes } from './routes/docs.js';
 import { webRoutes } from '../web/routes.js';
@@ -84,6 +85,8 @@ export function createApp(deps: AppDeps): Koa {
     }),
     pdfToolRoutes({ pdfEngine: deps.pdfEngine, jobs: deps.jobs, limits: deps.limits, publicUrl: deps.publicUrl }),
     jobRoutes(deps.jobs),
+    // Before monitorRoutes: /api/monitors/export is not a monitor id.
+    monitorTransferRoutes({ monitors: deps.monitors, limits: deps.limits, publicUrl: deps.publicUrl }),
     monitorRoutes({ monitors: deps.monitors, limits: deps.limits, publicUrl: deps.publicUrl }),
     channelRoutes({ channels: deps.channels, limits: deps.limits }),
     deliveryRoutes({ deliveries: deps.deliveries, clock: deps.clock }),
