@@ -48,7 +48,6 @@ export const hashFeedToken = (token: string) => createHash('sha256').update(toke
 const newFeedId = () => 'fd_' + randomBytes(8).toString('hex');
 const newToken = () => randomBytes(32).toString('base64url');
 
-
 export class FeedService {
   private readonly clock: Clock;
 

@@ -140,7 +140,15 @@ describe('monitor export and import', () => {
     }
   });
 
-  it.todo('maps changedetection.io tags (settings.application.tags titles) and urlwatch names into monitor tags');
+  it('maps changedetection.io tags (uuids of settings.application.tags) to their titles', async () => {
+    const key = svc.createKey('cd-tags').key;
+    await ok<ImportAnswer>(await send(key, readFileSync(new URL('url-watches.json', FIXTURES)), 'application/json'));
+    const [kettle, search] = (await exportOf(key)).monitors;
+    expect(kettle).toMatchObject({ name: 'Kettle price', tags: ['Shop'] });
+    expect(search).toMatchObject({ tags: [] });
+    const byTag = await svc.call('GET', '/api/monitors?tag=shop', key);
+    expect(((await byTag.json()) as { items: { name: string }[] }).items.map((m) => m.name)).toEqual(['Kettle price']);
+  });
 
   it('maps urlwatch’s multi-document urls.yaml and skips command jobs with the reason', async () => {
     const key = svc.createKey('uw').key;

@@ -14,10 +14,12 @@ import {
   operation,
   queryParameters,
   ref,
+  toJsonSchema,
   type JsonSchema,
 } from './operations.js';
 import { deliveryListQuery, jobListQuery, pagingQuery } from '../schemas/lists.js';
 import { monitorListQuery } from '../schemas/monitor-bulk.js';
+import { exportQuery, importQuery, importResultSchema, monitorExportSchema } from '../schemas/monitor-transfer.js';
 import { PDF_TOOLS, type PdfTool } from '../../jobs/pdf-work.js';
 import { PDF_TOOL_RULES } from '../schemas/pdf-tools.js';
 import { httpLimits } from '../limits.js';
@@ -352,6 +354,54 @@ export function buildApiPaths(config: Readonly<Config>): Record<string, Record<s
         tag: 'Monitors',
         access: 'key',
         responses: { 200: one('TagList', 'Sorted by tag; tags compared without case'), ...keyed([]) },
+      }),
+    },
+    '/api/monitors/export': {
+      get: operation({
+        id: 'exportMonitors',
+        summary: "Export the key's monitors as JSON",
+        tag: 'Monitors',
+        access: 'key',
+        description:
+          'Every monitor of the key as the body POST /api/monitors accepts (settings only: no ids, status or ' +
+          'channel ids), oldest first. Secrets are left out and listed per monitor in secretsOmitted. The file ' +
+          'can be sent as is to POST /api/monitors/import.',
+        parameters: queryParameters(exportQuery),
+        responses: {
+          200: { description: 'The export file', content: json(toJsonSchema(monitorExportSchema, 'output')) },
+          ...keyed(['invalid_request']),
+        },
+      }),
+    },
+    '/api/monitors/import': {
+      post: operation({
+        id: 'importMonitors',
+        summary: 'Import monitors: a Pagewatch export, a changedetection.io backup or urlwatch urls.yaml',
+        tag: 'Monitors',
+        access: 'key',
+        description:
+          'The format is read from the Content-Type and the content: application/json (a Pagewatch export, or ' +
+          "changedetection.io's url-watches.json), application/zip (a changedetection.io backup), " +
+          "application/yaml or text/yaml (urlwatch's urls.yaml). At most 5 MiB. Each entry is validated and " +
+          'created as by POST /api/monitors; a bad entry, or one past monitors.maxPerKey, is skipped with its ' +
+          'reason. With dryRun=true nothing is created.',
+        parameters: queryParameters(importQuery),
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: toJsonSchema(monitorExportSchema, 'output') },
+            'application/zip': { schema: { type: 'string', format: 'binary' } },
+            'application/yaml': { schema: { type: 'string' } },
+            'text/yaml': { schema: { type: 'string' } },
+          },
+        },
+        responses: {
+          200: {
+            description: 'What was imported, skipped and not mapped',
+            content: json(toJsonSchema(importResultSchema, 'output')),
+          },
+          ...keyed(['invalid_request', 'payload_too_large', 'unsupported_media_type']),
+        },
       }),
     },
     '/api/monitors/{id}': {
