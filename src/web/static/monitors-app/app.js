@@ -17,6 +17,7 @@ import { followRoute, ViewNav } from '/assets/monitors-app/route.js';
 import { createChannels } from '/assets/monitors-channels/state.js';
 import { ChannelsView } from '/assets/monitors-channels/channels.js';
 import { FeedsPanel } from '/assets/monitors-feeds/feeds.js';
+import { TransferPanel } from '/assets/monitors-transfer/transfer.js';
 
 /** The passing notice (announced politely) and the page's error. */
 function Notices() {
@@ -70,6 +71,7 @@ function MonitorsView() {
       store.history.value ? html`<${History} key=${store.history.value.monitorId} hist=${store.history.value} />` : null
     }
     <${FeedsPanel} />
+    <${TransferPanel} />
     <${DeleteDialog} />
     <${BulkDialog} />`;
 }
