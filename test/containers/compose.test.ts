@@ -77,14 +77,21 @@ describe.skipIf(Boolean(skip))('compose.yaml: PostgreSQL, two API nodes, two wor
 
   afterAll(async () => {
     if (!composeEnv) return;
-    const logs = await compose(['logs'], true);
-    if (logs.code !== 0) console.warn(logs.stderr.slice(-2000));
+    // podman-compose's `down -v` leaves the nodes' anonymous /data volumes (the image's VOLUME): found first.
+    const ids = (await podman(['ps', '-aq', '--filter', `label=io.podman.compose.project=${project}`])).stdout;
+    const mounts = ids.trim()
+      ? (
+          await podman([
+            'inspect',
+            '--format',
+            '{{range .Mounts}}{{.Name}} {{end}}',
+            ...ids.split('\n').filter(Boolean),
+          ])
+        ).stdout
+      : '';
     await compose(['down', '-v'], true);
-    // podman-compose's down leaves the anonymous /data volumes of the nodes (the image's VOLUME) behind.
-    const left = await podman(['ps', '-aq', '--filter', `label=io.podman.compose.project=${project}`]);
-    for (const c of left.stdout.split('\n').filter(Boolean))
-      await podman(['rm', '-f', '-v', c], { allowFailure: true });
-    await podman(['volume', 'rm', '-f', `${project}_pgdata`], { allowFailure: true });
+    for (const volume of new Set([...mounts.split(/\s+/).filter(Boolean), `${project}_pgdata`]))
+      await podman(['volume', 'rm', '-f', volume], { allowFailure: true });
     await podman(['network', 'rm', '-f', `${project}_default`], { allowFailure: true });
   }, 120_000);
 

@@ -8,9 +8,7 @@ export default async function setup(): Promise<void> {
   const started = Date.now();
   const log = (msg: string) => console.log(`[containers] ${msg} (${Math.round((Date.now() - started) / 1000)} s)`);
   await ensureBaseImage(log);
-  log('building the PostgreSQL test image');
-  await buildPostgresImage();
-  log('building the pagewatch image from Containerfile');
-  await buildPagewatchImage();
+  log('building the PostgreSQL test image and the pagewatch image from Containerfile, at once');
+  await Promise.all([buildPostgresImage(), buildPagewatchImage()]);
   log('images ready');
 }

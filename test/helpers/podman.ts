@@ -113,9 +113,15 @@ export async function ensureBaseImage(log: (msg: string) => void): Promise<void>
   });
 }
 
-/** `podman build`; its layer cache makes a build with nothing changed take seconds. */
+/**
+ * `podman build`; its layer cache makes a build with nothing changed take seconds. `--jobs 2` builds the
+ * Containerfile's stages at once (the compile, tsc and the runtime stage's apt-get): a cold build in about
+ * half the time. The `docker` format keeps HEALTHCHECK.
+ */
 async function build(image: string, file: string, context: string, args: string[] = []): Promise<void> {
-  await podman(['build', '--format', 'docker', ...args, '-t', image, '-f', file, context], { timeoutMs: 30 * 60_000 });
+  await podman(['build', '--format', 'docker', '--jobs', '2', ...args, '-t', image, '-f', file, context], {
+    timeoutMs: 30 * 60_000,
+  });
 }
 
 export const buildPostgresImage = () =>
