@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Four projects, run by `npm test` in this order (package.json): `unit` needs no browser and no database
+// Four projects (and `containers`, below), run by `npm test` in this order (package.json): `unit` needs no browser and no database
 // server, `postgres` needs PostgreSQL, `integration` runs the real service with real Chromium, and
 // `faults` (`npm run test:faults`) breaks what the service stands on — killed renderers and browsers,
 // a restarted or stopped PostgreSQL, a full disk, a skewed clock, PgBouncer — as root. Each runs
@@ -30,6 +30,19 @@ export default defineConfig({
         test: { name: 'integration', include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'] },
       },
       { extends: true, test: { name: 'faults', include: ['test/faults/**/*.test.ts'] } },
+      // Not part of `npm test`: `npm run test:containers` (.ci/run runs it after) builds the image from
+      // Containerfile (test/containers/setup.ts) and runs it and compose.yaml with podman, one file at a time.
+      {
+        extends: true,
+        test: {
+          name: 'containers',
+          include: ['test/containers/**/*.test.ts'],
+          globalSetup: ['test/containers/setup.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
     ],
   },
 });
