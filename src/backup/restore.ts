@@ -4,10 +4,12 @@
 // version knows every migration its database has applied (migrations are forward-only). The snapshot is
 // copied into a directory beside dataDir and renamed into place, so a crash midway leaves the old data as
 // it was. Data already in dataDir is never deleted: with --force it is moved aside.
+import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { copyFile, readdir, readFile, rename, rmdir, rm } from 'node:fs/promises';
+import { readdir, readFile, rename, rmdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
+import { ALIVE_WITHIN_MS } from '../operations/node-heartbeat.js';
 import { KEY_FILE_NAME } from '../secrets/key-file.js';
 import { storageDriver } from '../stores/files/open.js';
 import { MigrationMismatchError, pendingMigrations, readMigrations } from '../stores/sql/migrate.js';
@@ -22,7 +24,8 @@ import {
   type ManifestFile,
 } from './manifest.js';
 import { postgresCommands, type PostgresCommands } from './pg-commands.js';
-import { isStoredFile, makePrivateDir, STORED_FILE_DIRS, syncDir, syncFile } from './snapshot.js';
+import { atOnce, copyFile, makePrivateDir, syncDir } from './file-copy.js';
+import { isStoredFile, STORED_FILE_DIRS } from './snapshot.js';
 
 export interface RestoreSummary {
   dataDir: string;
@@ -48,7 +51,6 @@ export async function restoreSnapshot(
   const from = resolve(snapshotDir);
   const manifest = await readManifest(from);
   checkSuits(manifest, config);
-  await verifyFiles(from, manifest.files);
 
   const dataDir = resolve(config.dataDir);
   const present = existsSync(dataDir) ? DATA_ENTRIES.filter((name) => existsSync(join(dataDir, name))) : [];
@@ -60,15 +62,18 @@ export async function restoreSnapshot(
         `restore --force moves it aside to ${basename(aside)} and restores the snapshot in its place`,
     );
 
+  if (present.includes(SNAPSHOT_DATABASE)) refuseWhileServed(join(dataDir, SNAPSHOT_DATABASE));
+  await verifyFiles(from, manifest.files);
+
   const staging = `${dataDir}.restoring-${stamp}`;
   await makePrivateDir(staging);
   try {
-    for (const file of manifest.files) {
-      const to = join(staging, file.path);
-      await makePrivateDir(dirname(to));
-      await copyFile(join(from, file.path), to);
-      await syncFile(to);
-    }
+    await atOnce(manifest.files, async (file) => {
+      const copied = await copyFile(join(from, file.path), join(staging, file.path));
+      // Checked again as copied: a snapshot changed since it was verified is not restored either.
+      if (copied?.sha256 !== file.sha256)
+        throw new SnapshotError(`${file.path} changed in the snapshot while it was restored; nothing was restored`);
+    });
     await syncDir(staging);
   } catch (err) {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
@@ -128,9 +133,32 @@ function checkSuits(manifest: Manifest, config: Readonly<Config>): void {
     throw new SnapshotError(`the snapshot is damaged: ${SNAPSHOT_DATABASE} is not in its manifest`);
 }
 
+/**
+ * A service running on the data would go on writing into the directory moved aside: refused, --force or
+ * not. Its node heartbeat says it runs (a node that was killed stops beating, and is past it 15 s later).
+ */
+function refuseWhileServed(file: string): void {
+  let alive: { host: string; pid: number; heartbeat_at: string }[];
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const since = new Date(Date.now() - ALIVE_WITHIN_MS).toISOString();
+    alive = db.prepare('SELECT host, pid, heartbeat_at FROM nodes WHERE heartbeat_at > ?').all(since) as typeof alive;
+  } catch {
+    return; // a database of a release before the node registry: nothing says a service runs
+  } finally {
+    db.close();
+  }
+  const node = alive[0];
+  if (node)
+    throw new SnapshotError(
+      `a service is running on ${dirname(file)} (pid ${node.pid} on ${node.host}, its last heartbeat at ` +
+        `${node.heartbeat_at}); nothing was restored: stop it first`,
+    );
+}
+
 /** Every file the manifest lists is there, whole; refuses, naming the file, before anything is touched. */
 async function verifyFiles(from: string, files: readonly ManifestFile[]): Promise<void> {
-  for (const file of files) {
+  await atOnce(files, async (file) => {
     if (!isSnapshotPath(file.path))
       throw new SnapshotError(`the manifest lists ${JSON.stringify(file.path)}, which no snapshot holds`);
     let found: { bytes: number; sha256: string };
@@ -146,7 +174,7 @@ async function verifyFiles(from: string, files: readonly ManifestFile[]): Promis
           (found.bytes !== file.bytes ? `${found.bytes} bytes, not ${file.bytes}` : 'its SHA-256 differs') +
           '); nothing was restored',
       );
-  }
+  });
 }
 
 /** The database, the secrets key, or a stored file: never a path that leaves the snapshot. */

@@ -11,12 +11,9 @@
 // The snapshot is written into DIR.partial and renamed to DIR once whole, with manifest.json listing every
 // file with its size and SHA-256. It holds the secrets key: directories 0700, files 0600.
 import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { chmod, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.js';
 import { KEY_FILE_NAME } from '../secrets/key-file.js';
 import { storageDriver } from '../stores/files/open.js';
@@ -32,6 +29,7 @@ import {
   type Manifest,
   type ManifestFile,
 } from './manifest.js';
+import { atOnce, copyFile, makePrivateDir, syncDir, syncFile } from './file-copy.js';
 import { postgresCommands, urlWithoutPassword, type PostgresCommands } from './pg-commands.js';
 
 /** The folders of dataDir the local file store keeps (storage.driver fs). */
@@ -153,13 +151,14 @@ async function copyDatabase(from: string, to: string): Promise<AppliedMigration[
 
 /** Every stored file of dataDir not copied yet into `into` (`.partial` files are writes under way). */
 async function copyStoredFiles(dataDir: string, into: string, copied: Map<string, ManifestFile>): Promise<void> {
-  for (const folder of STORED_FILE_DIRS) {
-    for (const path of await listFiles(join(dataDir, folder), folder)) {
-      if (copied.has(path) || path.endsWith('.partial')) continue;
-      const file = await copyFile(join(dataDir, path), join(into, path));
-      if (file) copied.set(path, { path, ...file }); // else deleted since it was listed
-    }
-  }
+  const paths: string[] = [];
+  for (const folder of STORED_FILE_DIRS)
+    for (const path of await listFiles(join(dataDir, folder), folder))
+      if (!copied.has(path) && !path.endsWith('.partial')) paths.push(path);
+  await atOnce(paths, async (path) => {
+    const file = await copyFile(join(dataDir, path), join(into, path));
+    if (file) copied.set(path, { path, ...file }); // else deleted since it was listed
+  });
 }
 
 /** Paths (relative to the store's parent, `folder/…`) of the files under `dir`, at any depth. */
@@ -174,50 +173,7 @@ async function listFiles(dir: string, folder: string): Promise<string[]> {
     .sort();
 }
 
-/** Copy `from` to `to` (0600, synced), hashing as it goes; undefined when `from` is not there (any more). */
-async function copyFile(from: string, to: string): Promise<{ bytes: number; sha256: string } | undefined> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const tap = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      done(null, chunk);
-    },
-  });
-  const source = createReadStream(from);
-  // Opened before anything is created: a file deleted since it was listed leaves nothing behind.
-  const opened = await new Promise<boolean>((done, fail) => {
-    source.once('open', () => done(true));
-    source.once('error', (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? done(false) : fail(err)));
-  });
-  if (!opened) return undefined;
-  await makePrivateDir(dirname(to));
-  await pipeline(source, tap, createWriteStream(to, { flags: 'wx', mode: 0o600 }));
-  await syncFile(to);
-  return { bytes, sha256: hash.digest('hex') };
-}
-
-export async function makePrivateDir(path: string): Promise<void> {
-  await mkdir(path, { recursive: true, mode: 0o700 });
-  await chmod(path, 0o700);
-}
-
 async function writeDurably(path: string, text: string): Promise<void> {
   await writeFile(path, text, { mode: 0o600, flag: 'wx' });
-  await syncFile(path);
-}
-
-export async function syncFile(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** A rename or a new entry is durable once its directory is synced. */
-export async function syncDir(path: string): Promise<void> {
   await syncFile(path);
 }

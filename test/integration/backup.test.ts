@@ -224,6 +224,14 @@ describe('pagewatch backup while the service writes, then restore', () => {
       const service = await startCli(env(restored));
       try {
         const call = callOn(service);
+        if (i === 0) {
+          // A restore under a running service would move its data from under it: refused, --force or not.
+          const underIt = await runCli(restored, ['restore', dir, '--force']);
+          expect(underIt.code).toBe(1);
+          expect(underIt.stderr).toMatch(
+            /a service is running on .*restored-0 \(pid \d+ on .*\); nothing was restored/,
+          );
+        }
         const listed = (await (await call('GET', '/api/jobs?limit=100', key.key)).json()) as { items: unknown[] };
         expect(listed.items.length).toBeGreaterThan(0); // the key works
         for (const job of records.results) {
