@@ -6,6 +6,7 @@ import { describeSettings, loadConfig } from './config-load.js';
 import { KeyPurge } from './auth/purge.js';
 import { KeyRevocation } from './auth/revocation.js';
 import { DatabaseOpenError } from './stores/sql/open-backend.js';
+import { MigrationMismatchError } from './stores/sql/migrate.js';
 import { SnapshotError, type Manifest } from './backup/manifest.js';
 import { restoreSnapshot } from './backup/restore.js';
 import { takeSnapshot } from './backup/snapshot.js';
@@ -264,7 +265,11 @@ async function keysCommand(storage: Storage, args: string[], defaultGraceHours: 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    const told = err instanceof ConfigError || err instanceof DatabaseOpenError || err instanceof SnapshotError;
+    const told =
+      err instanceof ConfigError ||
+      err instanceof DatabaseOpenError ||
+      err instanceof SnapshotError ||
+      err instanceof MigrationMismatchError;
     console.error(told ? err.message : err);
     process.exit(1);
   },
