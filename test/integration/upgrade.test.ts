@@ -1,28 +1,30 @@
 // An upgrade from the oldest release with monitors, captures and jobs (issue 29; changedetection.io #3621,
-// where an upgrade emptied the watch list): the data directory that release made (test/fixtures/upgrade/,
-// README.md there says how) opens under the current code with every record intact and usable. And the
-// other way: a database migrated by a newer release is refused, not run (migrations are forward-only).
+// where an upgrade emptied the watch list): the data that release made (test/fixtures/upgrade/, README.md
+// there says how) opens under the current code with every record intact and usable; on SQLite, and on
+// PostgreSQL from the oldest release that ran on it (a pg_dump). And the other way: a database migrated by
+// a newer release is refused, not run (migrations are forward-only).
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, startCli, type CliService } from '../helpers/durability-cli.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { databaseBytes } from '../helpers/monitor-secrets.js';
 import { decodePng } from '../helpers/png.js';
+import { describePostgres, freshDatabase } from '../helpers/postgres.js';
 import { parsePdf } from '../helpers/pdf.js';
 import { until } from '../helpers/until.js';
 import { FIXTURE_TOKEN_HEADER, type UpgradeExpectations } from '../fixtures/upgrade/expectations.js';
 
-const FIXTURE = join(import.meta.dirname, '../fixtures/upgrade/559ac2a');
-const expected = JSON.parse(readFileSync(join(FIXTURE, 'expected.json'), 'utf8')) as UpgradeExpectations;
-const [watched, other] = expected.monitors;
+const FIXTURES = join(import.meta.dirname, '../fixtures/upgrade');
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+const run = promisify(execFile);
 
-const baseEnv = (dataDir: string) => ({
+const baseEnv = (dataDir: string): Record<string, string> => ({
   PATH: process.env.PATH ?? '',
   PAGEWATCH_PORT: '0',
   PAGEWATCH_HOST: '127.0.0.1',
@@ -37,8 +39,54 @@ interface Page<T> {
   nextCursor: string | null;
 }
 
-describe('upgrade from 559ac2a, the oldest release with monitors, captures and jobs', () => {
-  let dataDir: string;
+/** A fixture's data, copied where the current service can open it: its settings, and what holds the token. */
+interface Opened {
+  env: Record<string, string>;
+  /** The bytes of the database, to look for a secret in plain text. */
+  databaseText(): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+/** A copy of the fixture's dataDir (git keeps no file mode: the secrets key must be 0600 again). */
+function copyDataDir(fixture: string): string {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-upgrade-'));
+  cpSync(join(fixture, 'dataDir'), dataDir, { recursive: true });
+  if (existsSync(join(dataDir, 'secret.key'))) chmodSync(join(dataDir, 'secret.key'), 0o600);
+  return dataDir;
+}
+
+async function openSqlite(fixture: string): Promise<Opened> {
+  const dataDir = copyDataDir(fixture);
+  return {
+    env: baseEnv(dataDir),
+    databaseText: () => Promise.resolve(databaseBytes(dataDir)),
+    close: () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })),
+  };
+}
+
+/** The fixture's pg_dump, loaded into a new database of the test server. */
+async function openPostgres(fixture: string): Promise<Opened> {
+  const dataDir = copyDataDir(fixture);
+  const database = await freshDatabase();
+  await run('psql', ['-v', 'ON_ERROR_STOP=1', '-q', '-f', join(fixture, 'pagewatch.sql'), database.url]);
+  return {
+    env: { ...baseEnv(dataDir), PAGEWATCH_DATABASE_URL: database.url },
+    databaseText: async () => {
+      const { stdout } = await run('pg_dump', ['--data-only', database.url], { maxBuffer: 64 << 20 });
+      return Buffer.from(stdout);
+    },
+    close: async () => {
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function describeUpgrade(name: string, open: (fixture: string) => Promise<Opened>): void {
+  const FIXTURE = join(FIXTURES, name);
+  const expected = JSON.parse(readFileSync(join(FIXTURE, 'expected.json'), 'utf8')) as UpgradeExpectations;
+  const [watched, other] = expected.monitors;
+  let opened: Opened;
   let svc: CliService;
   let live: FixtureServer;
 
@@ -71,16 +119,15 @@ describe('upgrade from 559ac2a, the oldest release with monitors, captures and j
       res.writeHead(200, { 'Content-Type': 'text/html', 'Cache-Control': 'no-store' });
       res.end(`<body style="margin:0;background:${sent ? '#36c' : '#000'}"><h1>v3 of the watched page</h1></body>`);
     });
-    dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-upgrade-'));
-    cpSync(join(FIXTURE, 'data'), dataDir, { recursive: true });
-    svc = await startCli(baseEnv(dataDir));
+    opened = await open(FIXTURE);
+    svc = await startCli(opened.env);
   });
 
   afterAll(async () => {
     svc?.child.kill('SIGTERM');
     await svc?.exit;
     await live?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await opened?.close();
   });
 
   it('the key made by the old release authenticates', async () => {
@@ -106,7 +153,8 @@ describe('upgrade from 559ac2a, the oldest release with monitors, captures and j
       expect(job.result).toMatchObject({ contentType: view.result!.contentType, bytes: view.result!.bytes });
       const result = await bytes(`/api/jobs/${view.id}/result`);
       expect(sha256(result)).toBe(resultSha256);
-      expect(result.equals(readFileSync(join(FIXTURE, 'data/results', `${view.id}-1`)))).toBe(true);
+      if (expected.database === 'sqlite')
+        expect(result.equals(readFileSync(join(FIXTURE, 'dataDir/results', `${view.id}-1`)))).toBe(true);
       if (view.kind === 'pdf') expect((await parsePdf(result)).text).toContain('Upgrade fixture document');
       else expect(decodePng(result)).toMatchObject({ width: 200, height: 120 });
     }
@@ -138,16 +186,11 @@ describe('upgrade from 559ac2a, the oldest release with monitors, captures and j
     expect(other!.view).toMatchObject({ paused: true, timezone: 'Europe/Paris', retention: { keep: 5 } });
   });
 
-  it('the old plaintext header is sealed at start: it is nowhere in the database file', () => {
-    const files = ['pagewatch.db', 'pagewatch.db-wal'].map((f) => {
-      try {
-        return readFileSync(join(dataDir, f));
-      } catch {
-        return Buffer.alloc(0);
-      }
-    });
-    expect(files.some((b) => b.includes(expected.token))).toBe(false);
-    expect(readFileSync(join(FIXTURE, 'data/pagewatch.db')).includes(expected.token)).toBe(true); // it was there
+  it('the header is sealed: it is nowhere in the database in plain text', async () => {
+    expect((await opened.databaseText()).includes(expected.token)).toBe(false);
+    // SQLite's oldest release kept it in plain text; PostgreSQL's already sealed it.
+    if (expected.database === 'sqlite')
+      expect(readFileSync(join(FIXTURE, 'dataDir/pagewatch.db')).includes(expected.token)).toBe(true);
   });
 
   it("every monitor's captures are listed with their images and diffs, byte-identical", async () => {
@@ -232,15 +275,22 @@ describe('upgrade from 559ac2a, the oldest release with monitors, captures and j
       await moved.close();
     }
   });
+}
+
+describe('upgrade from 559ac2a, the oldest release with monitors, captures and jobs (SQLite)', () => {
+  describeUpgrade('559ac2a', openSqlite);
+});
+
+describePostgres('upgrade from 5509e41, the oldest release on PostgreSQL (files in the database)', () => {
+  describeUpgrade('5509e41-postgres', openPostgres);
 });
 
 describe('a database migrated by a newer Pagewatch', () => {
   it('is refused with what to do, by serve and migrate, and left as it was', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'pagewatch-newer-'));
+    const dataDir = copyDataDir(join(FIXTURES, '559ac2a'));
     try {
-      cpSync(join(FIXTURE, 'data'), dataDir, { recursive: true });
       const env = baseEnv(dataDir);
-      await promisify(execFile)(process.execPath, [CLI, 'migrate'], { env });
+      await run(process.execPath, [CLI, 'migrate'], { env });
       const db = new Database(join(dataDir, 'pagewatch.db'));
       db.prepare('INSERT INTO schema_migrations (name, checksum, applied_at) VALUES (?, ?, ?)').run(
         '9999_from_a_newer_release.sql',
@@ -253,7 +303,7 @@ describe('a database migrated by a newer Pagewatch', () => {
       const refusal =
         /this database was migrated by a newer Pagewatch \(it has 9999_from_a_newer_release\.sql applied.*run that version or restore a backup/;
       await expect(startCli(env)).rejects.toThrow(refusal);
-      const migrate = await promisify(execFile)(process.execPath, [CLI, 'migrate'], { env }).catch(
+      const migrate = await run(process.execPath, [CLI, 'migrate'], { env }).catch(
         (err: { code: number; stderr: string }) => err,
       );
       expect(migrate).toMatchObject({ code: 1, stderr: expect.stringMatching(refusal) as unknown });
