@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, mkdir, open } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
@@ -70,4 +70,13 @@ export async function syncFile(path: string): Promise<void> {
 /** A rename or a new entry is durable once its directory is synced. */
 export async function syncDir(path: string): Promise<void> {
   await syncFile(path);
+}
+
+/** Syncs `root` and every directory under it that holds one of `paths` (relative to it), deepest first. */
+export async function syncDirsOf(root: string, paths: Iterable<string>): Promise<void> {
+  const dirs = new Set<string>();
+  for (const path of paths) for (let d = dirname(path); d !== '.'; d = dirname(d)) dirs.add(d);
+  const deepestFirst = [...dirs].sort((a, b) => b.split('/').length - a.split('/').length);
+  await atOnce(deepestFirst, (dir) => syncDir(join(root, dir)));
+  await syncDir(root);
 }

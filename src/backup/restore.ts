@@ -24,7 +24,7 @@ import {
   type ManifestFile,
 } from './manifest.js';
 import { postgresCommands, type PostgresCommands } from './pg-commands.js';
-import { atOnce, copyFile, makePrivateDir, syncDir } from './file-copy.js';
+import { atOnce, copyFile, makePrivateDir, syncDir, syncDirsOf } from './file-copy.js';
 import { isStoredFile, STORED_FILE_DIRS } from './snapshot.js';
 
 export interface RestoreSummary {
@@ -74,7 +74,10 @@ export async function restoreSnapshot(
       if (copied?.sha256 !== file.sha256)
         throw new SnapshotError(`${file.path} changed in the snapshot while it was restored; nothing was restored`);
     });
-    await syncDir(staging);
+    await syncDirsOf(
+      staging,
+      manifest.files.map((f) => f.path),
+    );
   } catch (err) {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     throw err;

@@ -29,7 +29,7 @@ import {
   type Manifest,
   type ManifestFile,
 } from './manifest.js';
-import { atOnce, copyFile, makePrivateDir, syncDir, syncFile } from './file-copy.js';
+import { atOnce, copyFile, makePrivateDir, syncDir, syncDirsOf, syncFile } from './file-copy.js';
 import { postgresCommands, urlWithoutPassword, type PostgresCommands } from './pg-commands.js';
 
 /** The folders of dataDir the local file store keeps (storage.driver fs). */
@@ -103,7 +103,7 @@ export async function takeSnapshot(config: Readonly<Config>, outDir: string): Pr
       files,
     };
     await writeDurably(join(partial, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-    await syncDir(partial);
+    await syncDirsOf(partial, copied.keys());
     await rename(partial, dir);
     await syncDir(dirname(dir));
     const storedFiles = files.filter((f) => isStoredFile(f.path)).length;

@@ -5,7 +5,17 @@
 // snapshot, existing data and a newer schema are refused before anything is touched.
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -281,6 +291,42 @@ describe('pagewatch backup while the service writes, then restore', () => {
       code: 1,
       stderr: expect.stringContaining('has no manifest.json: it is not a snapshot') as unknown,
     });
+
+    // A manifest is read as a stranger's: no path out of the snapshot, no format this version does not know.
+    const crafted = join(work, 'crafted');
+    cpSync(dir, crafted, { recursive: true });
+    const manifest = readFileSync(join(dir, 'manifest.json'), 'utf8');
+    const outside = JSON.parse(manifest) as Manifest;
+    outside.files.push({ path: 'results/../../outside', bytes: 0, sha256: sha256(Buffer.alloc(0)) });
+    writeFileSync(join(crafted, 'manifest.json'), JSON.stringify(outside));
+    const escaped = await runCli(join(work, 'never'), ['restore', crafted]);
+    expect(escaped.code).toBe(1);
+    expect(escaped.stderr).toContain('the manifest lists "results/../../outside", which no snapshot holds');
+    for (const [version, refused] of [
+      [1, false],
+      [2, true],
+    ] as const) {
+      writeFileSync(
+        join(crafted, 'manifest.json'),
+        manifest.replace('"formatVersion": 1', `"formatVersion": ${version}`),
+      );
+      const read = await runCli(join(work, `format-${version}`), ['restore', crafted]);
+      expect(read.code, read.stderr).toBe(refused ? 1 : 0);
+      if (refused) expect(read.stderr).toContain('the snapshot is of format 2, made by a newer Pagewatch');
+    }
+    expect(existsSync(join(work, 'never'))).toBe(false);
+  });
+
+  it('restore into an existing dataDir that holds no data (a mounted volume) moves the entries in', async () => {
+    const target = join(work, 'volume');
+    mkdirSync(target);
+    writeFileSync(join(target, 'lost+found'), 'not ours');
+    const out = await runCli(target, ['restore', snapshots[0]!.dir]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).not.toContain('moved aside');
+    expect(readFileSync(join(target, 'lost+found'), 'utf8')).toBe('not ours');
+    expect(recordsOf(target).integrity).toBe('ok');
+    expect(readdirSync(work).filter((n) => n.startsWith('volume.'))).toEqual([]); // no staging left
   });
 
   it('restore refuses a dataDir that holds data; --force moves it aside whole, deleting nothing', async () => {
