@@ -337,12 +337,29 @@ describe('pagewatch backup while the service writes, then restore', () => {
     expect(refused.stderr).toContain(`${target} already holds data (pagewatch.db, secret.key, results, captures)`);
     expect(readFileSync(join(target, 'pagewatch.db')).equals(before)).toBe(true);
 
+    // A service runs while its node heartbeat is under 15 s old. The edge is tested 5 s either side of it:
+    // the restore command starts as a child process, and that takes up to seconds on a loaded machine.
+    const nodes = new Database(join(target, 'pagewatch.db'));
+    const beat = nodes.prepare(
+      "INSERT INTO nodes (id, role, host, pid, version, started_at, heartbeat_at) VALUES ('n1', 'all', 'h', 42, 'v', ?, ?)",
+    );
+    const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
+    beat.run(ago(60), ago(10));
+    const running = await runCli(target, ['restore', snapshots[1]!.dir, '--force']);
+    expect(running.code).toBe(1);
+    expect(running.stderr).toContain('a service is running on');
+    expect(running.stderr).toContain('pid 42 on h');
+    nodes.prepare('UPDATE nodes SET heartbeat_at = ? WHERE id = ?').run(ago(20), 'n1');
+    nodes.close();
+    const stale = readFileSync(join(target, 'pagewatch.db'));
+
     const forced = await runCli(target, ['restore', snapshots[1]!.dir, '--force']);
     expect(forced.code, forced.stderr).toBe(0);
     const aside = readdirSync(work).filter((name) => name.startsWith('restored-0.before-restore-'));
     expect(aside).toHaveLength(1);
     expect(forced.stdout).toContain(join(work, aside[0]!));
-    expect(readFileSync(join(work, aside[0]!, 'pagewatch.db')).equals(before)).toBe(true);
+    expect(readFileSync(join(work, aside[0]!, 'pagewatch.db')).equals(stale)).toBe(true);
+    expect(stale.equals(before)).toBe(false); // the heartbeat rows went with it
     const manifest = JSON.parse(readFileSync(join(snapshots[1]!.dir, 'manifest.json'), 'utf8')) as Manifest;
     const db = manifest.files.find((f) => f.path === 'pagewatch.db')!;
     expect(sha256(readFileSync(join(target, 'pagewatch.db')))).toBe(db.sha256);
@@ -382,6 +399,19 @@ describe('pagewatch backup while the service writes, then restore', () => {
     const empty = await runCli(join(work, 'empty'), ['backup', '--out', join(work, 'from-empty')]);
     expect(empty).toMatchObject({ code: 1, stderr: expect.stringContaining('there is no database at') as unknown });
     expect(existsSync(join(work, 'empty'))).toBe(false); // not created by asking
+    // What a backup that did not finish left (DIR.partial) is no snapshot, and the next backup replaces it.
+    const unfinished = join(work, 'unfinished');
+    mkdirSync(`${unfinished}.partial`);
+    writeFileSync(join(`${unfinished}.partial`, 'pagewatch.db'), 'half');
+    const notYet = await runCli(join(work, 'never'), ['restore', unfinished]);
+    expect(notYet.stderr).toContain('(unfinished.partial is a backup that did not finish)');
+    const fromPartial = await runCli(join(work, 'never'), ['restore', `${unfinished}.partial`]);
+    expect(fromPartial.stderr).toContain('has no manifest.json: it is not a snapshot');
+    const again = await runCli(dataDir, ['backup', '--out', unfinished]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(existsSync(`${unfinished}.partial`)).toBe(false);
+    expect(readFileSync(join(unfinished, 'pagewatch.db')).toString('utf8', 0, 15)).toBe('SQLite format 3');
+
     expect((await runCli(dataDir, ['backup'])).code).toBe(2);
     expect((await runCli(dataDir, ['restore'])).code).toBe(2);
   });
