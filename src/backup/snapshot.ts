@@ -4,9 +4,10 @@
 // the service's writes go on meanwhile). Stored files are written before the row that names them commits
 // and deleted after the row that names them is gone, so the files are copied twice: once before the
 // database (pass 1) and once after it (pass 2, the files that appeared meanwhile). Every row of the
-// snapshot then has its file, except one deleted (expired, pruned) in the seconds between pass 1 and the
-// database copy. PostgreSQL: the database is the operator's pg_dump (pg-commands.ts); the stored files
-// (storage.driver fs) and the secrets key are snapshotted the same way.
+// snapshot then has its file, except a job result that expired in the moment between pass 1 and the
+// database copy (the sweeper removes the file, then marks the row; the result answers 410 either way).
+// PostgreSQL: the database is the operator's pg_dump (pg-commands.ts); the stored files (storage.driver
+// fs) and the secrets key are snapshotted the same way.
 //
 // The snapshot is written into DIR.partial and renamed to DIR once whole, with manifest.json listing every
 // file with its size and SHA-256. It holds the secrets key: directories 0700, files 0600.
