@@ -5,7 +5,7 @@
 // copied into a directory beside dataDir and renamed into place, so a crash midway leaves the old data as
 // it was. Data already in dataDir is never deleted: with --force it is moved aside.
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile, rename, rmdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
@@ -55,17 +55,20 @@ export async function restoreSnapshot(
   const dataDir = resolve(config.dataDir);
   const present = existsSync(dataDir) ? DATA_ENTRIES.filter((name) => existsSync(join(dataDir, name))) : [];
   const stamp = new Date().toISOString().split(':').join('-');
-  const aside = `${dataDir}.before-restore-${stamp}`;
+  // A mount point (a container's volume) cannot be renamed, and what is beside it is another filesystem:
+  // there the snapshot is staged, and the old data put aside, inside it.
+  const mounted = isMountPoint(dataDir);
+  const aside = mounted ? join(dataDir, `before-restore-${stamp}`) : `${dataDir}.before-restore-${stamp}`;
+  const staging = mounted ? join(dataDir, `.restoring-${stamp}`) : `${dataDir}.restoring-${stamp}`;
   if (present.length && !options.force)
     throw new SnapshotError(
       `${dataDir} already holds data (${present.join(', ')}); nothing was restored. Stop the service, then ` +
-        `restore --force moves it aside to ${basename(aside)} and restores the snapshot in its place`,
+        `restore --force moves it aside to ${aside} and restores the snapshot in its place`,
     );
 
   if (present.includes(SNAPSHOT_DATABASE)) refuseWhileServed(join(dataDir, SNAPSHOT_DATABASE));
   await verifyFiles(from, manifest.files);
 
-  const staging = `${dataDir}.restoring-${stamp}`;
   await makePrivateDir(staging);
   try {
     await atOnce(manifest.files, async (file) => {
@@ -82,7 +85,10 @@ export async function restoreSnapshot(
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     throw err;
   }
-  const moved = await putInPlace(staging, dataDir, present.length ? aside : undefined);
+  const moved = present.length > 0;
+  await (mounted
+    ? putInMountPoint(staging, dataDir, moved ? aside : undefined)
+    : putInPlace(staging, dataDir, moved ? aside : undefined));
   return {
     dataDir,
     ...(moved && { asideDir: aside }),
@@ -188,18 +194,38 @@ function isSnapshotPath(path: string): boolean {
 
 /**
  * The staged snapshot becomes dataDir. Old data is renamed aside whole first; a dataDir that holds none of
- * it (empty, or a mounted volume with other things) takes the staged entries one by one, as a mount point
- * cannot be renamed. True when old data was moved aside.
+ * it (an empty directory, or one with other things) takes the staged entries one by one.
  */
-async function putInPlace(staging: string, dataDir: string, aside: string | undefined): Promise<boolean> {
+async function putInPlace(staging: string, dataDir: string, aside: string | undefined): Promise<void> {
   if (aside) await rename(dataDir, aside);
-  if (!existsSync(dataDir)) {
-    await rename(staging, dataDir);
-  } else {
-    for (const entry of await readdir(staging)) await rename(join(staging, entry), join(dataDir, entry));
-    await rmdir(staging);
-    await syncDir(dataDir);
-  }
+  if (!existsSync(dataDir)) await rename(staging, dataDir);
+  else await moveEntries(staging, dataDir);
   await syncDir(dirname(dataDir));
-  return aside !== undefined;
+}
+
+/**
+ * The same inside a mount point, entry by entry: the old data's entries go into `aside` (in dataDir),
+ * then the staged ones into dataDir. A crash midway leaves each entry, old or new, in one of the three
+ * places, none lost.
+ */
+async function putInMountPoint(staging: string, dataDir: string, aside: string | undefined): Promise<void> {
+  if (aside) {
+    await makePrivateDir(aside);
+    for (const name of [...DATA_ENTRIES, `${SNAPSHOT_DATABASE}-shm`])
+      if (existsSync(join(dataDir, name))) await rename(join(dataDir, name), join(aside, name));
+    await syncDir(aside);
+  }
+  await moveEntries(staging, dataDir);
+}
+
+async function moveEntries(from: string, into: string): Promise<void> {
+  for (const entry of await readdir(from)) await rename(join(from, entry), join(into, entry));
+  await rmdir(from);
+  await syncDir(into);
+}
+
+/** True when `dir` is the root of a filesystem of its own (its parent is on another device). */
+function isMountPoint(dir: string): boolean {
+  if (!existsSync(dir)) return false;
+  return statSync(dir).dev !== statSync(dirname(dir)).dev;
 }
