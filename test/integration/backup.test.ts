@@ -37,6 +37,8 @@ import type { IssuedKey } from '../../src/stores/api-keys.js';
 import { until } from '../helpers/until.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+/** A start with its browser, on a shared 2-core machine that other suites load too. */
+const START_MS = 120_000;
 
 interface Snapshot {
   dir: string;
@@ -108,7 +110,7 @@ describe('pagewatch backup while the service writes, then restore', () => {
       res.end(`<body style="background:hsl(${(served * 47) % 360},60%,50%)"><h1>Version number ${served}</h1></body>`);
     });
     key = { ...(await createKeyWithCli(env(dataDir), 'backup')), name: 'backup' };
-    svc = await startCli(env(dataDir));
+    svc = await startCli(env(dataDir), START_MS);
     secrets = newSecrets();
     const call = callOn(svc);
     const created = await call('POST', '/api/monitors', key.key, {
@@ -119,7 +121,7 @@ describe('pagewatch backup while the service writes, then restore', () => {
     expect(created.status).toBe(201);
     secretMonitor = ((await created.json()) as { id: string }).id;
     expect((await runAndWait(call, key, secretMonitor)).status).toBe('succeeded');
-  });
+  }, 3 * START_MS);
 
   afterAll(async () => {
     if (svc && svc.child.exitCode === null) {
@@ -232,7 +234,7 @@ describe('pagewatch backup while the service writes, then restore', () => {
       expect(records.integrity).toBe('ok');
       expect(records.monitors).toContain(secretMonitor);
 
-      const service = await startCli(env(restored));
+      const service = await startCli(env(restored), START_MS);
       try {
         const call = callOn(service);
         if (i === 0) {

@@ -22,6 +22,8 @@ import { FIXTURE_TOKEN_HEADER, type UpgradeExpectations } from '../fixtures/upgr
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/upgrade');
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+/** A start with its browser, on a shared 2-core machine that other suites load too. */
+const START_MS = 120_000;
 const run = promisify(execFile);
 
 const baseEnv = (dataDir: string): Record<string, string> => ({
@@ -120,8 +122,8 @@ function describeUpgrade(name: string, open: (fixture: string) => Promise<Opened
       res.end(`<body style="margin:0;background:${sent ? '#36c' : '#000'}"><h1>v3 of the watched page</h1></body>`);
     });
     opened = await open(FIXTURE);
-    svc = await startCli(opened.env);
-  });
+    svc = await startCli(opened.env, START_MS);
+  }, 3 * START_MS);
 
   afterAll(async () => {
     svc?.child.kill('SIGTERM');
@@ -302,7 +304,7 @@ describe('a database migrated by a newer Pagewatch', () => {
 
       const refusal =
         /this database was migrated by a newer Pagewatch \(it has 9999_from_a_newer_release\.sql applied.*run that version or restore a backup/;
-      await expect(startCli(env)).rejects.toThrow(refusal);
+      await expect(startCli(env, START_MS)).rejects.toThrow(refusal);
       const migrate = await run(process.execPath, [CLI, 'migrate'], { env }).catch(
         (err: { code: number; stderr: string }) => err,
       );
