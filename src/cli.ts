@@ -1,10 +1,16 @@
 #!/usr/bin/env node
-// The `pagewatch` command: `serve` (the default), `keys`, `migrate` and `config` (USAGE below, docs/cli.md).
+// The `pagewatch` command: `serve` (the default), `keys`, `migrate`, `backup`, `restore` and `config` (USAGE
+// below, docs/cli.md).
 import { ConfigError } from './config.js';
 import { describeSettings, loadConfig } from './config-load.js';
 import { KeyPurge } from './auth/purge.js';
 import { KeyRevocation } from './auth/revocation.js';
 import { DatabaseOpenError } from './stores/sql/open-backend.js';
+import { MigrationMismatchError } from './stores/sql/migrate.js';
+import { SnapshotError, type Manifest } from './backup/manifest.js';
+import { restoreSnapshot } from './backup/restore.js';
+import { takeSnapshot } from './backup/snapshot.js';
+import type { Config } from './config.js';
 import { createLogger } from './log.js';
 import { isRole } from './app/roles.js';
 import { openStorage, type Storage } from './app/storage.js';
@@ -23,6 +29,10 @@ const USAGE = `usage: pagewatch <command>
                              new webhook signing secret, printed once; the old one also signs for H hours
                              (default webhooks.secretGraceHours)
   migrate                    apply database migrations and exit
+  backup --out DIR           snapshot the data into a new directory DIR while the service runs (on
+                             PostgreSQL: the files and the pg_dump and pg_restore commands to run)
+  restore DIR [--force]      restore a snapshot into dataDir (service stopped); --force moves the data
+                             there aside first
   config                     list every setting, its environment variable and default`;
 
 async function main(argv: string[]): Promise<number> {
@@ -38,6 +48,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const log = createLogger(config.logLevel);
+  if (command === 'backup' || command === 'restore') {
+    return command === 'backup' ? backupCommand(config, argv.slice(1)) : restoreCommand(config, argv.slice(1));
+  }
   if (command === 'migrate' || command === 'keys') {
     // Migrated either way: the stores are made for its tables.
     const storage = await openStorage(config, log);
@@ -90,6 +103,70 @@ function roleOption(args: string[]): NodeRole | undefined | Error {
       `--role must be one of ${NODE_ROLES.join(', ')} (got ${value === undefined ? 'nothing' : `"${value}"`})`,
     );
   return value;
+}
+
+async function backupCommand(config: Readonly<Config>, args: string[]): Promise<number> {
+  const outAt = args.indexOf('--out');
+  const out = outAt >= 0 ? args[outAt + 1] : undefined;
+  if (!out || args.length !== 2) {
+    console.error('usage: pagewatch backup --out DIR   (DIR: a new directory)');
+    return 2;
+  }
+  const made = await takeSnapshot(config, out);
+  const { database } = made.manifest;
+  console.log(`snapshot:     ${made.dir}`);
+  if (database.kind === 'sqlite') {
+    console.log(`database:     ${database.file}, ${migrationsLine(made.manifest)}`);
+  } else {
+    console.log('database:     PostgreSQL, not in the snapshot: dump it with pg_dump, run before this command');
+    console.log('              (files are written before the rows that name them, so files copied after the dump');
+    console.log('              include every file it refers to). pg_dump asks for the password, or reads');
+    console.log('              PGPASSWORD or ~/.pgpass:');
+    console.log(`  ${made.postgres!.dump}`);
+    console.log('              Restore it, into an empty database, with:');
+    console.log(`  ${made.postgres!.restore}`);
+  }
+  console.log(
+    made.manifest.storageDriver === 'fs'
+      ? `stored files: ${made.storedFiles} (${made.secondPassFiles} written while the database was copied)`
+      : 'stored files: in the database (storage.driver "database")',
+  );
+  console.log(`secrets key:  ${secretsKeyLine(made.manifest)}`);
+  console.log(`total:        ${made.bytes} bytes in ${made.ms} ms`);
+  return 0;
+}
+
+async function restoreCommand(config: Readonly<Config>, args: string[]): Promise<number> {
+  const dirs = args.filter((a) => a !== '--force');
+  if (dirs.length !== 1 || dirs[0]!.startsWith('--')) {
+    console.error('usage: pagewatch restore DIR [--force]   (DIR: a snapshot made by pagewatch backup)');
+    return 2;
+  }
+  const done = await restoreSnapshot(config, dirs[0]!, { force: args.includes('--force') });
+  console.log(`restored:     ${done.files} files, ${done.bytes} bytes into ${done.dataDir} in ${done.ms} ms`);
+  if (done.asideDir) console.log(`moved aside:  what was there, to ${done.asideDir} (delete it once you are sure)`);
+  if (done.manifest.database.kind === 'sqlite') {
+    console.log(`database:     ${migrationsLine(done.manifest)}; \`pagewatch serve\` applies newer ones at start`);
+  } else {
+    console.log('database:     PostgreSQL: restore it from the pg_dump taken with this snapshot, into an empty');
+    console.log('              database, before starting the service:');
+    console.log(`  ${done.postgres!.restore}`);
+  }
+  console.log(`secrets key:  ${secretsKeyLine(done.manifest)}`);
+  return 0;
+}
+
+function migrationsLine(manifest: Manifest): string {
+  if (manifest.database.kind !== 'sqlite') return '';
+  const last = manifest.database.migrations.at(-1);
+  return last ? `migrations up to ${last.name}` : 'no migrations applied';
+}
+
+function secretsKeyLine(manifest: Manifest): string {
+  if (manifest.secretsKey === 'file') return 'secret.key is in the snapshot: keep the snapshot as private as the data';
+  if (manifest.secretsKey === 'configured')
+    return 'secrets.key is set in the configuration and is not in the snapshot: keep it with the snapshot';
+  return 'none yet (no secret.key in dataDir)';
 }
 
 const PURGE_USAGE = `usage: pagewatch keys delete ID --purge
@@ -188,7 +265,12 @@ async function keysCommand(storage: Storage, args: string[], defaultGraceHours: 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    console.error(err instanceof ConfigError || err instanceof DatabaseOpenError ? err.message : err);
+    const told =
+      err instanceof ConfigError ||
+      err instanceof DatabaseOpenError ||
+      err instanceof SnapshotError ||
+      err instanceof MigrationMismatchError;
+    console.error(told ? err.message : err);
     process.exit(1);
   },
 );

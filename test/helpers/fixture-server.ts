@@ -272,7 +272,14 @@ function simpleHtml(title: string, body: string): string {
 // server
 
 /** `host`: another loopback address (127.0.0.2...) serves as a second, third-party origin. */
-export async function startFixtureServer({ host = '127.0.0.1' }: { host?: string } = {}): Promise<FixtureServer> {
+export async function startFixtureServer({
+  host = '127.0.0.1',
+  port = 0,
+}: {
+  host?: string;
+  /** 0: any free port; a fixed one where a stored URL names it (an upgrade fixture's monitors). */
+  port?: number;
+} = {}): Promise<FixtureServer> {
   const requests: RecordedRequest[] = [];
   const custom = new Map<string, RouteHandler>();
   const timers = new Set<NodeJS.Timeout>();
@@ -415,17 +422,17 @@ export async function startFixtureServer({ host = '127.0.0.1' }: { host?: string
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  const bound = (server.address() as AddressInfo).port;
 
   let closed: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
-    port,
+    url: `http://${host}:${bound}`,
+    port: bound,
     requests,
     route(path: string, handler: RouteHandler): void {
       custom.set(path, handler);

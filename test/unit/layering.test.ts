@@ -106,6 +106,12 @@ describe('layering', () => {
     expect(violations(below, 'src/app')).toEqual([]);
   });
 
+  it('backups (src/backup) are a command of their own: only src/cli.ts imports them', () => {
+    const other = (file: string) => !within(file, 'src/backup') && file !== 'src/cli.ts';
+    expect(violations(other, 'src/backup')).toEqual([]);
+    expect(files.some(({ file }) => within(file, 'src/backup'))).toBe(true);
+  });
+
   it('no service or engine imports a store implementation (only the store interfaces in src/stores)', () => {
     const user = (file: string) => [...SERVICES, ...ENGINES].some((dir) => within(file, dir));
     // The orphan sweep is the one piece of files/ a service runs: it reads stores through their interfaces.

@@ -136,6 +136,17 @@ describe('migrations', () => {
     expect(run).toThrow(/0002_b\.sql/);
   });
 
+  it('a database a newer version migrated → refused, saying so and what to do (forward-only)', () => {
+    write('0001_a.sql', 'CREATE TABLE a (id INTEGER);');
+    write('0002_b.sql', 'CREATE TABLE b (id INTEGER);');
+    run();
+    unlinkSync(join(migrationsDir, '0002_b.sql'));
+    expect(run).toThrow(
+      'this database was migrated by a newer Pagewatch (it has 0002_b.sql applied, which this version does not ' +
+        'know); migrations are forward-only: run that version or restore a backup taken before the upgrade',
+    );
+  });
+
   it('an applied migration replaced by another name in its place → MigrationMismatchError', () => {
     write('0001_a.sql', 'CREATE TABLE a (id INTEGER);');
     write('0002_b.sql', 'CREATE TABLE b (id INTEGER);');

@@ -37,6 +37,7 @@ export interface AppliedMigration {
 }
 
 function checkApplied(applied: readonly AppliedMigration[], migrations: Migration[]): void {
+  checkNotNewer(applied, migrations);
   applied.forEach((row, i) => {
     const file = migrations[i];
     if (!file || file.name !== row.name) {
@@ -49,6 +50,22 @@ function checkApplied(applied: readonly AppliedMigration[], migrations: Migratio
       throw new MigrationMismatchError(`migration ${row.name} was changed after it was applied; refusing to start`);
     }
   });
+}
+
+/**
+ * Migrations are forward-only: no file undoes one. A database a newer Pagewatch migrated (every file of
+ * this version applied, and more) is refused with what to do, rather than run on a schema this code does
+ * not know.
+ */
+function checkNotNewer(applied: readonly AppliedMigration[], migrations: Migration[]): void {
+  if (applied.length <= migrations.length) return;
+  const known = migrations.every((m, i) => applied[i]!.name === m.name && applied[i]!.checksum === m.checksum);
+  if (!known) return; // a mismatch before the end: said as such below
+  const newer = applied.slice(migrations.length).map((m) => m.name);
+  throw new MigrationMismatchError(
+    `this database was migrated by a newer Pagewatch (it has ${newer.join(', ')} applied, which this version ` +
+      `does not know); migrations are forward-only: run that version or restore a backup taken before the upgrade`,
+  );
 }
 
 export function migrate(db: Db, migrations: Migration[]): string[] {

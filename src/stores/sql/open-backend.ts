@@ -45,7 +45,7 @@ export function sqliteFile(dataDir: string): string {
   return resolve(dataDir, 'pagewatch.db');
 }
 
-const migrationsDir = (dialect: DatabaseKind) => resolve(projectRoot(), 'migrations', dialect);
+export const migrationsDir = (dialect: DatabaseKind) => resolve(projectRoot(), 'migrations', dialect);
 
 export async function openBackend(config: Readonly<Config>, log: Logger): Promise<OpenedBackend> {
   if (!config.database.url) return openSqlite(sqliteFile(config.dataDir));
