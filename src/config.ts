@@ -354,6 +354,32 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    tracing: z
+      .object({
+        endpoint: z
+          .union([z.literal(''), z.url({ protocol: /^https?$/ })])
+          .default('')
+          .describe(
+            'OpenTelemetry collector to send traces to over OTLP/HTTP (JSON), e.g. http://collector:4318: spans ' +
+              'go to <endpoint>/v1/traces; empty = no tracing (the default)',
+          ),
+        serviceName: z.string().min(1).max(200).default('pagewatch').describe('service.name of the traces'),
+        sampleRatio: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(1)
+          .describe("Share of new traces recorded, 0 to 1; a request's sampled (or unsampled) traceparent is followed"),
+        headers: z
+          .record(z.string().regex(/^[!#$%&'*+.^`|~\w-]+$/, 'an HTTP header name'), z.string())
+          .default({})
+          .describe('HTTP headers sent with each export, e.g. an API key of a hosted collector (secret: never shown)'),
+        exportDelayMs: int(10, 60_000)
+          .default(5000)
+          .describe('Longest a finished span waits before it is sent (spans go in batches)'),
+      })
+      .strict()
+      .prefault({}),
     secrets: z
       .object({
         key: z
