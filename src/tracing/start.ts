@@ -15,6 +15,13 @@ export interface TracedNode {
   version: string;
 }
 
+let sdkLoaded = false;
+
+/** Whether this process has loaded the SDK: only a started Tracing does (tests check tracing off never does). */
+export function sdkLoadedInProcess(): boolean {
+  return sdkLoaded;
+}
+
 /** The OTLP/HTTP path of traces under the collector's base URL. */
 export function tracesUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, '')}/v1/traces`;
@@ -47,6 +54,7 @@ export class Tracing implements Lifecycle {
       import('@opentelemetry/api'),
       import('@opentelemetry/semantic-conventions'),
     ]);
+    sdkLoaded = true;
     const { settings, node, log } = this;
     // An export that fails (the collector down) is said once per batch; the service goes on.
     core.setGlobalErrorHandler((err) =>
