@@ -27,12 +27,22 @@ describe('tracing off (the default)', () => {
   it('sends nothing and never loads the SDK, even with OTEL_ variables set', async () => {
     const otlp = await receiver();
     // The SDK's own variables, as a container might carry them: they must not turn tracing on by themselves.
-    const saved = { ...process.env };
-    cleanups.push(() => Promise.resolve(Object.assign(process.env, saved)));
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = otlp.url;
-    process.env.OTEL_TRACES_EXPORTER = 'otlp';
-    process.env.OTEL_BSP_SCHEDULE_DELAY = '50';
-    const svc: TestService = await startTestService();
+    // Set only while this service starts (the next test's child process must not inherit them).
+    const OTEL = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    };
+    const before = Object.fromEntries(Object.keys(OTEL).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, OTEL);
+    let svc: TestService;
+    try {
+      svc = await startTestService();
+    } finally {
+      for (const [name, value] of Object.entries(before))
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+    }
     cleanups.push(() => svc.close());
     const res = await svc.post(
       '/api/pdf',
