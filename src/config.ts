@@ -4,6 +4,7 @@
 // is in config-load.ts.
 import { z } from 'zod';
 import { NODE_ROLES } from './domain/node-role.js';
+import { parseExportHeaders } from './tracing/export-headers.js';
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
@@ -371,9 +372,13 @@ export const configSchema = z
           .default(1)
           .describe("Share of new traces recorded, 0 to 1; a request's sampled (or unsampled) traceparent is followed"),
         headers: z
-          .record(z.string().regex(/^[!#$%&'*+.^`|~\w-]+$/, 'an HTTP header name'), z.string())
-          .default({})
-          .describe('HTTP headers sent with each export, e.g. an API key of a hosted collector (secret: never shown)'),
+          .string()
+          .default('')
+          .refine((text) => parseExportHeaders(text) !== undefined, 'name=value pairs separated by commas')
+          .describe(
+            'HTTP headers sent with each export, as name=value pairs separated by commas (e.g. an API key of a ' +
+              'hosted collector: x-api-key=...); secret: never logged or shown',
+          ),
         exportDelayMs: int(10, 60_000)
           .default(5000)
           .describe('Longest a finished span waits before it is sent (spans go in batches)'),

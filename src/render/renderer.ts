@@ -137,6 +137,15 @@ export interface PlaywrightRendererOptions {
   failures?: EgressFailures;
 }
 
+/** What a render is given: the request, the caller's signal, its options, the media and its capture. */
+type RenderArgs = [
+  req: RenderSpec,
+  clientSignal: AbortSignal,
+  options: RenderOptions,
+  media: MediaType,
+  capture: (lease: Lease) => Promise<Omit<RenderOutput, 'renderMs' | 'finalUrl' | 'blockedRequests'>>,
+];
+
 export class PlaywrightRenderer implements Renderer {
   constructor(private readonly options: PlaywrightRendererOptions) {}
 
@@ -162,28 +171,17 @@ export class PlaywrightRenderer implements Renderer {
   }
 
   /** A render as one span, its stages (queue wait, load, steps, waits, capture...) its children. */
-  private render(
-    req: RenderSpec,
-    clientSignal: AbortSignal,
-    options: RenderOptions,
-    media: MediaType,
-    capture: (lease: Lease) => Promise<Omit<RenderOutput, 'renderMs' | 'finalUrl' | 'blockedRequests'>>,
-  ): Promise<RenderOutput> {
+  private render(...args: RenderArgs): Promise<RenderOutput> {
+    const [req, , , media] = args;
     const attributes = {
       'pagewatch.render.media': media,
       'pagewatch.render.source': req.url === undefined ? 'html' : 'url',
       ...(req.url !== undefined && { 'url.full': spanUrl(req.url) }),
     };
-    return inSpan('render', attributes, () => this.renderUntraced(req, clientSignal, options, media, capture));
+    return inSpan('render', attributes, () => this.renderUntraced(...args));
   }
 
-  private async renderUntraced(
-    req: RenderSpec,
-    clientSignal: AbortSignal,
-    options: RenderOptions,
-    media: MediaType,
-    capture: (lease: Lease) => Promise<Omit<RenderOutput, 'renderMs' | 'finalUrl' | 'blockedRequests'>>,
-  ): Promise<RenderOutput> {
+  private async renderUntraced(...[req, clientSignal, options, media, capture]: RenderArgs): Promise<RenderOutput> {
     const started = performance.now();
     const budget = new Budget(req.timeout);
     const timeoutSignal = AbortSignal.timeout(req.timeout);

@@ -6,6 +6,8 @@ import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import type { Config } from '../config.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Logger } from '../log.js';
+import { trimTrailingSlashes } from '../domain/trim.js';
+import { parseExportHeaders } from './export-headers.js';
 import { useTracing } from './spans.js';
 
 /** Who the spans come from: the resource attributes every span of this process carries. */
@@ -24,7 +26,7 @@ export function sdkLoadedInProcess(): boolean {
 
 /** The OTLP/HTTP path of traces under the collector's base URL. */
 export function tracesUrl(endpoint: string): string {
-  return `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+  return `${trimTrailingSlashes(endpoint)}/v1/traces`;
 }
 
 /**
@@ -60,7 +62,10 @@ export class Tracing implements Lifecycle {
     core.setGlobalErrorHandler((err) =>
       log.warn({ err: err instanceof Error ? err.message : JSON.stringify(err) }, 'could not send traces'),
     );
-    const exporter = new OTLPTraceExporter({ url: tracesUrl(settings.endpoint), headers: { ...settings.headers } });
+    const exporter = new OTLPTraceExporter({
+      url: tracesUrl(settings.endpoint),
+      headers: parseExportHeaders(settings.headers),
+    });
     this.provider = new sdk.BasicTracerProvider({
       resource: resourceFromAttributes({
         [semconv.ATTR_SERVICE_NAME]: settings.serviceName,

@@ -33,7 +33,7 @@ beforeAll(async () => {
   });
   svc = await startTestService({
     // A short batch delay: spans arrive within a tenth of a second of their end.
-    tracing: { endpoint: otlp.url, exportDelayMs: 50, headers: { 'x-collector-key': COLLECTOR_KEY } },
+    tracing: { endpoint: otlp.url, exportDelayMs: 50, headers: `x-collector-key=${COLLECTOR_KEY}` },
     jobs: { pollIntervalMs: 100 },
   });
   key = svc.createKey('traced');

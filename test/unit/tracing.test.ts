@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config-load.js';
 import { projectRoot } from '../../src/project-root.js';
 import { inSpan, linkFrom, recordSpan, spanUrl, startSpan, traceHeaders, tracingOn } from '../../src/tracing/spans.js';
+import { parseExportHeaders } from '../../src/tracing/export-headers.js';
 import { tracesUrl } from '../../src/tracing/start.js';
 
 const tracing = (settings: Record<string, unknown>) =>
@@ -17,7 +18,7 @@ describe('tracing settings', () => {
       endpoint: '',
       serviceName: 'pagewatch',
       sampleRatio: 1,
-      headers: {},
+      headers: '',
       exportDelayMs: 5000,
     });
   });
@@ -40,10 +41,15 @@ describe('tracing settings', () => {
     expect(() => tracing({ exportDelayMs: 60_001 })).toThrow(/tracing\.exportDelayMs/);
   });
 
-  it('take headers as names and values, from the environment as JSON', () => {
-    const env = { PAGEWATCH_TRACING_HEADERS: '{"x-api-key":"k1","authorization":"Bearer t"}' };
-    expect(loadConfig({ env }).tracing.headers).toEqual({ 'x-api-key': 'k1', authorization: 'Bearer t' });
-    expect(() => tracing({ headers: { 'bad header': 'x' } })).toThrow(/tracing\.headers/);
+  it('take headers as name=value pairs separated by commas, and refuse anything else', () => {
+    const env = { PAGEWATCH_TRACING_HEADERS: 'x-api-key=k1, Authorization=Bearer a=b' };
+    expect(parseExportHeaders(loadConfig({ env }).tracing.headers)).toEqual({
+      'x-api-key': 'k1',
+      authorization: 'Bearer a=b',
+    });
+    expect(parseExportHeaders('')).toEqual({});
+    for (const bad of ['x-api-key', 'bad header=x', '=x', 'a=1,,b=2'])
+      expect(() => tracing({ headers: bad }), bad).toThrow(/tracing\.headers/);
   });
 
   it('send traces to <endpoint>/v1/traces', () => {
