@@ -17,6 +17,7 @@
  *   npm run bench -- --diff            # only the detection corpus (bench/diff-corpus.ts)
  *   npm run bench -- --upload          # only an upload of 20 assets beside the same page from a URL (bench/upload.ts)
  *   npm run bench -- --pdf             # only the PDF engine: each finishing option's added p50, peak memory
+ *   npm run bench -- --tracing         # only what tracing costs a render, off and on (bench/tracing.ts)
  *   npm run bench -- --queue           # only the queue's claims/s (bench/queue.ts) and a keyed request's
  *                                      # database work (bench/keyed-request-db.ts), PostgreSQL beside SQLite
  *
@@ -38,6 +39,7 @@ import { measureKeyedRequestDb } from './keyed-request-db.js';
 import { measureQueue } from './queue.js';
 import { measurePdfFinishing } from './pdf-finishing.js';
 import { measureUpload } from './upload.js';
+import { measureTracing } from './tracing.js';
 import { MONITOR_BENCH_ENV, measureMonitors, type MonitorFigures } from './monitors.js';
 import { serviceRenderer, startService, type ServiceHandle } from './service.js';
 import { round1, round1OrNull } from './stats.js';
@@ -355,6 +357,7 @@ try {
     process.stdout.write(`${JSON.stringify({ upload: await measureUpload(cfg.seq, cfg.seqWarmup) })}\n`);
   else if (process.argv.includes('--pdf'))
     process.stdout.write(`${JSON.stringify({ pdfFinishing: await measurePdfFinishing() })}\n`);
+  else if (process.argv.includes('--tracing')) process.stdout.write(`${JSON.stringify(await measureTracing())}\n`);
   else if (process.argv.includes('--queue'))
     process.stdout.write(`${JSON.stringify({ ...(await measureQueue()), ...(await measureKeyedRequestDb()) })}\n`);
   else await main();

@@ -54,17 +54,19 @@ function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
+/** `cliPath`: another build of the service (the tracing bench's baseline); this one's by default. */
 export async function startService(
   extraEnv: Record<string, string> = {},
   readyTimeoutMs = 60_000,
+  cliPath = CLI_PATH,
 ): Promise<ServiceHandle> {
-  if (!existsSync(CLI_PATH)) {
-    throw new Error(`${CLI_PATH} not found: build the service first, or set BENCH_SKIP_SERVICE=1`);
+  if (!existsSync(cliPath)) {
+    throw new Error(`${cliPath} not found: build the service first, or set BENCH_SKIP_SERVICE=1`);
   }
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'pagewatch-bench-'));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [CLI_PATH, 'serve'], {
+  const child = spawn(process.execPath, [cliPath, 'serve'], {
     cwd: PROJECT_ROOT,
     env: {
       // The anonymous tier allows 20 requests/min and 1 render at a time per IP by default; the bench

@@ -4,6 +4,7 @@
 // is in config-load.ts.
 import { z } from 'zod';
 import { NODE_ROLES } from './domain/node-role.js';
+import { parseExportHeaders } from './tracing/export-headers.js';
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
@@ -351,6 +352,36 @@ export const configSchema = z
           .array(z.string().min(1))
           .default([])
           .describe('Hosts always refused: names, *.suffix, IPs or CIDRs'),
+      })
+      .strict()
+      .prefault({}),
+    tracing: z
+      .object({
+        endpoint: z
+          .union([z.literal(''), z.url({ protocol: /^https?$/ })])
+          .default('')
+          .describe(
+            'OpenTelemetry collector to send traces to over OTLP/HTTP (JSON), e.g. http://collector:4318: spans ' +
+              'go to <endpoint>/v1/traces; empty = no tracing (the default)',
+          ),
+        serviceName: z.string().min(1).max(200).default('pagewatch').describe('service.name of the traces'),
+        sampleRatio: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(1)
+          .describe("Share of new traces recorded, 0 to 1; a request's sampled (or unsampled) traceparent is followed"),
+        headers: z
+          .string()
+          .default('')
+          .refine((text) => parseExportHeaders(text) !== undefined, 'name=value pairs separated by commas')
+          .describe(
+            'HTTP headers sent with each export, as name=value pairs separated by commas (e.g. an API key of a ' +
+              'hosted collector: x-api-key=...); secret: never logged or shown',
+          ),
+        exportDelayMs: int(10, 60_000)
+          .default(5000)
+          .describe('Longest a finished span waits before it is sent (spans go in batches)'),
       })
       .strict()
       .prefault({}),

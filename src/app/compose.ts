@@ -39,6 +39,7 @@ import { RenderLimiter } from '../render/limiter.js';
 import { PlaywrightRenderer } from '../render/renderer.js';
 import { loadSecretsKey } from '../secrets/key-file.js';
 import { SecretBox } from '../secrets/secret-box.js';
+import { Tracing } from '../tracing/start.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
@@ -297,10 +298,13 @@ async function composeOn(
   // The fonts before the browser: it launches with their fontconfig file; both stop together.
   const browserParts = together('fonts and browser', [fonts, browsers]);
   const all = { heartbeat, proxy, browsers: browserParts, diffPool, dispatcher, sweeper, worker, scheduler, http };
+  // Tracing starts first and stops last (its last batch sent); the database's clock before everything else.
+  const tracing = config.tracing.endpoint ? [new Tracing(config.tracing, node, log)] : [];
+  const first = databaseClock ? [...tracing, databaseClock] : tracing;
   return {
     storage,
     node,
-    parts: databaseClock ? [databaseClock, ...lifecyclesOf(config.role, all)] : lifecyclesOf(config.role, all),
+    parts: [...first, ...lifecyclesOf(config.role, all)],
     http,
     proxy,
     browsers,

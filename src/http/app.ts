@@ -17,6 +17,7 @@ import { errorResponses } from './middleware/errors.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { countRenderRefusals } from './middleware/render-refusals.js';
 import { requestLog } from './middleware/request-log.js';
+import { traceRequests } from './middleware/trace-requests.js';
 import { healthRoutes, type Readiness } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { monitorRoutes } from './routes/monitors.js';
@@ -97,6 +98,7 @@ export function createApp(deps: AppDeps): Koa {
   ];
 
   app.use(requestLog(deps.log));
+  app.use(traceRequests()); // outside errorResponses: the span sees the status and code of an error's answer
   app.use(errorResponses(deps.log));
   app.use(refuseWhileDraining(deps.isShuttingDown));
   app.use(authenticate(deps.keys, deps.auth));

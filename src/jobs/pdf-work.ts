@@ -8,6 +8,7 @@ import type { UploadedFile } from '../domain/render-spec.js';
 import type { PdfEngine, PdfInput, PdfProduct } from '../pdf/engine.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { JobRequest } from '../stores/jobs.js';
+import { inSpan } from '../tracing/spans.js';
 
 /** The PDF tools, each a route /api/pdf/<tool>. */
 export const PDF_TOOLS = ['merge', 'split', 'convert', 'metadata', 'encrypt', 'stamp', 'flatten'] as const;
@@ -99,7 +100,19 @@ export function pdfWorkFormat(work: Pick<PdfWork, 'finishing' | 'tool'>): 'pdf' 
 }
 
 /** Carries out the work: the render's PDF finished (`rendered`), or the tool run on its inputs. */
-export async function runPdfWork(
+export function runPdfWork(
+  engine: PdfEngine,
+  work: PdfWork,
+  rendered: Buffer | undefined,
+  signal?: AbortSignal,
+): Promise<PdfWorkResult> {
+  const attributes = {
+    'pagewatch.pdf.work': rendered ? 'finishing' : (work.inputs?.length ?? 0) > 0 ? 'tool' : 'none',
+  };
+  return inSpan('post-processing', attributes, () => pdfWorkResult(engine, work, rendered, signal));
+}
+
+async function pdfWorkResult(
   engine: PdfEngine,
   work: PdfWork,
   rendered: Buffer | undefined,

@@ -15,6 +15,7 @@ import type { PdfEngine } from '../pdf/engine.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { UploadedFile } from '../domain/render-spec.js';
 import { isPdfWorkFile, pdfWorkFormat, runPdfWork, unpackPdfWork, type PdfWork } from './pdf-work.js';
+import { inSpan } from '../tracing/spans.js';
 
 /** The kinds the jobs API submits and shows. A PDF tool's job (/api/pdf/merge, ...) is a `pdf` job too. */
 export type RenderJobKind = 'pdf' | 'image';
@@ -50,7 +51,7 @@ export class RenderJobRunner implements JobRunner<RenderJobRequest> {
     const key = resultKey(job.id, job.attempts);
     const out = await this.render(job, signal);
     if (signal.aborted) return {}; // nothing stored: nothing to record or discard
-    await this.results.put(key, out.bytes);
+    await inSpan('storage', { 'pagewatch.stored': 'result file' }, () => this.results.put(key, out.bytes));
     const now = this.clock.now();
     return {
       result: {

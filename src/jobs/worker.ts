@@ -10,6 +10,7 @@ import type { Backend } from '../stores/backend.js';
 import type { JobRecord } from '../stores/jobs.js';
 import { storeFaultOf } from '../stores/store-fault.js';
 import { retryWhileUnavailable } from '../stores/unavailable.js';
+import { inRootSpan, inSpan, recordSpan, SpanKind } from '../tracing/spans.js';
 import type { JobQueue } from './queue.js';
 import type { JobOutcome, JobRunner } from './runner.js';
 
@@ -183,7 +184,23 @@ export class JobWorker implements Lifecycle {
     this.tasks.add(task);
   }
 
-  private async process(job: JobRecord, signal: AbortSignal): Promise<void> {
+  /**
+   * Each try of a job is a trace of its own: its time in the queue (from submission, or its retry, to
+   * this claim) is its first span; the runner's render, post-processing and storage hang under it.
+   */
+  private process(job: JobRecord, signal: AbortSignal): Promise<void> {
+    const attributes = {
+      'pagewatch.job.id': job.id,
+      'pagewatch.job.kind': job.kind,
+      'pagewatch.job.attempt': job.attempts,
+    };
+    return inRootSpan(`job ${job.kind}`, { kind: SpanKind.CONSUMER, attributes }, () => {
+      if (job.startedAt) recordSpan('queue wait', new Date(job.createdAt), new Date(job.startedAt));
+      return this.processTraced(job, signal);
+    });
+  }
+
+  private async processTraced(job: JobRecord, signal: AbortSignal): Promise<void> {
     let runner: JobRunner | undefined;
     let outcome: JobOutcome | undefined;
     let recorded = false;
@@ -192,7 +209,11 @@ export class JobWorker implements Lifecycle {
       const done = await runner.run(job, { owner: this.owner, signal });
       outcome = done;
       // Canceled, taken over or stopping while it ran: its outcome is not this try's to record.
-      recorded = !signal.aborted && (await this.recording(job, () => this.queue.succeed(job, this.owner, done)));
+      recorded =
+        !signal.aborted &&
+        (await inSpan('storage', { 'pagewatch.stored': 'job outcome' }, () =>
+          this.recording(job, () => this.queue.succeed(job, this.owner, done)),
+        ));
     } catch (err) {
       if (signal.aborted) return; // canceled (recorded by the canceller), or stopping (handed back at stop)
       await this.recordFailure(job, err);
@@ -215,7 +236,9 @@ export class JobWorker implements Lifecycle {
         ? { code: err.code, message: storedMessage(err) }
         : { code: 'internal', message: 'an internal error; the service log has the cause' };
     if (!(err instanceof AppError)) this.log.error({ err, job: job.id }, 'job failed with an internal error');
-    const outcome = await this.recording(job, () => this.queue.failOrRetry(job, this.owner, error, !final));
+    const outcome = await inSpan('storage', { 'pagewatch.stored': 'job outcome' }, () =>
+      this.recording(job, () => this.queue.failOrRetry(job, this.owner, error, !final)),
+    );
     // The caller's record says only what it may know (a url_blocked job: "not allowed"); the log keeps why.
     const reason = err instanceof AppError ? err.extra.logDetail : undefined;
     this.log.info(

@@ -49,6 +49,7 @@ import { readContent, type ContentSettings } from '../content/read-content.js';
 import { notHtmlProbes } from '../content/not-html-probes.js';
 import { filterTextInThread } from '../filters/filter-in-thread.js';
 import { missingMessage } from '../filters/filter-names.js';
+import { describeActiveSpan, inSpan } from '../tracing/spans.js';
 
 interface Shot extends CaptureImage {
   boxes: Box[];
@@ -87,6 +88,10 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
   /** The capture, its files stored, as the outcome's detail; none when the monitor is gone or the job aborted. */
   async run(job: JobOf<CaptureJobRequest>, { signal }: RunContext): Promise<JobOutcome<NewCapture>> {
     const { reason, monitorId } = job.request;
+    describeActiveSpan(
+      { 'pagewatch.monitor.id': monitorId, 'pagewatch.capture.reason': reason ?? 'schedule' },
+      'monitor capture',
+    );
     const monitor = await this.options.stores.monitors.get(monitorId);
     if (!monitor) return {}; // deleted after the job was queued: the job ends with nothing recorded
     const started = performance.now();
@@ -103,7 +108,7 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     let confirmed = false;
     // A capture whose filter matched nothing is not compared (it would be all "removed"): filter_missing.
     if (!suspect && baseline && baselineImage && !filterMissing(shot)) {
-      outcome = await this.compare(monitor, baseline, baselineImage, baselineBlocks, shot);
+      outcome = await inSpan('diff', {}, () => this.compare(monitor, baseline, baselineImage, baselineBlocks, shot));
       // A change seen once may be a transient (a slide mid-way, a late banner): look again first.
       if (outcome.changed && monitor.settings.diff.confirm) {
         confirmed = true;
@@ -130,11 +135,13 @@ export class CaptureJobRunner implements JobRunner<CaptureJobRequest, NewCapture
     const diffPng = outcome?.diff.diffPng ?? null;
     const diffKey = diffPng ? keys.diff : null;
     const textBytes = Buffer.from(JSON.stringify(shot.facts.blocks));
-    await this.storeAll([
-      [keys.image, shot.bytes],
-      ...(diffKey ? [[diffKey, diffPng!] as const] : []),
-      [keys.text, textBytes],
-    ]);
+    await inSpan('storage', { 'pagewatch.stored': 'capture files' }, () =>
+      this.storeAll([
+        [keys.image, shot.bytes],
+        ...(diffKey ? [[diffKey, diffPng!] as const] : []),
+        [keys.text, textBytes],
+      ]),
+    );
     const { width, height } = pngSize(shot.bytes);
     const capture: NewCapture = {
       id,

@@ -33,6 +33,7 @@ import { LoadClock } from './load-clock.js';
 import { deviceScaleFor, viewportFor } from './browser/viewport.js';
 import type { LoginState } from '../domain/saved-login.js';
 import { loginContextOptions, loginHolds, LoginNotHeld, takeState, type LoginRequest } from './load/saved-login.js';
+import { inSpan, markFailed, spanUrl, startSpan, type Span } from '../tracing/spans.js';
 
 export interface RenderOutput {
   bytes: Buffer;
@@ -136,12 +137,21 @@ export interface PlaywrightRendererOptions {
   failures?: EgressFailures;
 }
 
+/** What a render is given: the request, the caller's signal, its options, the media and its capture. */
+type RenderArgs = [
+  req: RenderSpec,
+  clientSignal: AbortSignal,
+  options: RenderOptions,
+  media: MediaType,
+  capture: (lease: Lease) => Promise<Omit<RenderOutput, 'renderMs' | 'finalUrl' | 'blockedRequests'>>,
+];
+
 export class PlaywrightRenderer implements Renderer {
   constructor(private readonly options: PlaywrightRendererOptions) {}
 
   renderPdf(req: PdfSpec, signal: AbortSignal, options: RenderOptions = {}): Promise<RenderOutput> {
     return this.render(req, signal, options, 'print', async (lease) => {
-      const pdf = await capturePdf(lease.page, req);
+      const pdf = await capturePdf(lease.page, req); // its capture and post-processing spans are its own
       return { bytes: pdf.bytes, contentType: 'application/pdf', pageCount: pdf.pageCount, truncated: false };
     });
   }
@@ -154,17 +164,24 @@ export class PlaywrightRenderer implements Renderer {
     const over = viewportOverCaps(viewport.width, viewport.height, deviceScaleFor(req), caps);
     if (over) return Promise.reject(renderFailed(over));
     return this.render(req, signal, options, 'screen', (lease) =>
-      captureImage(lease.page, lease.context, req, caps, options.measureSelectors, options.facts),
+      inSpan('capture', {}, () =>
+        captureImage(lease.page, lease.context, req, caps, options.measureSelectors, options.facts),
+      ),
     );
   }
 
-  private async render(
-    req: RenderSpec,
-    clientSignal: AbortSignal,
-    options: RenderOptions,
-    media: MediaType,
-    capture: (lease: Lease) => Promise<Omit<RenderOutput, 'renderMs' | 'finalUrl' | 'blockedRequests'>>,
-  ): Promise<RenderOutput> {
+  /** A render as one span, its stages (queue wait, load, steps, waits, capture...) its children. */
+  private render(...args: RenderArgs): Promise<RenderOutput> {
+    const [req, , , media] = args;
+    const attributes = {
+      'pagewatch.render.media': media,
+      'pagewatch.render.source': req.url === undefined ? 'html' : 'url',
+      ...(req.url !== undefined && { 'url.full': spanUrl(req.url) }),
+    };
+    return inSpan('render', attributes, () => this.renderUntraced(...args));
+  }
+
+  private async renderUntraced(...[req, clientSignal, options, media, capture]: RenderArgs): Promise<RenderOutput> {
     const started = performance.now();
     const budget = new Budget(req.timeout);
     const timeoutSignal = AbortSignal.timeout(req.timeout);
@@ -193,9 +210,12 @@ export class PlaywrightRenderer implements Renderer {
       throw renderFailed(`the page could not be rendered: ${firstLine(err)}`, err);
     };
 
+    // From asking for a slot to holding a page; not the active span, so the render's stages are not its children.
+    let queueWait: Span | undefined;
     try {
       // Refuse a blocked address before queueing, so not even one request is made to it.
       if (req.url) await this.checkTopLevel(req.url);
+      queueWait = startSpan('queue wait', { 'pagewatch.render.background': options.background === true });
       return await this.options.limiter.run(
         signal,
         async () => {
@@ -203,6 +223,7 @@ export class PlaywrightRenderer implements Renderer {
           const contextOptions = options.login ? loginContextOptions(req, options.login) : ownContextOptions(req);
           const lease = await abortable(this.options.browsers.lease(contextOptions), signal, (l) => l.release(false));
           clock.lap('queue');
+          queueWait?.end();
           const events = eventsOf(lease.page, lease.context);
           events.begin(failureRules(req), this.options.failures);
           const watch = new EgressWatch(lease.page);
@@ -212,14 +233,8 @@ export class PlaywrightRenderer implements Renderer {
           try {
             const work = (async () => {
               stage = 'loading the page';
-              const { spared } = await preparePage(
-                lease.page,
-                lease.context,
-                req,
-                media,
-                viewportFor(req),
-                budget,
-                options.captureStatuses,
+              const { spared } = await inSpan('load', {}, () =>
+                preparePage(lease.page, lease.context, req, media, viewportFor(req), budget, options.captureStatuses),
               );
               clock.lap('navigation');
               // A spared error page is not the page the steps were written for.
@@ -235,8 +250,10 @@ export class PlaywrightRenderer implements Renderer {
               }
               if (steps.length) stage = 'running the steps';
               if (steps.length) {
-                await this.runSteps(lease.page, req, steps, budget, navigations, (err) =>
-                  failureInWords(err, { watch, navigations, timeoutSignal, req, failures: this.options.failures }),
+                await inSpan('steps', { 'pagewatch.steps.count': steps.length }, () =>
+                  this.runSteps(lease.page, req, steps, budget, navigations, (err) =>
+                    failureInWords(err, { watch, navigations, timeoutSignal, req, failures: this.options.failures }),
+                  ),
                 );
                 clock.lap('steps');
               }
@@ -306,6 +323,10 @@ export class PlaywrightRenderer implements Renderer {
         { background: options.background },
       );
     } catch (err) {
+      if (queueWait?.isRecording()) {
+        markFailed(queueWait, err); // refused (queue_full, a blocked address) or given up while waiting
+        queueWait.end();
+      }
       return fail(err);
     }
   }

@@ -33,7 +33,8 @@ function pageValues(config: Readonly<Config>, guides: readonly DocLink[]): Recor
   // Credentials never reach a page, even through a docs file that names them by mistake.
   const email = { ...config.email, smtp: { ...config.email.smtp, password: undefined } };
   const database = { ...config.database, url: undefined };
-  return { ...config, secrets: undefined, email, database, limits, version: PACKAGE_VERSION, guides };
+  const tracing = { ...config.tracing, endpoint: undefined, headers: undefined };
+  return { ...config, secrets: undefined, email, database, tracing, limits, version: PACKAGE_VERSION, guides };
 }
 
 /**

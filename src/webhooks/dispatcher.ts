@@ -17,6 +17,7 @@ import { sendWebhook, type SendResult } from './send.js';
 import { signedHeaders } from './sign.js';
 import type { AlertItem, SendableChannel } from '../channels/deliver.js';
 import type { EventType } from './outbox.js';
+import { describeActiveSpan, inRootSpan, inSpan, markActiveFailed, SpanKind } from '../tracing/spans.js';
 
 /** Recording stops this long before the lease ends, so it never races a dispatcher that took the delivery over. */
 const LEASE_MARGIN_MS = 2000;
@@ -141,11 +142,7 @@ export class WebhookDispatcher implements Lifecycle {
     for (const group of await this.withBatches(claimed, leaseMs, now)) {
       // The lease's end on this node's own clock: retryWhileUnavailable measures against it.
       const leaseEndsAt = Date.now() + leaseMs;
-      const attempt = (
-        group[0]!.channelId === undefined
-          ? this.attempt(group[0]!, leaseEndsAt)
-          : this.attemptChannel(group, leaseEndsAt)
-      ).finally(() => {
+      const attempt = this.tracedAttempt(group, leaseEndsAt).finally(() => {
         this.inFlight.delete(attempt);
         this.wake();
       });
@@ -175,6 +172,30 @@ export class WebhookDispatcher implements Lifecycle {
     }
     return [...groups.values()].map((group) =>
       [...group.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
+    );
+  }
+
+  /**
+   * Each attempt a trace of its own (a webhook's or a channel message's); the request it sends carries its
+   * traceparent, and recording the outcome is its `storage` span.
+   */
+  private tracedAttempt(group: DeliveryRecord[], leaseEndsAt: number): Promise<void> {
+    const first = group[0]!;
+    const webhook = first.channelId === undefined;
+    const attributes = {
+      'pagewatch.delivery.id': first.id,
+      'pagewatch.delivery.attempt': first.attempts + 1,
+      'pagewatch.event.type': first.eventType,
+      ...(webhook
+        ? { 'server.address': new URL(first.url).hostname } // not the path: a receiver's URL may hold its token
+        : {
+            'pagewatch.channel.id': first.channelId!,
+            'pagewatch.channel.type': first.channelType ?? '',
+            'pagewatch.delivery.count': group.length,
+          }),
+    };
+    return inRootSpan(webhook ? 'webhook delivery' : 'channel delivery', { kind: SpanKind.PRODUCER, attributes }, () =>
+      webhook ? this.attempt(first, leaseEndsAt) : this.attemptChannel(group, leaseEndsAt),
     );
   }
 
@@ -274,6 +295,13 @@ export class WebhookDispatcher implements Lifecycle {
    * merely because the database blinked. Past the lease another dispatcher may have sent it: give up.
    */
   private record(d: DeliveryRecord, outcome: AttemptOutcome, leaseEndsAt: number): Promise<void> {
+    describeAttempt(outcome);
+    return inSpan('storage', { 'pagewatch.stored': 'delivery attempt' }, () =>
+      this.recordUntraced(d, outcome, leaseEndsAt),
+    );
+  }
+
+  private recordUntraced(d: DeliveryRecord, outcome: AttemptOutcome, leaseEndsAt: number): Promise<void> {
     return retryWhileUnavailable(
       () => this.backend.stores.deliveries.recordAttempt(d, outcome, this.clock.now()),
       (retryAt) => !this.stopped && retryAt < leaseEndsAt - LEASE_MARGIN_MS,
@@ -303,6 +331,13 @@ export class WebhookDispatcher implements Lifecycle {
     if (delay === undefined) return { ...base, error, status: 'failed' };
     return { ...base, error, status: 'pending', nextAttemptAt: new Date(decidedAt.getTime() + delay) };
   }
+}
+
+/** The attempt's answer on its span; a failed attempt marks it failed (no error text: it may quote a receiver). */
+function describeAttempt(outcome: AttemptOutcome): void {
+  if (outcome.responseStatus !== undefined) describeActiveSpan({ 'http.response.status_code': outcome.responseStatus });
+  if (outcome.status !== 'succeeded')
+    markActiveFailed(outcome.responseStatus !== undefined ? String(outcome.responseStatus) : 'not_sent');
 }
 
 /** A delivery's recorded body as an alert: the event a webhook receiver would get. */

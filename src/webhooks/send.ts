@@ -6,6 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { EgressPolicy } from '../egress/policy.js';
 import { pinnedLookup } from '../egress/pinned-lookup.js';
+import { traceHeaders } from '../tracing/spans.js';
 
 export interface SendResult {
   ok: boolean;
@@ -71,6 +72,8 @@ export async function sendRequest(policy: EgressPolicy, url: string, request: Ou
         agent: false,
         headers: {
           ...request.headers,
+          // The delivery's trace, for a receiver that traces too; not signed (the signature covers id, time, body).
+          ...traceHeaders(),
           'content-length': String(Buffer.byteLength(body)),
           'user-agent': request.userAgent ?? 'Pagewatch/1',
         },

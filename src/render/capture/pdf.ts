@@ -2,6 +2,7 @@ import type { Page } from 'playwright';
 import { invalidRequest } from '../../errors.js';
 import type { PdfSpec } from '../../domain/render-spec.js';
 import { singlePageSize } from './single-page.js';
+import { inSpan } from '../../tracing/spans.js';
 
 export interface PdfCapture {
   bytes: Buffer;
@@ -11,7 +12,18 @@ export interface PdfCapture {
 // Chromium shows its own date/title header when only a footer is given (and the reverse): blank it.
 const EMPTY_TEMPLATE = '<span></span>';
 
+/** Chromium prints the page (span `capture`), then the service adds metadata and counts pages (`post-processing`). */
 export async function capturePdf(page: Page, req: PdfSpec): Promise<PdfCapture> {
+  const printed = await inSpan('capture', {}, () => printPdf(page, req));
+  return inSpan('post-processing', { 'pagewatch.pdf.metadata': req.metadata !== undefined }, async (span) => {
+    const bytes = req.metadata ? await withMetadata(printed, req.metadata) : printed;
+    const pageCount = countPages(bytes);
+    span.setAttribute('pagewatch.pdf.pages', pageCount);
+    return { bytes, pageCount };
+  });
+}
+
+async function printPdf(page: Page, req: PdfSpec): Promise<Buffer> {
   const headerFooter = req.headerTemplate !== undefined || req.footerTemplate !== undefined;
   const margin = { top: '10mm', right: '10mm', bottom: '10mm', left: '10mm', ...cssLengths(req.margin) };
   // singlePage: explicit paper, already turned as landscape asks.
@@ -21,10 +33,9 @@ export async function capturePdf(page: Page, req: PdfSpec): Promise<PdfCapture> 
     : req.width !== undefined
       ? { width: cssLength(req.width), height: cssLength(req.height!) }
       : { format: req.format ?? 'A4' };
-  let bytes: Buffer;
   const transparent = req.omitBackground ? await transparentBackground(page) : undefined;
   try {
-    bytes = await page.pdf({
+    return await page.pdf({
       ...paper,
       landscape: single ? false : req.landscape,
       margin,
@@ -49,8 +60,6 @@ export async function capturePdf(page: Page, req: PdfSpec): Promise<PdfCapture> 
   } finally {
     await transparent?.();
   }
-  if (req.metadata) bytes = await withMetadata(bytes, req.metadata);
-  return { bytes, pageCount: countPages(bytes) };
 }
 
 /**

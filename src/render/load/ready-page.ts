@@ -9,6 +9,11 @@ import { commitThenWait, documentReady, firstLine } from './prepare.js';
 import type { PageSpec } from '../../domain/render-spec.js';
 import { awaitsNothing } from './inert-html.js';
 import type { LoadClock } from '../load-clock.js';
+import { inSpan } from '../../tracing/spans.js';
+
+/** One span per wait, named by what it waits for ("wait waitForSelector", "wait fonts and images", "wait delay"). */
+const waitSpan = <T>(what: string, fn: () => Promise<T>): Promise<T> =>
+  inSpan(`wait ${what}`, { 'pagewatch.wait': what }, fn);
 
 /**
  * The post-load steps: the document ready as `waitUntil` says, the caller's waits, then the caller's
@@ -18,15 +23,12 @@ export async function readyPage(page: Page, req: PageSpec, budget: Budget, clock
   let endedBy: string = req.waitUntil;
   if (!req.waitForSelector && !req.waitForFunction && req.javaScriptEnabled && !awaitsNothing(req)) {
     // No wait of the caller's own between them: one round trip waits for the document, then its fonts and images.
-    const gaveUp = await fontsAndImagesReady(
-      page,
-      wholePage(req),
-      budget,
-      commitThenWait(req) ? req.waitUntil : undefined,
+    const gaveUp = await waitSpan('fonts and images', () =>
+      fontsAndImagesReady(page, wholePage(req), budget, commitThenWait(req) ? req.waitUntil : undefined),
     );
     if (gaveUp) endedBy = FONTS_AND_IMAGES_TIMEOUT;
   } else {
-    await documentReady(page, req);
+    if (commitThenWait(req)) await waitSpan(req.waitUntil, () => documentReady(page, req)); // else loaded already
     endedBy = await waitUntilReady(page, req, budget);
   }
   if (clock) {
@@ -46,11 +48,14 @@ async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promis
   let endedBy: string = req.waitUntil;
   if (req.waitForSelector) {
     endedBy = 'waitForSelector';
+    const selector = req.waitForSelector;
     try {
-      await page
-        .locator(req.waitForSelector)
-        .first()
-        .waitFor({ state: 'visible', timeout: budget.remaining(WAIT_RESERVE_MS) });
+      await waitSpan('waitForSelector', () =>
+        page
+          .locator(selector)
+          .first()
+          .waitFor({ state: 'visible', timeout: budget.remaining(WAIT_RESERVE_MS) }),
+      );
     } catch (err) {
       if (err instanceof pwErrors.TimeoutError)
         throw renderFailed(`waitForSelector "${req.waitForSelector}" never became visible`);
@@ -59,14 +64,21 @@ async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promis
   }
   if (req.waitForFunction) {
     endedBy = 'waitForFunction';
+    const expression = req.waitForFunction;
     try {
-      await page.waitForFunction(untilTruthy, req.waitForFunction, { timeout: budget.remaining(WAIT_RESERVE_MS) });
+      await waitSpan('waitForFunction', () =>
+        page.waitForFunction(untilTruthy, expression, { timeout: budget.remaining(WAIT_RESERVE_MS) }),
+      );
     } catch (err) {
       if (err instanceof pwErrors.TimeoutError) throw renderFailed('waitForFunction never became truthy');
       throw renderFailed(`waitForFunction failed: ${firstLine(err)}`, err);
     }
   }
-  if (req.javaScriptEnabled && !awaitsNothing(req) && (await fontsAndImagesReady(page, wholePage(req), budget)))
+  if (
+    req.javaScriptEnabled &&
+    !awaitsNothing(req) &&
+    (await waitSpan('fonts and images', () => fontsAndImagesReady(page, wholePage(req), budget)))
+  )
     endedBy = FONTS_AND_IMAGES_TIMEOUT;
   return endedBy;
 }
@@ -152,7 +164,7 @@ async function applyPageChanges(page: Page, req: PageSpec, budget: Budget, clock
   if (req.scrollPage) await scrollThrough(page, budget);
   clock?.lap('pageChanges');
   if (req.delay > 0) {
-    await page.waitForTimeout(Math.min(req.delay, budget.remaining()));
+    await waitSpan('delay', () => page.waitForTimeout(Math.min(req.delay, budget.remaining())));
     if (clock) {
       clock.endedBy = 'delay';
       clock.lap('delay');
