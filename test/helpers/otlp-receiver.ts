@@ -2,9 +2,7 @@
 // /v1/traces, decodes their JSON (what @opentelemetry/exporter-trace-otlp-http sends), and keeps every
 // span with its resource and the request's headers. Anything else (another path, protobuf) is refused and
 // counted, so a test sees an exporter that sent what a collector would not take.
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startChatReceiver } from './chat-receiver.js';
 
 /** One span as received: ids in hex, attributes and resource as plain values. */
 export interface ReceivedSpan {
@@ -106,44 +104,35 @@ export function decodeExport(body: string): ReceivedSpan[] {
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+  // The chat receiver records each request whole; this one decides what a collector would take.
+  const raw = await startChatReceiver();
   const receiver: OtlpReceiver = {
-    url: '',
+    url: raw.url,
     spans: [],
     bodies: [],
     exports: [],
     refused: [],
-    close: () =>
-      new Promise<void>((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
-      }),
+    close: () => raw.close(),
   };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const type = req.headers['content-type'] ?? '';
-      if (req.method !== 'POST' || req.url !== '/v1/traces' || !type.startsWith('application/json')) {
-        receiver.refused.push(`${req.method} ${req.url} ${type}`);
-        res.writeHead(415).end();
-        return;
-      }
-      try {
-        const body = Buffer.concat(chunks).toString('utf8');
-        receiver.spans.push(...decodeExport(body));
-        receiver.bodies.push(body);
-        receiver.exports.push(req.headers);
-      } catch (err) {
-        receiver.refused.push(`undecodable: ${(err as Error).message}`);
-        res.writeHead(400).end();
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  raw.answer = (res, hit) => {
+    const type = hit.headers['content-type'] ?? '';
+    if (hit.method !== 'POST' || hit.path !== '/v1/traces' || !type.startsWith('application/json')) {
+      receiver.refused.push(`${hit.method} ${hit.path} ${type}`);
+      res.writeHead(415).end();
+      return;
+    }
+    try {
+      const body = hit.body.toString('utf8');
+      receiver.spans.push(...decodeExport(body));
+      receiver.bodies.push(body);
+      receiver.exports.push(hit.headers);
+    } catch (err) {
+      receiver.refused.push(`undecodable: ${(err as Error).message}`);
+      res.writeHead(400).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  };
   return receiver;
 }
 
