@@ -1,5 +1,7 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import type { RenderFn } from './measure.js';
+import { findChromium } from '../src/render/browser/chromium-path.js';
+import { CHROMIUM_FEATURES_ARG } from '../src/render/browser/launch.js';
 
 export type Format = 'png' | 'pdf';
 
@@ -9,10 +11,16 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
+  // The service's Chromium features (RenderDocument off): the baseline's navigations (the URL rows) cost
+  // what the service's do, so the ratios measure the service's own work, not a cheaper browser setting.
+  CHROMIUM_FEATURES_ARG,
 ];
 
+/** The Chromium the service would launch with its defaults (PAGEWATCH_CHROMIUM_PATH, else the one it finds). */
 export function chromiumPath(): string {
-  return process.env.PAGEWATCH_CHROMIUM_PATH || '/usr/bin/chromium';
+  const path = findChromium(process.env.PAGEWATCH_CHROMIUM_PATH ?? '');
+  if (!path) throw new Error('no Chromium found: set PAGEWATCH_CHROMIUM_PATH or run npm install');
+  return path;
 }
 
 export function launchRaw(): Promise<Browser> {
@@ -54,6 +62,16 @@ export function rawWarmRenderer(pages: readonly Page[], html: string, format: Fo
     const page = pages[client];
     if (!page) throw new Error(`no warm page for client ${client}`);
     await page.setContent(html);
+    await capture(page, format);
+  };
+}
+
+/** (a) for a URL: the reused warm page navigates to it (one navigation, the least a URL can cost) + capture. */
+export function rawWarmUrlRenderer(pages: readonly Page[], url: string, format: Format): RenderFn {
+  return async (client) => {
+    const page = pages[client];
+    if (!page) throw new Error(`no warm page for client ${client}`);
+    await page.goto(url);
     await capture(page, format);
   };
 }

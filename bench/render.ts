@@ -1,6 +1,7 @@
 /**
  * Render benchmark: raw Playwright (warm page / new context per render) vs the
- * pagewatch service over HTTP, on the same invoice page, PNG and PDF.
+ * pagewatch service over HTTP, on the same invoice page, PNG and PDF, from three sources: the invoice as
+ * HTML, the same with a one-line script, and the invoice as a URL on a loopback fixture (`goal` in the JSON).
  *
  *   npm run bench                      # full run (builds first)
  *   BENCH_SKIP_SERVICE=1 node dist/bench/render.js        # raw Playwright only
@@ -8,9 +9,10 @@
  *
  * Env: BENCH_SECONDS (8) throughput window per concurrency level, BENCH_WARMUP_SECONDS (1),
  * BENCH_SEQ (40) sequential samples, BENCH_SEQ_WARMUP (5), BENCH_RSS_RENDERS (1000, >= 100),
+ * BENCH_RSS_MIXED_RENDERS (10000; 0 skips) more renders of every source and format before the last memory sample,
  * BENCH_SKIP_SERVICE=1, BENCH_ASYNC_JOBS (200) async jobs per round, BENCH_ASYNC_ROUNDS (2),
  * BENCH_MONITORS (200) monitors on a one-minute schedule, BENCH_MONITOR_MINUTES (3) minutes measured,
- * PAGEWATCH_CHROMIUM_PATH (/usr/bin/chromium).
+ * PAGEWATCH_CHROMIUM_PATH (default: the Chromium the service finds).
  *
  *   npm run bench -- --render          # only the renders: raw Playwright and the service, round trips, memory
  *   npm run bench -- --round-trips     # only the browser round trips per render and wipe (a minute)
@@ -24,6 +26,8 @@
  * Prints exactly one JSON line on stdout; progress goes to stderr.
  */
 import type { Browser } from 'playwright';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { invoiceHtml, scriptedInvoiceHtml } from './invoice-html.js';
@@ -31,7 +35,14 @@ import { log, measureAll, type Figures, type MeasureConfig, type RenderFn } from
 import { treeMemoryMiB } from './process-tree.js';
 import { pssByKind } from './process-kinds.js';
 import { measureRoundTrips, type RoundTrips } from './round-trips.js';
-import { launchRaw, openWarmPages, rawNewContextRenderer, rawWarmRenderer, type Format } from './raw.js';
+import {
+  launchRaw,
+  openWarmPages,
+  rawNewContextRenderer,
+  rawWarmRenderer,
+  rawWarmUrlRenderer,
+  type Format,
+} from './raw.js';
 import { ASYNC_BENCH_ENV, measureAsyncJobs, type AsyncFigures } from './async-jobs.js';
 import { measureDiff, type DiffFigures } from './diff.js';
 import { measureDiffCorpus } from './diff-corpus.js';
@@ -54,6 +65,7 @@ function envNumber(name: string, fallback: number, min: number): number {
 
 const cfg: MeasureConfig & {
   rssRenders: number;
+  mixedRenders: number;
   skipService: boolean;
   asyncJobs: number;
   asyncRounds: number;
@@ -65,6 +77,7 @@ const cfg: MeasureConfig & {
   seq: Math.floor(envNumber('BENCH_SEQ', 40, 1)),
   seqWarmup: Math.floor(envNumber('BENCH_SEQ_WARMUP', 5, 0)),
   rssRenders: Math.floor(envNumber('BENCH_RSS_RENDERS', 1000, 100)),
+  mixedRenders: Math.floor(envNumber('BENCH_RSS_MIXED_RENDERS', 10_000, 0)),
   skipService: process.env.BENCH_SKIP_SERVICE === '1',
   asyncJobs: Math.floor(envNumber('BENCH_ASYNC_JOBS', 200, 1)),
   asyncRounds: Math.floor(envNumber('BENCH_ASYNC_ROUNDS', 2, 1)),
@@ -73,6 +86,8 @@ const cfg: MeasureConfig & {
 };
 
 const FORMATS: readonly Format[] = ['png', 'pdf'];
+/** The URL rows' fixture is on 127.0.0.1, which the egress policy refuses unless allowed. */
+const LOOPBACK_ALLOWED = { PAGEWATCH_EGRESS_ALLOW_HOSTS: '["127.0.0.1"]' };
 const MAX_CLIENTS = 8;
 
 // Everything that must be torn down on any exit path, most recent first.
@@ -95,9 +110,23 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 type ModeFigures = { rawWarm: Figures; rawNewContext: Figures; service: Figures | null };
-type RawFigures = Record<Format, Omit<ModeFigures, 'service'> & { rawWarmScripted: Figures }>;
+type RawFigures = Record<Format, Omit<ModeFigures, 'service'> & { rawWarmScripted: Figures; rawWarmUrl: Figures }>;
 
-async function measureRaw(): Promise<{ version: string; figures: RawFigures }> {
+/**
+ * The invoice as a URL: served by a loopback fixture (the service reaches it through its egress proxy,
+ * with 127.0.0.1 allowed; raw Playwright directly).
+ */
+async function startInvoiceSite(): Promise<string> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(invoiceHtml);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.add(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/invoice`;
+}
+
+async function measureRaw(invoiceUrl: string): Promise<{ version: string; figures: RawFigures }> {
   log('launching raw Chromium');
   const browser: Browser = await launchRaw();
   const close = async (): Promise<void> => browser.close();
@@ -110,12 +139,13 @@ async function measureRaw(): Promise<{ version: string; figures: RawFigures }> {
       const warm = (html: string) => rawWarmRenderer(pages, html, format);
       const rawWarm = await measureAll(`${format} rawWarm`, warm(invoiceHtml), cfg, process.pid);
       const rawWarmScripted = await measureAll(`${format} rawWarm scripted`, warm(scriptedInvoiceHtml), cfg);
+      const rawWarmUrl = await measureAll(`${format} rawWarm url`, rawWarmUrlRenderer(pages, invoiceUrl, format), cfg);
       const rawNewContext = await measureAll(
         `${format} rawNewContext`,
         rawNewContextRenderer(browser, invoiceHtml, format),
         cfg,
       );
-      figures[format] = { rawWarm, rawWarmScripted, rawNewContext };
+      figures[format] = { rawWarm, rawWarmScripted, rawWarmUrl, rawNewContext };
     }
     return { version, figures };
   } finally {
@@ -164,11 +194,13 @@ interface MemorySample {
   byKind: ReturnType<typeof pssByKind>;
 }
 
-async function measureRss(): Promise<{
+async function measureRss(invoiceUrl: string): Promise<{
   idle: MemorySample;
   after100: MemorySample;
   after1000: MemorySample;
+  afterMixed: MemorySample | null;
   renders: number;
+  mixedRenders: number;
 }> {
   // Fresh service process so "after N renders" counts from startup.
   return withService(async (svc) => {
@@ -186,8 +218,20 @@ async function measureRss(): Promise<{
     const after100 = await sample('after 100 png renders');
     await renderCount(render, cfg.rssRenders - 100, 4);
     const after1000 = await sample(`after ${cfg.rssRenders} png renders`);
-    return { idle, after100, after1000, renders: cfg.rssRenders };
-  });
+    let afterMixed: MemorySample | null = null;
+    if (cfg.mixedRenders > 0) {
+      // Every source and format in turn: inert and scripted HTML and the URL, as PNG and as PDF.
+      const mixed = FORMATS.flatMap((f) =>
+        [invoiceHtml, scriptedInvoiceHtml, { url: invoiceUrl }].map((source) =>
+          serviceRenderer(svc.baseUrl, source, f),
+        ),
+      );
+      let next = 0;
+      await renderCount(() => mixed[next++ % mixed.length]!(0), cfg.mixedRenders, 4);
+      afterMixed = await sample(`after ${cfg.mixedRenders} more mixed renders`);
+    }
+    return { idle, after100, after1000, afterMixed, renders: cfg.rssRenders, mixedRenders: cfg.mixedRenders };
+  }, LOOPBACK_ALLOWED);
 }
 
 const r1 = (f: Figures): Figures => ({
@@ -212,10 +256,12 @@ async function main(): Promise<void> {
   // Other work on the machine skews every figure; the 1-minute load average before/after shows it.
   const loadBefore = loadavg()[0] ?? 0;
   log(`config ${JSON.stringify(cfg)}; invoice HTML ${invoiceHtml.length} bytes; load ${loadBefore.toFixed(2)}`);
-  const raw = await measureRaw();
+  const invoiceUrl = await startInvoiceSite();
+  const raw = await measureRaw(invoiceUrl);
 
   const service: Record<Format, Figures | null> = { png: null, pdf: null };
   const serviceScripted: Record<Format, Figures | null> = { png: null, pdf: null };
+  const serviceUrl: Record<Format, Figures | null> = { png: null, pdf: null };
   let roundTrips: Record<string, RoundTrips> | null = null;
   let rss: Awaited<ReturnType<typeof measureRss>> | null = null;
   let asyncJobs: AsyncFigures | null = null;
@@ -232,10 +278,12 @@ async function main(): Promise<void> {
         const renderer = (html: string) => serviceRenderer(svc.baseUrl, html, format);
         service[format] = await measureAll(`${format} service`, renderer(invoiceHtml), cfg, svc.pid);
         serviceScripted[format] = await measureAll(`${format} service scripted`, renderer(scriptedInvoiceHtml), cfg);
+        const byUrl = serviceRenderer(svc.baseUrl, { url: invoiceUrl }, format);
+        serviceUrl[format] = await measureAll(`${format} service url`, byUrl, cfg, svc.pid);
       }
-    });
+    }, LOOPBACK_ALLOWED);
     roundTrips = await measureRoundTrips({ inert: invoiceHtml, scripted: scriptedInvoiceHtml }, FORMATS);
-    rss = await measureRss();
+    rss = await measureRss(invoiceUrl);
     if (!rendersOnly) {
       asyncJobs = await withService(
         (svc) => measureAsyncJobs(svc, invoiceHtml, cfg.asyncJobs, cfg.asyncRounds),
@@ -265,6 +313,24 @@ async function main(): Promise<void> {
   const both = (a: number | null, b: number | null, ok: (x: number) => boolean): boolean | null =>
     a === null || b === null ? null : ok(a) && ok(b);
 
+  // The goal, row by row: each source and format beside the bare warm page given the same source.
+  const goalRow = (f: Format, source: 'inert' | 'scripted' | 'url') => {
+    const [svc, bare] =
+      source === 'inert'
+        ? [service[f], raw.figures[f].rawWarm]
+        : source === 'scripted'
+          ? [serviceScripted[f], raw.figures[f].rawWarmScripted]
+          : [serviceUrl[f], raw.figures[f].rawWarmUrl];
+    const p50 = ratio(svc?.p50, bare.p50);
+    const rps8 = ratio(svc?.rps8, bare.rps8);
+    const p50Limit = source === 'url' ? 1.3 : 1.5;
+    const met = p50 === null || rps8 === null ? null : p50 <= p50Limit && rps8 >= 0.6;
+    const r2 = (x: number | null) => (x === null ? null : Math.round(x * 100) / 100);
+    return { p50: r2(p50), rps8: r2(rps8), p50Limit, met };
+  };
+  const goalRows = Object.fromEntries(
+    FORMATS.flatMap((f) => (['inert', 'scripted', 'url'] as const).map((src) => [`${src}-${f}`, goalRow(f, src)])),
+  );
   const section = (f: Format): Record<string, Figures | null> => ({
     rawWarm: r1(raw.figures[f].rawWarm),
     rawNewContext: r1(raw.figures[f].rawNewContext),
@@ -283,6 +349,14 @@ async function main(): Promise<void> {
     png: section('png'),
     pdf: section('pdf'),
     scripted: { png: scripted('png'), pdf: scripted('pdf') },
+    // The invoice as a URL from a loopback fixture: the bare page navigates to it, as the service does.
+    url: {
+      png: { rawWarm: r1(raw.figures.png.rawWarmUrl), service: serviceUrl.png ? r1(serviceUrl.png) : null },
+      pdf: { rawWarm: r1(raw.figures.pdf.rawWarmUrl), service: serviceUrl.pdf ? r1(serviceUrl.pdf) : null },
+    },
+    // Each source and format beside the bare warm page: p50 ratio (limit 1.5 for HTML, 1.3 for a URL) and
+    // 8-client throughput ratio (at least 0.6).
+    goal: goalRows,
     ratios: {
       pngP50ServiceOverRawWarm: round1OrNull(pngP50),
       pdfP50ServiceOverRawWarm: round1OrNull(pdfP50),
@@ -308,6 +382,11 @@ async function main(): Promise<void> {
           idle: round1(rss.idle.pss),
           perWarmPage: pssPerWarmPage(rss.after1000),
           byKindAfter1000: rss.after1000.byKind,
+          // After BENCH_RSS_MIXED_RENDERS more renders of every source and format (see mixedRenders).
+          afterMixed: rss.afterMixed ? round1(rss.afterMixed.pss) : null,
+          perWarmPageAfterMixed: rss.afterMixed ? pssPerWarmPage(rss.afterMixed) : null,
+          byKindAfterMixed: rss.afterMixed?.byKind ?? null,
+          mixedRenders: rss.mixedRenders,
         }
       : null,
     // Browser round trips (CDP messages) per render and per wipe, inert and scripted invoice.
@@ -327,6 +406,7 @@ async function main(): Promise<void> {
     // N monitors on a one-minute schedule against a local site, and sync renders of the same page.
     monitors,
     targets: {
+      allSixRowsMet: Object.values(goalRows).every((row) => row.met === true),
       'p50VsBareWarm<=1.5': both(pngP50, pdfP50, (x) => x <= 1.5),
       'rps8VsBareWarm>=0.6': both(pngRps8Warm, pdfRps8Warm, (x) => x >= 0.6),
       'p50Ratio<=1.3': both(pngP50, pdfP50, (x) => x <= 1.3),

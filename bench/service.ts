@@ -153,10 +153,11 @@ export async function startService(
   return { pid: child.pid, baseUrl, dataDir, stop };
 }
 
-/** (s) POST /api/image or /api/pdf, read the whole body, require 200. */
-export function serviceRenderer(baseUrl: string, html: string, format: Format): RenderFn {
+/** (s) POST /api/image or /api/pdf of `source` (HTML, or `{ url }`), read the whole body, require 200. */
+export function serviceRenderer(baseUrl: string, source: string | { url: string }, format: Format): RenderFn {
   const url = format === 'png' ? `${baseUrl}/api/image` : `${baseUrl}/api/pdf`;
-  const body = JSON.stringify(format === 'png' ? { html, format: 'png' } : { html });
+  const page = typeof source === 'string' ? { html: source } : source;
+  const body = JSON.stringify(format === 'png' ? { ...page, format: 'png' } : page);
   return async () => {
     const res = await fetch(url, {
       method: 'POST',
