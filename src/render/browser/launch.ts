@@ -2,7 +2,7 @@ import { chromium, type Browser } from 'playwright';
 
 /**
  * Chromium reads only the last `--disable-features`, and Playwright passes its own: ours repeats Playwright's
- * list (Playwright 1.64's; test/integration/launch-features.test.ts fails when a Playwright upgrade changes it).
+ * list (Playwright 1.64's; test/integration/chromium-launch.test.ts fails when a Playwright upgrade changes it).
  */
 export const PLAYWRIGHT_DISABLED_FEATURES = [
   'AvoidUnnecessaryBeforeUnloadCheckSync',
@@ -25,9 +25,9 @@ export const PLAYWRIGHT_DISABLED_FEATURES = [
 
 /**
  * RenderDocument gives every new document a new frame in the renderer (widget, compositor, frame host).
- * Each render ends with an unload, so that costs every render: off, the unload takes 20–35 % less CPU
- * and a render's throughput rises by a quarter (docs/performance.md). Every navigation still makes a new
- * Document and global object; only the renderer-side frame that hosts them is reused.
+ * Each render ends with an unload, so that costs every render: off, a PDF's throughput in the headless
+ * shell rose by a quarter (docs/performance.md). Every navigation still makes a new Document and global
+ * object; only the renderer-side frame that hosts them is reused.
  */
 const DISABLED_FEATURES = ['RenderDocument'];
 
