@@ -53,8 +53,9 @@ const ARGS = [
   // A page's cross-site frames in processes of their own, as a desktop Chromium has them. The headless shell
   // (which the service prefers: chromium-path.ts) would otherwise keep them in the page's renderer.
   '--site-per-process',
-  // No page may open a window: window.open answers null and target=_blank opens nothing, even with a user
-  // gesture (the headless shell has no popup blocker; guardPage still closes any popup that appears).
+  // In the headless shell, which has no popup blocker, no page may open a window: window.open answers null
+  // even in a user gesture. The desktop Chromium ignores it and keeps its popup blocker; guardPage closes
+  // any popup that appears in either.
   '--block-new-web-contents',
 ];
 
