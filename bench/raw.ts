@@ -56,24 +56,24 @@ export async function openWarmPages(browser: Browser, n: number, html: string): 
   return pages;
 }
 
-/** (a) reused warm page per client: setContent + capture. */
-export function rawWarmRenderer(pages: readonly Page[], html: string, format: Format): RenderFn {
+/** (a) reused warm page per client: `load` (nothing is wiped) + capture. */
+function warmRenderer(pages: readonly Page[], load: (page: Page) => Promise<unknown>, format: Format): RenderFn {
   return async (client) => {
     const page = pages[client];
     if (!page) throw new Error(`no warm page for client ${client}`);
-    await page.setContent(html);
+    await load(page);
     await capture(page, format);
   };
 }
 
-/** (a) for a URL: the reused warm page navigates to it (one navigation, the least a URL can cost) + capture. */
+/** (a) for HTML: setContent + capture. */
+export function rawWarmRenderer(pages: readonly Page[], html: string, format: Format): RenderFn {
+  return warmRenderer(pages, (page) => page.setContent(html), format);
+}
+
+/** (a) for a URL: the page navigates to it (one navigation, the least a URL can cost) + capture. */
 export function rawWarmUrlRenderer(pages: readonly Page[], url: string, format: Format): RenderFn {
-  return async (client) => {
-    const page = pages[client];
-    if (!page) throw new Error(`no warm page for client ${client}`);
-    await page.goto(url);
-    await capture(page, format);
-  };
+  return warmRenderer(pages, (page) => page.goto(url), format);
 }
 
 /** (b) new context + page per render, closed afterwards. */
