@@ -1,7 +1,6 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import type { RenderFn } from './measure.js';
 import { findChromium } from '../src/render/browser/chromium-path.js';
-import { CHROMIUM_FEATURES_ARG } from '../src/render/browser/launch.js';
 
 export type Format = 'png' | 'pdf';
 
@@ -11,9 +10,6 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
-  // The service's Chromium features (RenderDocument off): the baseline's navigations (the URL rows) cost
-  // what the service's do, so the ratios measure the service's own work, not a cheaper browser setting.
-  CHROMIUM_FEATURES_ARG,
 ];
 
 /** The Chromium the service would launch with its defaults (PAGEWATCH_CHROMIUM_PATH, else the one it finds). */

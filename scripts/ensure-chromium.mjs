@@ -6,9 +6,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-// The headless shell first, as src/render/browser/chromium-path.ts prefers it (cheaper renders).
 const SYSTEM_PATHS = [
-  '/usr/lib/chromium/chromium-headless-shell',
   '/usr/bin/chromium',
   '/usr/bin/chromium-browser',
   '/usr/bin/google-chrome-stable',
@@ -26,9 +24,7 @@ const FONT_PACKAGES = ['fonts-liberation', 'fonts-noto-core', 'fonts-noto-cjk', 
 // poppler-utils: monitors that watch a PDF read its text (pdftotext) and picture (pdftoppm) with it; without
 // it their captures fail and /ready says so.
 const TOOL_PACKAGES = ['qpdf', 'poppler-utils'];
-// chromium-headless-shell: the Chromium the service launches when there (the same Blink as chromium, at less
-// CPU per render); chromium stays for tools and tests that drive a full browser.
-const EXTRA_PACKAGES = ['chromium-headless-shell', ...FONT_PACKAGES, ...TOOL_PACKAGES];
+const EXTRA_PACKAGES = [...FONT_PACKAGES, ...TOOL_PACKAGES];
 const APT_PACKAGES = ['chromium', ...EXTRA_PACKAGES];
 const say = (msg) => console.log(`[pagewatch] ${msg}`);
 

@@ -172,8 +172,9 @@ describe('hostile pages', () => {
     // What is observable from outside: (1) a popup that loads a URL makes a request the fixture sees,
     // and one left open keeps pinging the fixture (popup-alive heartbeats); (2) a popup to another site gets a renderer process of its own in the browser's process group,
     // so lingering popups would grow the group; (3) the pool's counters and the next render's latency.
-    // Chromium blocks every new window (--block-new-web-contents), user gesture or not: no popup loads,
-    // none lingers. (guardPage would close one that opened anyway.)
+    // The popup blocker stops window.open without a user gesture — but every Playwright evaluate
+    // (setContent included) runs with userGesture: true, which lets the page open one popup per
+    // evaluate; guardPage closes those at once. So: a few popups per render at most, none lingering.
     await nextRenderWorks(); // steady state: warm page, renderer and utility processes all started
     const pid = service.browsers.stats().pid!;
     const chromiums = () => processGroup(pid).filter((p) => p.comm.includes('chrom')).length;
@@ -198,10 +199,11 @@ describe('hostile pages', () => {
     console.log(
       `popup loads per render: ${perRender.join(',')}; chromium processes before: ${before}, after: ${chromiums()}`,
     );
-    // Chromium is launched with --block-new-web-contents: window.open answers null, even in the user
-    // gesture Playwright runs each evaluate in, so no popup ever loads. (Without it, the headless shell
-    // has no popup blocker: the flood loaded 100 popups a render and ran into the timeout.)
-    expect(perRender, 'popup loads per render').toEqual(perRender.map(() => 0));
+    // Without the popup blocker, the flood alone would load 100 popups per render (and hang the render).
+    // A few do get through: Playwright runs each evaluate (readiness polls included) as a user gesture,
+    // which lets the page open one window per gesture. They are closed at once and go through the
+    // egress proxy like any request; what matters is that none lingers (checked above and below).
+    expect(Math.max(...perRender), `popup loads per render: ${perRender.join(',')}`).toBeLessThanOrEqual(10);
     // An open popup pings every 100 ms. A bounded wait: 500 ms for pings already in flight to land, then
     // 1 s — ten ping periods — in which a popup still open would ping.
     await sleep(500); // bound: pings already in flight land (see above)

@@ -1,14 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright';
 
-/**
- * Chromium's headless shell first: the same Blink, without the desktop browser around it, so a navigation,
- * a screenshot and a PDF cost less CPU (docs/performance.md). Debian packages it as chromium-headless-shell.
- * The binary, not /usr/bin's wrapper: that shell script does not exec it, so the browser would not lead its
- * process group (by which a crashed browser is reaped: launch.ts) and a shell would sit above it.
- */
 export const SYSTEM_CHROMIUM_PATHS = [
-  '/usr/lib/chromium/chromium-headless-shell',
   '/usr/bin/chromium',
   '/usr/bin/chromium-browser',
   '/usr/bin/google-chrome-stable',

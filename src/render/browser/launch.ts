@@ -1,38 +1,5 @@
 import { chromium, type Browser } from 'playwright';
 
-/**
- * Chromium reads only the last `--disable-features`, and Playwright passes its own: ours repeats Playwright's
- * list (Playwright 1.64's; test/integration/chromium-launch.test.ts fails when a Playwright upgrade changes it).
- */
-export const PLAYWRIGHT_DISABLED_FEATURES = [
-  'AvoidUnnecessaryBeforeUnloadCheckSync',
-  'DestroyProfileOnBrowserClose',
-  'HttpsUpgrades',
-  'HttpsFirstBalancedModeAutoEnable',
-  'LensOverlay',
-  'MediaRouter',
-  'PaintHolding',
-  'ThirdPartyStoragePartitioning',
-  'AvoidCorsURLLoaderRestartOnRedirect',
-  'TcpPortRandomizationWin',
-  'OptimizationHints',
-  'NetworkTimeServiceQuerying',
-  'AimEnabled',
-  'PreconnectToSearch',
-  'msForceBrowserSignIn',
-  'msEdgeUpdateLaunchServicesPreferredVersion',
-];
-
-/**
- * RenderDocument gives every new document a new frame in the renderer (widget, compositor, frame host).
- * Each render ends with an unload, so that costs every render: off, a PDF's throughput in the headless
- * shell rose by a quarter (docs/performance.md). Every navigation still makes a new Document and global
- * object; only the renderer-side frame that hosts them is reused.
- */
-const DISABLED_FEATURES = ['RenderDocument'];
-
-export const CHROMIUM_FEATURES_ARG = `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...DISABLED_FEATURES].join(',')}`;
-
 // These stop Chromium from calling home, which on a closed network means a storm of refused
 // connections. The sandbox is decided by `render.sandbox` (see sandbox.ts), not here.
 const ARGS = [
@@ -49,14 +16,6 @@ const ARGS = [
   // Animated images (GIF, APNG, WebP) show their first frame and stay there: a capture must not depend on
   // which frame was up when it was taken (Blink's ImageAnimationPolicy 2 = kNoAnimation).
   '--blink-settings=imageAnimationPolicy=2',
-  CHROMIUM_FEATURES_ARG,
-  // A page's cross-site frames in processes of their own, as a desktop Chromium has them. The headless shell
-  // (which the service prefers: chromium-path.ts) would otherwise keep them in the page's renderer.
-  '--site-per-process',
-  // In the headless shell, which has no popup blocker, no page may open a window: window.open answers null
-  // even in a user gesture. The desktop Chromium ignores it and keeps its popup blocker; guardPage closes
-  // any popup that appears in either.
-  '--block-new-web-contents',
 ];
 
 /**
