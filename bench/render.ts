@@ -314,13 +314,14 @@ async function main(): Promise<void> {
     a === null || b === null ? null : ok(a) && ok(b);
 
   // The goal, row by row: each source and format beside the bare warm page given the same source.
-  const goalRow = (f: Format, source: 'inert' | 'scripted' | 'url') => {
-    const [svc, bare] =
-      source === 'inert'
-        ? [service[f], raw.figures[f].rawWarm]
-        : source === 'scripted'
-          ? [serviceScripted[f], raw.figures[f].rawWarmScripted]
-          : [serviceUrl[f], raw.figures[f].rawWarmUrl];
+  const rowsOf = {
+    inert: [service, 'rawWarm'],
+    scripted: [serviceScripted, 'rawWarmScripted'],
+    url: [serviceUrl, 'rawWarmUrl'],
+  } as const;
+  const goalRow = (f: Format, source: keyof typeof rowsOf) => {
+    const [serviceFigures, bareKey] = rowsOf[source];
+    const [svc, bare] = [serviceFigures[f], raw.figures[f][bareKey]];
     const p50 = ratio(svc?.p50, bare.p50);
     const rps8 = ratio(svc?.rps8, bare.rps8);
     const p50Limit = source === 'url' ? 1.3 : 1.5;
@@ -329,7 +330,9 @@ async function main(): Promise<void> {
     return { p50: r2(p50), rps8: r2(rps8), p50Limit, met };
   };
   const goalRows = Object.fromEntries(
-    FORMATS.flatMap((f) => (['inert', 'scripted', 'url'] as const).map((src) => [`${src}-${f}`, goalRow(f, src)])),
+    FORMATS.flatMap((f) =>
+      (Object.keys(rowsOf) as (keyof typeof rowsOf)[]).map((src) => [`${src}-${f}`, goalRow(f, src)]),
+    ),
   );
   const section = (f: Format): Record<string, Figures | null> => ({
     rawWarm: r1(raw.figures[f].rawWarm),
