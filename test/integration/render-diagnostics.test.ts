@@ -173,6 +173,54 @@ describe('diagnostics of every render', () => {
     expect(delayed.diagnostics.load.stagesMs.delay).toBeGreaterThanOrEqual(99);
   });
 
+  it('a page still loading (an image below the capture that never arrives) is taken once its fonts have loaded', async () => {
+    // Chromium's document.fonts.ready also waits for the document's load: a wait on it would run out at
+    // half the budget (fontsAndImagesTimeout) for a page whose fonts were there from the start.
+    const held: { destroy(): void }[] = [];
+    web.route('/never.png', (_req, res) => void held.push(res)); // headers never sent
+    web.route(
+      '/still-loading',
+      (_req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(doc('<p>STILL LOADING</p><div style="height:3000px"></div><img src="/never.png" alt="">')),
+    );
+    try {
+      const url = `${web.url}/still-loading`;
+      for (const javaScriptEnabled of [true, false]) {
+        const body = await jsonRender({ url, waitUntil: 'domcontentloaded', javaScriptEnabled, timeout: 20_000 });
+        expect(body.diagnostics.load.endedBy, `javaScriptEnabled ${javaScriptEnabled}`).toBe('domcontentloaded');
+      }
+      expect(held.length).toBeGreaterThanOrEqual(1); // the image was asked for and is still pending
+    } finally {
+      for (const res of held) res.destroy();
+    }
+  });
+
+  it('a web font that never arrives is waited for, with or without script, until half the budget is gone', async () => {
+    const held: { destroy(): void }[] = [];
+    web.route('/never.woff2', (_req, res) => void held.push(res)); // headers never sent
+    const head = '<style>@font-face{font-family:Slow;src:url(/never.woff2)} p{font-family:Slow,sans-serif}</style>';
+    web.route(
+      '/slow-font',
+      (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(doc('<p>SLOW FONT</p>', head)),
+    );
+    try {
+      for (const javaScriptEnabled of [true, false]) {
+        // domcontentloaded: a font asked for before the load holds the load event back as well.
+        const body = await jsonRender({
+          url: `${web.url}/slow-font`,
+          waitUntil: 'domcontentloaded',
+          javaScriptEnabled,
+          timeout: 4000,
+        });
+        expect(body.diagnostics.load.endedBy, `javaScriptEnabled ${javaScriptEnabled}`).toBe('fontsAndImagesTimeout');
+      }
+    } finally {
+      for (const res of held) res.destroy();
+    }
+  });
+
   it("says a size cap's cut (truncated, as X-Truncated); a whole image has none", async () => {
     const page = (height: number) => doc(`<div style="height:${height}px">tall</div>`, '<style>body{margin:0}</style>');
     const res = await svc.post('/api/image', { html: page(3000), fullPage: true, response: 'json' });

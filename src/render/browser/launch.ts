@@ -1,5 +1,46 @@
 import { chromium, type Browser } from 'playwright';
 
+/**
+ * Chromium reads only the last `--disable-features`, and Playwright passes its own: ours repeats Playwright's
+ * list (Playwright 1.64's; test/integration/chromium-launch.test.ts fails when a Playwright upgrade changes it).
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * RenderDocument gives every new document a new frame in the renderer (widget, compositor, frame host), and
+ * every render ends with an unload to a new document: off, a render costs about a quarter less CPU
+ * (docs/performance.md). Every navigation still makes a new Document and global object; only the frame
+ * that hosts them is reused.
+ */
+const DISABLED_FEATURES = ['RenderDocument'];
+
+/**
+ * With RenderDocument off, document.fonts.ready also waits for the document's load, and Playwright's
+ * screenshot first awaits it: a page still loading (an image that never arrives) would be captured only
+ * at the render's timeout. The render has waited for its fonts already (ready-page.ts, bounded), so
+ * Playwright's wait is turned off (test/integration/chromium-launch.test.ts proves the capture).
+ */
+process.env.PW_TEST_SCREENSHOT_NO_FONTS_READY = '1';
+
+export const CHROMIUM_FEATURES_ARG = `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...DISABLED_FEATURES].join(',')}`;
+
 // These stop Chromium from calling home, which on a closed network means a storm of refused
 // connections. The sandbox is decided by `render.sandbox` (see sandbox.ts), not here.
 const ARGS = [
@@ -16,6 +57,7 @@ const ARGS = [
   // Animated images (GIF, APNG, WebP) show their first frame and stay there: a capture must not depend on
   // which frame was up when it was taken (Blink's ImageAnimationPolicy 2 = kNoAnimation).
   '--blink-settings=imageAnimationPolicy=2',
+  CHROMIUM_FEATURES_ARG,
 ];
 
 /**

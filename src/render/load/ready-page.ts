@@ -80,7 +80,30 @@ async function waitUntilReady(page: Page, req: PageSpec, budget: Budget): Promis
     (await waitSpan('fonts and images', () => fontsAndImagesReady(page, wholePage(req), budget)))
   )
     endedBy = FONTS_AND_IMAGES_TIMEOUT;
+  if (!req.javaScriptEnabled && (await waitSpan('fonts', () => fontsSettledWithoutScript(page, budget))))
+    endedBy = FONTS_AND_IMAGES_TIMEOUT;
   return endedBy;
+}
+
+/** How often a page that runs no script is asked whether a font is still loading. */
+const FONT_POLL_MS = 25;
+
+/**
+ * The fonts wait of a page that runs no script: no timer or event listener of ours runs there either, so the
+ * page is asked for its fonts' status until none is loading, for at most half of what is left of the budget
+ * (as fontsAndImagesReady). Resolves true when it ran out of that time.
+ */
+async function fontsSettledWithoutScript(page: Page, budget: Budget): Promise<boolean> {
+  const until = Date.now() + budget.remaining() / 2;
+  while (Date.now() < until) {
+    const status = await page.evaluate(() => {
+      void document.documentElement?.offsetWidth; // layout asks for the fonts the page uses
+      return document.fonts.status;
+    });
+    if (status === 'loaded') return false;
+    await new Promise((resolve) => setTimeout(resolve, FONT_POLL_MS));
+  }
+  return true;
 }
 
 /**
@@ -126,6 +149,19 @@ async function fontsAndImagesReady(
         await new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
       if (loaded && loaded !== 'load' && document.readyState === 'loading')
         await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true }));
+      // Settled once no font is loading. document.fonts.ready would also wait for the document's load, which a
+      // page still loading (an image that never arrives) reaches only at the timeout. Layout runs first: it is
+      // what asks for the fonts the page uses.
+      const fontsSettled = async () => {
+        for (;;) {
+          void document.documentElement?.offsetWidth;
+          if (document.fonts.status === 'loaded') return;
+          await new Promise((resolve) => {
+            document.fonts.addEventListener('loadingdone', resolve, { once: true });
+            document.fonts.addEventListener('loadingerror', resolve, { once: true });
+          });
+        }
+      };
       let ranOut = false;
       const timeUp = new Promise<void>((resolve) =>
         setTimeout(() => {
@@ -133,7 +169,7 @@ async function fontsAndImagesReady(
           resolve();
         }, maxMs),
       );
-      await Promise.race([document.fonts.ready, timeUp]);
+      await Promise.race([fontsSettled(), timeUp]);
       const captured = [...document.images]
         .filter((img) => {
           if (wholePage) return true;
@@ -144,7 +180,7 @@ async function fontsAndImagesReady(
       for (const img of captured) if (img.loading === 'lazy') img.loading = 'eager';
       await Promise.race([Promise.all(captured.map((img) => img.decode().catch(() => undefined))), timeUp]);
       // Text drawn by an image's arrival (a late layout) may need a font the first wait did not.
-      await Promise.race([document.fonts.ready, timeUp]);
+      await Promise.race([fontsSettled(), timeUp]);
       return ranOut;
     },
     { wholePage, maxMs: Math.floor(budget.remaining() / 2), maxImages: MAX_AWAITED_IMAGES, loaded },
