@@ -25,19 +25,11 @@ export const PLAYWRIGHT_DISABLED_FEATURES = [
 
 /**
  * RenderDocument gives every new document a new frame in the renderer (widget, compositor, frame host), and
- * every render ends with an unload to a new document: off, a render costs about a quarter less CPU
- * (docs/performance.md). Every navigation still makes a new Document and global object; only the frame
+ * every render ends with an unload to a new document: off, an HTML render costs 15–35 % less CPU and a URL's
+ * 5–15 % (docs/performance.md). Every navigation still makes a new Document and global object; only the frame
  * that hosts them is reused.
  */
 const DISABLED_FEATURES = ['RenderDocument'];
-
-/**
- * With RenderDocument off, document.fonts.ready also waits for the document's load, and Playwright's
- * screenshot first awaits it: a page still loading (an image that never arrives) would be captured only
- * at the render's timeout. The render has waited for its fonts already (ready-page.ts, bounded), so
- * Playwright's wait is turned off (test/integration/chromium-launch.test.ts proves the capture).
- */
-process.env.PW_TEST_SCREENSHOT_NO_FONTS_READY = '1';
 
 export const CHROMIUM_FEATURES_ARG = `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...DISABLED_FEATURES].join(',')}`;
 
@@ -98,6 +90,11 @@ export async function launchChromium({
   sandbox,
   env,
 }: LaunchOptions): Promise<LaunchedBrowser> {
+  // With RenderDocument off, document.fonts.ready also waits for the document's load, and Playwright's
+  // screenshot first awaits it: a page still loading (an image that never arrives) would be captured only at
+  // the render's timeout. The render has waited for its fonts already (ready-page.ts, bounded), so Playwright's
+  // wait is turned off; Playwright reads this at each screenshot (chromium-launch.test.ts proves the capture).
+  process.env.PW_TEST_SCREENSHOT_NO_FONTS_READY = '1';
   const browser = await chromium.launch({
     executablePath,
     ...(env && { env }),
