@@ -1,6 +1,7 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import type { RenderFn } from './measure.js';
 import { findChromium } from '../src/render/browser/chromium-path.js';
+import { CHROMIUM_FEATURES_ARG } from '../src/render/browser/launch.js';
 
 export type Format = 'png' | 'pdf';
 
@@ -21,6 +22,11 @@ export function chromiumPath(): string {
 
 export function launchRaw(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+}
+
+/** Raw Chromium with the service's features (RenderDocument off: the cheapest unload measured). */
+export function launchRawWithServiceFeatures(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, CHROMIUM_FEATURES_ARG] });
 }
 
 /**
@@ -70,6 +76,22 @@ export function rawWarmRenderer(pages: readonly Page[], html: string, format: Fo
 /** (a) for a URL: the page navigates to it (one navigation, the least a URL can cost) + capture. */
 export function rawWarmUrlRenderer(pages: readonly Page[], url: string, format: Format): RenderFn {
   return warmRenderer(pages, (page) => page.goto(url), format);
+}
+
+/**
+ * (f) the bare page on a fresh Document every render, as the service's isolation requires: the unload to
+ * `about:blank` before `load`, and nothing else of the wipe. The least any render with that guarantee costs.
+ */
+export function rawFreshDocumentRenderer(
+  pages: readonly Page[],
+  load: (page: Page) => Promise<unknown>,
+  format: Format,
+): RenderFn {
+  const unloadThenLoad = async (page: Page): Promise<void> => {
+    await page.goto('about:blank');
+    await load(page);
+  };
+  return warmRenderer(pages, unloadThenLoad, format);
 }
 
 /** (b) new context + page per render, closed afterwards. */
